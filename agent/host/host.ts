@@ -1,0 +1,39 @@
+/**
+ * The router as the agent sees it: a place to run commands and read files.
+ *
+ * Every piece of agent logic (facts, probes, apply, drift) talks to a RouterHost and
+ * never to child_process or fs directly, so the same code runs:
+ *  - on the router itself (LocalHost),
+ *  - as a proxy driving the router over SSH (an SSH-backed host, added later),
+ *  - against a fixture file tree in tests and the demo fleet (FixtureHost).
+ */
+export interface CommandResult {
+  /** Exit status; null when the command could not be started or was killed. */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  /** Kill the command after this many milliseconds (default 15 000). */
+  timeoutMs?: number;
+  /** Bytes written to the command's standard input. */
+  input?: string | Buffer;
+}
+
+export interface RouterHost {
+  /** Short human description for logs and errors, e.g. "local", "ssh root@10.0.0.1:22". */
+  readonly description: string;
+  /** Runs argv[0] with the remaining arguments; no shell unless argv is ['sh', '-c', ...]. */
+  run(argv: string[], options?: RunOptions): Promise<CommandResult>;
+  /** Reads a file as UTF-8; null when it does not exist or cannot be read. */
+  readFile(path: string): Promise<string | null>;
+  /** Reads a file as bytes; null when it does not exist or cannot be read. */
+  readBinary(path: string): Promise<Buffer | null>;
+  /** Writes (creating or replacing) a file. */
+  writeFile(path: string, data: string | Buffer, mode?: number): Promise<void>;
+  /** Releases connections held by the host (no-op for local hosts). */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_COMMAND_TIMEOUT_MS = 15_000;
