@@ -1,0 +1,200 @@
+import { EventEmitter } from 'node:events';
+import { credentials as grpcCredentials, status as grpcStatus, type ChannelCredentials, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
+import {
+  AgentServiceClient,
+  type AgentMessage,
+  type ControllerMessage,
+  type Hello,
+  type Welcome,
+} from '../proto/gen/wrtfleet/agent/v1/agent.js';
+
+/** What an agent sends up the stream, minus the envelope the link fills in. */
+export type AgentBody = NonNullable<AgentMessage['body']>;
+
+export interface ReconnectPolicy {
+  /** First retry delay cap after a failed connection attempt. */
+  initialDelayMs: number;
+  /** Upper bound of any retry delay. */
+  maxDelayMs: number;
+  /**
+   * After an established session drops (controller restart, network blip), the first
+   * reconnect waits a uniformly random time in [0, jitterWindowMs]. Without it every
+   * agent of a fleet dials the restarted controller in the same second (the blackout
+   * problem OpenWISP solves with random boot delays).
+   */
+  jitterWindowMs: number;
+}
+
+export const DEFAULT_RECONNECT_POLICY: ReconnectPolicy = {
+  initialDelayMs: 500,
+  maxDelayMs: 60_000,
+  jitterWindowMs: 10_000,
+};
+
+/**
+ * Delay before reconnect attempt number `attempt` (0-based) after failures: exponential
+ * backoff with full jitter (uniform in [0, min(max, initial * 2^attempt)]), which spreads
+ * a herd of failing agents instead of synchronising their retries.
+ */
+export function backoffDelayMs(attempt: number, policy: ReconnectPolicy, random: () => number = Math.random): number {
+  const cap = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** Math.min(attempt, 30));
+  return Math.floor(random() * cap);
+}
+
+export interface ControllerLinkOptions {
+  /** host:port of the controller's gRPC endpoint. */
+  address: string;
+  credentials?: ChannelCredentials;
+  /** Builds the Hello for each (re)connection, so it always carries current facts and state. */
+  hello: () => Promise<Hello>;
+  reconnect?: Partial<ReconnectPolicy>;
+  /** Fallback heartbeat period until the controller's Welcome names one. */
+  heartbeatIntervalMs?: number;
+  random?: () => number;
+}
+
+export type LinkState = 'idle' | 'connecting' | 'connected' | 'waiting' | 'stopped';
+
+/**
+ * The agent's one long-lived stream to the controller: dials out (routers sit behind
+ * NAT), says Hello, heartbeats, and reconnects with backoff and jitter for as long as it
+ * runs. Messages from the controller are emitted as 'message'; lifecycle as 'state',
+ * 'welcome' and 'disconnected' (with the gRPC status that ended the stream).
+ */
+export class ControllerLink extends EventEmitter {
+  private readonly client: AgentServiceClient;
+  private readonly policy: ReconnectPolicy;
+  private readonly random: () => number;
+  private stream: ClientDuplexStream<AgentMessage, ControllerMessage> | undefined;
+  private seq = 0;
+  private failures = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private readonly startedAt = Date.now();
+  private _state: LinkState = 'idle';
+  private _welcome: Welcome | undefined;
+  /** Number of streams that reached Welcome; tests and telemetry read it. */
+  sessions = 0;
+
+  constructor(private readonly options: ControllerLinkOptions) {
+    super();
+    this.policy = { ...DEFAULT_RECONNECT_POLICY, ...options.reconnect };
+    this.random = options.random ?? Math.random;
+    this.client = new AgentServiceClient(options.address, options.credentials ?? grpcCredentials.createInsecure(), {
+      // Keepalives notice a dead path (NAT timeout, unplugged WAN) without waiting for TCP.
+      'grpc.keepalive_time_ms': 30_000,
+      'grpc.keepalive_timeout_ms': 10_000,
+      'grpc.keepalive_permit_without_calls': 1,
+      // The link does its own backoff with jitter; keep the channel's reconnects short.
+      'grpc.initial_reconnect_backoff_ms': 200,
+      'grpc.max_reconnect_backoff_ms': 2_000,
+    });
+  }
+
+  get state(): LinkState {
+    return this._state;
+  }
+
+  get welcome(): Welcome | undefined {
+    return this._welcome;
+  }
+
+  start(): void {
+    if (this._state !== 'idle') return;
+    void this.connect();
+  }
+
+  /** Sends a message on the live stream; returns false when there is none. */
+  send(body: AgentBody): boolean {
+    if (!this.stream || this._state !== 'connected') return false;
+    this.seq += 1;
+    this.stream.write({ seq: this.seq, sentAt: new Date(), body });
+    return true;
+  }
+
+  async stop(): Promise<void> {
+    this.setState('stopped');
+    clearTimeout(this.retryTimer);
+    clearInterval(this.heartbeatTimer);
+    const stream = this.stream;
+    this.stream = undefined;
+    if (stream) {
+      stream.end();
+      stream.cancel();
+    }
+    this.client.close();
+  }
+
+  private setState(state: LinkState): void {
+    if (this._state === 'stopped' && state !== 'stopped') return;
+    this._state = state;
+    this.emit('state', state);
+  }
+
+  private async connect(): Promise<void> {
+    if (this._state === 'stopped') return;
+    this.setState('connecting');
+    let hello: Hello;
+    try {
+      hello = await this.options.hello();
+    } catch (err) {
+      this.emit('error', err);
+      this.scheduleReconnect(false);
+      return;
+    }
+    if ((this._state as LinkState) === 'stopped') return;
+    const stream = this.client.connect();
+    this.stream = stream;
+    this.seq = 0;
+    let established = false;
+    let finished = false;
+
+    const finish = (error: ServiceError | undefined) => {
+      if (finished) return;
+      finished = true;
+      clearInterval(this.heartbeatTimer);
+      if (this.stream === stream) this.stream = undefined;
+      this.emit('disconnected', { code: error?.code ?? grpcStatus.OK, details: error?.details ?? 'stream ended' });
+      this.scheduleReconnect(established);
+    };
+
+    stream.on('data', (message: ControllerMessage) => {
+      if (message.body?.$case === 'welcome' && !established) {
+        established = true;
+        this.failures = 0;
+        this.sessions += 1;
+        this._welcome = message.body.value;
+        this.setState('connected');
+        this.startHeartbeats(message.body.value.heartbeatIntervalSeconds);
+        this.emit('welcome', message.body.value);
+      }
+      this.emit('message', message);
+    });
+    stream.on('error', (err: ServiceError) => finish(err));
+    stream.on('end', () => finish(undefined));
+    stream.on('close', () => finish(undefined));
+
+    this.seq += 1;
+    stream.write({ seq: this.seq, sentAt: new Date(), body: { $case: 'hello', value: hello } });
+  }
+
+  private startHeartbeats(intervalSeconds: number): void {
+    clearInterval(this.heartbeatTimer);
+    const ms = intervalSeconds > 0 ? intervalSeconds * 1000 : (this.options.heartbeatIntervalMs ?? 15_000);
+    this.heartbeatTimer = setInterval(() => {
+      this.send({ $case: 'heartbeat', value: { uptimeSeconds: Math.floor((Date.now() - this.startedAt) / 1000) } });
+    }, ms);
+    this.heartbeatTimer.unref();
+  }
+
+  private scheduleReconnect(afterEstablishedSession: boolean): void {
+    if (this._state === 'stopped') return;
+    this.setState('waiting');
+    const delay = afterEstablishedSession
+      ? Math.floor(this.random() * this.policy.jitterWindowMs)
+      : backoffDelayMs(this.failures++, this.policy, this.random);
+    this.emit('retry', delay);
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => void this.connect(), delay);
+  }
+}

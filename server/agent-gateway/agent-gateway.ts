@@ -1,0 +1,263 @@
+import {
+  Server,
+  ServerCredentials,
+  status as GrpcStatus,
+  type ServerDuplexStream,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import {
+  AgentServiceService,
+  type AgentMessage,
+  type ApplyResult,
+  type ControllerMessage,
+  type DriftReport,
+  type Hello,
+  type Telemetry,
+} from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import { HelloRejected, validateHello } from './hello-validation.js';
+
+/** Raised by the session store when an identity may not connect (decommissioned, unknown). */
+export class IdentityRefused extends Error {
+  constructor(readonly code: GrpcStatus.PERMISSION_DENIED | GrpcStatus.UNAUTHENTICATED, message: string) {
+    super(message);
+  }
+}
+
+/** What the gateway needs from the fleet: everything an agent reports lands here. */
+export interface AgentReportSink {
+  registerHello(hello: Hello, peer: string): Promise<{ routerId: string }>;
+  markSeen(routerId: string): Promise<void>;
+  markDisconnected(routerId: string, sessionStartedAt: Date): Promise<void>;
+  recordApplyResult(routerId: string, result: ApplyResult): Promise<void>;
+  recordTelemetry(routerId: string, telemetry: Telemetry): Promise<void>;
+  recordDrift(routerId: string, report: DriftReport): Promise<void>;
+}
+
+export interface AgentGatewayOptions {
+  host: string;
+  port: number;
+  heartbeatIntervalSeconds: number;
+  missedHeartbeatsBeforeOffline: number;
+  /** How long a new stream may stay silent before its Hello. */
+  helloTimeoutMs?: number;
+  credentials?: ServerCredentials;
+}
+
+type AgentStream = ServerDuplexStream<AgentMessage, ControllerMessage>;
+
+/** One live agent stream on this replica. */
+export class AgentSession {
+  private seq = 0;
+  lastMessageAt = Date.now();
+  readonly startedAt = new Date();
+
+  constructor(
+    readonly routerId: string,
+    readonly identity: string,
+    private readonly stream: AgentStream,
+  ) {}
+
+  send(body: NonNullable<ControllerMessage['body']>): void {
+    this.seq += 1;
+    this.stream.write({ seq: this.seq, sentAt: new Date(), body });
+  }
+
+  close(code: GrpcStatus, details: string): void {
+    closeStream(this.stream, code, details);
+  }
+}
+
+function closeStream(stream: AgentStream, code: GrpcStatus, details: string): void {
+  // grpc-js ends a server stream with a status when the stream emits an error object
+  // carrying `code` and `details`.
+  const error: Partial<ServiceError> = { code, details, message: details };
+  stream.emit('error', error);
+}
+
+/**
+ * The controller's gRPC face: accepts agent streams, checks that each starts with a valid
+ * Hello, hands every report to the fleet, and keeps a map of live sessions so other parts
+ * of the controller (rollouts, commands) can reach an agent.
+ */
+export class AgentGateway {
+  readonly sessions = new Map<string, AgentSession>();
+  private readonly server = new Server({
+    // Agents behind NAT keep the stream idle between heartbeats; allow their keepalives.
+    'grpc.keepalive_permit_without_calls': 1,
+    'grpc.http2.min_ping_interval_without_data_ms': 10_000,
+    // A Hello with facts is a few KiB; nothing legitimate comes near this.
+    'grpc.max_receive_message_length': 1024 * 1024,
+  });
+  private livenessTimer: NodeJS.Timeout | undefined;
+  private boundPort = 0;
+
+  constructor(
+    private readonly sink: AgentReportSink,
+    private readonly options: AgentGatewayOptions,
+    private readonly log: Logger,
+  ) {
+    this.server.addService(AgentServiceService, {
+      connect: (stream: AgentStream) => this.handleStream(stream),
+      enroll: (_call: unknown, callback: (error: Partial<ServiceError>, value: null) => void) =>
+        callback({ code: GrpcStatus.UNIMPLEMENTED, details: 'enrollment is not enabled on this controller yet' }, null),
+    });
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  async start(): Promise<number> {
+    this.boundPort = await new Promise<number>((resolve, reject) => {
+      this.server.bindAsync(
+        `${this.options.host}:${this.options.port}`,
+        this.options.credentials ?? ServerCredentials.createInsecure(),
+        (err, port) => (err ? reject(err) : resolve(port)),
+      );
+    });
+    const silenceLimitMs = this.options.heartbeatIntervalSeconds * 1000 * this.options.missedHeartbeatsBeforeOffline;
+    this.livenessTimer = setInterval(() => {
+      const now = Date.now();
+      for (const session of this.sessions.values()) {
+        if (now - session.lastMessageAt > silenceLimitMs) {
+          this.log.warn({ routerId: session.routerId }, 'agent missed its heartbeats; closing its stream');
+          session.close(GrpcStatus.UNAVAILABLE, 'no heartbeat within the allowed window');
+        }
+      }
+    }, Math.min(5_000, silenceLimitMs));
+    this.livenessTimer.unref();
+    return this.boundPort;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.livenessTimer);
+    for (const session of this.sessions.values()) session.close(GrpcStatus.UNAVAILABLE, 'controller shutting down');
+    await new Promise<void>((resolve) => {
+      const force = setTimeout(() => {
+        this.server.forceShutdown();
+        resolve();
+      }, 2_000);
+      this.server.tryShutdown(() => {
+        clearTimeout(force);
+        resolve();
+      });
+    });
+  }
+
+  private handleStream(stream: AgentStream): void {
+    const peer = stream.getPeer();
+    let session: AgentSession | undefined;
+    let closed = false;
+    // Messages are handled strictly in order even though handling is async.
+    let queue: Promise<void> = Promise.resolve();
+
+    const reject = (code: GrpcStatus, reason: string, extra: Record<string, unknown> = {}) => {
+      if (closed) return;
+      closed = true;
+      this.log.warn({ peer, routerId: session?.routerId, code: GrpcStatus[code], reason, ...extra }, 'closing agent stream');
+      closeStream(stream, code, reason);
+    };
+
+    const helloTimer = setTimeout(
+      () => reject(GrpcStatus.DEADLINE_EXCEEDED, 'no Hello received in time'),
+      this.options.helloTimeoutMs ?? 10_000,
+    );
+
+    const handle = async (message: AgentMessage) => {
+      if (closed) return;
+      if (!session) {
+        if (message.body?.$case !== 'hello') {
+          return reject(GrpcStatus.INVALID_ARGUMENT, 'the first message on a stream must be a Hello');
+        }
+        clearTimeout(helloTimer);
+        const hello = message.body.value;
+        try {
+          validateHello(hello);
+        } catch (err) {
+          if (err instanceof HelloRejected) return reject(GrpcStatus.INVALID_ARGUMENT, `invalid Hello: ${err.message}`, { field: err.field });
+          throw err;
+        }
+        let routerId: string;
+        try {
+          ({ routerId } = await this.sink.registerHello(hello, peer));
+        } catch (err) {
+          if (err instanceof IdentityRefused) return reject(err.code, err.message, { identity: hello.router?.identity });
+          throw err;
+        }
+        if (closed) return;
+        const identity = hello.router!.identity;
+        session = new AgentSession(routerId, identity, stream);
+        const previous = this.sessions.get(routerId);
+        if (previous) previous.close(GrpcStatus.ABORTED, 'superseded by a newer stream from the same router');
+        this.sessions.set(routerId, session);
+        session.send({
+          $case: 'welcome',
+          value: {
+            routerId,
+            heartbeatIntervalSeconds: this.options.heartbeatIntervalSeconds,
+            telemetryIntervalSeconds: this.options.heartbeatIntervalSeconds * 4,
+          },
+        });
+        this.log.info({ routerId, identity, peer, agentVersion: hello.agent?.version }, 'agent connected');
+        return;
+      }
+      session.lastMessageAt = Date.now();
+      const body = message.body;
+      switch (body?.$case) {
+        case 'hello':
+          return reject(GrpcStatus.INVALID_ARGUMENT, 'Hello may only be sent once per stream');
+        case 'heartbeat':
+          return this.sink.markSeen(session.routerId);
+        case 'applyResult':
+          await this.sink.recordApplyResult(session.routerId, body.value);
+          session.send({ $case: 'ack', value: { agentSeq: message.seq } });
+          return;
+        case 'telemetry':
+          return this.sink.recordTelemetry(session.routerId, body.value);
+        case 'driftReport':
+          return this.sink.recordDrift(session.routerId, body.value);
+        case 'commandResult':
+          return this.sink.markSeen(session.routerId);
+        default:
+          // An empty or future message type: not fatal, the agent may be newer than us.
+          this.log.debug({ routerId: session.routerId }, 'ignoring agent message with no known body');
+      }
+    };
+
+    stream.on('data', (message: AgentMessage) => {
+      queue = queue
+        .then(() => handle(message))
+        .catch((err: unknown) => {
+          this.log.error({ err, peer, routerId: session?.routerId }, 'failed to handle agent message');
+          reject(GrpcStatus.INTERNAL, 'the controller could not process a message; reconnect later');
+        });
+    });
+
+    const finished = () => {
+      clearTimeout(helloTimer);
+      closed = true;
+      const ended = session;
+      if (!ended) return;
+      session = undefined;
+      if (this.sessions.get(ended.routerId) === ended) {
+        this.sessions.delete(ended.routerId);
+        queue = queue
+          .then(() => this.sink.markDisconnected(ended.routerId, ended.startedAt))
+          .catch((err: unknown) => this.log.error({ err, routerId: ended.routerId }, 'failed to record disconnect'));
+        this.log.info({ routerId: ended.routerId, identity: ended.identity }, 'agent disconnected');
+      }
+    };
+    stream.on('end', () => {
+      finished();
+      stream.end();
+    });
+    stream.on('error', (err: Error) => {
+      // Corrupt frames surface here (grpc-js fails to deserialize and cancels the call).
+      if (!closed) this.log.warn({ peer, routerId: session?.routerId, reason: err.message }, 'agent stream failed');
+      finished();
+    });
+    stream.on('cancelled', finished);
+    stream.on('close', finished);
+  }
+}

@@ -1,0 +1,79 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+
+/**
+ * Every error leaves the API as JSON of one shape:
+ *   { "error": "<machine code>", "message": "<one sentence>", "details"?: [{ "path", "in", "message" }] }
+ * with a 4xx status for what the caller can fix and 5xx for what they cannot. Internal
+ * errors never carry their message or stack to the caller (it may name a secret or a
+ * file); the log has them, under the request id the response echoes.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly details?: { path: string; in?: string; message: string }[],
+  ) {
+    super(message);
+  }
+}
+
+export const errorBodySchema = {
+  type: 'object',
+  required: ['error', 'message'],
+  properties: {
+    error: { type: 'string' },
+    message: { type: 'string' },
+    details: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { path: { type: 'string' }, in: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
+    requestId: { type: 'string' },
+  },
+} as const;
+
+function validationDetails(error: FastifyError) {
+  const where = error.validationContext ?? 'body';
+  return (error.validation ?? []).map((v) => {
+    const missing = (v.params as { missingProperty?: string })?.missingProperty;
+    const extra = (v.params as { additionalProperty?: string })?.additionalProperty;
+    const field = missing ?? extra;
+    const path = `${v.instancePath || ''}${field ? `/${field}` : ''}` || '/';
+    const message = extra ? `unknown parameter "${extra}"` : `${path.replace(/^\//, '') || where} ${v.message ?? 'is invalid'}`;
+    return { path, in: where, message };
+  });
+}
+
+async function errorsPlugin(app: FastifyInstance) {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ApiError) {
+      return reply
+        .status(error.statusCode)
+        .send({ error: error.code, message: error.message, ...(error.details ? { details: error.details } : {}), requestId: request.id });
+    }
+    if (error.validation) {
+      const details = validationDetails(error);
+      const first = details[0];
+      const message = first ? `invalid ${first.in} parameter: ${first.message}` : 'invalid request';
+      return reply.status(400).send({ error: 'invalid_request', message, details, requestId: request.id });
+    }
+    const status = error.statusCode ?? 500;
+    if (status < 500) {
+      // Fastify's own 4xx (malformed JSON, body too large, unsupported media type).
+      const code = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'payload_too_large' : 'bad_request';
+      return reply.status(status).send({ error: code, message: error.message, requestId: request.id });
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.status(500).send({ error: 'internal', message: 'the controller failed to handle this request; see its log', requestId: request.id });
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send({ error: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}`, requestId: request.id }),
+  );
+}
+
+export default fp(errorsPlugin, { name: 'wrtfleet-errors' });

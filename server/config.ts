@@ -1,0 +1,56 @@
+/**
+ * Controller configuration, read once from the environment at start.
+ *
+ * The embedded default (no DATABASE_URL, no REDIS_URL) needs nothing but a writable data
+ * directory; production sets both and may run several replicas against them.
+ */
+export interface ControllerConfig {
+  /** postgresql://… ; absent means embedded PGlite under dataDir. */
+  databaseUrl?: string;
+  /** redis://… ; absent means jobs run in-process. */
+  redisUrl?: string;
+  dataDir: string;
+  httpHost: string;
+  httpPort: number;
+  grpcHost: string;
+  grpcPort: number;
+  /** Agents are told to heartbeat this often. */
+  heartbeatIntervalSeconds: number;
+  /** A router whose last message is older than this many heartbeat intervals is offline. */
+  missedHeartbeatsBeforeOffline: number;
+  /** Register routers on their first Hello (false: only pre-registered identities may connect). */
+  autoRegister: boolean;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+function port(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${name} must be a TCP port (0-65535), got "${value}"`);
+  return n;
+}
+
+function positive(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`${name} must be a positive number, got "${value}"`);
+  return n;
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerConfig {
+  return {
+    databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    dataDir: env.WRTFLEET_DATA_DIR || './data',
+    httpHost: env.WRTFLEET_HTTP_HOST || '127.0.0.1',
+    httpPort: port('WRTFLEET_HTTP_PORT', env.WRTFLEET_HTTP_PORT ?? env.PORT, 8080),
+    grpcHost: env.WRTFLEET_GRPC_HOST || '127.0.0.1',
+    grpcPort: port('WRTFLEET_GRPC_PORT', env.WRTFLEET_GRPC_PORT, 50051),
+    heartbeatIntervalSeconds: positive('WRTFLEET_HEARTBEAT_SECONDS', env.WRTFLEET_HEARTBEAT_SECONDS, 15),
+    missedHeartbeatsBeforeOffline: positive('WRTFLEET_MISSED_HEARTBEATS', env.WRTFLEET_MISSED_HEARTBEATS, 3),
+    autoRegister: (env.WRTFLEET_AUTO_REGISTER ?? 'true') !== 'false',
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+}

@@ -1,0 +1,109 @@
+import type { FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { AgentGateway } from './agent-gateway/agent-gateway.js';
+import { createHttpApi } from './api/http-api.js';
+import { AuditLog } from './audit/audit-log.js';
+import type { ControllerConfig } from './config.js';
+import { RouterDirectory } from './fleet/router-directory.js';
+import { RouterRegistry } from './fleet/router-registry.js';
+import { openDatabase, type Database } from './storage/index.js';
+
+export interface Controller {
+  config: ControllerConfig;
+  db: Database;
+  gateway: AgentGateway;
+  http: FastifyInstance;
+  registry: RouterRegistry;
+  /** http://host:port of the REST API as actually bound (port 0 picks a free one). */
+  httpUrl: string;
+  /** host:port of the gRPC agent endpoint as actually bound. */
+  grpcAddress: string;
+  close(): Promise<void>;
+}
+
+/** pino, with the fields that may carry secrets redacted wherever they appear. */
+export function createLogger(level: string): Logger {
+  return pino({
+    level,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.privateKey', '*.token', 'databaseUrl'],
+      censor: '[redacted]',
+    },
+  });
+}
+
+/**
+ * Starts one controller replica: storage (migrated), the agent gateway (gRPC) and the REST
+ * API. Several replicas may share one PostgreSQL; every cross-replica fact (who is online,
+ * the audit chain) lives in the database, never only in this process.
+ */
+export async function startController(config: ControllerConfig, logger: Logger = createLogger(config.logLevel)): Promise<Controller> {
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.databaseUrl ? undefined : `${config.dataDir}/pglite`,
+    logger: logger.child({ component: 'storage' }),
+  });
+  logger.info({ storage: db.kind, location: db.location }, 'storage ready');
+
+  const audit = new AuditLog(db.prisma);
+  const registry = new RouterRegistry(db.prisma, audit, { autoRegister: config.autoRegister }, logger.child({ component: 'fleet' }));
+  const directory = new RouterDirectory(db.prisma);
+  const gateway = new AgentGateway(
+    registry,
+    {
+      host: config.grpcHost,
+      port: config.grpcPort,
+      heartbeatIntervalSeconds: config.heartbeatIntervalSeconds,
+      missedHeartbeatsBeforeOffline: config.missedHeartbeatsBeforeOffline,
+    },
+    logger.child({ component: 'agent-gateway' }),
+  );
+  const http = await createHttpApi({ directory, logger: logger.child({ component: 'http' }) });
+
+  let grpcPort: number;
+  try {
+    grpcPort = await gateway.start();
+    await http.listen({ host: config.httpHost, port: config.httpPort });
+  } catch (err) {
+    await gateway.stop().catch(() => {});
+    await http.close().catch(() => {});
+    await db.close();
+    throw err;
+  }
+  const httpPort = (http.server.address() as { port: number }).port;
+
+  // Agents that vanish without closing their stream (power cut, a crashed replica) are
+  // marked offline once they have been silent for the allowed number of heartbeats.
+  const silenceMs = config.heartbeatIntervalSeconds * 1000 * config.missedHeartbeatsBeforeOffline;
+  const sweeper = setInterval(() => {
+    registry
+      .markSilentRoutersOffline(new Date(Date.now() - silenceMs))
+      .then((count) => count > 0 && logger.info({ count }, 'marked silent routers offline'))
+      .catch((err: unknown) => logger.warn({ err }, 'offline sweep failed'));
+  }, Math.min(silenceMs, 10_000));
+  sweeper.unref();
+
+  const httpUrl = `http://${config.httpHost}:${httpPort}`;
+  const grpcAddress = `${config.grpcHost}:${grpcPort}`;
+  logger.info({ httpUrl, grpcAddress, docs: `${httpUrl}/docs` }, 'controller listening');
+
+  let closing: Promise<void> | undefined;
+  return {
+    config,
+    db,
+    gateway,
+    http,
+    registry,
+    httpUrl,
+    grpcAddress,
+    close() {
+      closing ??= (async () => {
+        clearInterval(sweeper);
+        await gateway.stop();
+        await http.close();
+        await db.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,215 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import {
+  ApplyResult_Status,
+  Endianness,
+  Placement,
+  type ApplyResult,
+  type Capabilities,
+  type CapabilitySet,
+  type DriftReport,
+  type Hello,
+  type Telemetry,
+} from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import { IdentityRefused, type AgentReportSink } from '../agent-gateway/agent-gateway.js';
+import type { AuditLog } from '../audit/audit-log.js';
+
+export interface RouterRegistryOptions {
+  /** Register unknown identities on first Hello; false: only pre-registered routers may connect. */
+  autoRegister: boolean;
+}
+
+function endianName(e: Endianness): string | null {
+  if (e === Endianness.ENDIANNESS_LITTLE) return 'little';
+  if (e === Endianness.ENDIANNESS_BIG) return 'big';
+  return null;
+}
+
+function placementName(p: Placement | undefined): 'on_router' | 'proxy' | 'unknown' {
+  if (p === Placement.PLACEMENT_ON_ROUTER) return 'on_router';
+  if (p === Placement.PLACEMENT_PROXY) return 'proxy';
+  return 'unknown';
+}
+
+function capabilitySetJson(set: CapabilitySet | undefined) {
+  if (!set) return null;
+  const out: Record<string, { value: boolean; reason: string }> = {};
+  for (const key of ['hardwareOffload', 'softwareOffload', 'ebpf', 'tcx'] as const) {
+    const c = set[key];
+    if (c) out[key] = { value: c.value, reason: c.reason };
+  }
+  return out;
+}
+
+export function capabilitiesJson(c: Capabilities | undefined) {
+  return { predicted: capabilitySetJson(c?.predicted), probed: capabilitySetJson(c?.probed) };
+}
+
+const APPLY_STATUS = {
+  [ApplyResult_Status.STATUS_APPLIED]: 'applied',
+  [ApplyResult_Status.STATUS_FAILED]: 'failed',
+  [ApplyResult_Status.STATUS_ROLLED_BACK]: 'rolled_back',
+  [ApplyResult_Status.STATUS_REFUSED]: 'failed',
+} as const;
+
+/** Empty strings in proto3 mean "not known"; the database says so with NULL. */
+const orNull = (s: string | undefined) => (s ? s : null);
+
+/**
+ * The fleet as the controller stores it: routers are created or refreshed by their
+ * agents' Hellos, kept current by heartbeats, and marked offline when their stream ends
+ * or goes silent. Every registration and every reported apply is audited with the
+ * agent's identity as the actor.
+ */
+export class RouterRegistry implements AgentReportSink {
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly audit: AuditLog,
+    private readonly options: RouterRegistryOptions,
+    private readonly log: Logger,
+  ) {}
+
+  async registerHello(hello: Hello, peer: string): Promise<{ routerId: string }> {
+    const identity = hello.router!.identity;
+    const facts = hello.facts;
+    const now = new Date();
+    const columns = {
+      status: 'online' as const,
+      lastSeenAt: now,
+      connectedAt: now,
+      agentVersion: orNull(hello.agent?.version),
+      placement: placementName(hello.agent?.placement),
+      soc: orNull(facts?.soc),
+      arch: orNull(facts?.arch),
+      endian: facts ? endianName(facts.endian) : null,
+      kernel: orNull(facts?.kernel),
+      openwrtVersion: orNull(facts?.openwrt?.version),
+      openwrtTarget: orNull(facts?.openwrt?.target),
+      model: orNull(facts?.modelName) ?? orNull(facts?.modelId),
+      facts: facts ? (JSON.parse(JSON.stringify(factsDocument(hello))) as object) : undefined,
+      capabilities: capabilitiesJson(hello.capabilities),
+      liveState: hello.live ? (JSON.parse(JSON.stringify(hello.live)) as object) : undefined,
+    };
+    const existing = await this.db.router.findUnique({ where: { identity } });
+    if (existing?.decommissionedAt) {
+      throw new IdentityRefused(GrpcStatus.PERMISSION_DENIED, `router ${identity} was decommissioned and may not reconnect`);
+    }
+    if (existing) {
+      await this.db.router.update({ where: { id: existing.id }, data: columns });
+      return { routerId: existing.id };
+    }
+    if (!this.options.autoRegister) {
+      throw new IdentityRefused(GrpcStatus.PERMISSION_DENIED, `router identity ${identity} is not registered with this controller`);
+    }
+    const name = await this.freeName(hello.router?.name || identity);
+    const created = await this.db.router.create({ data: { identity, name, ...columns } });
+    await this.audit.append({
+      actor: `agent:${identity}`,
+      action: 'router.registered',
+      targetType: 'router',
+      targetId: created.id,
+      after: { name, identity, soc: columns.soc, arch: columns.arch, kernel: columns.kernel, peer },
+    });
+    this.log.info({ routerId: created.id, identity, name }, 'router registered');
+    return { routerId: created.id };
+  }
+
+  /** Names are unique for humans; a second router claiming a taken name gets a suffix. */
+  private async freeName(wanted: string): Promise<string> {
+    const base = wanted.slice(0, 120);
+    for (let i = 1; ; i++) {
+      const candidate = i === 1 ? base : `${base}-${i}`;
+      if (!(await this.db.router.findUnique({ where: { name: candidate }, select: { id: true } }))) return candidate;
+    }
+  }
+
+  async markSeen(routerId: string): Promise<void> {
+    await this.db.router.update({ where: { id: routerId }, data: { lastSeenAt: new Date(), status: 'online' } });
+  }
+
+  async markDisconnected(routerId: string, sessionStartedAt: Date): Promise<void> {
+    // Only if no newer session (possibly on another replica) connected since this one began.
+    await this.db.router.updateMany({
+      where: { id: routerId, OR: [{ connectedAt: null }, { connectedAt: { lte: sessionStartedAt } }] },
+      data: { status: 'offline' },
+    });
+  }
+
+  /**
+   * Routers whose agents went silent without closing their stream (power cut, a replica
+   * that crashed) are marked offline here; every replica runs it, the UPDATE is idempotent.
+   */
+  async markSilentRoutersOffline(silentSince: Date): Promise<number> {
+    const { count } = await this.db.router.updateMany({
+      where: { status: 'online', OR: [{ lastSeenAt: null }, { lastSeenAt: { lt: silentSince } }] },
+      data: { status: 'offline' },
+    });
+    return count;
+  }
+
+  async recordApplyResult(routerId: string, result: ApplyResult): Promise<void> {
+    const status = APPLY_STATUS[result.status as keyof typeof APPLY_STATUS] ?? 'failed';
+    const router = await this.db.router.findUniqueOrThrow({ where: { id: routerId }, select: { identity: true } });
+    const revision = result.profile
+      ? await this.db.profileRevision.findFirst({ where: { profile: { name: result.profile }, number: result.revision } })
+      : null;
+    await this.db.applyResult.create({
+      data: {
+        routerId,
+        revisionId: revision?.id ?? null,
+        status,
+        evidence: result.evidence ? (result.evidence as object) : undefined,
+        error: result.error || null,
+        startedAt: result.startedAt ?? new Date(),
+        finishedAt: result.finishedAt ?? new Date(),
+      },
+    });
+    if (status === 'applied' && revision) {
+      await this.db.router.update({ where: { id: routerId }, data: { appliedRevisionId: revision.id } });
+    }
+    await this.audit.append({
+      actor: `agent:${router.identity}`,
+      action: `apply.${status}`,
+      targetType: 'router',
+      targetId: routerId,
+      after: { profile: result.profile, revision: result.revision, status, error: result.error || undefined, planHash: result.planHash },
+    });
+  }
+
+  async recordTelemetry(routerId: string, telemetry: Telemetry): Promise<void> {
+    const router = await this.db.router.findUnique({ where: { id: routerId }, select: { liveState: true } });
+    const live = { ...((router?.liveState as object | null) ?? {}), telemetry: JSON.parse(JSON.stringify(telemetry)) };
+    await this.db.router.update({ where: { id: routerId }, data: { liveState: live, lastSeenAt: new Date() } });
+  }
+
+  async recordDrift(routerId: string, report: DriftReport): Promise<void> {
+    const router = await this.db.router.findUniqueOrThrow({ where: { id: routerId }, select: { identity: true } });
+    await this.audit.append({
+      actor: `agent:${router.identity}`,
+      action: 'drift.reported',
+      targetType: 'router',
+      targetId: routerId,
+      after: { profile: report.profile, revision: report.revision, differences: report.differences },
+    });
+  }
+}
+
+/** The fact document stored per router: the typed facts plus whatever the agent sent in `extra`. */
+function factsDocument(hello: Hello) {
+  const f = hello.facts!;
+  return {
+    ...(f.extra ?? {}),
+    soc: orNull(f.soc),
+    arch: orNull(f.arch),
+    endian: endianName(f.endian),
+    kernel: orNull(f.kernel),
+    openwrt: f.openwrt?.version ? f.openwrt : null,
+    model: { id: orNull(f.modelId), name: orNull(f.modelName) },
+    boardName: orNull(f.boardName),
+    cpu: { model: orNull(f.cpuModel), cores: f.cpuCores || null },
+    network: { wan: f.wanDevices, lan: f.lanDevices },
+    packages: f.packages,
+    unknown: f.unknown,
+  };
+}
