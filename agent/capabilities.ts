@@ -1,0 +1,254 @@
+/**
+ * What a router can do, predicted from its facts. THE single source of truth: the agent
+ * uses it before probing, the server imports it for previews and plans.
+ *
+ * Hardware flow offload depends on the SoC (DOMAIN.md §2): only the MediaTek PPE driven by
+ * mtk_eth_soc (MT7621 from OpenWrt 22.03, MT7622, MT7981, MT7986, MT7988) and Airoha EN7581
+ * on 6.12 kernels offload flows in hardware in mainline OpenWrt. Everything else (ath79,
+ * ipq40xx, ipq806x, qualcommax whose NSS offload lives only in unmerged PRs, x86, Raspberry
+ * Pi) offloads in software only.
+ *
+ * Software flow offload: predicted only where fw4 (nftables flowtables) manages it, i.e.
+ * OpenWrt 22.03+. Decision: 21.02 and 19.07 had fw3's iptables FLOWOFFLOAD target, but the
+ * apply path drives and verifies offloading through fw4 (`fw4 print`, `nft list flowtables`),
+ * so on fw3 releases we predict false and say why rather than promise something we cannot
+ * apply or verify.
+ *
+ * eBPF needs kernel >= 5.15 (OpenWrt 23.05+), TCX >= 6.6 (24.10+). 32-bit MIPS is NOT refused:
+ * OpenWrt 23.05+ kernels carry the MIPS32 eBPF JIT even though the reference tool declares
+ * MIPS32 unsupported; the prediction is true and the on-device probe confirms it.
+ */
+import { kernelAtLeast } from './facts/kernel.js';
+import { openWrtAtLeast } from './facts/release.js';
+import type { PackageFacts, RouterFacts } from './facts/types.js';
+
+export interface ChipsetCapability {
+  /** Family-level SoC name, the key (matches RouterFacts.soc). */
+  soc: string;
+  /** OpenWrt platform the SoC is built by. */
+  family: string;
+  hardwareOffload: boolean;
+  /** Hardware offload needs at least this OpenWrt release ("22.03"), when it is not always there. */
+  minOpenWrt?: string;
+  /** Hardware offload needs at least this kernel ("6.12"). */
+  minKernel?: string;
+  why: string;
+}
+
+function chipset(soc: string, family: string, hardwareOffload: boolean, why: string, extra: Partial<ChipsetCapability> = {}): ChipsetCapability {
+  return { soc, family, hardwareOffload, why, ...extra };
+}
+
+const PPE = 'mtk_eth_soc PPE offloads fw4 flowtables (flags offload)';
+const ATH79 = 'ath79 Ethernet (ag71xx) has no flow-offload engine: software offload only';
+const RAMIPS_NO_PPE = 'no PPE support in mainline mtk_eth_soc for this ramips SoC: software offload only';
+const IPQ40XX = 'ipq40xx (essedma/ipqess) has no flow-offload engine in OpenWrt: software offload only';
+const IPQ806X = 'ipq806x (stmmac) has no hardware NAT in OpenWrt: software offload only';
+const QUALCOMMAX = 'qualcommax NSS offload exists only in unmerged PRs: software offload only';
+const BCM27XX = 'Raspberry Pi has no packet-processing engine: software offload only';
+
+/** Chipset capability table keyed by family-level SoC name. */
+export const CHIPSET_CAPABILITIES: Readonly<Record<string, ChipsetCapability>> = Object.freeze(
+  Object.fromEntries(
+    [
+      chipset('MT7621', 'ramips', true, `${PPE}; MT7621 support arrived with the mainline PPE driver in OpenWrt 22.03 (the 19.07 out-of-tree variant is not managed)`, { minOpenWrt: '22.03', minKernel: '5.10' }),
+      chipset('MT7622', 'mediatek', true, `${PPE} (PPE v2) since OpenWrt 22.03`, { minOpenWrt: '22.03', minKernel: '5.10' }),
+      chipset('MT7981', 'filogic', true, `${PPE} (filogic, every OpenWrt release that supports it)`),
+      chipset('MT7986', 'filogic', true, `${PPE} (filogic, every OpenWrt release that supports it)`),
+      chipset('MT7988', 'filogic', true, `${PPE} (filogic, every OpenWrt release that supports it)`),
+      chipset('EN7581', 'airoha', true, 'airoha_eth PPE offloads flowtables on 6.12 kernels (OpenWrt 25.12)', { minKernel: '6.12' }),
+      chipset('AN7581', 'airoha', true, 'airoha_eth PPE offloads flowtables on 6.12 kernels (OpenWrt 25.12)', { minKernel: '6.12' }),
+      ...['QCA9558', 'QCA9557', 'QCA9556', 'QCA9563', 'QCA9561', 'QCA956X', 'QCA9531', 'QCA9533', 'QCA953X', 'TP9343', 'AR9344', 'AR9341', 'AR9342', 'AR9331', 'AR7161', 'AR7241', 'AR7242'].map((soc) =>
+        chipset(soc, 'ath79', false, ATH79),
+      ),
+      ...['MT7620', 'MT7628', 'MT7688', 'RT3883', 'RT5350', 'RT3052'].map((soc) => chipset(soc, 'ramips', false, RAMIPS_NO_PPE)),
+      chipset('MT7623', 'mediatek', false, 'MT7623 PPE offload is not enabled in OpenWrt: software offload only'),
+      chipset('MT7629', 'mediatek', false, 'MT7629 has no PPE offload in OpenWrt: software offload only'),
+      ...['IPQ4018', 'IPQ4019', 'IPQ4028', 'IPQ4029'].map((soc) => chipset(soc, 'ipq40xx', false, IPQ40XX)),
+      ...['IPQ8062', 'IPQ8064', 'IPQ8065', 'IPQ8068', 'IPQ8069'].map((soc) => chipset(soc, 'ipq806x', false, IPQ806X)),
+      ...['IPQ8072', 'IPQ8074', 'IPQ8078', 'IPQ6000', 'IPQ6010', 'IPQ6018', 'IPQ6028', 'IPQ5018', 'IPQ5010'].map((soc) =>
+        chipset(soc, 'qualcommax', false, QUALCOMMAX),
+      ),
+      ...['BCM2708', 'BCM2709', 'BCM2710', 'BCM2711', 'BCM2712', 'BCM2835', 'BCM2836', 'BCM2837'].map((soc) => chipset(soc, 'bcm27xx', false, BCM27XX)),
+    ].map((entry) => [entry.soc, Object.freeze(entry)]),
+  ),
+);
+
+/** Used when the SoC is unknown (or x86) but the platform is: the whole platform answers alike. */
+export const FAMILY_CAPABILITIES: Readonly<Record<string, { hardwareOffload: boolean; why: string }>> = Object.freeze({
+  ath79: { hardwareOffload: false, why: ATH79 },
+  ramips: { hardwareOffload: false, why: 'ramips SoC not identified; only MT7621 has a PPE, so none is assumed' },
+  mediatek: { hardwareOffload: false, why: 'mediatek SoC not identified; only MT7622 offloads, so none is assumed' },
+  filogic: { hardwareOffload: true, why: `${PPE}: every filogic SoC (MT7981/MT7986/MT7988) has one` },
+  airoha: { hardwareOffload: false, why: 'airoha SoC not identified; only EN7581 offloads (6.12), so none is assumed' },
+  ipq40xx: { hardwareOffload: false, why: IPQ40XX },
+  ipq806x: { hardwareOffload: false, why: IPQ806X },
+  qualcommax: { hardwareOffload: false, why: QUALCOMMAX },
+  bcm27xx: { hardwareOffload: false, why: BCM27XX },
+  x86: { hardwareOffload: false, why: 'x86 NICs have no flowtable offload in OpenWrt: software offload only' },
+});
+
+/** The facts the prediction reads; the server can pass stored facts of this shape. */
+export type CapabilityInput = Pick<RouterFacts, 'soc' | 'socFamily' | 'kernel' | 'openwrt' | 'arch'> & {
+  packages?: Partial<PackageFacts> | null;
+};
+
+export interface CapabilityFlags {
+  hardwareOffload: boolean;
+  softwareOffload: boolean;
+  ebpf: boolean;
+  tcx: boolean;
+}
+
+export interface PredictedCapabilities extends CapabilityFlags {
+  /** One sentence per flag: why it is true or false. */
+  reasons: Record<keyof CapabilityFlags, string>;
+  /** Flags that hold only once the on-device probe confirms them (e.g. the MIPS32 JIT). */
+  toConfirm: (keyof CapabilityFlags)[];
+  /** The table entry that decided hardware offload, if any. */
+  chipset: ChipsetCapability | null;
+}
+
+export const EBPF_MIN_KERNEL = '5.15';
+export const TCX_MIN_KERNEL = '6.6';
+export const FW4_MIN_OPENWRT = '22.03';
+
+export function chipsetCapability(soc: string | null): ChipsetCapability | null {
+  return soc ? (CHIPSET_CAPABILITIES[soc.toUpperCase()] ?? null) : null;
+}
+
+export function predictCapabilities(facts: CapabilityInput): PredictedCapabilities {
+  const toConfirm: (keyof CapabilityFlags)[] = [];
+  const software = predictSoftwareOffload(facts);
+  const hardware = predictHardwareOffload(facts, software.value);
+  const ebpf = predictEbpf(facts);
+  const tcx = predictTcx(facts, ebpf.value);
+  if (ebpf.value) toConfirm.push('ebpf');
+  if (tcx.value) toConfirm.push('tcx');
+  return {
+    hardwareOffload: hardware.value,
+    softwareOffload: software.value,
+    ebpf: ebpf.value,
+    tcx: tcx.value,
+    reasons: { hardwareOffload: hardware.reason, softwareOffload: software.reason, ebpf: ebpf.reason, tcx: tcx.reason },
+    toConfirm,
+    chipset: hardware.chipset,
+  };
+}
+
+interface Verdict {
+  value: boolean;
+  reason: string;
+}
+
+function predictSoftwareOffload(facts: CapabilityInput): Verdict {
+  if (!facts.openwrt) return { value: false, reason: 'not OpenWrt: no uci/fw4 to enable flow offloading' };
+  if (facts.packages?.firewall === 'firewall') {
+    return { value: false, reason: 'fw3 (iptables) is installed instead of fw4; wrtfleet drives flow offloading through fw4 only' };
+  }
+  const fw4 = openWrtAtLeast(facts.openwrt.version, FW4_MIN_OPENWRT);
+  let verdict: Verdict;
+  if (fw4 === true) verdict = { value: true, reason: `OpenWrt ${facts.openwrt.version} ships fw4 with nftables flowtables (flow_offloading=1)` };
+  else if (fw4 === false) {
+    verdict = {
+      value: false,
+      reason: `OpenWrt ${facts.openwrt.version} uses fw3 (iptables FLOWOFFLOAD); wrtfleet manages flow offloading through fw4 (22.03+) only`,
+    };
+  } else if (facts.packages?.firewall === 'firewall4') {
+    verdict = { value: true, reason: `release "${facts.openwrt.version}" unreadable, but firewall4 is installed` };
+  } else {
+    const modern = kernelAtLeast(facts.kernel, '5.10');
+    verdict = modern
+      ? { value: true, reason: `release "${facts.openwrt.version}" unreadable; kernel ${facts.kernel} implies 22.03+ (fw4)` }
+      : { value: false, reason: `release "${facts.openwrt.version}" unreadable and kernel ${facts.kernel ?? 'unknown'} does not imply fw4` };
+  }
+  if (verdict.value && facts.packages?.nftOffload === false) {
+    verdict.reason += '; kmod-nft-offload is not installed, install it before enabling offloading';
+  }
+  return verdict;
+}
+
+function predictHardwareOffload(facts: CapabilityInput, software: boolean): Verdict & { chipset: ChipsetCapability | null } {
+  const entry = chipsetCapability(facts.soc);
+  const family = facts.socFamily ? FAMILY_CAPABILITIES[facts.socFamily] : undefined;
+  const basis = entry ? `${entry.soc}: ${entry.why}` : family ? `${facts.socFamily}: ${family.why}` : null;
+  if (!basis) {
+    return {
+      value: false,
+      chipset: null,
+      reason: facts.soc
+        ? `SoC ${facts.soc} is not in the capability table: no hardware offload assumed (fw4 would fall back to software)`
+        : 'SoC and platform unknown: no hardware offload assumed (fw4 would fall back to software)',
+    };
+  }
+  const supported = entry ? entry.hardwareOffload : (family?.hardwareOffload ?? false);
+  if (!supported) return { value: false, chipset: entry, reason: basis };
+  if (!software) return { value: false, chipset: entry, reason: `${basis}; but fw4 software offloading is unavailable and flow_offloading_hw needs it` };
+  if (entry?.minOpenWrt && openWrtAtLeast(facts.openwrt?.version, entry.minOpenWrt) === false) {
+    return { value: false, chipset: entry, reason: `${basis}; OpenWrt ${facts.openwrt?.version} is older than ${entry.minOpenWrt}` };
+  }
+  if (entry?.minKernel && kernelAtLeast(facts.kernel, entry.minKernel) !== true) {
+    return { value: false, chipset: entry, reason: `${basis}; kernel ${facts.kernel ?? 'unknown'} is older than ${entry.minKernel}` };
+  }
+  return { value: true, chipset: entry, reason: entry ? basis : `${basis} (SoC not identified, predicted from the platform)` };
+}
+
+function predictEbpf(facts: CapabilityInput): Verdict {
+  const enough = kernelAtLeast(facts.kernel, EBPF_MIN_KERNEL);
+  if (enough === null) return { value: false, reason: `kernel release unknown; eBPF needs >= ${EBPF_MIN_KERNEL}` };
+  if (!enough) return { value: false, reason: `kernel ${facts.kernel} < ${EBPF_MIN_KERNEL} (OpenWrt 23.05+ needed)` };
+  let reason = `kernel ${facts.kernel} >= ${EBPF_MIN_KERNEL}`;
+  if (facts.arch && /^mips(el)?([_-]|$)/.test(facts.arch)) {
+    reason += '; 32-bit MIPS: OpenWrt 23.05+ kernels carry the MIPS32 eBPF JIT, to be confirmed by probe';
+  } else reason += '; to be confirmed by probe';
+  const pkgs = facts.packages;
+  const missing: string[] = [];
+  if (pkgs?.tcBpf === false) missing.push(`${pkgs.tc ?? 'no tc'} cannot load BPF (install tc-bpf or tc-full)`);
+  if (pkgs?.clsBpf === false) missing.push('kmod-sched-bpf (cls_bpf) not installed');
+  if (missing.length > 0) reason += `; to load programs: ${missing.join(', ')}`;
+  return { value: true, reason };
+}
+
+function predictTcx(facts: CapabilityInput, ebpf: boolean): Verdict {
+  const enough = kernelAtLeast(facts.kernel, TCX_MIN_KERNEL);
+  if (enough === null) return { value: false, reason: `kernel release unknown; TCX needs >= ${TCX_MIN_KERNEL}` };
+  if (!enough) return { value: false, reason: `kernel ${facts.kernel} < ${TCX_MIN_KERNEL}: classic clsact + cls_bpf attach instead` };
+  if (!ebpf) return { value: false, reason: 'eBPF not predicted' };
+  return { value: true, reason: `kernel ${facts.kernel} >= ${TCX_MIN_KERNEL} (bpf_link attach); to be confirmed by probe` };
+}
+
+/** The JSON `npm run -s agent -- facts` prints (issue 2 item 6); extra fields are allowed. */
+export interface FactsSummary {
+  soc: string | null;
+  arch: string | null;
+  endian: 'little' | 'big' | null;
+  kernel: string | null;
+  openwrt: { version: string; target: string | null } | null;
+  capabilities: CapabilityFlags;
+  socVariant: string | null;
+  socFamily: string | null;
+  model: { id: string | null; name: string | null };
+  reasons: Record<keyof CapabilityFlags, string>;
+  unknown: RouterFacts['unknown'];
+}
+
+export function factsSummary(facts: RouterFacts, capabilities: PredictedCapabilities = predictCapabilities(facts)): FactsSummary {
+  return {
+    soc: facts.soc,
+    arch: facts.arch,
+    endian: facts.endian,
+    kernel: facts.kernel,
+    openwrt: facts.openwrt ? { version: facts.openwrt.version, target: facts.openwrt.target } : null,
+    capabilities: {
+      hardwareOffload: capabilities.hardwareOffload,
+      softwareOffload: capabilities.softwareOffload,
+      ebpf: capabilities.ebpf,
+      tcx: capabilities.tcx,
+    },
+    socVariant: facts.socVariant,
+    socFamily: facts.socFamily,
+    model: facts.model,
+    reasons: capabilities.reasons,
+    unknown: facts.unknown,
+  };
+}
