@@ -1,0 +1,239 @@
+import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaClient } from '../../prisma/generated/client/client.js';
+import { applyMigrations } from '../../prisma/tools/migrations.js';
+import type { MigrationTarget } from '../../prisma/tools/migrations.js';
+import { describeConnectError, parseDatabaseUrl } from './database-url.js';
+import type { PostgresLocation } from './database-url.js';
+import { StorageError } from './storage-error.js';
+
+/** The subset of pino's API storage logs through (a pino Logger fits). */
+export interface StorageLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  debug(obj: object, msg?: string): void;
+}
+
+export interface OpenDatabaseOptions {
+  /** postgresql://… ; empty or absent selects embedded PGlite. */
+  databaseUrl?: string;
+  /** PGlite's data directory when there is no databaseUrl; default ./data/pglite. */
+  dataDir?: string;
+  logger?: StorageLogger;
+  /** Max PostgreSQL connections for queries (default 10). */
+  poolSize?: number;
+  /** How long to wait for PostgreSQL to answer at start (default 3000 ms). */
+  connectTimeoutMs?: number;
+  /** Override for tests; default prisma/migrations. */
+  migrationsDir?: string;
+}
+
+export interface Database {
+  prisma: PrismaClient;
+  kind: 'postgresql' | 'pglite';
+  /** Where the data lives, safe to print (no password). */
+  location: string;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_PGLITE_DIR = './data/pglite';
+
+const silentLogger: StorageLogger = { info() {}, warn() {}, debug() {} };
+
+// Any constant works as long as every wrtfleet replica uses the same one; it only has to stay
+// clear of the key Prisma's engine may take for itself (72707369).
+const MIGRATION_LOCK_KEY = 0x77_72_74_66; // "wrtf"
+
+/**
+ * Opens the controller's database and brings its schema up to date: PostgreSQL when a URL is
+ * given, otherwise embedded PGlite on disk. Every failure an operator can cause (bad URL,
+ * server down, wrong password, data directory in use) is a StorageError with a one-sentence
+ * message.
+ */
+export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<Database> {
+  const logger = options.logger ?? silentLogger;
+  if (options.databaseUrl && options.databaseUrl.trim() !== '') {
+    return openPostgres(parseDatabaseUrl(options.databaseUrl.trim()), options, logger);
+  }
+  return openPglite(path.resolve(options.dataDir ?? DEFAULT_PGLITE_DIR), options, logger);
+}
+
+async function migrate(target: MigrationTarget, where: string, options: OpenDatabaseOptions, logger: StorageLogger) {
+  let applied: string[];
+  try {
+    applied = await applyMigrations(target, {
+      migrationsDir: options.migrationsDir,
+      log: (line) => logger.debug({ engine: line }, 'schema engine'),
+    });
+  } catch (error) {
+    throw new StorageError(
+      `Migrating the database at ${where} failed (${engineErrorSummary(error)}); the server did not start.`,
+      'migration_failed',
+      { cause: error },
+    );
+  }
+  if (applied.length > 0) logger.info({ migrations: applied, where }, 'database migrated');
+  else logger.debug({ where }, 'database schema up to date');
+}
+
+async function openPostgres(
+  location: PostgresLocation,
+  options: OpenDatabaseOptions,
+  logger: StorageLogger,
+): Promise<Database> {
+  const timeoutMs = options.connectTimeoutMs ?? 3000;
+  const connection = {
+    connectionString: location.connectionString,
+    connectionTimeoutMillis: timeoutMs,
+  };
+
+  // A plain connection first: the driver's error here is specific (refused, auth, no such
+  // database), whereas the same failure inside the engine or the client is much vaguer.
+  const lockClient = new pg.Client(connection);
+  lockClient.on('error', () => {});
+  try {
+    await lockClient.connect();
+  } catch (error) {
+    await lockClient.end().catch(() => {});
+    throw describeConnectError(location, error, timeoutMs);
+  }
+
+  // Replicas starting together would otherwise race to apply the same migration.
+  const migrationPool = new pg.Pool({ ...connection, max: 2 });
+  migrationPool.on('error', () => {});
+  try {
+    await lockClient.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await migrate(migrationPool, location.where, options, logger);
+  } finally {
+    await lockClient.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
+    await lockClient.end().catch(() => {});
+    await migrationPool.end().catch(() => {});
+  }
+
+  const adapter = new PrismaPg(
+    { ...connection, max: options.poolSize ?? 10 },
+    {
+      onPoolError: (error) => logger.warn({ err: error.message, where: location.where }, 'idle PostgreSQL connection failed'),
+    },
+  );
+  const prisma = new PrismaClient({ adapter });
+  logger.info({ database: location.redacted }, 'using PostgreSQL');
+  let closed: Promise<void> | undefined;
+  return {
+    prisma,
+    kind: 'postgresql',
+    location: location.redacted,
+    close: () => (closed ??= prisma.$disconnect()),
+  };
+}
+
+/**
+ * PGlite is a single-process database: two processes on one directory corrupt it. A pid file
+ * next to the directory turns that into a clear error; a pid file left by a crashed process is
+ * taken over.
+ */
+async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+  const lockPath = `${dataDir}.lock`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const handle = await open(lockPath, 'wx');
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      return () => rm(lockPath, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new StorageError(
+          `Cannot use the data directory ${dataDir} (${(error as NodeJS.ErrnoException).code ?? 'error'} on ${lockPath}); check its permissions or set WRTFLEET_DATA_DIR.`,
+          'data_dir_unusable',
+          { cause: error },
+        );
+      }
+      const pid = Number((await readFile(lockPath, 'utf8').catch(() => '')).trim());
+      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
+        const who = pid === process.pid ? 'this process already' : `process ${pid}`;
+        throw new StorageError(
+          `The data directory ${dataDir} is in use by ${who}; stop it or choose another data directory.`,
+          'data_dir_in_use',
+        );
+      }
+      await rm(lockPath, { force: true });
+    }
+  }
+  throw new StorageError(`The data directory ${dataDir} is locked by another process that keeps restarting; stop it.`, 'data_dir_in_use');
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function openPglite(dataDir: string, options: OpenDatabaseOptions, logger: StorageLogger): Promise<Database> {
+  try {
+    await mkdir(path.dirname(dataDir), { recursive: true });
+  } catch (error) {
+    throw new StorageError(
+      `Cannot create the data directory ${path.dirname(dataDir)} (${(error as NodeJS.ErrnoException).code ?? 'error'}); check its permissions or set WRTFLEET_DATA_DIR.`,
+      'data_dir_unusable',
+      { cause: error },
+    );
+  }
+  const unlock = await lockDataDir(dataDir);
+  let pglite: PGlite | undefined;
+  try {
+    try {
+      pglite = await PGlite.create(dataDir);
+    } catch (error) {
+      throw new StorageError(
+        `Cannot open the embedded database in ${dataDir} (${firstLine(error)}); check the directory or move it aside.`,
+        'data_dir_unusable',
+        { cause: error },
+      );
+    }
+    await migrate(pglite, dataDir, options, logger);
+    const adapter = new PrismaPGlite(pglite);
+    const prisma = new PrismaClient({ adapter });
+    logger.info({ dataDir }, 'using embedded PGlite');
+    const db = pglite;
+    let closed: Promise<void> | undefined;
+    return {
+      prisma,
+      kind: 'pglite',
+      location: dataDir,
+      close: () =>
+        (closed ??= (async () => {
+          try {
+            await prisma.$disconnect();
+          } finally {
+            // Closing PGlite checkpoints to disk; skipping it risks a slow recovery next start.
+            await db.close();
+            await unlock();
+          }
+        })()),
+    };
+  } catch (error) {
+    await pglite?.close().catch(() => {});
+    await unlock();
+    throw error;
+  }
+}
+
+/** The engine's errors are multi-line reports with a Rust backtrace; keep what names the cause. */
+function engineErrorSummary(error: unknown): string {
+  const text = String((error as Error)?.message ?? error);
+  const migration = /migration_name="([^"]+)"/.exec(text)?.[1];
+  const database = /Error querying the database: (.+)/.exec(text)?.[1];
+  const detail = (database ?? text.split('\n').find((line) => line.trim() !== '') ?? 'unknown error').trim().replace(/\.$/, '');
+  return migration ? `${migration}: ${detail}` : detail;
+}
+
+function firstLine(error: unknown): string {
+  return (String((error as Error)?.message ?? error).split('\n')[0] ?? 'error').replace(/\.$/, '');
+}
