@@ -136,14 +136,23 @@ async function openPostgres(
  * next to the directory turns that into a clear error; a pid file left by a crashed process is
  * taken over.
  */
+const heldLocks = new Set<string>();
+
 async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   const lockPath = `${dataDir}.lock`;
+  if (heldLocks.has(lockPath)) {
+    throw new StorageError(`The data directory ${dataDir} is already open in this process; close it first.`, 'data_dir_in_use');
+  }
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const handle = await open(lockPath, 'wx');
       await handle.writeFile(String(process.pid));
       await handle.close();
-      return () => rm(lockPath, { force: true });
+      heldLocks.add(lockPath);
+      return async () => {
+        heldLocks.delete(lockPath);
+        await rm(lockPath, { force: true });
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
         throw new StorageError(
@@ -153,10 +162,11 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
         );
       }
       const pid = Number((await readFile(lockPath, 'utf8').catch(() => '')).trim());
-      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
-        const who = pid === process.pid ? 'this process already' : `process ${pid}`;
+      // Our own pid in a lock we do not hold is a leftover from a previous life with the same
+      // pid (a container's pid 1 after a crash), not a live owner.
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
         throw new StorageError(
-          `The data directory ${dataDir} is in use by ${who}; stop it or choose another data directory.`,
+          `The data directory ${dataDir} is in use by process ${pid}; stop it or choose another data directory.`,
           'data_dir_in_use',
         );
       }

@@ -131,6 +131,7 @@ function failedMigrationIsRetried(openFresh: (extra: Partial<OpenDatabaseOptions
       expect((error as StorageError).code).toBe('migration_failed');
       expect((error as StorageError).message).toMatch(/29990101000000_broken: .*no_such_function/);
 
+      // Re-creating "Half" only succeeds if the failed attempt left nothing behind.
       await writeFile(bad, 'CREATE TABLE "Half" (id int);\n');
       const db = await openFresh({ migrationsDir });
       try {
@@ -193,6 +194,18 @@ describe('PGlite (embedded default)', () => {
       await a.close();
     }
   });
+
+  it("honours a live owner's lock file and takes over a stale one", async () => {
+    await writeFile(`${dataDir}.lock`, String(process.ppid));
+    const error = await openDatabase({ dataDir }).catch((e: unknown) => e);
+    expect((error as StorageError).message).toBe(
+      `The data directory ${dataDir} is in use by process ${process.ppid}; stop it or choose another data directory.`,
+    );
+    // Left by an earlier process that had our pid (a container's pid 1 after a crash).
+    await writeFile(`${dataDir}.lock`, String(process.pid));
+    const db = await openDatabase({ dataDir });
+    await db.close();
+  });
 });
 
 async function admin(sql: string): Promise<void> {
@@ -209,6 +222,8 @@ describe('PostgreSQL', () => {
   const name = `wrtfleet_storage_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
+  // Trust auth ignores it; it is here to prove it never leaks into logs or locations.
+  url.password = 'hunter2';
   const databaseUrl = url.href;
 
   beforeAll(() => admin(`CREATE DATABASE "${name}"`));
@@ -223,11 +238,14 @@ describe('PostgreSQL', () => {
     failedMigrationIsRetried((extra) => openDatabase({ databaseUrl: freshUrl, ...extra }));
   });
 
-  it('reports kind and a printable location', async () => {
-    const db = await openDatabase({ databaseUrl });
+  it('reports kind and a printable location; the password appears nowhere', async () => {
+    const { logger, lines } = recordingLogger();
+    const db = await openDatabase({ databaseUrl, logger });
     try {
       expect(db.kind).toBe('postgresql');
       expect(db.location).toContain(name);
+      expect(db.location).toContain('***');
+      expect(JSON.stringify([db.location, lines])).not.toContain('hunter2');
     } finally {
       await db.close();
     }
