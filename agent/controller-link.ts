@@ -88,6 +88,9 @@ export class ControllerLink extends EventEmitter {
       // The link does its own backoff with jitter; keep the channel's reconnects short.
       'grpc.initial_reconnect_backoff_ms': 200,
       'grpc.max_reconnect_backoff_ms': 2_000,
+      // Each agent owns its connection, even when many run in one process (a proxy, the
+      // simulated fleet): one router's broken stream must not take the others down.
+      'grpc.use_local_subchannel_pool': 1,
     });
   }
 

@@ -91,6 +91,7 @@ export class AgentGateway {
   });
   private livenessTimer: NodeJS.Timeout | undefined;
   private boundPort = 0;
+  private stopping = false;
 
   constructor(
     private readonly sink: AgentReportSink,
@@ -132,6 +133,7 @@ export class AgentGateway {
 
   async stop(): Promise<void> {
     clearInterval(this.livenessTimer);
+    this.stopping = true;
     for (const session of this.sessions.values()) session.close(GrpcStatus.UNAVAILABLE, 'controller shutting down');
     await new Promise<void>((resolve) => {
       const force = setTimeout(() => {
@@ -254,7 +256,7 @@ export class AgentGateway {
     });
     stream.on('error', (err: Error) => {
       // Corrupt frames surface here (grpc-js fails to deserialize and cancels the call).
-      if (!closed) this.log.warn({ peer, routerId: session?.routerId, reason: err.message }, 'agent stream failed');
+      if (!closed && !this.stopping) this.log.warn({ peer, routerId: session?.routerId, reason: err.message }, 'agent stream failed');
       finished();
     });
     stream.on('cancelled', finished);

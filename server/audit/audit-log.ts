@@ -56,9 +56,18 @@ const MAX_APPEND_ATTEMPTS = 8;
  * tail cannot fork the chain: the loser's insert fails and it retries on the new tail.
  */
 export class AuditLog {
+  /** Appends from this process go one at a time, so only other replicas can race us. */
+  private tail: Promise<unknown> = Promise.resolve();
+
   constructor(private readonly db: PrismaClient) {}
 
-  async append(entry: AuditEntry): Promise<{ id: string; hash: string }> {
+  append(entry: AuditEntry): Promise<{ id: string; hash: string }> {
+    const result = this.tail.then(() => this.appendNow(entry));
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  private async appendNow(entry: AuditEntry): Promise<{ id: string; hash: string }> {
     for (let attempt = 1; ; attempt++) {
       const tail = await this.db.auditEvent.findFirst({ orderBy: { seq: 'desc' }, select: { hash: true } });
       const prevHash = tail?.hash ?? GENESIS_HASH;
@@ -88,6 +97,8 @@ export class AuditLog {
       } catch (err) {
         const racedForTail = (err as { code?: string }).code === 'P2002';
         if (!racedForTail || attempt >= MAX_APPEND_ATTEMPTS) throw err;
+        // Another replica took the tail; back off a random moment so we do not collide again.
+        await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
       }
     }
   }

@@ -1,0 +1,92 @@
+/**
+ * `npm run -s agent -- <command>`: the agent's entry point.
+ *
+ *   facts [--root DIR]                       print the router's facts and capabilities as JSON
+ *   run --controller HOST:PORT [--root DIR] [--identity ID] [--name NAME] [--placement on_router|proxy]
+ *                                            manage one router (this machine, or a fixture tree)
+ *   fleet --controller HOST:PORT [--fixtures DIR] [--per-model N]
+ *                                            a simulated fleet: N agents per fixture model
+ */
+import { parseArgs } from 'node:util';
+import { factsSummary, predictCapabilities } from './capabilities.js';
+import { collectFacts } from './facts/index.js';
+import { FixtureHost } from './host/fixture-host.js';
+import type { RouterHost } from './host/host.js';
+import { LocalHost } from './host/local-host.js';
+import { RouterAgent } from './router-agent.js';
+import { defaultFixturesDir, fixtureModels, startSimulatedFleet, stopFleet } from './simulated-fleet.js';
+
+const USAGE = `usage: agent facts [--root DIR]
+       agent run --controller HOST:PORT [--root DIR] [--identity ID] [--name NAME] [--placement on_router|proxy]
+       agent fleet --controller HOST:PORT [--fixtures DIR] [--per-model N]`;
+
+function fail(message: string): never {
+  console.error(`agent: ${message}\n${USAGE}`);
+  process.exit(2);
+}
+
+const [command, ...rest] = process.argv.slice(2);
+const { values } = (() => {
+  try {
+    return parseArgs({
+      args: rest,
+      options: {
+        root: { type: 'string' },
+        controller: { type: 'string' },
+        identity: { type: 'string' },
+        name: { type: 'string' },
+        placement: { type: 'string', default: 'on_router' },
+        fixtures: { type: 'string' },
+        'per-model': { type: 'string', default: '4' },
+      },
+    });
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+})();
+
+const hostFor = (root: string | undefined): RouterHost => (root ? new FixtureHost(root) : new LocalHost());
+
+function onSignals(stop: () => Promise<void>) {
+  const handler = () => void stop().then(() => process.exit(0));
+  process.once('SIGINT', handler);
+  process.once('SIGTERM', handler);
+}
+
+switch (command) {
+  case 'facts': {
+    const host = hostFor(values.root);
+    const facts = await collectFacts(host);
+    process.stdout.write(`${JSON.stringify(factsSummary(facts, predictCapabilities(facts)), null, 2)}\n`);
+    break;
+  }
+  case 'run': {
+    if (!values.controller) fail('--controller is required');
+    if (values.placement !== 'on_router' && values.placement !== 'proxy') fail('--placement must be on_router or proxy');
+    const agent = new RouterAgent({
+      host: hostFor(values.root),
+      controller: values.controller,
+      placement: values.placement,
+      identity: values.identity,
+      name: values.name,
+    });
+    agent.link.on('welcome', (w) => console.error(`agent: connected as router ${w.routerId}`));
+    agent.link.on('disconnected', (d) => console.error(`agent: disconnected (${d.details})`));
+    agent.link.on('retry', (ms) => console.error(`agent: reconnecting in ${ms} ms`));
+    agent.start();
+    onSignals(() => agent.stop());
+    break;
+  }
+  case 'fleet': {
+    if (!values.controller) fail('--controller is required');
+    const perModel = Number(values['per-model']);
+    if (!Number.isInteger(perModel) || perModel < 1 || perModel > 10_000) fail('--per-model must be an integer from 1 to 10000');
+    const roots = await fixtureModels(values.fixtures ?? defaultFixturesDir());
+    const agents = startSimulatedFleet({ controller: values.controller, fixtureRoots: roots, perModel });
+    console.error(`agent: started ${agents.length} simulated routers against ${values.controller}`);
+    onSignals(() => stopFleet(agents));
+    break;
+  }
+  default:
+    fail(command ? `unknown command "${command}"` : 'no command given');
+}

@@ -1,0 +1,49 @@
+/**
+ * `npm run demo`: the controller on the embedded default (PGlite in ./data, jobs
+ * in-process) plus a simulated fleet, one agent per captured router model times
+ * WRTFLEET_DEMO_PER_MODEL (default 4). Ctrl-C stops the fleet, then the controller.
+ */
+import { defaultFixturesDir, fixtureModels, startSimulatedFleet, stopFleet } from '../agent/simulated-fleet.js';
+import { ConfigError, configFromEnv } from './config.js';
+import { createLogger, startController } from './controller.js';
+import { StorageError } from './storage/index.js';
+
+const perModel = Number(process.env.WRTFLEET_DEMO_PER_MODEL ?? 4);
+try {
+  const config = configFromEnv({ LOG_LEVEL: 'warn', ...process.env });
+  const controller = await startController(config, createLogger(config.logLevel));
+  const roots = await fixtureModels(defaultFixturesDir());
+  const fleet = startSimulatedFleet({
+    controller: controller.grpcAddress,
+    fixtureRoots: roots,
+    perModel,
+    // A demo restart should show the fleet back within seconds, not a production jitter window.
+    reconnect: { jitterWindowMs: 2_000, maxDelayMs: 5_000 },
+  });
+  console.log(`
+wrtfleet demo: controller on ${controller.db.kind} (${controller.db.location}), ${fleet.length} simulated routers
+  API docs (Swagger UI)  ${controller.httpUrl}/docs
+  OpenAPI document       ${controller.httpUrl}/docs/json
+  routers                ${controller.httpUrl}/v1/routers
+  agents' gRPC endpoint  ${controller.grpcAddress}
+Press Ctrl-C to stop.
+`);
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\nstopping the simulated fleet and the controller...');
+    await stopFleet(fleet);
+    await controller.close();
+    console.log('stopped.');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+} catch (err) {
+  if (err instanceof StorageError || err instanceof ConfigError || (err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    console.error(`wrtfleet demo: ${(err as Error).message}`);
+    process.exit(1);
+  }
+  throw err;
+}
