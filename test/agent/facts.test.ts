@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { factsSummary, predictCapabilities } from '../../agent/capabilities.js';
 import { collectFacts } from '../../agent/facts/index.js';
-import type { CommandResult, RunOptions } from '../../agent/host/host.js';
+import type { CommandResult } from '../../agent/host/host.js';
 import { FixtureHost } from '../../agent/host/fixture-host.js';
 import { LocalHost } from '../../agent/host/local-host.js';
 
@@ -23,8 +23,8 @@ class CaptureHost extends FixtureHost {
     super(dir);
   }
 
-  override async run(argv: string[], options?: RunOptions): Promise<CommandResult> {
-    const result = await super.run(argv, options);
+  override async run(argv: string[]): Promise<CommandResult> {
+    const result = await super.run(argv);
     if (result.code !== 127) return result;
     const base = join(this.dir, 'commands', argv.join('-').replace(/[^A-Za-z0-9_.-]/g, '_').replace(/-+/g, '-'));
     for (const candidate of [base, `${base}.json`, `${base}.txt`]) {
