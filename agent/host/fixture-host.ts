@@ -23,7 +23,7 @@ export class FixtureHost implements RouterHost {
   }
 
   async run(argv: string[]): Promise<CommandResult> {
-    const base = join(this.root, 'commands', argv.join('-').replace(/[^A-Za-z0-9_.-]/g, '_'));
+    const base = join(this.root, 'commands', argv.join('-').replace(/[^A-Za-z0-9_.-]/g, '_').replace(/-+/g, '-'));
     for (const candidate of [base, `${base}.json`, `${base}.txt`]) {
       try {
         return { code: 0, stdout: await readFile(candidate, 'utf8'), stderr: '' };

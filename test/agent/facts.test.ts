@@ -12,34 +12,8 @@ const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');
 const sharedFixtures = process.env['WRTFLEET_FIXTURES'] ?? resolve(repoRoot, '../shared/fixtures/routers');
 const extraFixtures = resolve(repoRoot, 'test/fixtures/routers-extra');
 
-/**
- * FixtureHost joins argv with '-' verbatim, so `uname -m` looks for `commands/uname--m`
- * while the captures (shared and extra) spell it `commands/uname-m`. Until the host folds
- * dash runs itself, retry with the captures' spelling so the facts code is tested against
- * what the fixtures really hold.
- */
-class CaptureHost extends FixtureHost {
-  constructor(private readonly dir: string) {
-    super(dir);
-  }
-
-  override async run(argv: string[]): Promise<CommandResult> {
-    const result = await super.run(argv);
-    if (result.code !== 127) return result;
-    const base = join(this.dir, 'commands', argv.join('-').replace(/[^A-Za-z0-9_.-]/g, '_').replace(/-+/g, '-'));
-    for (const candidate of [base, `${base}.json`, `${base}.txt`]) {
-      try {
-        return { code: 0, stdout: await readFile(candidate, 'utf8'), stderr: '' };
-      } catch {
-        /* next spelling */
-      }
-    }
-    return result;
-  }
-}
-
 async function summarize(root: string) {
-  const facts = await collectFacts(new CaptureHost(root));
+  const facts = await collectFacts(new FixtureHost(root));
   const capabilities = predictCapabilities(facts);
   return { facts, capabilities, summary: factsSummary(facts, capabilities) };
 }

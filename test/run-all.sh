@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# `npm test`: every check CI runs, in the order a failure is cheapest to read.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash test/system-deps.sh
+[ -d node_modules ] || npm ci --no-audit --no-fund
+[ -d prisma/generated/client ] || npm run -s db:generate
+
+echo "== typecheck";            npm run -s typecheck
+echo "== proto is up to date";   npm run -s proto:check
+if [ -f bpf/build.sh ]; then
+  echo "== BPF objects (bpfel, bpfeb)"; npm run -s bpf:build
+fi
+echo "== tests"
+npx vitest run "$@"

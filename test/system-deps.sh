@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the test suite needs when they are missing, and makes sure
+# PostgreSQL and Redis answer. Idempotent: on a prepared machine it only checks.
+set -euo pipefail
+
+need=()
+have() { command -v "$1" >/dev/null 2>&1; }
+have clang || need+=(clang)
+have llc || need+=(llvm)
+[ -f /usr/include/bpf/bpf_helpers.h ] || need+=(libbpf-dev)
+have bpftool || need+=(bpftool)
+have tc || need+=(iproute2)
+have nft || need+=(nftables)
+have tcpdump || need+=(tcpdump)
+have iperf3 || need+=(iperf3)
+have ping || need+=(iputils-ping)
+have ethtool || need+=(ethtool)
+[ -x /usr/sbin/sshd ] || need+=(openssh-server)
+have ssh-keygen || need+=(openssh-client)
+have chromium || need+=(chromium)
+have redis-server || need+=(redis-server)
+
+if ((${#need[@]})); then
+  echo "test setup: installing ${need[*]}"
+  if [ "$(id -u)" != 0 ]; then
+    echo "test setup: root is needed to install packages and to run the kernel tests" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# The kernel tests pin BPF objects; bpffs is mounted on most systems, not all containers.
+if ! mount | grep -q ' /sys/fs/bpf type bpf'; then
+  mount -t bpf bpf /sys/fs/bpf 2>/dev/null || echo "test setup: could not mount bpffs at /sys/fs/bpf" >&2
+fi
+
+if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
+  echo "test setup: starting PostgreSQL"
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start
+fi
+if ! (redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null | grep -q PONG); then
+  echo "test setup: starting Redis"
+  redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no
+fi
