@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../support/controller.js';
+
+const repo = path.resolve(import.meta.dirname, '../..');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function run(script: string, env: Record<string, string>) {
+  // A process group of its own, so a signal reaches npm and node alike, as Ctrl-C in a terminal does.
+  const child = spawn('npm', ['run', '-s', script], { cwd: repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  // 'close' waits for every holder of the pipes, i.e. node behind npm too.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const signal = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, sig);
+    } catch {
+      /* already gone */
+    }
+  };
+  return { child, exited, signal, out: () => stdout, err: () => stderr };
+}
+
+describe('the server and demo processes', () => {
+  it('an unreachable DATABASE_URL stops start-up with one clear sentence, no stack trace, no password', async () => {
+    const p = run('server', { DATABASE_URL: 'postgresql://wrt:s3cret-pw@127.0.0.1:1/fleet', WRTFLEET_HTTP_PORT: '0', WRTFLEET_GRPC_PORT: '0' });
+    const code = await p.exited;
+    expect(code).toBe(1);
+    const lines = p.err().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^wrtfleet: Cannot reach PostgreSQL at 127\.0\.0\.1:1 .*DATABASE_URL/);
+    expect(p.err() + p.out()).not.toContain('s3cret-pw');
+    expect(p.err()).not.toMatch(/\n\s+at /);
+  }, 60_000);
+
+  it('`npm run demo` serves the demo fleet at /v1/routers within 10 s and stops cleanly on Ctrl-C', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'wrtfleet-demo-'));
+    const [httpPort, grpcPort] = [await freePort(), await freePort()];
+    const p = run('demo', { WRTFLEET_DATA_DIR: dataDir, WRTFLEET_HTTP_PORT: String(httpPort), WRTFLEET_GRPC_PORT: String(grpcPort) });
+    const started = Date.now();
+    try {
+      const items = await eventually(
+        async () => {
+          const res = await fetch(`http://127.0.0.1:${httpPort}/v1/routers?limit=100`);
+          const body = (await res.json()) as { items: { status: string; soc: string }[] };
+          return body.items.length >= 12 && body.items.every((r) => r.status === 'online') ? body.items : undefined;
+        },
+        30_000,
+        'the demo fleet online',
+      );
+      const fromStart = Date.now() - started;
+      expect(new Set(items.map((r) => r.soc))).toEqual(new Set(['QCA9558', 'MT7621', 'MT7986']));
+      expect(p.out()).toContain(`http://127.0.0.1:${httpPort}/docs`);
+      // The issue's bar is 10 s from start; npm + tsx start-up is part of that.
+      expect(fromStart).toBeLessThan(10_000);
+      p.signal('SIGINT');
+      // npm re-raises the SIGINT it received (exit code null); what matters is that the demo
+      // itself shut the fleet and the controller down and printed so.
+      await p.exited;
+      expect(p.out()).toContain('stopped.');
+      expect(p.err()).toBe('');
+    } finally {
+      p.signal('SIGKILL');
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
