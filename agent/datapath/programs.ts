@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RouterHost } from '../host/host.js';
+import { patchRodata } from './elf.js';
+
+/** Names fixed by the seed; also the ELF program (function) names. */
+export const PROGRAM_NAMES = ['set_ip_id_zero', 'set_ip_ttl', 'set_tcp_syn_window', 'clear_tcp_syn_ts'] as const;
+export type ProgramName = (typeof PROGRAM_NAMES)[number];
+
+/** clang targets: bpfel for x86_64/aarch64/mipsel (mt7621), bpfeb for mips (ath79). */
+export type BpfEndian = 'bpfel' | 'bpfeb';
+
+/** Link-level framing of an interface, as the programs' wf_cfg_l2 global encodes it. */
+export type L2Mode = 'ethernet' | 'raw-ip';
+const L2_MODE_VALUE: Record<L2Mode, number> = { ethernet: 0, 'raw-ip': 1 };
+
+export interface RewriteConfig {
+  /** Programs to chain; order does not matter for correctness (they touch disjoint fields). */
+  programs: ProgramName[];
+  /** TTL (and hop limit) target, 1..255. */
+  ttl: number;
+  /** Window put into first SYNs, 1..65535. */
+  synWindow: number;
+  /** Also rewrite the IPv6 hop limit in set_ip_ttl. */
+  ipv6HopLimit: boolean;
+}
+
+export const DEFAULT_REWRITE: RewriteConfig = {
+  programs: [...PROGRAM_NAMES],
+  ttl: 64,
+  synWindow: 65535,
+  ipv6HopLimit: false,
+};
+
+export function validateRewrite(cfg: RewriteConfig): void {
+  if (!Number.isInteger(cfg.ttl) || cfg.ttl < 1 || cfg.ttl > 255) throw new Error(`ttl must be 1..255, got ${cfg.ttl}`);
+  if (!Number.isInteger(cfg.synWindow) || cfg.synWindow < 1 || cfg.synWindow > 65535)
+    throw new Error(`synWindow must be 1..65535, got ${cfg.synWindow}`);
+  for (const p of cfg.programs) if (!PROGRAM_NAMES.includes(p)) throw new Error(`unknown program ${p}`);
+  if (new Set(cfg.programs).size !== cfg.programs.length) throw new Error('duplicate program in chain');
+}
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const BPF_BUILD_DIR = join(REPO_ROOT, 'bpf', 'build');
+/** wf-tcx built for this machine by bpf/build.sh (a router needs one built for its CPU). */
+export const LOCAL_TCX_HELPER = join(BPF_BUILD_DIR, 'wf-tcx');
+
+/** Path of the compiled object of `program` for the given byte order (built by `npm run bpf:build`). */
+export function bpfObjectFor(endian: BpfEndian, program: ProgramName): string {
+  return join(BPF_BUILD_DIR, endian, `${program}.o`);
+}
+
+/**
+ * Byte order of the router's CPU, read from the ELF header of its /bin/sh (busybox on
+ * OpenWrt): EI_DATA is 1 for little-, 2 for big-endian. Works over any RouterHost.
+ */
+export async function detectEndian(host: RouterHost): Promise<BpfEndian> {
+  const head = await host.readBinary('/bin/sh');
+  if (!head || head.length < 6 || head.readUInt32BE(0) !== 0x7f454c46) throw new Error(`${host.description}: cannot read the ELF header of /bin/sh`);
+  if (head[5] === 1) return 'bpfel';
+  if (head[5] === 2) return 'bpfeb';
+  throw new Error(`${host.description}: unknown EI_DATA ${head[5]}`);
+}
+
+/** The .rodata values a program object gets for `cfg` on an interface with framing `l2`. */
+export function rodataFor(program: ProgramName, cfg: RewriteConfig, l2: L2Mode): Record<string, number> {
+  const values: Record<string, number> = { wf_cfg_l2: L2_MODE_VALUE[l2] };
+  if (program === 'set_ip_ttl') {
+    values.wf_cfg_ttl = cfg.ttl;
+    values.wf_cfg_ipv6_hop_limit = cfg.ipv6HopLimit ? 1 : 0;
+  }
+  if (program === 'set_tcp_syn_window') values.wf_cfg_syn_window = cfg.synWindow;
+  return values;
+}
+
+export interface ConfiguredObject {
+  program: ProgramName;
+  bytes: Buffer;
+  /** First 12 hex digits of sha256(bytes): names pins and uploads, detects config changes. */
+  fingerprint: string;
+}
+
+export function configuredObject(endian: BpfEndian, program: ProgramName, cfg: RewriteConfig, l2: L2Mode): ConfiguredObject {
+  const bytes = patchRodata(readFileSync(bpfObjectFor(endian, program)), rodataFor(program, cfg, l2));
+  return { program, bytes, fingerprint: createHash('sha256').update(bytes).digest('hex').slice(0, 12) };
+}

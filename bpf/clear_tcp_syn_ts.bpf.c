@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * clear_tcp_syn_ts: on IPv4 first SYNs, every Timestamp option (kind 8, len 10) is
+ * overwritten with 10 NOPs. The header length stays the same, so no byte moves and
+ * the IP header is untouched; only the TCP checksum changes.
+ *
+ * Odd offsets: with options NOP, MSS, TS the option starts at byte 25 of the TCP header,
+ * so its 10 bytes straddle six 16-bit checksum words. Instead of reading and rewriting
+ * words (unaligned word loads, extra bounds), the checksum delta is computed from bytes:
+ * in a one's complement sum a byte at an even offset of the TCP header is the high half
+ * of its word, a byte at an odd offset the low half. The new bytes are all 0x01, so the
+ * new contribution of one cleared option is always five 0x0101 words = 0x0505 whatever
+ * the parity; the old contribution is (bytes at high positions) * 256 + (bytes at low
+ * positions) in network order, converted to the CPU's native word order because the
+ * kernel's checksum helpers sum raw memory words.
+ *
+ * Walk: one step per byte position p of the option area (written out 40 times, so
+ * p and its parity are compile-time constants and every packet access is at a constant
+ * offset from the option area); "next" says where the next option starts. That keeps the
+ * verifier's work linear (next is never used as a pointer offset, so states prune) and the
+ * odd/even handling branch-free.
+ * Malformed lists: parsing stops at the first option with length < 2 or running past the
+ * header, exactly like Linux's tcp_parse_options, which still honours the options before
+ * that point. So Timestamps before the damage are cleared (the peer would use them), and
+ * a list that is garbage from the start is left unchanged.
+ */
+#include "wf_common.h"
+
+/* New contribution of one cleared option: 10 bytes of 0x01 = five words 0x0101. */
+#define WF_TS_NOP_WORDS_SUM (5 * 0x0101)
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* native u16 of bytes {a, b} at increasing addresses = a + 256*b */
+#define WF_NET_HI_SHIFT 0
+#define WF_NET_LO_SHIFT 8
+#else
+#define WF_NET_HI_SHIFT 8
+#define WF_NET_LO_SHIFT 0
+#endif
+
+static __always_inline __u32 wf_csum_add32(__u32 a, __u32 b)
+{
+	__u32 r = a + b;
+
+	return r + (r < a); /* end-around carry */
+}
+
+struct wf_ts_walk {
+	__u8 *opt;       /* first option byte */
+	__u8 *data_end;
+	__u32 optlen;    /* option bytes in the header (1..40) */
+	__u32 next;      /* where the next option starts */
+	__u32 old_sum;   /* native-order checksum contribution of the cleared bytes */
+	__u32 new_sum;
+};
+
+/*
+ * One byte position p of the option area; p is a literal at every call site, so the
+ * compiler folds p, its parity and all offsets. Returns 1 to stop walking.
+ */
+static __always_inline int wf_ts_step(struct wf_ts_walk *w, const __u32 p)
+{
+	__u8 *opt = w->opt, kind, len;
+
+	if (p >= w->optlen)
+		return 1;
+	if (p != w->next)
+		return 0; /* inside the previous option */
+	if (opt + p + 2 > w->data_end) {
+		/* only a one-byte option (EOL/NOP) can sit in the last byte */
+		if (opt + p + 1 > w->data_end)
+			return 1;
+	}
+	kind = opt[p];
+	if (kind == WF_TCPOPT_EOL)
+		return 1;
+	if (kind == WF_TCPOPT_NOP) {
+		w->next = p + 1;
+		return 0;
+	}
+	if (opt + p + 2 > w->data_end)
+		return 1;
+	len = opt[p + 1];
+	if (len < 2 || p + len > w->optlen)
+		return 1;
+	if (p <= WF_TCP_MAX_OPT_LEN - WF_TCPOLEN_TIMESTAMP && kind == WF_TCPOPT_TIMESTAMP &&
+	    len == WF_TCPOLEN_TIMESTAMP) {
+		__u32 even = 0, odd = 0;
+
+		if (opt + p + WF_TCPOLEN_TIMESTAMP > w->data_end)
+			return 1;
+#pragma unroll
+		for (__u32 j = 0; j < WF_TCPOLEN_TIMESTAMP; j += 2) {
+			even += opt[p + j];
+			odd += opt[p + j + 1];
+			opt[p + j] = WF_TCPOPT_NOP;
+			opt[p + j + 1] = WF_TCPOPT_NOP;
+		}
+		/* Options begin at TCP byte 20 (even): the option's parity is p's parity. */
+		if (p & 1)
+			w->old_sum += (even << WF_NET_LO_SHIFT) + (odd << WF_NET_HI_SHIFT);
+		else
+			w->old_sum += (even << WF_NET_HI_SHIFT) + (odd << WF_NET_LO_SHIFT);
+		w->new_sum += WF_TS_NOP_WORDS_SUM;
+	}
+	w->next = p + len;
+	return 0;
+}
+
+#define WF_STEP(p) if (wf_ts_step(&w, p)) goto walked
+#define WF_STEP4(p) WF_STEP(p); WF_STEP(p + 1); WF_STEP(p + 2); WF_STEP(p + 3)
+#define WF_STEP20(p) WF_STEP4(p); WF_STEP4(p + 4); WF_STEP4(p + 8); WF_STEP4(p + 12); WF_STEP4(p + 16)
+
+SEC("tc")
+int clear_tcp_syn_ts(struct __sk_buff *skb)
+{
+	struct wf_counters *c = wf_counters_get();
+	__u32 l3off = 0, l4off, thl = 0;
+	struct wf_ts_walk w = {};
+
+	if (c)
+		c->seen++;
+	if (wf_parse_l2(skb, &l3off) != WF_ETH_P_IP)
+		return WF_CONTINUE;
+	l4off = wf_ipv4_first_syn(skb, l3off, &thl);
+	if (!l4off || thl <= WF_TCP_MIN_HLEN)
+		return WF_CONTINUE;
+	if (l4off > WF_MAX_HDR_OFF - 60 || thl > 60)
+		return WF_CONTINUE;
+	if (!wf_linear(skb, l4off + thl))
+		return WF_CONTINUE;
+
+	w.data_end = (__u8 *)(long)skb->data_end;
+	w.opt = (__u8 *)(long)skb->data + l4off + WF_TCP_MIN_HLEN;
+	asm volatile("" : "+r"(w.opt)); /* one register, so range checks on opt+k cover all loads */
+	w.optlen = thl - WF_TCP_MIN_HLEN;
+
+	/* 40 = WF_TCP_MAX_OPT_LEN positions, written out (clang will not unroll this loop). */
+	WF_STEP20(0);
+	WF_STEP20(20);
+walked:
+	if (!w.new_sum)
+		return WF_CONTINUE;
+
+	/* size 0: "to" is a checksum diff (new - old); the helper handles CHECKSUM_PARTIAL. */
+	bpf_l4_csum_replace(skb, l4off + WF_TCP_CSUM_OFF, 0, wf_csum_add32(w.new_sum, ~w.old_sum), 0);
+	if (c)
+		c->rewritten++;
+	return WF_CONTINUE;
+}
+
+char _license[] SEC("license") = "GPL";

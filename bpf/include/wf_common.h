@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared parsing, checksum and counter code for the wrtfleet TC egress programs.
+ *
+ * Every program is its own object (bpf/<name>.bpf.c) so the agent can chain any subset.
+ * They all follow the same rules:
+ *
+ *  - Return WF_CONTINUE (-1) on every path, rewritten or not, garbage or not.
+ *    -1 is TCX_NEXT for TCX links and TC_ACT_UNSPEC for direct-action cls_bpf filters:
+ *    in both worlds it means "run the next program/filter"; when the chain ends, the
+ *    kernel's default is to pass the packet. TC_ACT_OK (== TCX_PASS) would instead end the
+ *    chain: a garbage frame would then skip every later program, including other tools'
+ *    programs attached after ours (shapers, monitors). So "leave the frame unchanged"
+ *    is expressed as "unchanged bytes + continue", which on its own is a pass.
+ *  - Never read past data_end; a frame shorter than the header we need (compared
+ *    with skb->len, not just the linear area) is left unchanged.
+ *  - Headers that sit outside the linear area (possible for forwarded/GRO packets)
+ *    are pulled with bpf_skb_pull_data only when needed and only as far as needed,
+ *    so the fast path on ordinary packets never copies payload.
+ *  - Packet accesses at variable offsets are 1 or 2 bytes wide and 2-byte aligned
+ *    relative to the TCP/IP header start, so the programs also pass the verifier on
+ *    strict-alignment CPUs (MIPS routers, where NET_IP_ALIGN is 2).
+ */
+#ifndef WF_COMMON_H
+#define WF_COMMON_H
+
+#include <linux/bpf.h>
+#include <linux/types.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+/* -1: TCX_NEXT for TCX links, TC_ACT_UNSPEC for cls_bpf direct-action (see above). */
+#define WF_CONTINUE (-1)
+
+/* L2 framing of the device the program is attached to; set per interface by the loader. */
+#define WF_L2_ETHERNET 0 /* frames start with an Ethernet header (veth, eth, VLAN devs) */
+#define WF_L2_RAW_IP 1   /* PPP (pppoe-wan, ppp0), tun: skb data starts at the IP header */
+
+/* Ethernet framing (IEEE 802.3, 802.1Q, 802.1ad, RFC 2516 PPPoE). */
+#define WF_ETH_HLEN 14           /* dst MAC 6 + src MAC 6 + ethertype 2 */
+#define WF_ETH_PROTO_OFF 12      /* ethertype follows the two MAC addresses */
+#define WF_ETH_P_IP 0x0800
+#define WF_ETH_P_IPV6 0x86DD
+#define WF_ETH_P_8021Q 0x8100    /* customer VLAN tag */
+#define WF_ETH_P_8021AD 0x88A8   /* service VLAN tag (QinQ outer) */
+#define WF_ETH_P_PPP_SES 0x8864  /* PPPoE session stage; discovery (0x8863) carries no IP */
+#define WF_VLAN_HLEN 4           /* TCI 2 + inner ethertype 2 */
+#define WF_MAX_VLAN_TAGS 2       /* QinQ: an 802.1ad tag over an 802.1Q tag */
+#define WF_PPPOE_HLEN 6          /* ver/type 1, code 1, session id 2, length 2 */
+#define WF_PPP_PROTO_LEN 2       /* the PPP protocol field that follows the PPPoE header */
+#define WF_PPPOE_VER_TYPE 0x11   /* version 1, type 1: the only values RFC 2516 defines */
+#define WF_PPPOE_CODE_SESSION 0x00 /* session data frames carry code 0 */
+#define WF_PPP_IP 0x0021         /* PPP protocol number of IPv4 */
+#define WF_PPP_IPV6 0x0057       /* PPP protocol number of IPv6 */
+
+/* IPv4 (RFC 791) and IPv6 (RFC 8200). */
+#define WF_IPV4_MIN_HLEN 20      /* IHL 5: header without options */
+#define WF_IPV4_FRAG_OFF_MASK 0x1FFF /* fragment offset bits of frag_off; non-zero = not the first fragment */
+#define WF_IPV6_HLEN 40
+#define WF_IPPROTO_TCP 6
+
+/* TCP (RFC 9293, RFC 7323). */
+#define WF_TCP_MIN_HLEN 20       /* data offset 5: header without options */
+#define WF_TCP_MAX_OPT_LEN 40    /* data offset is 4 bits: at most 60 - 20 bytes of options */
+#define WF_TCP_FLAGS_OFF 13      /* byte holding CWR..FIN */
+#define WF_TCP_FLAG_SYN 0x02
+#define WF_TCP_FLAG_ACK 0x10
+#define WF_TCPOPT_EOL 0
+#define WF_TCPOPT_NOP 1
+#define WF_TCPOPT_TIMESTAMP 8
+#define WF_TCPOLEN_TIMESTAMP 10  /* kind 1, len 1, TSval 4, TSecr 4 */
+#define WF_TCP_CSUM_OFF 16       /* offset of the checksum inside the TCP header */
+
+/*
+ * Upper bound for every header offset we compute: 2 VLAN tags + PPPoE + max IPv4 header
+ * + max TCP header is 14 + 8 + 8 + 60 + 60 = 150. The verifier needs a known maximum
+ * for variable packet offsets; anything beyond is garbage by construction.
+ */
+#define WF_MAX_HDR_OFF 256
+
+/*
+ * Counters: one PERCPU_ARRAY slot per program object, so the hot path increments without
+ * atomics or cache-line bouncing between CPUs. User space sums the per-CPU values:
+ *   bpftool map dump pinned /sys/fs/bpf/wrtfleet/<ifname>/<program>/maps/wf_stats -j
+ * (agent/datapath/counters.ts: readCounters()).
+ *  seen      = packets this program ran on (every packet, including non-IP and garbage)
+ *  rewritten = packets whose bytes this program changed (a packet that already carried
+ *              the target value is seen but not rewritten)
+ */
+struct wf_counters {
+	__u64 seen;
+	__u64 rewritten;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wf_counters);
+} wf_stats SEC(".maps");
+
+/*
+ * Link-level framing of the attached device. .rodata: the loader patches the value in
+ * the object file per interface before loading, so the verifier sees a constant and
+ * drops the branch that does not apply.
+ */
+volatile const __u8 wf_cfg_l2 = WF_L2_ETHERNET;
+
+static __always_inline struct wf_counters *wf_counters_get(void)
+{
+	__u32 zero = 0;
+	return bpf_map_lookup_elem(&wf_stats, &zero);
+}
+
+/*
+ * Pointer to [off, off+len) in the linear area, pulling it in when the frame is long
+ * enough but the bytes sit in paged fragments. NULL when the frame is too short.
+ * Any packet pointer obtained before this call is stale after it (the pull may move data).
+ */
+static __always_inline void *wf_ptr(struct __sk_buff *skb, __u32 off, const __u32 len)
+{
+	__u8 *data_end = (__u8 *)(long)skb->data_end;
+	__u8 *p = (__u8 *)(long)skb->data;
+
+	if (off > WF_MAX_HDR_OFF)
+		return NULL;
+	p += off;
+	/* Keep p in one register: the verifier only trusts the exact register it range-checked. */
+	asm volatile("" : "+r"(p));
+	if (p + len <= data_end)
+		return p;
+	if (off + len > skb->len)
+		return NULL;
+	if (bpf_skb_pull_data(skb, off + len))
+		return NULL;
+	data_end = (__u8 *)(long)skb->data_end;
+	p = (__u8 *)(long)skb->data;
+	if (off > WF_MAX_HDR_OFF)
+		return NULL;
+	p += off;
+	asm volatile("" : "+r"(p));
+	if (p + len > data_end)
+		return NULL;
+	return p;
+}
+
+/* Makes [0, end) linear (pulling only when the frame is long enough). 1 on success. */
+static __always_inline int wf_linear(struct __sk_buff *skb, __u32 end)
+{
+	if (end > WF_MAX_HDR_OFF)
+		return 0;
+	if ((void *)(long)skb->data + end <= (void *)(long)skb->data_end)
+		return 1;
+	if (end > skb->len)
+		return 0;
+	return bpf_skb_pull_data(skb, end) == 0;
+}
+
+static __always_inline __u16 wf_load_be16(const void *p)
+{
+	return bpf_ntohs(*(const __be16 *)p);
+}
+
+/*
+ * Finds the network header. Returns WF_ETH_P_IP, WF_ETH_P_IPV6 or 0 (anything else:
+ * ARP, PPPoE discovery, LCP, truncated frames) and stores the L3 offset in *l3off.
+ */
+static __always_inline __u16 wf_parse_l2(struct __sk_buff *skb, __u32 *l3off)
+{
+	__u16 proto;
+	__u32 off;
+	__u8 *p;
+
+	if (wf_cfg_l2 == WF_L2_RAW_IP) {
+		/* No MAC header: skb->protocol is the only framing information there is. */
+		*l3off = 0;
+		proto = bpf_ntohs(skb->protocol);
+		return (proto == WF_ETH_P_IP || proto == WF_ETH_P_IPV6) ? proto : 0;
+	}
+
+	p = wf_ptr(skb, 0, WF_ETH_HLEN);
+	if (!p)
+		return 0;
+	proto = wf_load_be16(p + WF_ETH_PROTO_OFF);
+	off = WF_ETH_HLEN;
+
+#pragma unroll
+	for (int i = 0; i < WF_MAX_VLAN_TAGS; i++) {
+		if (proto != WF_ETH_P_8021Q && proto != WF_ETH_P_8021AD)
+			break;
+		p = wf_ptr(skb, off, WF_VLAN_HLEN);
+		if (!p)
+			return 0;
+		proto = wf_load_be16(p + 2);
+		off += WF_VLAN_HLEN;
+	}
+
+	if (proto == WF_ETH_P_PPP_SES) {
+		p = wf_ptr(skb, off, WF_PPPOE_HLEN + WF_PPP_PROTO_LEN);
+		if (!p)
+			return 0;
+		if (p[0] != WF_PPPOE_VER_TYPE || p[1] != WF_PPPOE_CODE_SESSION)
+			return 0;
+		switch (wf_load_be16(p + WF_PPPOE_HLEN)) {
+		case WF_PPP_IP:
+			proto = WF_ETH_P_IP;
+			break;
+		case WF_PPP_IPV6:
+			proto = WF_ETH_P_IPV6;
+			break;
+		default:
+			return 0;
+		}
+		off += WF_PPPOE_HLEN + WF_PPP_PROTO_LEN;
+	}
+
+	if (proto != WF_ETH_P_IP && proto != WF_ETH_P_IPV6)
+		return 0;
+	*l3off = off;
+	return proto;
+}
+
+/*
+ * Validated IPv4 header (fixed 20 bytes linear) or NULL for garbage: wrong version,
+ * IHL < 5, total length shorter than the header or longer than the frame.
+ * tot_len 0 is accepted only on GSO packets (BIG TCP super-packets carry 0).
+ */
+static __always_inline struct iphdr *wf_ipv4(struct __sk_buff *skb, __u32 l3off)
+{
+	__u8 *p = wf_ptr(skb, l3off, WF_IPV4_MIN_HLEN);
+	__u32 ihl, tot;
+
+	if (!p)
+		return NULL;
+	if ((p[0] >> 4) != 4)
+		return NULL;
+	ihl = (p[0] & 0x0f) * 4;
+	if (ihl < WF_IPV4_MIN_HLEN)
+		return NULL;
+	tot = wf_load_be16(p + 2);
+	if (tot == 0) {
+		if (!skb->gso_size)
+			return NULL;
+	} else if (tot < ihl || l3off + tot > skb->len) {
+		return NULL;
+	}
+	return (struct iphdr *)p;
+}
+
+/*
+ * RFC 1624 eqn. 3 incremental update of a 16-bit one's complement checksum when one
+ * 16-bit word changes: HC' = ~(~HC + ~m + m'). Words are taken as raw memory (native
+ * loads); one's complement sums commute with byte swapping, so this is correct on
+ * both little- and big-endian CPUs without conversions.
+ */
+static __always_inline void wf_csum_replace2(__u16 *csum, __u16 old, __u16 new)
+{
+	__u32 sum = (__u16)~*csum;
+
+	sum += (__u16)~old;
+	sum += new;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	*csum = (__u16)~sum;
+}
+
+/*
+ * Offset of the TCP header of an IPv4 first SYN (SYN=1, ACK=0), or 0 when the packet is
+ * anything else: not TCP, a non-first fragment (no TCP header in it), a SYN-ACK, a header
+ * that does not fit in the IP total length or in the frame. *tcp_hlen gets the TCP
+ * header length (20..60). The fixed 20 bytes of the TCP header are linear on return.
+ */
+static __always_inline __u32 wf_ipv4_first_syn(struct __sk_buff *skb, __u32 l3off, __u32 *tcp_hlen)
+{
+	struct iphdr *iph = wf_ipv4(skb, l3off);
+	__u32 ihl, tot, l4off, thl;
+	__u8 *th;
+
+	if (!iph)
+		return 0;
+	if (iph->protocol != WF_IPPROTO_TCP)
+		return 0;
+	if (iph->frag_off & bpf_htons(WF_IPV4_FRAG_OFF_MASK))
+		return 0;
+	ihl = (((__u8 *)iph)[0] & 0x0f) * 4;
+	tot = bpf_ntohs(iph->tot_len);
+	l4off = l3off + ihl;
+
+	th = wf_ptr(skb, l4off, WF_TCP_MIN_HLEN);
+	if (!th)
+		return 0;
+	if ((th[WF_TCP_FLAGS_OFF] & (WF_TCP_FLAG_SYN | WF_TCP_FLAG_ACK)) != WF_TCP_FLAG_SYN)
+		return 0;
+	thl = (th[12] >> 4) * 4;
+	if (thl < WF_TCP_MIN_HLEN)
+		return 0;
+	/* A SYN is never a GSO packet, so tot_len is always meaningful here. */
+	if (ihl + thl > tot)
+		return 0;
+	*tcp_hlen = thl;
+	return l4off;
+}
+
+#endif /* WF_COMMON_H */

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * set_ip_id_zero: IPv4 Identification -> 0 on every IPv4 packet, fragments included
+ * (the DOMAIN contract). Zeroing IDs of fragments is what the reference does; it is safe
+ * as long as one host does not have two fragmented datagrams to the same peer in flight,
+ * which is why DF traffic (all TCP from modern stacks) is the real target.
+ *
+ * Segmentation offload: on a GSO super-packet only the super-packet's ID is ours to set;
+ * the software GSO path (or the NIC) numbers the later segments ID+1, ID+2, ... after TC
+ * egress. The loader makes the promise "ID 0 on the wire" true by making the attached
+ * device hand TC single segments (see agent/datapath/loader.ts, ipIdSegmentation).
+ */
+#include "wf_common.h"
+
+SEC("tc")
+int set_ip_id_zero(struct __sk_buff *skb)
+{
+	struct wf_counters *c = wf_counters_get();
+	struct iphdr *iph;
+	__u32 l3off = 0;
+	__u16 old;
+
+	if (c)
+		c->seen++;
+	if (wf_parse_l2(skb, &l3off) != WF_ETH_P_IP)
+		return WF_CONTINUE;
+	iph = wf_ipv4(skb, l3off);
+	if (!iph)
+		return WF_CONTINUE;
+	old = iph->id;
+	if (old == 0)
+		return WF_CONTINUE;
+	iph->id = 0;
+	wf_csum_replace2(&iph->check, old, 0);
+	if (c)
+		c->rewritten++;
+	return WF_CONTINUE;
+}
+
+char _license[] SEC("license") = "GPL";

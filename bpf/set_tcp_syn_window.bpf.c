@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * set_tcp_syn_window: TCP window -> wf_cfg_syn_window on IPv4 first SYNs (SYN=1, ACK=0).
+ * SYN-ACKs, non-first fragments and everything else pass untouched.
+ *
+ * The TCP checksum is updated with bpf_l4_csum_replace rather than by hand: for
+ * CHECKSUM_PARTIAL packets (the router's own connections on offloading devices) the
+ * checksum field holds only the pseudo-header sum and must NOT be adjusted for payload
+ * changes; the helper knows skb->ip_summed, which a program cannot read.
+ */
+#include "wf_common.h"
+
+volatile const __u16 wf_cfg_syn_window = 65535; /* window in the SYN (unscaled: RFC 7323 §2.2) */
+
+#define WF_TCP_WINDOW_OFF 14
+
+SEC("tc")
+int set_tcp_syn_window(struct __sk_buff *skb)
+{
+	struct wf_counters *c = wf_counters_get();
+	__u32 l3off = 0, l4off, thl = 0;
+	__u16 *win, old, new;
+	__u8 *th;
+
+	if (c)
+		c->seen++;
+	if (wf_parse_l2(skb, &l3off) != WF_ETH_P_IP)
+		return WF_CONTINUE;
+	l4off = wf_ipv4_first_syn(skb, l3off, &thl);
+	if (!l4off)
+		return WF_CONTINUE;
+	th = wf_ptr(skb, l4off, WF_TCP_MIN_HLEN);
+	if (!th)
+		return WF_CONTINUE;
+	win = (__u16 *)(th + WF_TCP_WINDOW_OFF);
+	old = *win;
+	new = bpf_htons(wf_cfg_syn_window);
+	if (old == new)
+		return WF_CONTINUE;
+	*win = new;
+	bpf_l4_csum_replace(skb, l4off + WF_TCP_CSUM_OFF, old, new, sizeof(new));
+	if (c)
+		c->rewritten++;
+	return WF_CONTINUE;
+}
+
+char _license[] SEC("license") = "GPL";

@@ -1,0 +1,79 @@
+/**
+ * BPF_PROG_TEST_RUN through bpftool: loads one configured program object, pins it under a
+ * test-owned bpffs directory and runs frames through it.
+ *
+ * Test-run quirk: for SCHED_CLS programs the kernel always treats data_in as an Ethernet
+ * frame (skb->protocol = eth_type_trans(data)). Raw-IP (PPP) programs read skb->protocol,
+ * so raw IPv4 test packets use a source address whose first two bytes are 0x0800 (8.0.x.x):
+ * bytes 12-13 of an IPv4 header are the start of the source address.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { LocalHost } from '../../agent/host/local-host.js';
+import { readCounters, type ProgramCounters } from '../../agent/datapath/counters.js';
+import { configuredObject, DEFAULT_REWRITE, type L2Mode, type ProgramName, type RewriteConfig } from '../../agent/datapath/programs.js';
+
+const exec = promisify(execFile);
+export const TEST_PIN_ROOT = '/sys/fs/bpf/wrtfleet-test';
+
+/** -1 as bpftool prints a u32 retval: TCX_NEXT / TC_ACT_UNSPEC. */
+export const RET_CONTINUE = 0xffffffff;
+
+export async function ensureBpffs(): Promise<void> {
+  const mounts = readFileSync('/proc/mounts', 'utf8');
+  if (!/ \/sys\/fs\/bpf bpf /.test(mounts)) await exec('mount', ['-t', 'bpf', 'bpf', '/sys/fs/bpf']);
+}
+
+export interface RunResult {
+  retval: number;
+  out: Buffer;
+  durationNs: number;
+}
+
+export class TestProgram {
+  private constructor(
+    readonly name: ProgramName,
+    readonly dir: string,
+    private readonly work: string,
+  ) {}
+
+  static async load(name: ProgramName, cfg: Partial<RewriteConfig> = {}, l2: L2Mode = 'ethernet', tag = 'p'): Promise<TestProgram> {
+    await ensureBpffs();
+    const work = mkdtempSync(join(tmpdir(), 'wf-progrun-'));
+    const obj = configuredObject('bpfel', name, { ...DEFAULT_REWRITE, ...cfg }, l2);
+    const objPath = join(work, `${name}.o`);
+    writeFileSync(objPath, obj.bytes);
+    const dir = `${TEST_PIN_ROOT}/${process.pid}-${tag}-${name}-${obj.fingerprint}`;
+    rmSync(dir, { recursive: true, force: true });
+    await exec('mkdir', ['-p', dir]);
+    try {
+      await exec('bpftool', ['prog', 'load', objPath, `${dir}/prog`, 'type', 'classifier', 'pinmaps', `${dir}/maps`]);
+    } catch (e) {
+      const err = e as { stderr?: string };
+      throw new Error(`bpftool prog load ${name}: ${(err.stderr ?? String(e)).split('\n').slice(-15).join('\n')}`);
+    }
+    return new TestProgram(name, dir, work);
+  }
+
+  async run(frame: Buffer, repeat = 1): Promise<RunResult> {
+    const inPath = join(this.work, 'in.bin');
+    const outPath = join(this.work, 'out.bin');
+    writeFileSync(inPath, frame);
+    rmSync(outPath, { force: true });
+    const { stdout } = await exec('bpftool', ['-j', 'prog', 'run', 'pinned', `${this.dir}/prog`, 'data_in', inPath, 'data_out', outPath, 'data_size_out', String(frame.length + 64), 'repeat', String(repeat)]);
+    const j = JSON.parse(stdout) as { retval: number; duration: number };
+    return { retval: j.retval, out: readFileSync(outPath), durationNs: j.duration };
+  }
+
+  counters(): Promise<ProgramCounters> {
+    return readCounters(new LocalHost(), `${this.dir}/maps/wf_stats`);
+  }
+
+  async unload(): Promise<void> {
+    rmSync(this.dir, { recursive: true, force: true });
+    rmSync(this.work, { recursive: true, force: true });
+  }
+}
