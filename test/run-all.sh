@@ -13,4 +13,11 @@ if [ -f bpf/build.sh ]; then
   echo "== BPF objects (bpfel, bpfeb)"; npm run -s bpf:build
 fi
 echo "== tests"
-npx vitest run "$@"
+report=$(mktemp)
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
+# One plain closing line that any CI reader understands.
+node -e 'const r=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));
+  console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));' "$report" || true
+rm -f "$report"
+exit "$status"
