@@ -35,15 +35,16 @@
  */
 import { createHash } from 'node:crypto';
 import { FW4_MIN_OPENWRT, predictCapabilities, type CapabilityFlags, type CapabilityInput } from './capabilities.js';
+import { DEFAULT_REWRITE, PROGRAM_NAMES, type BpfEndian, type ProgramName, type RewriteConfig } from './datapath/programs.js';
 import { openWrtAtLeast } from './facts/release.js';
 import type { Endian } from './facts/types.js';
 import type { ConflictPolicy, DriftPolicy, FlowOffloadMode, ProfileSpec } from './profile-spec.js';
 
 export const PLAN_VERSION = 1 as const;
 
-/** The four TC egress programs (names fixed by the seed, DOMAIN.md §1), in plan order. */
-export const REWRITE_PROGRAMS = ['set_ip_id_zero', 'set_ip_ttl', 'set_tcp_syn_window', 'clear_tcp_syn_ts'] as const;
-export type RewriteProgramName = (typeof REWRITE_PROGRAMS)[number];
+/** The four TC egress programs (names fixed by the seed, DOMAIN.md §1), in plan order: the datapath's list. */
+export const REWRITE_PROGRAMS = PROGRAM_NAMES;
+export type RewriteProgramName = ProgramName;
 
 /** Which packets a program touches; this alone decides which offload conflicts it is part of. */
 export type ProgramScope = 'every-packet' | 'first-syn';
@@ -62,7 +63,7 @@ export type PlannedProgram =
 
 export type DatapathMode = 'ebpf' | 'nftables' | 'none';
 export type AttachMethod = 'tcx' | 'cls_bpf';
-export type BpfObjectEndian = 'bpfel' | 'bpfeb';
+export type BpfObjectEndian = BpfEndian;
 export type OffloadMode = 'off' | 'software' | 'hardware';
 export type CapabilityName = keyof CapabilityFlags;
 
@@ -394,7 +395,24 @@ function plannedPrograms(spec: ProfileSpec, decide: Decide): PlannedProgram[] {
     r.tcpts ? 'enabled' : 'disabled',
     r.tcpts ? 'l3Rewrite.tcpts is on: the timestamp option of first TCP SYNs is overwritten with NOPs' : 'l3Rewrite.tcpts is off',
   );
-  return programs;
+  // Plan order is the datapath's order, whatever order the switches were read in.
+  return programs.sort((a, b) => PROGRAM_NAMES.indexOf(a.name) - PROGRAM_NAMES.indexOf(b.name));
+}
+
+/**
+ * The datapath's view of a plan's programs (agent/datapath/programs.ts): what the loader patches
+ * into each object's .rodata. Values of programs that are not enabled keep the datapath defaults.
+ */
+export function rewriteConfigOf(plan: Pick<Plan, 'datapath'>): RewriteConfig {
+  const config: RewriteConfig = { ...DEFAULT_REWRITE, programs: plan.datapath.programs.map((p) => p.name) };
+  for (const program of plan.datapath.programs) {
+    if (program.name === 'set_ip_ttl') {
+      config.ttl = program.config.ttl;
+      config.ipv6HopLimit = program.config.ipv6HopLimit;
+    }
+    if (program.name === 'set_tcp_syn_window') config.synWindow = program.config.window;
+  }
+  return config;
 }
 
 function describeProgramEffect(name: RewriteProgramName): string {
@@ -474,7 +492,7 @@ function resolveDatapath(
         ? `TCX available (${capabilities.tcx.reason}): programs chain through bpf_link`
         : `no TCX (${capabilities.tcx.reason}): clsact qdisc + cls_bpf direct-action filters`,
     );
-    decide('datapath.bpfObject', bpfObject!, `the CPU is ${facts.endian}-endian, so the ${bpfObject} build of the programs is uploaded`);
+    decide('datapath.bpfObject', String(bpfObject), `the CPU is ${facts.endian}-endian, so the ${bpfObject} build of the programs is uploaded`);
     if (ebpfMode === 'on' && missingTooling.length > 0) {
       // eBPF is required and the kernel can do it: the packages are the way there, not a reason to refuse.
       prerequisites.push(...missingTooling);

@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { predictCapabilities } from '../../agent/capabilities.js';
+import { PROGRAM_NAMES, validateRewrite } from '../../agent/datapath/programs.js';
 import { collectFacts, type RouterFacts } from '../../agent/facts/index.js';
 import { FixtureHost } from '../../agent/host/fixture-host.js';
 import {
@@ -12,6 +12,7 @@ import {
   canonicalJson,
   computePlanHash,
   resolvePlan,
+  rewriteConfigOf,
   type OffloadMode,
   type Plan,
   type PlanRouter,
@@ -395,11 +396,13 @@ describe('plan: explicit cases', () => {
     expect(plan.drift).toEqual({ policy: 'reapply', intervalSeconds: 600 });
   });
 
-  it("the plan's program names are the datapath's", async () => {
-    const programsModule = join(repoRoot, 'agent/datapath/programs.ts');
-    if (!existsSync(programsModule)) return;
-    const { PROGRAM_NAMES } = (await import(programsModule)) as { PROGRAM_NAMES: readonly string[] };
-    expect([...REWRITE_PROGRAMS]).toEqual([...PROGRAM_NAMES]);
+  it("the plan's program names are the datapath's, and rewriteConfigOf hands the datapath its config", () => {
+    expect(REWRITE_PROGRAMS).toBe(PROGRAM_NAMES);
+    const plan = planFor('kt-km14-102h-mt7621', { l3Rewrite: { ttl: { value: 128 }, ipv6HopLimit: true, tcpwin: { value: 29200 }, ipid: false } });
+    const config = rewriteConfigOf(plan);
+    expect(config).toEqual({ programs: ['set_ip_ttl', 'set_tcp_syn_window', 'clear_tcp_syn_ts'], ttl: 128, synWindow: 29200, ipv6HopLimit: true });
+    expect(() => validateRewrite(config)).not.toThrow();
+    expect(rewriteConfigOf(planFor('kt-km14-102h-mt7621', { l3Rewrite: REWRITE_SETS.none })).programs).toEqual([]);
   });
 });
 
