@@ -1,0 +1,137 @@
+/**
+ * nftables fallback for routers where eBPF cannot run (kernel < 5.15, no cls_bpf, a failed
+ * load): the same four rewrites done by in-kernel nftables payload/exthdr statements.
+ * No NFQUEUE, no copies to user space.
+ *
+ * One table of our own, `inet wrtfleet`, replaced atomically in one `nft -f` transaction,
+ * so applying twice gives the same ruleset and removal is `delete table`. The chain hooks
+ * postrouting (forwarded and router-originated packets) at priority 300, after fw4's
+ * mangle (-150) and srcnat (100), and matches only the eligible egress interfaces.
+ *
+ * nft recomputes the IPv4 header checksum and adjusts the TCP checksum for every payload
+ * write, CHECKSUM_PARTIAL included; `reset tcp option timestamp` overwrites the option
+ * with NOPs and fixes the checksum, like clear_tcp_syn_ts. Non-first fragments never match
+ * `tcp ...` expressions (nft knows there is no TCP header in them).
+ *
+ * The gso_max_segs change for IP ID 0 (see loader.ts, ipIdGso) applies here too; the
+ * original values are kept in the table's comment, so removal can restore them even after
+ * an agent restart.
+ */
+import type { RouterHost } from '../host/host.js';
+import { eligibleInterfaces, type DatapathOptions } from './loader.js';
+import { validateRewrite, type RewriteConfig } from './programs.js';
+
+export const NFT_FAMILY = 'inet';
+export const NFT_TABLE = 'wrtfleet';
+export const NFT_CHAIN = 'egress_rewrite';
+/** After fw4's mangle (-150) and srcnat (100): we see the final packet. */
+export const NFT_PRIORITY = 300;
+
+export interface NftEvidence {
+  mode: 'nftables';
+  table: string;
+  interfaces: string[];
+  skipped: { ifname: string; reason: string }[];
+  ruleset: string;
+  gsoMaxSegs: Record<string, number>;
+}
+
+function q(name: string): string {
+  if (!/^[A-Za-z0-9_.@-]+$/.test(name)) throw new Error(`refusing interface name ${JSON.stringify(name)}`);
+  return `"${name}"`;
+}
+
+/** The statements of our chain for `cfg` on `ifaces` (exported for tests and review). */
+export function nftRules(cfg: RewriteConfig, ifaces: string[]): string[] {
+  validateRewrite(cfg);
+  if (!ifaces.length) return [];
+  const oif = `oifname { ${ifaces.map(q).join(', ')} }`;
+  const firstSyn = 'tcp flags & (syn | ack) == syn';
+  const rules: string[] = [];
+  if (cfg.programs.includes('set_ip_id_zero')) rules.push(`${oif} ip id != 0 ip id set 0`);
+  if (cfg.programs.includes('set_ip_ttl')) {
+    rules.push(`${oif} ip ttl != ${cfg.ttl} ip ttl set ${cfg.ttl}`);
+    if (cfg.ipv6HopLimit) rules.push(`${oif} ip6 hoplimit != ${cfg.ttl} ip6 hoplimit set ${cfg.ttl}`);
+  }
+  if (cfg.programs.includes('set_tcp_syn_window')) rules.push(`${oif} ip protocol tcp ${firstSyn} tcp window != ${cfg.synWindow} tcp window set ${cfg.synWindow}`);
+  if (cfg.programs.includes('clear_tcp_syn_ts')) rules.push(`${oif} ip protocol tcp ${firstSyn} tcp option timestamp exists reset tcp option timestamp`);
+  return rules.map((r) => `${r} counter`);
+}
+
+async function nft(host: RouterHost, script: string): Promise<void> {
+  const r = await host.run(['nft', '-f', '-'], { input: script });
+  if (r.code !== 0) throw new Error(`nft -f: ${r.stderr.trim()}`);
+}
+
+async function tableComment(host: RouterHost): Promise<string | null> {
+  const r = await host.run(['nft', '-j', 'list', 'table', NFT_FAMILY, NFT_TABLE]);
+  if (r.code !== 0) return null;
+  const j = JSON.parse(r.stdout) as { nftables: { table?: { comment?: string } }[] };
+  return j.nftables.find((x) => x.table)?.table?.comment ?? '';
+}
+
+function parseGso(comment: string | null): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const m of (comment ?? '').matchAll(/gso:([A-Za-z0-9_.@-]+)=(\d+)/g)) out[m[1]!] = Number(m[2]);
+  return out;
+}
+
+async function gsoOf(host: RouterHost, ifname: string): Promise<number | null> {
+  const r = await host.run(['ip', '-d', '-j', 'link', 'show', 'dev', ifname]);
+  if (r.code !== 0) return null;
+  return (JSON.parse(r.stdout) as { gso_max_segs?: number }[])[0]?.gso_max_segs ?? null;
+}
+
+export async function applyNft(host: RouterHost, opts: DatapathOptions): Promise<NftEvidence> {
+  validateRewrite(opts.rewrite);
+  const elig = await eligibleInterfaces(host, opts);
+  const ifaces = elig.eligible.map((e) => e.ifname);
+
+  // gso_max_segs: remember originals (from an earlier apply, or now), lower, restore the rest.
+  const saved = parseGso(await tableComment(host));
+  const wantSingle = opts.rewrite.programs.includes('set_ip_id_zero') && (opts.ipIdGso ?? 'single-segment') === 'single-segment';
+  const gso: Record<string, number> = {};
+  for (const i of elig.eligible) {
+    if (!wantSingle) continue;
+    gso[i.ifname] = saved[i.ifname] ?? i.gsoMaxSegs ?? 65535;
+    if (i.gsoMaxSegs !== 1) {
+      const r = await host.run(['ip', 'link', 'set', 'dev', i.ifname, 'gso_max_segs', '1']);
+      if (r.code !== 0) throw new Error(`ip link set ${i.ifname} gso_max_segs 1: ${r.stderr.trim()}`);
+    }
+  }
+  for (const [ifname, orig] of Object.entries(saved)) {
+    if (ifname in gso) continue;
+    if ((await gsoOf(host, ifname)) !== null) await host.run(['ip', 'link', 'set', 'dev', ifname, 'gso_max_segs', String(orig)]);
+  }
+
+  const comment = `wrtfleet datapath fallback; ${Object.entries(gso).map(([k, v]) => `gso:${k}=${v}`).join(' ')}`.trim();
+  const rules = nftRules(opts.rewrite, ifaces);
+  // "add table" + "delete table" makes the delete valid whether or not the table exists;
+  // everything in one file is one transaction: no window without rules, no duplicates.
+  const script = [
+    `add table ${NFT_FAMILY} ${NFT_TABLE}`,
+    `delete table ${NFT_FAMILY} ${NFT_TABLE}`,
+    `table ${NFT_FAMILY} ${NFT_TABLE} {`,
+    `  comment "${comment}"`,
+    `  chain ${NFT_CHAIN} {`,
+    `    type filter hook postrouting priority ${NFT_PRIORITY}; policy accept;`,
+    ...rules.map((r) => `    ${r}`),
+    '  }',
+    '}',
+    '',
+  ].join('\n');
+  await nft(host, script);
+  const listed = await host.run(['nft', 'list', 'table', NFT_FAMILY, NFT_TABLE]);
+  return { mode: 'nftables', table: `${NFT_FAMILY} ${NFT_TABLE}`, interfaces: ifaces, skipped: elig.skipped, ruleset: listed.stdout, gsoMaxSegs: gso };
+}
+
+/** Deletes our table and restores gso_max_segs. Safe to call when nothing is installed. */
+export async function removeNft(host: RouterHost): Promise<{ removed: boolean }> {
+  const comment = await tableComment(host);
+  if (comment === null) return { removed: false };
+  for (const [ifname, orig] of Object.entries(parseGso(comment))) {
+    if ((await gsoOf(host, ifname)) !== null) await host.run(['ip', 'link', 'set', 'dev', ifname, 'gso_max_segs', String(orig)]);
+  }
+  await nft(host, `delete table ${NFT_FAMILY} ${NFT_TABLE}\n`);
+  return { removed: true };
+}

@@ -1,0 +1,137 @@
+/**
+ * Three network namespaces joined by veth pairs, all created and destroyed by the test:
+ *
+ *   client (cl0 10.213.1.2) ── (lan0 10.213.1.1) router (wan0 10.213.2.1) ── (up0 10.213.2.2) peer
+ *
+ * The router forwards client traffic and has its IPv4 default route via the peer on wan0,
+ * so wan0 is the eligible interface and lan0 is not. Every address lives inside these
+ * namespaces; nothing is sent anywhere else. Names carry a random suffix (wf-dp-<rand>).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalHost } from '../../agent/host/local-host.js';
+import { NetnsHost } from '../../agent/datapath/netns-host.js';
+import { readPcap, type PcapPacket } from './pcap.js';
+
+export const ADDR = {
+  client: '10.213.1.2',
+  routerLan: '10.213.1.1',
+  routerWan: '10.213.2.1',
+  peer: '10.213.2.2',
+};
+
+const local = new LocalHost();
+
+async function sh(argv: string[], timeoutMs = 30_000): Promise<string> {
+  const r = await local.run(argv, { timeoutMs });
+  if (r.code !== 0) throw new Error(`${argv.join(' ')}: ${r.stderr.trim() || r.stdout.trim()}`);
+  return r.stdout;
+}
+
+export class Topology {
+  readonly id = randomBytes(3).toString('hex');
+  readonly ns = { router: `wf-dp-${this.id}-r`, peer: `wf-dp-${this.id}-p`, client: `wf-dp-${this.id}-c` };
+  readonly router = new NetnsHost(local, this.ns.router);
+  readonly peer = new NetnsHost(local, this.ns.peer);
+  readonly client = new NetnsHost(local, this.ns.client);
+  /** Our own pin root, so parallel runs and a real agent never share state. */
+  readonly pinRoot = `/sys/fs/bpf/wrtfleet/test-${this.id}`;
+  readonly work = mkdtempSync(join(tmpdir(), 'wf-dp-'));
+  private servers: ChildProcess[] = [];
+
+  async create(): Promise<void> {
+    for (const n of Object.values(this.ns)) {
+      await sh(['ip', 'netns', 'add', n]);
+      await sh(['ip', '-n', n, 'link', 'set', 'lo', 'up']);
+    }
+    await sh(['ip', 'link', 'add', 'wan0', 'netns', this.ns.router, 'type', 'veth', 'peer', 'name', 'up0', 'netns', this.ns.peer]);
+    await sh(['ip', 'link', 'add', 'lan0', 'netns', this.ns.router, 'type', 'veth', 'peer', 'name', 'cl0', 'netns', this.ns.client]);
+    const addr = async (ns: string, dev: string, a: string) => {
+      await sh(['ip', '-n', ns, 'addr', 'add', `${a}/24`, 'dev', dev]);
+      await sh(['ip', '-n', ns, 'link', 'set', dev, 'up']);
+    };
+    await addr(this.ns.router, 'wan0', ADDR.routerWan);
+    await addr(this.ns.router, 'lan0', ADDR.routerLan);
+    await addr(this.ns.peer, 'up0', ADDR.peer);
+    await addr(this.ns.client, 'cl0', ADDR.client);
+    await sh(['ip', '-n', this.ns.client, 'route', 'add', 'default', 'via', ADDR.routerLan]);
+    await sh(['ip', '-n', this.ns.peer, 'route', 'add', '10.213.1.0/24', 'via', ADDR.routerWan]);
+    await sh(['ip', 'netns', 'exec', this.ns.router, 'sysctl', '-qw', 'net.ipv4.ip_forward=1']);
+  }
+
+  async addDefaultRoute(): Promise<void> {
+    await sh(['ip', '-n', this.ns.router, 'route', 'replace', 'default', 'via', ADDR.peer, 'dev', 'wan0']);
+  }
+
+  async delDefaultRoute(): Promise<void> {
+    await sh(['ip', '-n', this.ns.router, 'route', 'del', 'default']);
+  }
+
+  /** ethtool -K on a router-side device (tx csum, tso, gso). */
+  async offload(ns: string, dev: string, on: boolean): Promise<void> {
+    const v = on ? 'on' : 'off';
+    await sh(['nsenter', `--net=/run/netns/${ns}`, 'ethtool', '-K', dev, 'tx', v, 'tso', v, 'gso', v]);
+  }
+
+  async startIperfServer(): Promise<void> {
+    const p = spawn('nsenter', [`--net=/run/netns/${this.ns.peer}`, 'iperf3', '-s', '-B', ADDR.peer, '-p', '5201'], { stdio: 'ignore' });
+    this.servers.push(p);
+    for (let i = 0; i < 50; i++) {
+      const r = await this.peer.run(['ss', '-Htln', 'sport = :5201']);
+      if (r.stdout.includes('5201')) return;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    throw new Error('iperf3 server did not start');
+  }
+
+  /** Runs `fn` while tcpdump captures IPv4 packets arriving at the peer; returns them. */
+  async capture(fn: () => Promise<void>, label: string): Promise<PcapPacket[]> {
+    const file = join(this.work, `${label}.pcap`);
+    const td = spawn('nsenter', [`--net=/run/netns/${this.ns.peer}`, 'tcpdump', '-i', 'up0', '-Q', 'in', '-s', '0', '-U', '--immediate-mode', '-n', '-w', file, 'ip'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    td.stderr!.on('data', (d) => (err += String(d)));
+    for (let i = 0; i < 50 && !err.includes('listening'); i++) await new Promise((res) => setTimeout(res, 100));
+    if (!err.includes('listening')) {
+      td.kill('SIGKILL');
+      throw new Error(`tcpdump did not start: ${err}`);
+    }
+    try {
+      await fn();
+      await new Promise((res) => setTimeout(res, 300));
+    } finally {
+      const done = new Promise((res) => td.once('exit', res));
+      td.kill('SIGINT');
+      await done;
+    }
+    const pcap = readPcap(file);
+    rmSync(file, { force: true });
+    if (pcap.linktype !== 1) throw new Error(`unexpected linktype ${pcap.linktype}`);
+    return pcap.packets;
+  }
+
+  /** ping + iperf3 (handshakes and bulk) from the router itself and from the client. */
+  async traffic(bytes = '6M'): Promise<void> {
+    for (const h of [this.router, this.client]) {
+      const p = await h.run(['ping', '-c', '3', '-i', '0.2', '-W', '2', ADDR.peer]);
+      if (p.code !== 0) throw new Error(`ping from ${h.description}: ${p.stdout}${p.stderr}`);
+      const r = await h.run(['iperf3', '-c', ADDR.peer, '-p', '5201', '-n', bytes, '-J'], { timeoutMs: 30_000 });
+      if (r.code !== 0) throw new Error(`iperf3 from ${h.description}: ${r.stdout.slice(-300)}${r.stderr}`);
+    }
+  }
+
+  async destroy(): Promise<void> {
+    for (const s of this.servers) if (s.exitCode === null) s.kill('SIGKILL');
+    for (const n of Object.values(this.ns)) {
+      // processes we started in the namespace (iperf3, tcpdump) die with their parents above;
+      // the namespace goes away once nothing holds it
+      await local.run(['ip', 'netns', 'del', n]);
+    }
+    await local.run([join(process.cwd(), 'bpf/build/wf-tcx'), 'rm', this.pinRoot]);
+    rmSync(this.work, { recursive: true, force: true });
+  }
+}
