@@ -3,6 +3,8 @@ import { pino, type Logger } from 'pino';
 import { AgentGateway } from './agent-gateway/agent-gateway.js';
 import { createHttpApi } from './api/http-api.js';
 import { AuditLog } from './audit/audit-log.js';
+import { ApiTokens } from './auth/api-tokens.js';
+import { bootstrapAdminToken } from './auth/bootstrap-admin.js';
 import type { ControllerConfig } from './config.js';
 import { RouterDirectory } from './fleet/router-directory.js';
 import { RouterRegistry } from './fleet/router-registry.js';
@@ -14,6 +16,9 @@ export interface Controller {
   gateway: AgentGateway;
   http: FastifyInstance;
   registry: RouterRegistry;
+  tokens: ApiTokens;
+  /** Set on the first start of an empty database: where the bootstrap admin token was written. */
+  adminTokenFile: string | null;
   /** http://host:port of the REST API as actually bound (port 0 picks a free one). */
   httpUrl: string;
   /** host:port of the gRPC agent endpoint as actually bound. */
@@ -46,6 +51,8 @@ export async function startController(config: ControllerConfig, logger: Logger =
   logger.info({ storage: db.kind, location: db.location }, 'storage ready');
 
   const audit = new AuditLog(db.prisma);
+  const tokens = new ApiTokens(db.prisma);
+  const adminTokenFile = await bootstrapAdminToken(tokens, config.dataDir, logger.child({ component: 'auth' }));
   const registry = new RouterRegistry(db.prisma, audit, { autoRegister: config.autoRegister }, logger.child({ component: 'fleet' }));
   const directory = new RouterDirectory(db.prisma);
   const gateway = new AgentGateway(
@@ -58,7 +65,7 @@ export async function startController(config: ControllerConfig, logger: Logger =
     },
     logger.child({ component: 'agent-gateway' }),
   );
-  const http = await createHttpApi({ directory, logger: logger.child({ component: 'http' }) });
+  const http = await createHttpApi({ directory, tokens, logger: logger.child({ component: 'http' }) });
 
   let grpcPort: number;
   try {
@@ -94,6 +101,8 @@ export async function startController(config: ControllerConfig, logger: Logger =
     gateway,
     http,
     registry,
+    tokens,
+    adminTokenFile,
     httpUrl,
     grpcAddress,
     close() {

@@ -3,6 +3,7 @@
  * in-process) plus a simulated fleet, one agent per captured router model times
  * WRTFLEET_DEMO_PER_MODEL (default 4). Ctrl-C stops the fleet, then the controller.
  */
+import path from 'node:path';
 import { defaultFixturesDir, fixtureModels, startSimulatedFleet, stopFleet } from '../agent/simulated-fleet.js';
 import { ConfigError, configFromEnv } from './config.js';
 import { createLogger, startController } from './controller.js';
@@ -20,12 +21,15 @@ try {
     // A demo restart should show the fleet back within seconds, not a production jitter window.
     reconnect: { jitterWindowMs: 2_000, maxDelayMs: 5_000 },
   });
+  const tokenFile = path.resolve(config.dataDir, 'admin-token');
   console.log(`
 wrtfleet demo: controller on ${controller.db.kind} (${controller.db.location}), ${fleet.length} simulated routers
   API docs (Swagger UI)  ${controller.httpUrl}/docs
   OpenAPI document       ${controller.httpUrl}/docs/json
   routers                ${controller.httpUrl}/v1/routers
   agents' gRPC endpoint  ${controller.grpcAddress}
+  admin API token        in ${tokenFile} (mode 0600; Swagger UI: Authorize)
+  try: curl -H "Authorization: Bearer $(cat ${tokenFile})" ${controller.httpUrl}/v1/routers
 Press Ctrl-C to stop.
 `);
   let stopping = false;

@@ -3,12 +3,15 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import authPlugin from '../auth/auth-plugin.js';
+import type { ApiTokens } from '../auth/api-tokens.js';
 import type { RouterDirectory } from '../fleet/router-directory.js';
 import errorsPlugin from './errors.js';
 import { routersPlugin } from './routers.js';
 
 export interface HttpApiDeps {
   directory: RouterDirectory;
+  tokens: ApiTokens;
   logger: Logger;
   /** Largest accepted request body; larger ones get 413. */
   bodyLimitBytes?: number;
@@ -44,12 +47,15 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
         version: '1',
         description: 'Profiles, plans and the audited history of a fleet of OpenWrt routers.',
       },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API token (wft_...)' } } },
+      security: [{ bearerAuth: [] }],
       tags: [{ name: 'routers', description: 'The fleet: facts, capabilities, connection status' }, { name: 'health' }],
     },
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  await app.register(authPlugin, { tokens: deps.tokens });
 
-  app.get('/healthz', { schema: { tags: ['health'], summary: 'Liveness', response: { 200: { type: 'object', properties: { ok: { type: 'boolean' } } } } } }, async () => ({ ok: true }));
+  app.get('/healthz', { config: { public: true }, schema: { tags: ['health'], summary: 'Liveness', security: [], response: { 200: { type: 'object', properties: { ok: { type: 'boolean' } } } } } }, async () => ({ ok: true }));
   await app.register(routersPlugin, { directory: deps.directory });
   return app as unknown as FastifyInstance;
 }

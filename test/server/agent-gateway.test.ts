@@ -7,7 +7,7 @@ import { FixtureHost } from '../../agent/host/fixture-host.js';
 import { AgentServiceClient, type AgentMessage, type ControllerMessage } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { Controller } from '../../server/controller.js';
 import { BACKENDS, type TestDatabase } from '../support/databases.js';
-import { eventually, startTestController } from '../support/controller.js';
+import { authedFetch, eventually, startTestController } from '../support/controller.js';
 
 const EXPECTED = {
   'tplink-archer-c7-v2': { soc: 'QCA9558', arch: 'mips_24kc', endian: 'big', kernel: '5.15.150' },
@@ -26,10 +26,6 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function api<T = any>(c: Controller, path: string): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${c.httpUrl}${path}`);
-  return { status: res.status, body: (await res.json()) as T };
-}
 
 /** Opens a raw Connect stream, sends `messages`, and resolves with how the controller ended it. */
 function rawStream(address: string, messages: AgentMessage[]): Promise<{ code: number; details: string; received: ControllerMessage[] }> {
@@ -70,11 +66,12 @@ describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)',
   let db: TestDatabase;
   let controller: Controller;
   let logs: string[];
+  let api: ReturnType<typeof authedFetch>;
   let fleet: RouterAgent[] = [];
 
   beforeAll(async () => {
     db = await createDatabase();
-    ({ controller, logs } = await startTestController(db));
+    ({ controller, logs, fetch: api } = await startTestController(db));
     const roots = await fixtureModels(defaultFixturesDir());
     fleet = startSimulatedFleet({ controller: controller.grpcAddress, fixtureRoots: roots, perModel: 1, reconnect: { jitterWindowMs: 200, initialDelayMs: 50, maxDelayMs: 500 } });
   });
@@ -87,7 +84,7 @@ describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)',
 
   it('registers every fixture model with the SoC, arch, endianness and kernel its agent found', async () => {
     const { body } = await eventually(async () => {
-      const r = await api(controller, '/v1/routers?limit=100');
+      const r = await api('/v1/routers?limit=100');
       return r.body.items?.length === 3 && r.body.items.every((i: any) => i.status === 'online') ? r : undefined;
     }, 15_000, 'three online routers');
     for (const [model, want] of Object.entries(EXPECTED)) {
@@ -100,9 +97,9 @@ describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)',
   });
 
   it('serves one router with facts, capabilities and connection status', async () => {
-    const list = await api(controller, '/v1/routers?soc=mt7621');
+    const list = await api('/v1/routers?soc=mt7621');
     expect(list.body.items).toHaveLength(1);
-    const { status, body } = await api(controller, `/v1/routers/${list.body.items[0].id}`);
+    const { status, body } = await api(`/v1/routers/${list.body.items[0].id}`);
     expect(status).toBe(200);
     expect(body.status).toBe('online');
     expect(body.capabilities.predicted).toMatchObject({ hardwareOffload: { value: true }, tcx: { value: true }, ebpf: { value: true } });

@@ -1,20 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../../server/controller.js';
 import { createPgliteDatabase, type TestDatabase } from '../support/databases.js';
-import { startTestController } from '../support/controller.js';
+import { authedFetch, startTestController } from '../support/controller.js';
 
 describe('REST: GET /v1/routers and /v1/routers/{id}', () => {
   let db: TestDatabase;
   let controller: Controller;
 
+  let api: ReturnType<typeof authedFetch>;
   const get = async (path: string) => {
-    const res = await fetch(`${controller.httpUrl}${path}`);
-    return { status: res.status, type: res.headers.get('content-type') ?? '', body: (await res.json()) as any };
+    const res = await api(path);
+    return { status: res.status, type: res.headers.get('content-type') ?? '', body: res.body };
   };
 
   beforeAll(async () => {
     db = await createPgliteDatabase();
-    ({ controller } = await startTestController(db));
+    ({ controller, fetch: api } = await startTestController(db));
     const socs = ['MT7621', 'QCA9558', 'MT7986'];
     const statuses = ['online', 'offline', 'never_seen'] as const;
     const base = Date.parse('2026-01-01T00:00:00Z');

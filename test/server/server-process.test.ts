@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,7 +56,8 @@ describe('the server and demo processes', () => {
     try {
       const items = await eventually(
         async () => {
-          const res = await fetch(`http://127.0.0.1:${httpPort}/v1/routers?limit=100`);
+          const token = (await readFile(path.join(dataDir, 'admin-token'), 'utf8')).trim();
+          const res = await fetch(`http://127.0.0.1:${httpPort}/v1/routers?limit=100`, { headers: { authorization: `Bearer ${token}` } });
           const body = (await res.json()) as { items: { status: string; soc: string }[] };
           return body.items.length >= 12 && body.items.every((r) => r.status === 'online') ? body.items : undefined;
         },

@@ -24,7 +24,31 @@ export async function startTestController(db: TestDatabase, overrides: Partial<C
   const lines: string[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
   const controller: Controller = await startController(testConfig(db, overrides), logger);
-  return { controller, logs: lines };
+  const { secret: token } = await controller.tokens.create({ name: 'test', owner: 'tester', scopes: ['admin'], createdBy: 'test' });
+  return { controller, logs: lines, token, fetch: authedFetch(controller.httpUrl, token) };
+}
+
+/** fetch against the controller's API with a bearer token; JSON bodies in and out. */
+export function authedFetch(baseUrl: string, token: string) {
+  return async (path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method: init.method ?? 'GET',
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...init.headers,
+      },
+      body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+    });
+    const text = await res.text();
+    let body: any = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, headers: res.headers, body };
+  };
 }
 
 /** Polls until `check` returns a truthy value or the deadline passes. */

@@ -1,0 +1,84 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
+
+/** What a REST token may do. admin ⊃ write ⊃ read; enroll only mints enrollment tokens. */
+export const SCOPES = ['read', 'write', 'admin', 'enroll'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** The authenticated caller of a request: the audit history's actor. */
+export interface Actor {
+  /** "token:<owner>" in audit events. */
+  id: string;
+  owner: string;
+  tokenId: string;
+  scopes: Scope[];
+}
+
+/** The secret's visible prefix makes leaked tokens greppable (secret scanners, logs). */
+export const TOKEN_PREFIX = 'wft_';
+
+export function hashToken(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export function grants(scopes: readonly Scope[], needed: Scope): boolean {
+  if (scopes.includes('admin')) return true;
+  if (needed === 'read') return scopes.includes('read') || scopes.includes('write');
+  return scopes.includes(needed);
+}
+
+export interface NewToken {
+  name: string;
+  owner: string;
+  scopes: Scope[];
+  expiresAt?: Date | null;
+  createdBy: string;
+}
+
+/** API tokens: random secrets shown once, stored as SHA-256 hashes only. */
+export class ApiTokens {
+  constructor(private readonly db: PrismaClient) {}
+
+  async create(input: NewToken) {
+    const secret = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const record = await this.db.apiToken.create({
+      data: {
+        name: input.name,
+        owner: input.owner,
+        scopes: input.scopes,
+        expiresAt: input.expiresAt ?? null,
+        createdBy: input.createdBy,
+        prefix: secret.slice(0, TOKEN_PREFIX.length + 6),
+        tokenHash: hashToken(secret),
+      },
+    });
+    return { secret, record };
+  }
+
+  /** The actor for a presented secret, or null when it is unknown, revoked or expired. */
+  async authenticate(secret: string): Promise<Actor | null> {
+    if (!secret.startsWith(TOKEN_PREFIX) || secret.length > 200) return null;
+    const hash = hashToken(secret);
+    const row = await this.db.apiToken.findUnique({ where: { tokenHash: hash } });
+    // The lookup is by hash already; the constant-time compare guards against a future
+    // change to a prefix lookup leaking timing.
+    if (!row || !timingSafeEqual(Buffer.from(row.tokenHash), Buffer.from(hash))) return null;
+    const now = new Date();
+    if (row.revokedAt || (row.expiresAt && row.expiresAt <= now)) return null;
+    // lastUsedAt at minute granularity: a token used by a busy script must not turn every
+    // read into a write.
+    if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
+      await this.db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: now } }).catch(() => undefined);
+    }
+    return { id: `token:${row.owner}`, owner: row.owner, tokenId: row.id, scopes: row.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)) };
+  }
+
+  async revoke(id: string): Promise<boolean> {
+    const { count } = await this.db.apiToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+    return count > 0;
+  }
+
+  async count(): Promise<number> {
+    return this.db.apiToken.count();
+  }
+}
