@@ -64,10 +64,10 @@ async function nft(host: RouterHost, script: string): Promise<void> {
 }
 
 async function tableComment(host: RouterHost): Promise<string | null> {
-  const r = await host.run(['nft', '-j', 'list', 'table', NFT_FAMILY, NFT_TABLE]);
+  // Text, not -j: nft 1.0.6's JSON output leaves table comments out.
+  const r = await host.run(['nft', 'list', 'table', NFT_FAMILY, NFT_TABLE]);
   if (r.code !== 0) return null;
-  const j = JSON.parse(r.stdout) as { nftables: { table?: { comment?: string } }[] };
-  return j.nftables.find((x) => x.table)?.table?.comment ?? '';
+  return r.stdout.match(/^\s*comment "([^"]*)"/m)?.[1] ?? '';
 }
 
 function parseGso(comment: string | null): Record<string, number> {
@@ -93,7 +93,8 @@ export async function applyNft(host: RouterHost, opts: DatapathOptions): Promise
   const gso: Record<string, number> = {};
   for (const i of elig.eligible) {
     if (!wantSingle) continue;
-    gso[i.ifname] = saved[i.ifname] ?? i.gsoMaxSegs ?? 65535;
+    // Already 1 with nothing saved: an earlier table was lost; use the kernel default.
+    gso[i.ifname] = saved[i.ifname] ?? (i.gsoMaxSegs === 1 || i.gsoMaxSegs === undefined ? Math.min(65535, i.tsoMaxSegs ?? 65535) : i.gsoMaxSegs);
     if (i.gsoMaxSegs !== 1) {
       const r = await host.run(['ip', 'link', 'set', 'dev', i.ifname, 'gso_max_segs', '1']);
       if (r.code !== 0) throw new Error(`ip link set ${i.ifname} gso_max_segs 1: ${r.stderr.trim()}`);

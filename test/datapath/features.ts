@@ -25,7 +25,9 @@ export async function requireFeatures(topo: Topology, need: ('tcx' | 'cls_bpf' |
     await topo.router.run(['tc', 'qdisc', 'del', 'dev', 'lan0', 'clsact']);
   }
   if (need.includes('nftables')) {
-    const n = await topo.router.run(['nft', '-f', '-'], { input: 'table inet wf_probe { chain c { type filter hook postrouting priority 0; tcp flags & (syn | ack) == syn reset tcp option timestamp; } }\ndelete table inet wf_probe\n' });
+    const n = await topo.router.run(['nft', '-f', '-'], {
+      input: 'table inet wf_probe {\n chain c {\n  type filter hook postrouting priority 0;\n  tcp flags & (syn | ack) == syn reset tcp option timestamp\n }\n}\ndelete table inet wf_probe\n',
+    });
     if (n.code !== 0) throw new Error(`missing kernel feature: nftables inet postrouting with tcp option reset: ${n.stderr}`);
   }
   const g = await topo.router.run(['ip', 'link', 'set', 'dev', 'lan0', 'gso_max_segs', '65535']);
