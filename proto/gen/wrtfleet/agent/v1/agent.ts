@@ -129,6 +129,9 @@ export interface AgentMessage {
     | { $case: "telemetry"; value: Telemetry }
     | { $case: "driftReport"; value: DriftReport }
     | { $case: "commandResult"; value: CommandResult }
+    | //
+    /** Asks for a fresh client certificate before the current one expires (issue 6). */
+    { $case: "renewRequest"; value: RenewRequest }
     | undefined;
 }
 
@@ -468,6 +471,9 @@ export interface ControllerMessage {
     | { $case: "command"; value: Command }
     | { $case: "ack"; value: Ack }
     | { $case: "confirmApply"; value: ConfirmApply }
+    | //
+    /** Answer to RenewRequest. */
+    { $case: "renewed"; value: Renewed }
     | undefined;
 }
 
@@ -578,6 +584,25 @@ export interface EnrollResponse {
   routerId: string;
 }
 
+/**
+ * Renewal travels over the authenticated stream: the certificate that authenticated the
+ * stream names the router, so the request carries only the new key's CSR. The agent keeps
+ * using its current certificate until the new one arrives; the new one applies to the next
+ * connection.
+ */
+export interface RenewRequest {
+  /** PEM-encoded PKCS#10 certificate signing request for a NEW key pair. */
+  csrPem: string;
+}
+
+export interface Renewed {
+  /** Empty when renewal was refused; `error` then says why. */
+  certificatePem: string;
+  notAfter: Date | undefined;
+  caCertificatePem: string;
+  error: string;
+}
+
 function createBaseAgentMessage(): AgentMessage {
   return { seq: 0, sentAt: undefined, body: undefined };
 }
@@ -608,6 +633,9 @@ export const AgentMessage: MessageFns<AgentMessage> = {
         break;
       case "commandResult":
         CommandResult.encode(message.body.value, writer.uint32(122).fork()).join();
+        break;
+      case "renewRequest":
+        RenewRequest.encode(message.body.value, writer.uint32(242).fork()).join();
         break;
     }
     return writer;
@@ -690,6 +718,14 @@ export const AgentMessage: MessageFns<AgentMessage> = {
             message.body = { $case: "commandResult", value: CommandResult.decode(reader, reader.uint32()) };
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.body = { $case: "renewRequest", value: RenewRequest.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -728,6 +764,10 @@ export const AgentMessage: MessageFns<AgentMessage> = {
         ? { $case: "commandResult", value: CommandResult.fromJSON(object.commandResult) }
         : isSet(object.command_result)
         ? { $case: "commandResult", value: CommandResult.fromJSON(object.command_result) }
+        : isSet(object.renewRequest)
+        ? { $case: "renewRequest", value: RenewRequest.fromJSON(object.renewRequest) }
+        : isSet(object.renew_request)
+        ? { $case: "renewRequest", value: RenewRequest.fromJSON(object.renew_request) }
         : undefined,
     };
   },
@@ -752,6 +792,8 @@ export const AgentMessage: MessageFns<AgentMessage> = {
       obj.driftReport = DriftReport.toJSON(message.body.value);
     } else if (message.body?.$case === "commandResult") {
       obj.commandResult = CommandResult.toJSON(message.body.value);
+    } else if (message.body?.$case === "renewRequest") {
+      obj.renewRequest = RenewRequest.toJSON(message.body.value);
     }
     return obj;
   },
@@ -797,6 +839,12 @@ export const AgentMessage: MessageFns<AgentMessage> = {
       case "commandResult": {
         if (object.body?.value !== undefined && object.body?.value !== null) {
           message.body = { $case: "commandResult", value: CommandResult.fromPartial(object.body.value) };
+        }
+        break;
+      }
+      case "renewRequest": {
+        if (object.body?.value !== undefined && object.body?.value !== null) {
+          message.body = { $case: "renewRequest", value: RenewRequest.fromPartial(object.body.value) };
         }
         break;
       }
@@ -3414,6 +3462,9 @@ export const ControllerMessage: MessageFns<ControllerMessage> = {
       case "confirmApply":
         ConfirmApply.encode(message.body.value, writer.uint32(114).fork()).join();
         break;
+      case "renewed":
+        Renewed.encode(message.body.value, writer.uint32(242).fork()).join();
+        break;
     }
     return writer;
   },
@@ -3487,6 +3538,14 @@ export const ControllerMessage: MessageFns<ControllerMessage> = {
             message.body = { $case: "confirmApply", value: ConfirmApply.decode(reader, reader.uint32()) };
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.body = { $case: "renewed", value: Renewed.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3521,6 +3580,8 @@ export const ControllerMessage: MessageFns<ControllerMessage> = {
         ? { $case: "confirmApply", value: ConfirmApply.fromJSON(object.confirmApply) }
         : isSet(object.confirm_apply)
         ? { $case: "confirmApply", value: ConfirmApply.fromJSON(object.confirm_apply) }
+        : isSet(object.renewed)
+        ? { $case: "renewed", value: Renewed.fromJSON(object.renewed) }
         : undefined,
     };
   },
@@ -3543,6 +3604,8 @@ export const ControllerMessage: MessageFns<ControllerMessage> = {
       obj.ack = Ack.toJSON(message.body.value);
     } else if (message.body?.$case === "confirmApply") {
       obj.confirmApply = ConfirmApply.toJSON(message.body.value);
+    } else if (message.body?.$case === "renewed") {
+      obj.renewed = Renewed.toJSON(message.body.value);
     }
     return obj;
   },
@@ -3582,6 +3645,12 @@ export const ControllerMessage: MessageFns<ControllerMessage> = {
       case "confirmApply": {
         if (object.body?.value !== undefined && object.body?.value !== null) {
           message.body = { $case: "confirmApply", value: ConfirmApply.fromPartial(object.body.value) };
+        }
+        break;
+      }
+      case "renewed": {
+        if (object.body?.value !== undefined && object.body?.value !== null) {
+          message.body = { $case: "renewed", value: Renewed.fromPartial(object.body.value) };
         }
         break;
       }
@@ -4305,6 +4374,208 @@ export const EnrollResponse: MessageFns<EnrollResponse> = {
     message.caCertificatePem = object.caCertificatePem ?? "";
     message.notAfter = object.notAfter ?? undefined;
     message.routerId = object.routerId ?? "";
+    return message;
+  },
+};
+
+function createBaseRenewRequest(): RenewRequest {
+  return { csrPem: "" };
+}
+
+export const RenewRequest: MessageFns<RenewRequest> = {
+  encode(message: RenewRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.csrPem !== "") {
+      writer.uint32(10).string(message.csrPem);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.csrPem = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenewRequest {
+    return {
+      csrPem: isSet(object.csrPem)
+        ? globalThis.String(object.csrPem)
+        : isSet(object.csr_pem)
+        ? globalThis.String(object.csr_pem)
+        : "",
+    };
+  },
+
+  toJSON(message: RenewRequest): unknown {
+    const obj: any = {};
+    if (message.csrPem !== "") {
+      obj.csrPem = message.csrPem;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RenewRequest>, I>>(base?: I): RenewRequest {
+    return RenewRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RenewRequest>, I>>(object: I): RenewRequest {
+    const message = createBaseRenewRequest();
+    message.csrPem = object.csrPem ?? "";
+    return message;
+  },
+};
+
+function createBaseRenewed(): Renewed {
+  return { certificatePem: "", notAfter: undefined, caCertificatePem: "", error: "" };
+}
+
+export const Renewed: MessageFns<Renewed> = {
+  encode(message: Renewed, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.certificatePem !== "") {
+      writer.uint32(10).string(message.certificatePem);
+    }
+    if (message.notAfter !== undefined) {
+      Timestamp.encode(toTimestamp(message.notAfter), writer.uint32(18).fork()).join();
+    }
+    if (message.caCertificatePem !== "") {
+      writer.uint32(26).string(message.caCertificatePem);
+    }
+    if (message.error !== "") {
+      writer.uint32(34).string(message.error);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Renewed {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewed();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.certificatePem = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.notAfter = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.caCertificatePem = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Renewed {
+    return {
+      certificatePem: isSet(object.certificatePem)
+        ? globalThis.String(object.certificatePem)
+        : isSet(object.certificate_pem)
+        ? globalThis.String(object.certificate_pem)
+        : "",
+      notAfter: isSet(object.notAfter)
+        ? fromJsonTimestamp(object.notAfter)
+        : isSet(object.not_after)
+        ? fromJsonTimestamp(object.not_after)
+        : undefined,
+      caCertificatePem: isSet(object.caCertificatePem)
+        ? globalThis.String(object.caCertificatePem)
+        : isSet(object.ca_certificate_pem)
+        ? globalThis.String(object.ca_certificate_pem)
+        : "",
+      error: isSet(object.error) ? globalThis.String(object.error) : "",
+    };
+  },
+
+  toJSON(message: Renewed): unknown {
+    const obj: any = {};
+    if (message.certificatePem !== "") {
+      obj.certificatePem = message.certificatePem;
+    }
+    if (message.notAfter !== undefined) {
+      obj.notAfter = message.notAfter.toISOString();
+    }
+    if (message.caCertificatePem !== "") {
+      obj.caCertificatePem = message.caCertificatePem;
+    }
+    if (message.error !== "") {
+      obj.error = message.error;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Renewed>, I>>(base?: I): Renewed {
+    return Renewed.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Renewed>, I>>(object: I): Renewed {
+    const message = createBaseRenewed();
+    message.certificatePem = object.certificatePem ?? "";
+    message.notAfter = object.notAfter ?? undefined;
+    message.caCertificatePem = object.caCertificatePem ?? "";
+    message.error = object.error ?? "";
     return message;
   },
 };
