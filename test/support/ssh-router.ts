@@ -131,6 +131,12 @@ export class SshRouter {
       .map((l) => (l.startsWith('root:') ? `root:${hash}:19000:0:99999:7:::` : l))
       .join('\n');
     writeFileSync(join(this.dir, 'shadow'), shadow, { mode: 0o640 });
+    // root's login shell becomes /bin/sh (dash), as on OpenWrt (busybox ash): bash would source rc files on every exec.
+    const passwd = readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .map((l) => (l.startsWith('root:') ? l.replace(/:[^:]*$/, ':/bin/sh') : l))
+      .join('\n');
+    writeFileSync(join(this.dir, 'passwd'), passwd, { mode: 0o644 });
     const maxSessions = this.options.maxSessions ?? 10;
     const maxStartups = this.options.maxStartups ?? 10;
     const config = [
@@ -181,6 +187,7 @@ export class SshRouter {
       'set -e',
       'mount -t bpf bpf /sys/fs/bpf',
       `mount --bind ${join(this.dir, 'shadow')} /etc/shadow`,
+      `mount --bind ${join(this.dir, 'passwd')} /etc/passwd`,
       `exec /usr/sbin/sshd -D -f ${cfgPath} -h ${this.hostKeyPath} -E ${this.logPath}`,
     ].join('\n');
     this.sshd = spawn('ip', ['netns', 'exec', this.ns.router, 'sh', '-c', script], { stdio: ['ignore', 'ignore', 'pipe'] });
