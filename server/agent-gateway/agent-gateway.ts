@@ -3,7 +3,9 @@ import {
   ServerCredentials,
   status as GrpcStatus,
   type ServerDuplexStream,
+  type ServerUnaryCall,
   type ServiceError,
+  type sendUnaryData,
 } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import {
@@ -12,10 +14,13 @@ import {
   type ApplyResult,
   type ControllerMessage,
   type DriftReport,
+  type EnrollRequest,
+  type EnrollResponse,
   type Hello,
   type Telemetry,
 } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { HelloRejected, validateHello } from './hello-validation.js';
+import type { AgentSecurity } from '../pki/agent-authority.js';
 
 /** Raised by the session store when an identity may not connect (decommissioned, unknown). */
 export class IdentityRefused extends Error {
@@ -42,6 +47,8 @@ export interface AgentGatewayOptions {
   /** How long a new stream may stay silent before its Hello. */
   helloTimeoutMs?: number;
   credentials?: ServerCredentials;
+  /** Client-certificate checks, enrollment and renewal (server/pki); absent only with insecure agents. */
+  security?: AgentSecurity;
 }
 
 type AgentStream = ServerDuplexStream<AgentMessage, ControllerMessage>;
@@ -51,6 +58,9 @@ export class AgentSession {
   private seq = 0;
   lastMessageAt = Date.now();
   readonly startedAt = new Date();
+  /** The client certificate that authenticated this stream (mTLS); the revocation watch reads it. */
+  certificateSerial?: string;
+  certificateNotAfter?: Date;
 
   constructor(
     readonly routerId: string,
@@ -100,8 +110,18 @@ export class AgentGateway {
   ) {
     this.server.addService(AgentServiceService, {
       connect: (stream: AgentStream) => this.handleStream(stream),
-      enroll: (_call: unknown, callback: (error: Partial<ServiceError>, value: null) => void) =>
-        callback({ code: GrpcStatus.UNIMPLEMENTED, details: 'enrollment is not enabled on this controller yet' }, null),
+      enroll: (call: ServerUnaryCall<EnrollRequest, EnrollResponse>, callback: sendUnaryData<EnrollResponse>) => {
+        const security = this.options.security;
+        if (!security) return callback({ code: GrpcStatus.UNIMPLEMENTED, details: 'enrollment is disabled: this controller runs with insecure agents' }, null);
+        security.enroll(call.request, call.getPeer()).then(
+          (response) => callback(null, response),
+          (err: { code?: unknown; message?: string }) => {
+            const known = typeof err.code === 'number';
+            if (!known) this.log.error({ err }, 'enrollment failed');
+            callback({ code: known ? (err.code as GrpcStatus) : GrpcStatus.INTERNAL, details: known ? err.message : 'enrollment failed; see the controller log' }, null);
+          },
+        );
+      },
     });
   }
 
@@ -181,7 +201,10 @@ export class AgentGateway {
           throw err;
         }
         let routerId: string;
+        let grant: Awaited<ReturnType<AgentSecurity['authorizeStream']>> | undefined;
         try {
+          // mTLS: the client certificate must name the router this Hello claims, before anything is stored.
+          grant = await this.options.security?.authorizeStream(stream, hello.router!.identity);
           ({ routerId } = await this.sink.registerHello(hello, peer));
         } catch (err) {
           if (err instanceof IdentityRefused) return reject(err.code, err.message, { identity: hello.router?.identity });
@@ -190,6 +213,8 @@ export class AgentGateway {
         if (closed) return;
         const identity = hello.router!.identity;
         session = new AgentSession(routerId, identity, stream);
+        session.certificateSerial = grant?.certificateSerial;
+        session.certificateNotAfter = grant?.certificateNotAfter;
         const previous = this.sessions.get(routerId);
         if (previous) previous.close(GrpcStatus.ABORTED, 'superseded by a newer stream from the same router');
         this.sessions.set(routerId, session);
@@ -219,6 +244,14 @@ export class AgentGateway {
           return this.sink.recordTelemetry(session.routerId, body.value);
         case 'driftReport':
           return this.sink.recordDrift(session.routerId, body.value);
+        case 'renewRequest': {
+          const current = session;
+          const renewed = this.options.security
+            ? await this.options.security.renew(current, body.value)
+            : { certificatePem: '', caCertificatePem: '', notAfter: undefined, error: 'this controller runs with insecure agents; nothing to renew' };
+          current.send({ $case: 'renewed', value: renewed });
+          return;
+        }
         case 'commandResult':
           return this.sink.markSeen(session.routerId);
         default:

@@ -1,0 +1,285 @@
+import { status as GrpcStatus, type ServerDuplexStream } from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import type { EnrollRequest, EnrollResponse, RenewRequest, Renewed } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
+import { IdentityRefused } from '../agent-gateway/agent-gateway.js';
+import { ROUTER_IDENTITY_PATTERN } from '../agent-gateway/hello-validation.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { EnrollmentTokens } from '../auth/enrollment-tokens.js';
+import { CertificateRequestRejected, peerCertificateInfo, type ControllerPki, type IssuedCertificate } from './ca.js';
+
+/** A refused Enroll call: the gRPC status and a message safe to show the caller. */
+export class EnrollRefused extends Error {
+  constructor(readonly code: GrpcStatus, message: string) {
+    super(message);
+  }
+}
+
+/** What a verified Connect stream is bound to. */
+export interface StreamGrant {
+  certificateSerial: string;
+  certificateNotAfter: Date;
+}
+
+/** The part of a gRPC call the authority reads: the TLS peer certificate. */
+type CallWithAuth = Pick<ServerDuplexStream<unknown, unknown>, 'getAuthContext'>;
+
+/** The gateway's view of agent security; absent only in the explicit insecure mode. */
+export interface AgentSecurity {
+  authorizeStream(call: CallWithAuth, helloIdentity: string): Promise<StreamGrant>;
+  enroll(request: EnrollRequest, peer: string): Promise<EnrollResponse>;
+  renew(session: { routerId: string; identity: string; certificateSerial?: string }, request: RenewRequest): Promise<Renewed>;
+}
+
+const MAX_NAME = 128;
+const GENERIC_TOKEN_REFUSAL = 'the enrollment token is unknown, already used, revoked or expired';
+
+/**
+ * Trust between the controller and its agents: enrollment (token + CSR -> client
+ * certificate), the certificate check on every Connect stream (an agent speaks only for the
+ * router its certificate names), renewal over the authenticated stream, revocation and
+ * decommissioning (live streams close within a second, on every replica, via the
+ * revocation watch).
+ */
+export class AgentAuthority implements AgentSecurity {
+  private watchTimer: NodeJS.Timeout | undefined;
+  private gateway: AgentGateway | undefined;
+
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly pki: ControllerPki,
+    private readonly enrollmentTokens: EnrollmentTokens,
+    private readonly audit: AuditLog,
+    private readonly log: Logger,
+    /** false only in the explicit insecure mode: streams are not tied to certificates. */
+    private readonly requireCertificates = true,
+  ) {}
+
+  get caCertificatePem(): string {
+    return this.pki.caCertificatePem;
+  }
+
+  get caFingerprint(): string {
+    return this.pki.caFingerprint;
+  }
+
+  async authorizeStream(call: CallWithAuth, helloIdentity: string): Promise<StreamGrant> {
+    const auth = call.getAuthContext();
+    // grpc-js fills sslPeerCertificate only when the TLS layer verified the chain against the
+    // trust bundle (socket.authorized): a certificate from another CA, an expired one or
+    // none at all all arrive here as "no certificate".
+    const raw = auth?.sslPeerCertificate?.raw;
+    if (!raw) throw new IdentityRefused(GrpcStatus.UNAUTHENTICATED, 'Connect needs a client certificate issued by this controller (enroll first)');
+    const peer = peerCertificateInfo(raw);
+    if (!peer) throw new IdentityRefused(GrpcStatus.UNAUTHENTICATED, 'the client certificate names no router');
+    if (peer.identity !== helloIdentity) {
+      this.log.warn({ certificateIdentity: peer.identity, helloIdentity, serial: peer.serial }, 'agent claimed another router than its certificate names');
+      throw new IdentityRefused(GrpcStatus.PERMISSION_DENIED, `this certificate may only speak for router ${peer.identity}`);
+    }
+    const row = await this.db.agentCertificate.findUnique({ where: { serial: peer.serial }, include: { router: { select: { identity: true, decommissionedAt: true } } } });
+    // Unknown serial: issued by this CA but not recorded (a restored backup, a foreign
+    // controller sharing the CA). Refuse rather than guess.
+    if (!row || row.fingerprint !== peer.fingerprint) throw new IdentityRefused(GrpcStatus.UNAUTHENTICATED, 'this client certificate is not known to the controller');
+    if (row.router.identity !== peer.identity) throw new IdentityRefused(GrpcStatus.PERMISSION_DENIED, 'this client certificate belongs to another router');
+    if (row.revokedAt) throw new IdentityRefused(GrpcStatus.PERMISSION_DENIED, 'this client certificate was revoked');
+    if (row.router.decommissionedAt) throw new IdentityRefused(GrpcStatus.PERMISSION_DENIED, `router ${peer.identity} was decommissioned and may not reconnect`);
+    if (row.notAfter <= new Date()) throw new IdentityRefused(GrpcStatus.UNAUTHENTICATED, 'this client certificate has expired; enroll again');
+    return { certificateSerial: row.serial, certificateNotAfter: row.notAfter };
+  }
+
+  async enroll(request: EnrollRequest, peer: string): Promise<EnrollResponse> {
+    const identity = request.router?.identity ?? '';
+    const requestedName = request.router?.name ?? '';
+    if (!ROUTER_IDENTITY_PATTERN.test(identity)) {
+      throw new EnrollRefused(GrpcStatus.INVALID_ARGUMENT, 'router.identity must be 1-128 characters of [A-Za-z0-9._:,@/+-], starting with a letter or digit');
+    }
+    if (requestedName.length > MAX_NAME || /[\u0000-\u001f\u007f]/.test(requestedName)) {
+      throw new EnrollRefused(GrpcStatus.INVALID_ARGUMENT, `router.name must be at most ${MAX_NAME} printable characters`);
+    }
+    if (!request.csrPem) throw new EnrollRefused(GrpcStatus.INVALID_ARGUMENT, 'csrPem is required');
+
+    const { row: token, problem } = await this.enrollmentTokens.inspect(request.token);
+    if (!token || problem) {
+      this.log.warn({ peer, identity, tokenId: token?.id, problem }, 'enrollment refused');
+      throw new EnrollRefused(GrpcStatus.UNAUTHENTICATED, GENERIC_TOKEN_REFUSAL);
+    }
+    const name = token.routerName ?? (requestedName || identity);
+    const existing = await this.db.router.findUnique({ where: { identity } });
+    if (existing?.decommissionedAt) throw new EnrollRefused(GrpcStatus.PERMISSION_DENIED, `router ${identity} was decommissioned and may not enroll again`);
+    const holder = await this.db.router.findUnique({ where: { name }, select: { identity: true } });
+    if (token.routerName && holder && holder.identity !== identity) {
+      throw new EnrollRefused(GrpcStatus.PERMISSION_DENIED, `this enrollment token is bound to router "${token.routerName}", which is enrolled with another identity`);
+    }
+
+    // Proof of possession and key policy before the token is spent, so a broken agent can
+    // retry with the same token.
+    let issued: IssuedCertificate;
+    try {
+      issued = await this.pki.issueClientCertificate(request.csrPem, identity);
+    } catch (err) {
+      if (err instanceof CertificateRequestRejected) throw new EnrollRefused(GrpcStatus.INVALID_ARGUMENT, err.message);
+      throw err;
+    }
+    if (!(await this.enrollmentTokens.consume(token.id))) {
+      this.log.warn({ peer, identity, tokenId: token.id }, 'enrollment refused: token used concurrently');
+      throw new EnrollRefused(GrpcStatus.UNAUTHENTICATED, GENERIC_TOKEN_REFUSAL);
+    }
+
+    let routerId: string;
+    let revokedPrevious = 0;
+    if (existing) {
+      routerId = existing.id;
+      const tags = [...new Set([...existing.tags, ...token.tags])];
+      await this.db.router.update({ where: { id: routerId }, data: { tags, ...(token.routerName && !holder ? { name } : {}) } });
+      // Re-enrollment means a new key: the old one may be lost or stolen.
+      ({ count: revokedPrevious } = await this.db.agentCertificate.updateMany({ where: { routerId, revokedAt: null }, data: { revokedAt: new Date() } }));
+    } else {
+      const free = holder ? await this.freeName(name) : name;
+      routerId = (await this.db.router.create({ data: { identity, name: free, tags: token.tags } })).id;
+    }
+    await this.record(routerId, issued);
+    await this.enrollmentTokens.markUsedBy(token.id, routerId);
+    await this.audit.append({
+      actor: `agent:${identity}`,
+      action: existing ? 'router.reenrolled' : 'router.enrolled',
+      targetType: 'router',
+      targetId: routerId,
+      after: {
+        identity,
+        enrollmentTokenId: token.id,
+        tokenCreatedBy: token.createdBy,
+        certificateSerial: issued.serial,
+        notAfter: issued.notAfter.toISOString(),
+        revokedPreviousCertificates: revokedPrevious,
+        peer,
+      },
+    });
+    this.log.info({ routerId, identity, serial: issued.serial, notAfter: issued.notAfter }, 'router enrolled');
+    return { certificatePem: issued.certificatePem, caCertificatePem: this.pki.trustBundlePem, notAfter: issued.notAfter, routerId };
+  }
+
+  async renew(session: { routerId: string; identity: string; certificateSerial?: string }, request: RenewRequest): Promise<Renewed> {
+    const refuse = (error: string): Renewed => ({ certificatePem: '', notAfter: undefined, caCertificatePem: '', error });
+    if (this.requireCertificates && !session.certificateSerial) return refuse('renewal needs a stream authenticated by a client certificate');
+    const router = await this.db.router.findUnique({ where: { id: session.routerId }, select: { decommissionedAt: true } });
+    if (!router || router.decommissionedAt) return refuse('this router was decommissioned');
+    let issued: IssuedCertificate;
+    try {
+      issued = await this.pki.issueClientCertificate(request.csrPem, session.identity);
+    } catch (err) {
+      if (err instanceof CertificateRequestRejected) return refuse(err.message);
+      throw err;
+    }
+    await this.record(session.routerId, issued);
+    await this.audit.append({
+      actor: `agent:${session.identity}`,
+      action: 'router.certificate_renewed',
+      targetType: 'router',
+      targetId: session.routerId,
+      before: session.certificateSerial ? { certificateSerial: session.certificateSerial } : null,
+      after: { certificateSerial: issued.serial, notAfter: issued.notAfter.toISOString() },
+    });
+    this.log.info({ routerId: session.routerId, serial: issued.serial, notAfter: issued.notAfter }, 'client certificate renewed');
+    return { certificatePem: issued.certificatePem, notAfter: issued.notAfter, caCertificatePem: this.pki.trustBundlePem, error: '' };
+  }
+
+  private async record(routerId: string, issued: IssuedCertificate): Promise<void> {
+    await this.db.agentCertificate.create({
+      data: { serial: issued.serial, routerId, fingerprint: issued.fingerprint, notBefore: issued.notBefore, notAfter: issued.notAfter },
+    });
+  }
+
+  private async freeName(wanted: string): Promise<string> {
+    const base = wanted.slice(0, 120);
+    for (let i = 2; ; i++) {
+      const candidate = `${base}-${i}`;
+      if (!(await this.db.router.findUnique({ where: { name: candidate }, select: { id: true } }))) return candidate;
+    }
+  }
+
+  /** Revokes one certificate; its stream (on any replica) closes within the watch interval. */
+  async revokeCertificate(serial: string, actor: string): Promise<boolean> {
+    const row = await this.db.agentCertificate.findUnique({ where: { serial } });
+    if (!row || row.revokedAt) return false;
+    await this.db.agentCertificate.update({ where: { serial }, data: { revokedAt: new Date() } });
+    await this.audit.append({ actor, action: 'router.certificate_revoked', targetType: 'router', targetId: row.routerId, after: { certificateSerial: serial } });
+    this.closeLocal((s) => s.certificateSerial === serial, 'the client certificate of this stream was revoked');
+    return true;
+  }
+
+  /**
+   * Decommissions a router: it may never connect or enroll again, every certificate it
+   * holds is revoked, and its live stream on this replica closes now (others within the
+   * watch interval).
+   */
+  async decommission(routerId: string, actor: string, requestId?: string) {
+    const router = await this.db.router.findUnique({ where: { id: routerId } });
+    if (!router) return null;
+    const now = new Date();
+    const already = router.decommissionedAt;
+    const decommissionedAt = already ?? now;
+    if (!already) await this.db.router.update({ where: { id: routerId }, data: { decommissionedAt, status: 'offline' } });
+    const { count } = await this.db.agentCertificate.updateMany({ where: { routerId, revokedAt: null }, data: { revokedAt: now } });
+    this.closeLocal((s) => s.routerId === routerId, 'this router was decommissioned');
+    if (!already || count > 0) {
+      await this.audit.append({
+        actor,
+        action: 'router.decommissioned',
+        targetType: 'router',
+        targetId: routerId,
+        before: { decommissionedAt: already?.toISOString() ?? null },
+        after: { decommissionedAt: decommissionedAt.toISOString(), revokedCertificates: count },
+        requestId: requestId ?? null,
+      });
+    }
+    return { id: routerId, identity: router.identity, decommissionedAt, revokedCertificates: count };
+  }
+
+  private closeLocal(match: (s: { routerId: string; certificateSerial?: string }) => boolean, reason: string): void {
+    for (const session of this.gateway?.sessions.values() ?? []) {
+      if (match(session)) session.close(GrpcStatus.PERMISSION_DENIED, reason);
+    }
+  }
+
+  /**
+   * Watches this replica's live streams for revocation done anywhere (another replica, a
+   * direct database change) and for certificates that expired while connected. Two indexed
+   * lookups per tick, only for the streams this replica holds.
+   */
+  watch(gateway: AgentGateway, intervalMs = 250): void {
+    this.gateway = gateway;
+    clearInterval(this.watchTimer);
+    let running = false;
+    this.watchTimer = setInterval(() => {
+      if (running || gateway.sessions.size === 0) return;
+      running = true;
+      this.sweep(gateway)
+        .catch((err: unknown) => this.log.warn({ err }, 'revocation sweep failed'))
+        .finally(() => (running = false));
+    }, intervalMs);
+    this.watchTimer.unref();
+  }
+
+  private async sweep(gateway: AgentGateway): Promise<void> {
+    const sessions = [...gateway.sessions.values()];
+    const now = new Date();
+    const serials = sessions.map((s) => s.certificateSerial).filter((s): s is string => !!s);
+    const [revoked, decommissioned] = await Promise.all([
+      serials.length ? this.db.agentCertificate.findMany({ where: { serial: { in: serials }, revokedAt: { not: null } }, select: { serial: true } }) : [],
+      this.db.router.findMany({ where: { id: { in: sessions.map((s) => s.routerId) }, decommissionedAt: { not: null } }, select: { id: true } }),
+    ]);
+    const revokedSet = new Set(revoked.map((r) => r.serial));
+    const goneSet = new Set(decommissioned.map((r) => r.id));
+    for (const s of sessions) {
+      if (gateway.sessions.get(s.routerId) !== s) continue;
+      if (goneSet.has(s.routerId)) s.close(GrpcStatus.PERMISSION_DENIED, 'this router was decommissioned');
+      else if (s.certificateSerial && revokedSet.has(s.certificateSerial)) s.close(GrpcStatus.PERMISSION_DENIED, 'the client certificate of this stream was revoked');
+      else if (s.certificateNotAfter && s.certificateNotAfter <= now) s.close(GrpcStatus.UNAUTHENTICATED, 'the client certificate of this stream expired');
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.watchTimer);
+  }
+}
