@@ -1,0 +1,245 @@
+/**
+ * Flow offloading on OpenWrt through uci and firewall4 (DOMAIN.md §2).
+ *
+ * Write path: `uci set firewall.@defaults[0].flow_offloading[_hw]=...`, `uci commit firewall`,
+ * `/etc/init.d/firewall reload`. Read-back: `nft list flowtables` (the live kernel state, not
+ * what fw4 would generate), so the evidence is what actually runs.
+ *
+ * fw4 falls back on its own: with flow_offloading_hw=1 on a device without a flow-offload
+ * engine, it test-loads the flowtable with `nft -c`, warns "Hardware flow offloading
+ * unavailable, falling back to software offloading" and generates the flowtable without
+ * `flags offload`. We detect that from the live flowtable (configured hw, no offload flag),
+ * and quote the warning when the reload printed it.
+ *
+ * uncommitted uci changes made by someone else would be committed along with ours by
+ * `uci commit firewall`, so we refuse to touch the firewall config while any are pending.
+ */
+import type { RouterHost } from '../host/host.js';
+
+export const UCI_DEFAULTS = 'firewall.@defaults[0]';
+export const OFFLOAD_OPTIONS = ['flow_offloading', 'flow_offloading_hw'] as const;
+export type OffloadOption = (typeof OFFLOAD_OPTIONS)[number];
+export type OffloadLiveMode = 'off' | 'software' | 'hardware';
+export const FW4_FALLBACK_WARNING = 'Hardware flow offloading unavailable, falling back to software offloading';
+
+/** The two options as uci holds them; null means "not set" (fw4's default, 0). */
+export type UciOffloadValues = Record<OffloadOption, string | null>;
+
+export interface Flowtable {
+  family: string;
+  table: string;
+  name: string;
+  hook: string | null;
+  priority: string | null;
+  devices: string[];
+  offloadFlag: boolean;
+  counter: boolean;
+}
+
+export interface OffloadSupport {
+  supported: boolean;
+  /** Why not, naming the missing piece. */
+  reason: string;
+}
+
+export interface OffloadState {
+  support: OffloadSupport;
+  uci: UciOffloadValues | null;
+  /** Mode the uci options ask for (hw only counts with flow_offloading=1). */
+  configured: OffloadLiveMode | null;
+  /** Mode the kernel runs, from fw4's flowtable. */
+  live: OffloadLiveMode | null;
+  flowtables: Flowtable[];
+  /** Configured hardware but fw4 installed a software flowtable. */
+  fallback: boolean;
+}
+
+export interface OffloadApplyEvidence extends OffloadState {
+  changes: string[];
+  warnings: string[];
+}
+
+async function mustRun(host: RouterHost, argv: string[]): Promise<string> {
+  const r = await host.run(argv, { timeoutMs: 60_000 });
+  if (r.code !== 0) throw new Error(`${argv.join(' ')} (exit ${r.code ?? 'none'}): ${(r.stderr || r.stdout).trim().split('\n').slice(-4).join(' | ')}`);
+  return `${r.stdout}${r.stderr}`;
+}
+
+/**
+ * Parses `nft list flowtables` (or any ruleset listing) into flowtables. nft prints one
+ * attribute per line: `hook ingress priority filter`, `devices = { a, b }`, `flags offload`,
+ * `counter`.
+ */
+export function parseFlowtables(text: string): Flowtable[] {
+  const out: Flowtable[] = [];
+  let family = '';
+  let table = '';
+  let current: Flowtable | null = null;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    let m: RegExpMatchArray | null;
+    if ((m = line.match(/^table\s+(\S+)\s+(\S+)\s*\{/))) {
+      family = m[1]!;
+      table = m[2]!;
+    } else if ((m = line.match(/^flowtable\s+(\S+)\s*\{(.*)$/))) {
+      current = { family, table, name: m[1]!, hook: null, priority: null, devices: [], offloadFlag: false, counter: false };
+      out.push(current);
+      // Single-line form: flowtable ft { hook ingress priority 0; devices = { x }; flags offload; }
+      if (m[2]!.includes('}')) {
+        for (const part of m[2]!.split(';')) applyAttr(current, part.trim());
+        current = null;
+      }
+    } else if (current) {
+      if (line === '}') current = null;
+      else for (const part of line.split(';')) applyAttr(current, part.trim());
+    }
+  }
+  return out;
+}
+
+function applyAttr(ft: Flowtable, attr: string): void {
+  let m: RegExpMatchArray | null;
+  if ((m = attr.match(/^hook\s+(\S+)\s+priority\s+(.+)$/))) {
+    ft.hook = m[1]!;
+    ft.priority = m[2]!.trim();
+  } else if ((m = attr.match(/^devices\s*=\s*\{?\s*([^}]*)\}?/))) {
+    ft.devices = m[1]!.split(',').map((d) => d.trim().replace(/^"|"$/g, '')).filter(Boolean);
+  } else if (/^flags\s+.*\boffload\b/.test(attr)) ft.offloadFlag = true;
+  else if (attr === 'counter') ft.counter = true;
+}
+
+export function configuredMode(values: UciOffloadValues): OffloadLiveMode {
+  if (values.flow_offloading !== '1') return 'off';
+  return values.flow_offloading_hw === '1' ? 'hardware' : 'software';
+}
+
+/** fw4's flowtable (table inet fw4) decides the mode; other tables' flowtables are not ours to judge. */
+export function liveMode(flowtables: Flowtable[]): OffloadLiveMode {
+  const fw4 = flowtables.filter((f) => f.table === 'fw4');
+  if (fw4.length === 0) return 'off';
+  return fw4.some((f) => f.offloadFlag) ? 'hardware' : 'software';
+}
+
+/**
+ * Can this host's flow offloading be managed? Needs uci and fw4 (OpenWrt 22.03+). Without
+ * uci the answer is no, and the reason also says whether the kernel could offload at all
+ * (a test flowtable in a throw-away table, added and deleted in one nft transaction).
+ */
+export async function offloadSupport(host: RouterHost): Promise<OffloadSupport> {
+  const uci = await host.run(['uci', '-q', 'get', `${UCI_DEFAULTS}`]);
+  if (uci.code === 127) return { supported: false, reason: `no uci on this host (not OpenWrt): flow offloading is managed through uci/fw4 only; ${await kernelFlowtableSupport(host)}` };
+  if (uci.code !== 0) return { supported: false, reason: 'uci has no firewall defaults section (firewall.@defaults[0]): is the firewall package installed?' };
+  const fw4 = await host.run(['sh', '-c', 'command -v fw4']);
+  if (fw4.code !== 0) return { supported: false, reason: 'fw4 not found: this is a fw3 (iptables) firewall; wrtfleet manages flow offloading through fw4 (OpenWrt 22.03+) only' };
+  return { supported: true, reason: 'uci firewall defaults and fw4 present' };
+}
+
+async function kernelFlowtableSupport(host: RouterHost): Promise<string> {
+  const dev = 'lo';
+  const script = `add table inet wf_offload_probe\nadd flowtable inet wf_offload_probe ft { hook ingress priority 0; devices = { ${dev} }; }\ndelete table inet wf_offload_probe\n`;
+  const r = await host.run(['nft', '-f', '-'], { input: script });
+  if (r.code === 127) return 'nft is not installed either, so kernel flowtable support was not tested';
+  if (r.code === 0) return 'the kernel itself does support nftables flowtables (a test flowtable loaded)';
+  const config = await host.run(['sh', '-c', 'zcat /proc/config.gz 2>/dev/null | grep -E "^(# )?CONFIG_NF_FLOW_TABLE[ =]"']);
+  const cfg = config.stdout.trim();
+  const err = (r.stderr.match(/Error: ([^\n]+)/)?.[1] ?? r.stderr.trim()).slice(0, 120);
+  return `and this kernel has no nf_flow_table: a test flowtable was refused (${err})${cfg ? `; /proc/config.gz: ${cfg}` : ''}`;
+}
+
+export async function readUciOffload(host: RouterHost): Promise<UciOffloadValues> {
+  const values = {} as UciOffloadValues;
+  for (const option of OFFLOAD_OPTIONS) {
+    const r = await host.run(['uci', '-q', 'get', `${UCI_DEFAULTS}.${option}`]);
+    // uci -q get exits 1 with no output for an unset option.
+    values[option] = r.code === 0 ? r.stdout.trim() : null;
+  }
+  return values;
+}
+
+export async function readOffload(host: RouterHost, support?: OffloadSupport): Promise<OffloadState> {
+  const sup = support ?? (await offloadSupport(host));
+  if (!sup.supported) return { support: sup, uci: null, configured: null, live: null, flowtables: [], fallback: false };
+  const uci = await readUciOffload(host);
+  const listed = await host.run(['nft', 'list', 'flowtables']);
+  if (listed.code !== 0) throw new Error(`nft list flowtables (exit ${listed.code}): ${listed.stderr.trim()}`);
+  const flowtables = parseFlowtables(listed.stdout);
+  const configured = configuredMode(uci);
+  const live = liveMode(flowtables);
+  return { support: sup, uci, configured, live, flowtables, fallback: configured === 'hardware' && live === 'software' };
+}
+
+async function pendingFirewallChanges(host: RouterHost): Promise<string> {
+  const r = await host.run(['uci', 'changes', 'firewall']);
+  if (r.code !== 0) throw new Error(`uci changes firewall (exit ${r.code}): ${r.stderr.trim()}`);
+  return r.stdout.trim();
+}
+
+/**
+ * Sets the two options to `target` (null deletes the option: used to restore "unset"),
+ * commits, reloads fw4 and reads back. Idempotent: when uci already holds `target` and
+ * the live flowtable matches, nothing is written and fw4 is not reloaded.
+ */
+export async function applyOffload(host: RouterHost, target: UciOffloadValues): Promise<OffloadApplyEvidence> {
+  const support = await offloadSupport(host);
+  if (!support.supported) throw new Error(`flow offloading unsupported: ${support.reason}`);
+  const before = await readOffload(host, support);
+  const changes: string[] = [];
+  const warnings: string[] = [];
+  const uciSame = OFFLOAD_OPTIONS.every((o) => before.uci![o] === target[o]);
+  const wantMode = configuredMode(target);
+  const liveOk = before.live === wantMode || (wantMode === 'hardware' && before.fallback);
+  if (uciSame && liveOk) return { ...before, changes, warnings };
+
+  if (!uciSame) {
+    const pending = await pendingFirewallChanges(host);
+    if (pending) throw new Error(`the firewall config has uncommitted uci changes made outside wrtfleet; refusing to commit them along with ours:\n${pending}`);
+    for (const option of OFFLOAD_OPTIONS) {
+      if (before.uci![option] === target[option]) continue;
+      const value = target[option];
+      if (value === null) await mustRun(host, ['uci', 'delete', `${UCI_DEFAULTS}.${option}`]);
+      else await mustRun(host, ['uci', 'set', `${UCI_DEFAULTS}.${option}=${value}`]);
+      changes.push(`uci ${option}: ${before.uci![option] ?? '(unset)'} -> ${value ?? '(unset)'}`);
+    }
+    try {
+      await mustRun(host, ['uci', 'commit', 'firewall']);
+    } catch (err) {
+      await host.run(['uci', 'revert', 'firewall']);
+      throw err;
+    }
+    changes.push('uci commit firewall');
+  }
+  const reload = await mustRun(host, ['/etc/init.d/firewall', 'reload']);
+  changes.push('/etc/init.d/firewall reload');
+  for (const line of reload.split('\n')) if (line.trim()) warnings.push(line.trim());
+  const after = await readOffload(host, support);
+  if (after.fallback && !warnings.some((w) => w.includes(FW4_FALLBACK_WARNING))) {
+    warnings.push(`fw4 installed a software flowtable although flow_offloading_hw=1 (its hardware check failed: ${FW4_FALLBACK_WARNING.toLowerCase()})`);
+  }
+  return { ...after, changes, warnings };
+}
+
+/** Problems between the live state and the mode a plan asked for (empty: verified). */
+export function verifyOffload(state: OffloadState, expected: OffloadLiveMode, opts: { acceptFallback?: boolean } = {}): string[] {
+  const problems: string[] = [];
+  if (!state.support.supported) return [`flow offloading unsupported: ${state.support.reason}`];
+  if (state.configured !== expected) problems.push(`uci asks for ${state.configured} offload, the plan for ${expected}`);
+  const fw4 = state.flowtables.filter((f) => f.table === 'fw4');
+  if (expected === 'off' && fw4.length > 0) problems.push(`fw4 flowtable ${fw4.map((f) => f.name).join(', ')} present although offloading is off`);
+  if (expected !== 'off' && fw4.length === 0) problems.push('no fw4 flowtable in the live ruleset (nft list flowtables)');
+  if (expected === 'software' && fw4.some((f) => f.offloadFlag)) problems.push('fw4 flowtable has flags offload although the plan asks for software offload');
+  if (expected === 'hardware' && fw4.length > 0 && !fw4.some((f) => f.offloadFlag) && !opts.acceptFallback) {
+    problems.push(`fw4 flowtable has no flags offload: fw4 fell back to software (${FW4_FALLBACK_WARNING})`);
+  }
+  return problems;
+}
+
+/** Counts of offloaded conntrack entries ([OFFLOAD] software, [HW_OFFLOAD] hardware). */
+export function countOffloadedFlows(conntrack: string): { software: number; hardware: number } {
+  let software = 0;
+  let hardware = 0;
+  for (const line of conntrack.split('\n')) {
+    if (line.includes('[HW_OFFLOAD]')) hardware += 1;
+    else if (line.includes('[OFFLOAD]')) software += 1;
+  }
+  return { software, hardware };
+}

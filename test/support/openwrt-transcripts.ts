@@ -1,0 +1,125 @@
+/**
+ * A scripted OpenWrt router for the commands this machine cannot run (uci, fw4, OpenWrt's
+ * nft with flowtables): it keeps the two firewall defaults as uci would (committed values
+ * plus pending changes) and answers `nft list flowtables` and `/etc/init.d/firewall reload`
+ * with the transcripts in test/agent-apply/transcripts/<model>/. Everything else (files,
+ * captured commands for facts) comes from the shared fixture tree of the same model.
+ * Tests using it say "(OpenWrt transcripts: OpenWrt cannot run here)" in their names.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FixtureHost } from '../../agent/host/fixture-host.js';
+import type { CommandResult, RouterHost, RunOptions } from '../../agent/host/host.js';
+
+export const TRANSCRIPTS = join(process.cwd(), 'test/agent-apply/transcripts');
+export const SHARED_FIXTURES = join(process.cwd(), '../shared/fixtures/routers');
+
+type Mode = 'off' | 'software' | 'hardware';
+
+export class OpenWrtTranscriptHost implements RouterHost {
+  readonly description: string;
+  readonly fixture: FixtureHost;
+  committed: Record<'flow_offloading' | 'flow_offloading_hw', string | null> = { flow_offloading: null, flow_offloading_hw: null };
+  pending: Record<string, string | null> = {};
+  /** Changes someone else left uncommitted (uci changes shows them). */
+  foreignPending: string | null = null;
+  /** What fw4 installed at the last reload. */
+  live: Mode = 'off';
+  readonly log: string[][] = [];
+  /** Makes one command fail: return a result to answer instead of the transcript. */
+  fault: ((argv: string[]) => CommandResult | undefined) | undefined;
+
+  constructor(readonly model: string) {
+    this.description = `openwrt-transcripts ${model}`;
+    this.fixture = new FixtureHost(join(SHARED_FIXTURES, model));
+  }
+
+  private transcript(name: string): string {
+    return readFileSync(join(TRANSCRIPTS, this.model, name), 'utf8');
+  }
+
+  private value(option: 'flow_offloading' | 'flow_offloading_hw'): string | null {
+    const key = `firewall.@defaults[0].${option}`;
+    return key in this.pending ? this.pending[key]! : this.committed[option];
+  }
+
+  private configured(): Mode {
+    if (this.committed.flow_offloading !== '1') return 'off';
+    return this.committed.flow_offloading_hw === '1' ? 'hardware' : 'software';
+  }
+
+  async run(argv: string[], options?: RunOptions): Promise<CommandResult> {
+    this.log.push(argv);
+    const forced = this.fault?.(argv);
+    if (forced) return forced;
+    const ok = (stdout = '', stderr = ''): CommandResult => ({ code: 0, stdout, stderr });
+    const [cmd, ...args] = argv;
+    if (cmd === 'uci') {
+      const a = args.filter((x) => x !== '-q');
+      if (a[0] === 'get' && a[1] === 'firewall.@defaults[0]') return ok('defaults\n');
+      if (a[0] === 'get') {
+        const option = a[1]!.replace('firewall.@defaults[0].', '') as 'flow_offloading' | 'flow_offloading_hw';
+        const v = this.value(option);
+        return v === null ? { code: 1, stdout: '', stderr: '' } : ok(`${v}\n`);
+      }
+      if (a[0] === 'set') {
+        const [key, value] = a[1]!.split('=');
+        this.pending[key!] = value!;
+        return ok();
+      }
+      if (a[0] === 'delete') {
+        this.pending[a[1]!] = null;
+        return ok();
+      }
+      if (a[0] === 'changes') {
+        const ours = Object.entries(this.pending).map(([k, v]) => (v === null ? `-${k.replace('@defaults[0]', 'cfg01e63d')}` : `${k.replace('@defaults[0]', 'cfg01e63d')}='${v}'`));
+        const foreign = this.foreignPending ? [this.foreignPending.trim()] : [];
+        return ok([...foreign, ...ours].map((l) => `${l}\n`).join(''));
+      }
+      if (a[0] === 'commit' && a[1] === 'firewall') {
+        for (const [k, v] of Object.entries(this.pending)) this.committed[k.replace('firewall.@defaults[0].', '') as 'flow_offloading'] = v;
+        this.pending = {};
+        return ok();
+      }
+      if (a[0] === 'revert') {
+        this.pending = {};
+        return ok();
+      }
+      return { code: 1, stdout: '', stderr: `uci: Invalid argument` };
+    }
+    if (argv.join(' ') === 'sh -c command -v fw4') return ok('/sbin/fw4\n');
+    if (cmd === '/etc/init.d/firewall' && args[0] === 'reload') {
+      const mode = this.configured();
+      const out = mode === 'off' ? '' : this.transcript(`firewall-reload.${mode}.txt`);
+      // The hardware transcript of a router without an offload engine lists a software flowtable.
+      const listing = this.transcript(`nft-list-flowtables.${mode}.txt`);
+      this.live = listing.includes('flags offload') ? 'hardware' : mode === 'off' ? 'off' : 'software';
+      return { code: 0, stdout: '', stderr: out };
+    }
+    if (cmd === 'nft' && args.join(' ') === 'list flowtables') return ok(this.transcript(`nft-list-flowtables.${this.live}.txt`));
+    if (cmd === 'fw4' && args[0] === 'print') return ok(this.transcript(`fw4-print.${this.configured()}.txt`));
+    void options;
+    return this.fixture.run(argv);
+  }
+
+  async readFile(path: string): Promise<string | null> {
+    if (path === '/proc/net/nf_conntrack') {
+      try {
+        return this.transcript('proc-net-nf_conntrack.txt');
+      } catch {
+        return null;
+      }
+    }
+    return this.fixture.readFile(path);
+  }
+
+  readBinary(path: string): Promise<Buffer | null> {
+    return this.fixture.readBinary(path);
+  }
+
+  async writeFile(path: string): Promise<void> {
+    throw new Error(`transcript host: unexpected write to ${path}`);
+  }
+
+  async close(): Promise<void> {}
+}
