@@ -82,7 +82,7 @@ switch (command) {
     const perModel = Number(values['per-model']);
     if (!Number.isInteger(perModel) || perModel < 1 || perModel > 10_000) fail('--per-model must be an integer from 1 to 10000');
     const roots = await fixtureModels(values.fixtures ?? defaultFixturesDir());
-    const agents = startSimulatedFleet({ controller: values.controller, fixtureRoots: roots, perModel });
+    const agents = await startSimulatedFleet({ controller: values.controller, fixtureRoots: roots, perModel });
     console.error(`agent: started ${agents.length} simulated routers against ${values.controller}`);
     onSignals(() => stopFleet(agents));
     break;

@@ -1,8 +1,10 @@
 import { readdir } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { ReconnectPolicy } from './controller-link.js';
+import { collectFacts, type RouterFacts } from './facts/index.js';
 import { FixtureHost } from './host/fixture-host.js';
-import { RouterAgent } from './router-agent.js';
+import { SimulatedRouter, type SimulatedOutcome } from './simulated-router.js';
+import type { DesiredState } from '../proto/gen/wrtfleet/agent/v1/agent.js';
 
 /** Where the captured router trees live: ../shared/fixtures/routers beside the repo, or $WRTFLEET_FIXTURES. */
 export function defaultFixturesDir(repoRoot = resolve(import.meta.dirname, '..')): string {
@@ -19,35 +21,42 @@ export interface SimulatedFleetOptions {
   fixtureRoots: string[];
   perModel: number;
   reconnect?: Partial<ReconnectPolicy>;
+  /** Scripted outcomes per router (tests); default: every apply succeeds. */
+  outcome?: (identity: string, desired: DesiredState) => SimulatedOutcome;
+  applyDelayMs?: number;
 }
 
 /**
  * A fleet of simulated routers (MIPS and ARM routers cannot exist on this machine): each
- * is a real agent with its own gRPC stream, reading a captured router file tree instead
- * of a device. Identities are the board name plus a synthetic serial, so they are stable
- * across demo restarts.
+ * has its own gRPC stream and answers desired states with the real plan function, reading a
+ * captured router file tree instead of a device. Identities are the model plus a synthetic
+ * serial, so they are stable across demo restarts.
  */
-export function startSimulatedFleet(options: SimulatedFleetOptions): RouterAgent[] {
-  const agents: RouterAgent[] = [];
+export async function startSimulatedFleet(options: SimulatedFleetOptions): Promise<SimulatedRouter[]> {
+  const routers: SimulatedRouter[] = [];
   for (const root of options.fixtureRoots) {
     const model = basename(root);
+    const facts: RouterFacts = await collectFacts(new FixtureHost(root));
     for (let i = 1; i <= options.perModel; i++) {
       const serial = String(i).padStart(3, '0');
-      const agent = new RouterAgent({
-        host: new FixtureHost(root),
+      const identity = `sim.${model}:${serial}`;
+      const router = new SimulatedRouter({
+        root,
+        facts,
         controller: options.controller,
-        placement: 'proxy',
-        identity: `sim.${model}:${serial}`,
+        identity,
         name: `${model}-${serial}`,
         reconnect: options.reconnect,
+        applyDelayMs: options.applyDelayMs,
+        outcome: options.outcome ? (desired) => options.outcome!(identity, desired) : undefined,
       });
-      agent.start();
-      agents.push(agent);
+      router.start();
+      routers.push(router);
     }
   }
-  return agents;
+  return routers;
 }
 
-export async function stopFleet(agents: RouterAgent[]): Promise<void> {
-  await Promise.all(agents.map((a) => a.stop()));
+export async function stopFleet(routers: { stop(): Promise<void> }[]): Promise<void> {
+  await Promise.all(routers.map((r) => r.stop()));
 }

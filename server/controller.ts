@@ -8,6 +8,15 @@ import { bootstrapAdminToken } from './auth/bootstrap-admin.js';
 import type { ControllerConfig } from './config.js';
 import { RouterDirectory } from './fleet/router-directory.js';
 import { RouterRegistry } from './fleet/router-registry.js';
+import { BullMqJobRunner } from './jobs/bullmq-runner.js';
+import { InProcessFleetBus, RedisFleetBus, type FleetBus } from './jobs/fleet-bus.js';
+import { InProcessJobRunner } from './jobs/in-process-runner.js';
+import type { JobRunner } from './jobs/job-runner.js';
+import { PlanPreview } from './fleet/plan-preview.js';
+import { ProfileStore } from './profiles/profile-store.js';
+import { ControllerMetrics } from './api/metrics.js';
+import { DesiredStateDelivery } from './rollouts/desired-state.js';
+import { RolloutEngine, SWEEP_JOB } from './rollouts/rollout-engine.js';
 import { openDatabase, type Database } from './storage/index.js';
 
 export interface Controller {
@@ -17,6 +26,9 @@ export interface Controller {
   http: FastifyInstance;
   registry: RouterRegistry;
   tokens: ApiTokens;
+  profiles: ProfileStore;
+  rollouts: RolloutEngine;
+  jobs: JobRunner;
   /** Set on the first start of an empty database: where the bootstrap admin token was written. */
   adminTokenFile: string | null;
   /** http://host:port of the REST API as actually bound (port 0 picks a free one). */
@@ -55,6 +67,23 @@ export async function startController(config: ControllerConfig, logger: Logger =
   const adminTokenFile = await bootstrapAdminToken(tokens, config.dataDir, logger.child({ component: 'auth' }));
   const registry = new RouterRegistry(db.prisma, audit, { autoRegister: config.autoRegister }, logger.child({ component: 'fleet' }));
   const directory = new RouterDirectory(db.prisma);
+  const profiles = new ProfileStore(db.prisma, audit);
+  const previews = new PlanPreview(db.prisma);
+
+  // Jobs and cross-replica notifications: Redis when configured, this process otherwise.
+  let jobs: JobRunner;
+  let bus: FleetBus;
+  if (config.redisUrl) {
+    jobs = new BullMqJobRunner(config.redisUrl, logger.child({ component: 'jobs' }));
+    const redisBus = new RedisFleetBus(config.redisUrl, logger.child({ component: 'bus' }));
+    await redisBus.start();
+    bus = redisBus;
+  } else {
+    jobs = new InProcessJobRunner(logger.child({ component: 'jobs' }));
+    bus = new InProcessFleetBus();
+  }
+  const rollouts = new RolloutEngine(db.prisma, audit, jobs, bus, logger.child({ component: 'rollouts' }));
+  registry.onApplyResult((routerId, revisionId, status, error) => rollouts.onApplyResult(routerId, revisionId, status, error));
   const gateway = new AgentGateway(
     registry,
     {
@@ -65,15 +94,29 @@ export async function startController(config: ControllerConfig, logger: Logger =
     },
     logger.child({ component: 'agent-gateway' }),
   );
-  const http = await createHttpApi({ directory, tokens, logger: logger.child({ component: 'http' }) });
+  const delivery = new DesiredStateDelivery(db.prisma, gateway, logger.child({ component: 'delivery' }));
+  bus.onDesired((ids) => void delivery.deliver(ids));
+  gateway.on({
+    connected: (session, hello) => {
+      const applied = hello.applied?.profile ? { profile: hello.applied.profile, revision: hello.applied.revision } : undefined;
+      delivery.onConnected(session.routerId, applied).catch((err: unknown) => logger.error({ err }, 'desired state on connect failed'));
+    },
+  });
+  const metrics = new ControllerMetrics(db.prisma, gateway, jobs);
+  registry.onApplyResult(async (_routerId, _revisionId, status, _error, seconds) => metrics.observeApply(status, seconds));
+  const http = await createHttpApi({ directory, tokens, profiles, previews, rollouts, audit, jobs, gateway, metrics, db: db.prisma, logger: logger.child({ component: 'http' }) });
 
   let grpcPort: number;
   try {
+    await jobs.start();
+    await jobs.every(SWEEP_JOB, Math.max(1_000, Math.min(5_000, config.heartbeatIntervalSeconds * 1000)));
     grpcPort = await gateway.start();
     await http.listen({ host: config.httpHost, port: config.httpPort });
   } catch (err) {
     await gateway.stop().catch(() => {});
     await http.close().catch(() => {});
+    await jobs.close().catch(() => {});
+    await bus.close().catch(() => {});
     await db.close();
     throw err;
   }
@@ -102,6 +145,9 @@ export async function startController(config: ControllerConfig, logger: Logger =
     http,
     registry,
     tokens,
+    profiles,
+    rollouts,
+    jobs,
     adminTokenFile,
     httpUrl,
     grpcAddress,
@@ -110,6 +156,8 @@ export async function startController(config: ControllerConfig, logger: Logger =
         clearInterval(sweeper);
         await gateway.stop();
         await http.close();
+        await jobs.close();
+        await bus.close();
         await db.close();
       })();
       return closing;

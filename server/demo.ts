@@ -14,7 +14,7 @@ try {
   const config = configFromEnv({ LOG_LEVEL: 'warn', ...process.env });
   const controller = await startController(config, createLogger(config.logLevel));
   const roots = await fixtureModels(defaultFixturesDir());
-  const fleet = startSimulatedFleet({
+  const fleet = await startSimulatedFleet({
     controller: controller.grpcAddress,
     fixtureRoots: roots,
     perModel,

@@ -10,6 +10,7 @@ import {
 import type { Logger } from 'pino';
 import {
   AgentServiceService,
+  ApplyResult_Status,
   type AgentMessage,
   type ApplyResult,
   type ControllerMessage,
@@ -90,8 +91,14 @@ function closeStream(stream: AgentStream, code: GrpcStatus, details: string): vo
  * Hello, hands every report to the fleet, and keeps a map of live sessions so other parts
  * of the controller (rollouts, commands) can reach an agent.
  */
+export interface AgentGatewayEvents {
+  /** A stream completed its Hello; `applied` is what the agent says it runs. */
+  connected(session: AgentSession, hello: Hello): void;
+}
+
 export class AgentGateway {
   readonly sessions = new Map<string, AgentSession>();
+  private readonly listeners: AgentGatewayEvents[] = [];
   private readonly server = new Server({
     // Agents behind NAT keep the stream idle between heartbeats; allow their keepalives.
     'grpc.keepalive_permit_without_calls': 1,
@@ -123,6 +130,10 @@ export class AgentGateway {
         );
       },
     });
+  }
+
+  on(listener: AgentGatewayEvents): void {
+    this.listeners.push(listener);
   }
 
   get port(): number {
@@ -227,6 +238,7 @@ export class AgentGateway {
           },
         });
         this.log.info({ routerId, identity, peer, agentVersion: hello.agent?.version }, 'agent connected');
+        for (const l of this.listeners) l.connected(session, hello);
         return;
       }
       session.lastMessageAt = Date.now();
@@ -239,6 +251,11 @@ export class AgentGateway {
         case 'applyResult':
           await this.sink.recordApplyResult(session.routerId, body.value);
           session.send({ $case: 'ack', value: { agentSeq: message.seq } });
+          // Commit-confirmed: the result is stored, so the controller can still reach this
+          // router; tell the agent to keep the change (without this it rolls back by itself).
+          if (body.value.status === ApplyResult_Status.STATUS_APPLIED) {
+            session.send({ $case: 'confirmApply', value: { profile: body.value.profile, revision: body.value.revision } });
+          }
           return;
         case 'telemetry':
           return this.sink.recordTelemetry(session.routerId, body.value);

@@ -1,20 +1,49 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Ajv, type Options as AjvOptions } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import authPlugin from '../auth/auth-plugin.js';
 import type { ApiTokens } from '../auth/api-tokens.js';
+import type { PlanPreview } from '../fleet/plan-preview.js';
 import type { RouterDirectory } from '../fleet/router-directory.js';
+import type { JobRunner } from '../jobs/job-runner.js';
+import type { ProfileStore } from '../profiles/profile-store.js';
+import type { RolloutEngine } from '../rollouts/rollout-engine.js';
+import { auditPlugin } from './audit.js';
 import errorsPlugin from './errors.js';
+import { metricsPlugin, type ControllerMetrics } from './metrics.js';
+import { profilesPlugin } from './profiles.js';
+import { rolloutsPlugin } from './rollouts.js';
 import { routersPlugin } from './routers.js';
 
 export interface HttpApiDeps {
+  db: PrismaClient;
   directory: RouterDirectory;
   tokens: ApiTokens;
+  profiles: ProfileStore;
+  previews: PlanPreview;
+  rollouts: RolloutEngine;
+  audit: AuditLog;
+  jobs: JobRunner;
+  gateway: AgentGateway;
+  metrics: ControllerMetrics;
   logger: Logger;
   /** Largest accepted request body; larger ones get 413. */
   bodyLimitBytes?: number;
+}
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+function compilerFor(options: AjvOptions): Ajv {
+  // Unknown fields are rejected, not silently dropped: a typo in an automation script must
+  // fail loudly. `strict: false` lets the OpenAPI-only keywords (description, example) pass.
+  return addFormats(new Ajv({ removeAdditional: false, useDefaults: true, allErrors: false, strict: false, ...options }));
 }
 
 /**
@@ -26,17 +55,13 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: deps.bodyLimitBytes ?? 256 * 1024,
     genReqId: () => crypto.randomUUID(),
-    ajv: {
-      customOptions: {
-        // Reject unknown fields instead of silently dropping them: a typo in an automation
-        // script must fail loudly, not be ignored.
-        removeAdditional: false,
-        coerceTypes: 'array',
-        useDefaults: true,
-        allErrors: false,
-      },
-    },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Query strings and path parameters are text and are coerced ("?limit=5"); JSON bodies are
+  // typed already, so "64" for a TTL is an error there, never silently a number.
+  const coercing = compilerFor({ coerceTypes: 'array' });
+  const strict = compilerFor({ coerceTypes: false });
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema));
 
   await app.register(errorsPlugin);
   await app.register(fastifySwagger, {
@@ -45,17 +70,31 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
       info: {
         title: 'wrtfleet controller API',
         version: '1',
-        description: 'Profiles, plans and the audited history of a fleet of OpenWrt routers.',
+        description: 'Profiles, plans, rollouts and the audited history of a fleet of OpenWrt routers.',
       },
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API token (wft_...)' } } },
       security: [{ bearerAuth: [] }],
-      tags: [{ name: 'routers', description: 'The fleet: facts, capabilities, connection status' }, { name: 'health' }],
+      tags: [
+        { name: 'routers', description: 'The fleet: facts, capabilities, connection status, tags, assignments, plans' },
+        { name: 'profiles', description: 'Profiles and their immutable revisions' },
+        { name: 'rollouts', description: 'Pushing a revision to many routers, batch by batch' },
+        { name: 'audit', description: 'The hash-chained history of every change' },
+        { name: 'health' },
+      ],
     },
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   await app.register(authPlugin, { tokens: deps.tokens });
 
-  app.get('/healthz', { config: { public: true }, schema: { tags: ['health'], summary: 'Liveness', security: [], response: { 200: { type: 'object', properties: { ok: { type: 'boolean' } } } } } }, async () => ({ ok: true }));
-  await app.register(routersPlugin, { directory: deps.directory });
+  app.get(
+    '/healthz',
+    { config: { public: true }, schema: { tags: ['health'], summary: 'Liveness', security: [], response: { 200: { type: 'object', properties: { ok: { type: 'boolean' } } } } } },
+    async () => ({ ok: true }),
+  );
+  await app.register(routersPlugin, { directory: deps.directory, previews: deps.previews, db: deps.db, audit: deps.audit });
+  await app.register(profilesPlugin, { profiles: deps.profiles });
+  await app.register(rolloutsPlugin, { rollouts: deps.rollouts, previews: deps.previews, db: deps.db });
+  await app.register(auditPlugin, { db: deps.db });
+  await app.register(metricsPlugin, { metrics: deps.metrics });
   return app as unknown as FastifyInstance;
 }

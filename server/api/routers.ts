@@ -1,6 +1,13 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import { validateProfileSpec } from '../../agent/profile-spec.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { jsonDiff } from '../audit/json-diff.js';
+import { EffectiveProfileError, overlay, type PlanPreview } from '../fleet/plan-preview.js';
 import { InvalidCursor, type RouterDirectory } from '../fleet/router-directory.js';
+import { PROFILE_NAME_PATTERN } from '../profiles/profile-store.js';
 import { ApiError, errorBodySchema } from './errors.js';
+import { auditContext } from './request-context.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -40,10 +47,132 @@ const RouterDetail = Type.Intersect([
 
 export interface RoutersPluginOptions {
   directory: RouterDirectory;
+  previews: PlanPreview;
+  db: PrismaClient;
+  audit: AuditLog;
 }
 
+const IdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const TAG = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$' });
+
+/** The plan preview's answer: what the router would run, and what would change on it. */
+export const PlanPreviewView = Type.Object({
+  routerId: Type.String(),
+  name: Type.String(),
+  effective: Type.Union([Type.Object({ profile: Type.String(), revision: Type.Integer(), overrides: Type.Any() }), Type.Null()]),
+  applied: Type.Union([Type.Object({ profile: Type.String(), revision: Type.Integer(), planHash: Type.Union([Type.String(), Type.Null()]) }), Type.Null()]),
+  plan: Type.Any({ description: 'resolvePlan output: datapath, offload, conflicts, decisions with reasons, planHash' }),
+  changes: Type.Array(Type.Object({ path: Type.String(), op: Type.String(), before: Type.Optional(Type.Any()), after: Type.Optional(Type.Any()) })),
+});
+
 /** GET /v1/routers and GET /v1/routers/{id}: the fleet as operators and scripts see it. */
-export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = async (app, { directory }) => {
+export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = async (app, { directory, previews, db, audit }) => {
+  const mustExist = async (id: string) => {
+    const router = await db.router.findUnique({ where: { id } });
+    if (!router) throw new ApiError(404, 'not_found', `no router with id ${id}`);
+    return router;
+  };
+
+  app.put(
+    '/v1/routers/:id/tags',
+    {
+      schema: {
+        tags: ['routers'],
+        summary: "Replace a router's tags (groups are tags, e.g. group:canary)",
+        params: IdParam,
+        body: Type.Object({ tags: Type.Array(TAG, { maxItems: 64, uniqueItems: true }) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ id: Type.String(), tags: Type.Array(Type.String()) }), 404: errorBodySchema },
+      },
+    },
+    async (request) => {
+      const before = await mustExist(request.params.id);
+      const tags = [...request.body.tags].sort();
+      await db.router.update({ where: { id: before.id }, data: { tags } });
+      await audit.append({
+        ...auditContext(request),
+        action: 'router.tags.set',
+        targetType: 'router',
+        targetId: before.id,
+        before: { tags: before.tags },
+        after: { tags },
+        diff: jsonDiff({ tags: before.tags }, { tags }),
+      });
+      return { id: before.id, tags };
+    },
+  );
+
+  app.put(
+    '/v1/routers/:id/assignment',
+    {
+      schema: {
+        tags: ['routers'],
+        summary: 'Assign a profile to a router, optionally pinned to a revision, with per-router overrides',
+        description: 'Overrides are a partial profile spec laid over the revision (e.g. {"l3Rewrite":{"ttl":{"value":128}}}); the result must be a valid spec.',
+        params: IdParam,
+        body: Type.Object(
+          {
+            profile: Type.String({ pattern: PROFILE_NAME_PATTERN }),
+            pinnedRevision: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+            overrides: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Object({ routerId: Type.String(), profile: Type.String(), pinnedRevision: Type.Union([Type.Integer(), Type.Null()]), overrides: Type.Any() }), 400: errorBodySchema, 404: errorBodySchema },
+      },
+    },
+    async (request) => {
+      const router = await mustExist(request.params.id);
+      const { profile: profileName, pinnedRevision = null, overrides = null } = request.body;
+      const profile = await db.profile.findUnique({ where: { name: profileName } });
+      if (!profile) throw new ApiError(400, 'invalid_request', `no profile named ${profileName}`, [{ path: '/profile', in: 'body', message: 'unknown profile' }]);
+      const number = pinnedRevision ?? profile.latestRevision;
+      const revision = await db.profileRevision.findUnique({ where: { profileId_number: { profileId: profile.id, number } } });
+      if (!revision) throw new ApiError(400, 'invalid_request', `profile ${profileName} has no revision ${number}`, [{ path: '/pinnedRevision', in: 'body', message: 'unknown revision' }]);
+      if (overrides) {
+        const check = validateProfileSpec(overlay(revision.spec, overrides));
+        if (!check.ok) {
+          throw new ApiError(400, 'invalid_request', `the overrides make the profile invalid: ${check.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, check.errors.map((e) => ({ path: `/overrides${e.path}`, in: 'body', message: e.message })));
+        }
+      }
+      const before = await db.assignment.findUnique({ where: { routerId: router.id }, include: { profile: true } });
+      const data = { profileId: profile.id, pinnedRevision, overrides: overrides ?? undefined };
+      await db.assignment.upsert({ where: { routerId: router.id }, create: { routerId: router.id, ...data }, update: { ...data, overrides: overrides ?? (null as any) } });
+      const after = { profile: profileName, pinnedRevision, overrides };
+      const beforeView = before ? { profile: before.profile.name, pinnedRevision: before.pinnedRevision, overrides: before.overrides } : null;
+      await audit.append({ ...auditContext(request), action: 'router.assignment.set', targetType: 'router', targetId: router.id, before: beforeView, after, diff: jsonDiff(beforeView ?? {}, after) });
+      return { routerId: router.id, ...after };
+    },
+  );
+
+  app.get(
+    '/v1/routers/:id/plan',
+    {
+      schema: {
+        tags: ['routers'],
+        summary: 'Preview the plan a router would get (a dry run: nothing is sent)',
+        description: "Without parameters: the router's assignment (with its overrides). With `profile` (and `revision`): that profile instead.",
+        params: IdParam,
+        querystring: Type.Object(
+          { profile: Type.Optional(Type.String({ pattern: PROFILE_NAME_PATTERN })), revision: Type.Optional(Type.Integer({ minimum: 1 })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: PlanPreviewView, 400: errorBodySchema, 404: errorBodySchema },
+      },
+    },
+    async (request) => {
+      const { profile, revision } = request.query;
+      if (revision !== undefined && !profile) throw new ApiError(400, 'invalid_request', 'invalid querystring parameter: revision needs profile', [{ path: '/revision', in: 'querystring', message: 'needs profile' }]);
+      try {
+        const preview = await previews.forRouter(request.params.id, profile ? { profile, revision } : undefined);
+        if (!preview) throw new ApiError(404, 'not_found', `no router with id ${request.params.id}`);
+        return preview;
+      } catch (err) {
+        if (err instanceof EffectiveProfileError) throw new ApiError(400, 'invalid_request', err.message);
+        throw err;
+      }
+    },
+  );
+
   app.get(
     '/v1/routers',
     {

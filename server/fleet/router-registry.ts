@@ -20,6 +20,16 @@ export interface RouterRegistryOptions {
   autoRegister: boolean;
 }
 
+/** Told of every stored apply result (the rollout engine listens). */
+export type ApplyResultListener = (
+  routerId: string,
+  revisionId: string | null,
+  status: 'applied' | 'failed' | 'rolled_back',
+  error: string | null,
+  /** How long the agent took, by its own clock; null when it did not say. */
+  durationSeconds: number | null,
+) => Promise<void>;
+
 function endianName(e: Endianness): string | null {
   if (e === Endianness.ENDIANNESS_LITTLE) return 'little';
   if (e === Endianness.ENDIANNESS_BIG) return 'big';
@@ -63,6 +73,12 @@ const orNull = (s: string | undefined) => (s ? s : null);
  * agent's identity as the actor.
  */
 export class RouterRegistry implements AgentReportSink {
+  private readonly applyListeners: ApplyResultListener[] = [];
+
+  onApplyResult(listener: ApplyResultListener): void {
+    this.applyListeners.push(listener);
+  }
+
   constructor(
     private readonly db: PrismaClient,
     private readonly audit: AuditLog,
@@ -95,8 +111,9 @@ export class RouterRegistry implements AgentReportSink {
     if (existing?.decommissionedAt) {
       throw new IdentityRefused(GrpcStatus.PERMISSION_DENIED, `router ${identity} was decommissioned and may not reconnect`);
     }
+    const applied = await this.appliedRevisionId(hello);
     if (existing) {
-      await this.db.router.update({ where: { id: existing.id }, data: columns });
+      await this.db.router.update({ where: { id: existing.id }, data: { ...columns, ...(applied !== undefined ? { appliedRevisionId: applied } : {}) } });
       return { routerId: existing.id };
     }
     if (!this.options.autoRegister) {
@@ -113,6 +130,18 @@ export class RouterRegistry implements AgentReportSink {
     });
     this.log.info({ routerId: created.id, identity, name }, 'router registered');
     return { routerId: created.id };
+  }
+
+  /**
+   * What the agent says it runs is the truth about the router (it may have rolled back by
+   * itself while disconnected). undefined: the agent did not say; null: it runs nothing.
+   */
+  private async appliedRevisionId(hello: Hello): Promise<string | null | undefined> {
+    const applied = hello.applied;
+    if (!applied) return undefined;
+    if (!applied.profile || applied.revision === 0) return null;
+    const revision = await this.db.profileRevision.findFirst({ where: { profile: { name: applied.profile }, number: applied.revision }, select: { id: true } });
+    return revision?.id ?? null;
   }
 
   /** Names are unique for humans; a second router claiming a taken name gets a suffix. */
@@ -175,6 +204,8 @@ export class RouterRegistry implements AgentReportSink {
       targetId: routerId,
       after: { profile: result.profile, revision: result.revision, status, error: result.error || undefined, planHash: result.planHash },
     });
+    const duration = result.startedAt && result.finishedAt ? (result.finishedAt.getTime() - result.startedAt.getTime()) / 1000 : null;
+    for (const listener of this.applyListeners) await listener(routerId, revision?.id ?? null, status, result.error || null, duration);
   }
 
   async recordTelemetry(routerId: string, telemetry: Telemetry): Promise<void> {
@@ -195,21 +226,28 @@ export class RouterRegistry implements AgentReportSink {
   }
 }
 
-/** The fact document stored per router: the typed facts plus whatever the agent sent in `extra`. */
+/**
+ * The fact document stored per router, in the agent's RouterFacts shape (agent/facts/types.ts)
+ * so the server can hand it to the same capability and plan functions the agent uses.
+ */
 function factsDocument(hello: Hello) {
   const f = hello.facts!;
+  const extra = (f.extra ?? {}) as Record<string, any>;
+  const { packageFacts, ...rest } = extra;
   return {
-    ...(f.extra ?? {}),
+    ...rest,
     soc: orNull(f.soc),
     arch: orNull(f.arch),
     endian: endianName(f.endian),
     kernel: orNull(f.kernel),
-    openwrt: f.openwrt?.version ? f.openwrt : null,
+    openwrt: f.openwrt?.version
+      ? { distribution: 'OpenWrt', source: 'agent', version: f.openwrt.version, target: orNull(f.openwrt.target), revision: orNull(f.openwrt.revision), arch: orNull(f.openwrt.arch) }
+      : null,
     model: { id: orNull(f.modelId), name: orNull(f.modelName) },
     boardName: orNull(f.boardName),
     cpu: { model: orNull(f.cpuModel), cores: f.cpuCores || null },
-    network: { wan: f.wanDevices, lan: f.lanDevices },
-    packages: f.packages,
+    network: { wan: f.wanDevices, lan: f.lanDevices, defaultRoutes: rest.defaultRoutes ?? [] },
+    packages: { ...(packageFacts ?? {}), installed: f.packages },
     unknown: f.unknown,
   };
 }

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureModels, defaultFixturesDir, startSimulatedFleet, stopFleet } from '../../agent/simulated-fleet.js';
 import { RouterAgent } from '../../agent/router-agent.js';
+import type { SimulatedRouter } from '../../agent/simulated-router.js';
 import { FixtureHost } from '../../agent/host/fixture-host.js';
 import { AgentServiceClient, type AgentMessage, type ControllerMessage } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { Controller } from '../../server/controller.js';
@@ -67,13 +68,13 @@ describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)',
   let controller: Controller;
   let logs: string[];
   let api: ReturnType<typeof authedFetch>;
-  let fleet: RouterAgent[] = [];
+  let fleet: SimulatedRouter[] = [];
 
   beforeAll(async () => {
     db = await createDatabase();
     ({ controller, logs, fetch: api } = await startTestController(db));
     const roots = await fixtureModels(defaultFixturesDir());
-    fleet = startSimulatedFleet({ controller: controller.grpcAddress, fixtureRoots: roots, perModel: 1, reconnect: { jitterWindowMs: 200, initialDelayMs: 50, maxDelayMs: 500 } });
+    fleet = await startSimulatedFleet({ controller: controller.grpcAddress, fixtureRoots: roots, perModel: 1, reconnect: { jitterWindowMs: 200, initialDelayMs: 50, maxDelayMs: 500 } });
   });
 
   afterAll(async () => {

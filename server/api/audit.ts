@@ -1,0 +1,143 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Prisma, PrismaClient } from '../../prisma/generated/client/client.js';
+import { verifyAuditChain } from '../audit/audit-verify.js';
+import { errorBodySchema } from './errors.js';
+
+const Filters = {
+  router: Type.Optional(Type.String({ maxLength: 64, description: 'Router id' })),
+  profile: Type.Optional(Type.String({ maxLength: 64, description: 'Profile name' })),
+  rollout: Type.Optional(Type.String({ maxLength: 64, description: 'Rollout id' })),
+  actor: Type.Optional(Type.String({ maxLength: 200, description: 'e.g. token:admin, agent:<identity>, system' })),
+  action: Type.Optional(Type.String({ maxLength: 100 })),
+  from: Type.Optional(Type.String({ format: 'date-time' })),
+  to: Type.Optional(Type.String({ format: 'date-time' })),
+};
+
+type FilterQuery = { router?: string; profile?: string; rollout?: string; actor?: string; action?: string; from?: string; to?: string };
+
+function whereOf(q: FilterQuery): Prisma.AuditEventWhereInput {
+  const and: Prisma.AuditEventWhereInput[] = [];
+  if (q.router) and.push({ targetType: 'router', targetId: q.router });
+  if (q.profile) and.push({ targetType: 'profile', targetId: q.profile });
+  if (q.rollout) and.push({ targetType: 'rollout', targetId: q.rollout });
+  if (q.actor) and.push({ actor: q.actor });
+  if (q.action) and.push({ action: q.action });
+  if (q.from) and.push({ at: { gte: new Date(q.from) } });
+  if (q.to) and.push({ at: { lt: new Date(q.to) } });
+  return { AND: and };
+}
+
+type EventRow = Awaited<ReturnType<PrismaClient['auditEvent']['findFirstOrThrow']>>;
+
+export function auditEventView(e: EventRow) {
+  return {
+    seq: e.seq.toString(),
+    id: e.id,
+    at: e.at.toISOString(),
+    actor: e.actor,
+    action: e.action,
+    targetType: e.targetType,
+    targetId: e.targetId,
+    before: e.before,
+    after: e.after,
+    diff: e.diff,
+    requestId: e.requestId,
+    prevHash: e.prevHash,
+    hash: e.hash,
+  };
+}
+
+const EventView = Type.Object({
+  seq: Type.String(),
+  id: Type.String(),
+  at: Type.String(),
+  actor: Type.String(),
+  action: Type.String(),
+  targetType: Type.String(),
+  targetId: Type.Union([Type.String(), Type.Null()]),
+  before: Type.Any(),
+  after: Type.Any(),
+  diff: Type.Any(),
+  requestId: Type.Union([Type.String(), Type.Null()]),
+  prevHash: Type.String(),
+  hash: Type.String(),
+});
+
+export interface AuditPluginOptions {
+  db: PrismaClient;
+}
+
+/** The audit history: query, export as JSON lines, verify the hash chain. */
+export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async (app, { db }) => {
+  app.get(
+    '/v1/audit',
+    {
+      schema: {
+        tags: ['audit'],
+        summary: 'Audit events, oldest first, filtered by router, profile, rollout, actor, action and time range',
+        querystring: Type.Object(
+          { ...Filters, limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }), cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$' })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Object({ items: Type.Array(EventView), nextCursor: Type.Union([Type.String(), Type.Null()]) }), 400: errorBodySchema },
+      },
+    },
+    async (request) => {
+      const { limit, cursor, ...filters } = request.query;
+      const where = whereOf(filters);
+      if (cursor) (where.AND as Prisma.AuditEventWhereInput[]).push({ seq: { gt: BigInt(cursor) } });
+      const rows = await db.auditEvent.findMany({ where, orderBy: { seq: 'asc' }, take: limit + 1 });
+      const items = rows.slice(0, limit).map(auditEventView);
+      return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.seq : null };
+    },
+  );
+
+  app.get(
+    '/v1/audit/export',
+    {
+      schema: {
+        tags: ['audit'],
+        summary: 'Every matching event as JSON lines (application/x-ndjson), streamed',
+        querystring: Type.Object(Filters, { additionalProperties: false }),
+        produces: ['application/x-ndjson'],
+      },
+    },
+    async (request, reply) => {
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, { 'content-type': 'application/x-ndjson', 'content-disposition': 'attachment; filename="wrtfleet-audit.jsonl"' });
+      const base = whereOf(request.query);
+      let after: bigint | undefined;
+      for (;;) {
+        const rows = await db.auditEvent.findMany({
+          where: { AND: [base, ...(after !== undefined ? [{ seq: { gt: after } }] : [])] },
+          orderBy: { seq: 'asc' },
+          take: 2000,
+        });
+        if (rows.length === 0) break;
+        const chunk = rows.map((r) => JSON.stringify(auditEventView(r))).join('\n') + '\n';
+        if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
+        after = rows[rows.length - 1]!.seq;
+      }
+      res.end();
+    },
+  );
+
+  app.get(
+    '/v1/audit/verify',
+    {
+      schema: {
+        tags: ['audit'],
+        summary: 'Check the whole hash chain; names the first broken link',
+        response: {
+          200: Type.Object({
+            ok: Type.Boolean(),
+            checked: Type.Integer(),
+            firstBroken: Type.Optional(Type.Object({ seq: Type.String(), id: Type.String(), reason: Type.String() })),
+          }),
+        },
+      },
+    },
+    async () => verifyAuditChain(db),
+  );
+};

@@ -1,0 +1,74 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
+import type { JobRunner } from '../jobs/job-runner.js';
+
+/**
+ * Prometheus metrics of one replica. Gauges are read at scrape time (connected agents are
+ * this replica's streams; rollout progress and queue depth are shared state).
+ */
+export class ControllerMetrics {
+  readonly registry = new Registry();
+  readonly applyDuration = new Histogram({
+    name: 'wrtfleet_apply_duration_seconds',
+    help: 'Time agents report from receiving a desired state to the apply result',
+    labelNames: ['status'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 1.5, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  readonly applyResults = new Counter({ name: 'wrtfleet_apply_results_total', help: 'Apply results reported by agents', labelNames: ['status'], registers: [this.registry] });
+
+  constructor(db: PrismaClient, gateway: AgentGateway, jobs: JobRunner) {
+    new Gauge({
+      name: 'wrtfleet_connected_agents',
+      help: 'Agent streams connected to this replica',
+      registers: [this.registry],
+      collect() {
+        this.set(gateway.sessions.size);
+      },
+    });
+    new Gauge({
+      name: 'wrtfleet_rollout_targets',
+      help: 'Routers of active (running or paused) rollouts, by per-router state',
+      labelNames: ['state'],
+      registers: [this.registry],
+      async collect() {
+        const groups = await db.rolloutTarget.groupBy({ by: ['state'], where: { rollout: { state: { in: ['running', 'paused'] } } }, _count: { _all: true } });
+        this.reset();
+        for (const g of groups) this.set({ state: g.state }, g._count._all);
+      },
+    });
+    new Gauge({
+      name: 'wrtfleet_rollouts',
+      help: 'Rollouts by state',
+      labelNames: ['state'],
+      registers: [this.registry],
+      async collect() {
+        const groups = await db.rollout.groupBy({ by: ['state'], _count: { _all: true } });
+        this.reset();
+        for (const g of groups) this.set({ state: g.state }, g._count._all);
+      },
+    });
+    new Gauge({
+      name: 'wrtfleet_job_queue_depth',
+      help: `Jobs waiting (${jobs.kind})`,
+      registers: [this.registry],
+      async collect() {
+        this.set(await jobs.depth());
+      },
+    });
+  }
+
+  observeApply(status: string, seconds: number | null): void {
+    this.applyResults.inc({ status });
+    if (seconds !== null && seconds >= 0) this.applyDuration.observe({ status }, seconds);
+  }
+}
+
+export const metricsPlugin: FastifyPluginAsync<{ metrics: ControllerMetrics }> = async (app, { metrics }) => {
+  app.get('/metrics', { schema: { tags: ['health'], summary: 'Prometheus metrics (needs a read token)' } }, async (_request, reply) => {
+    reply.header('content-type', metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+};

@@ -1,0 +1,266 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import { EffectiveProfileError, type PlanPreview } from '../fleet/plan-preview.js';
+import { InvalidSelector, SelectorSchema, selectorWhere } from '../fleet/selector.js';
+import { PROFILE_NAME_PATTERN } from '../profiles/profile-store.js';
+import { RolloutNotFound, RolloutRefused, RolloutStateConflict, StrategySchema, TARGET_STATES, type RolloutEngine, type RolloutView } from '../rollouts/rollout-engine.js';
+import { ApiError, errorBodySchema } from './errors.js';
+import { auditContext } from './request-context.js';
+import { PlanPreviewView } from './routers.js';
+
+const RolloutViewSchema = Type.Object({
+  id: Type.String(),
+  profile: Type.String(),
+  revision: Type.Integer(),
+  selector: Type.Any(),
+  strategy: Type.Any(),
+  state: Type.String(),
+  pauseReason: Type.Union([Type.String(), Type.Null()]),
+  currentBatch: Type.Integer(),
+  batchCount: Type.Integer(),
+  total: Type.Integer(),
+  finished: Type.Integer(),
+  counts: Type.Record(Type.String(), Type.Integer()),
+  createdBy: Type.String(),
+  createdAt: Type.String(),
+  startAt: Type.String(),
+  finishedAt: Type.Union([Type.String(), Type.Null()]),
+});
+
+const IdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const TERMINAL = new Set(['completed', 'aborted']);
+
+export interface RolloutsPluginOptions {
+  rollouts: RolloutEngine;
+  previews: PlanPreview;
+  db: PrismaClient;
+}
+
+/** Rollouts (create, inspect, pause, resume, abort, live progress) and fleet-wide plan previews. */
+export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = async (app, { rollouts, previews, db }) => {
+  const selectorError = (err: unknown) => {
+    if (err instanceof InvalidSelector) return new ApiError(400, 'invalid_request', `invalid selector: ${err.message}`, [{ path: '/selector', in: 'body', message: err.message }]);
+    return null;
+  };
+
+  app.post(
+    '/v1/plan-preview',
+    {
+      schema: {
+        tags: ['rollouts'],
+        summary: 'Dry run: the plan each selected router would get from a profile revision, and what would change on it',
+        body: Type.Object(
+          {
+            profile: Type.String({ pattern: PROFILE_NAME_PATTERN }),
+            revision: Type.Optional(Type.Integer({ minimum: 1 })),
+            selector: SelectorSchema,
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({ matched: Type.Integer(), items: Type.Array(PlanPreviewView), summary: Type.Record(Type.String(), Type.Integer()) }),
+          400: errorBodySchema,
+        },
+      },
+    },
+    async (request) => {
+      const { profile, revision, selector, limit = 100 } = request.body;
+      let where;
+      try {
+        where = selectorWhere(selector);
+      } catch (err) {
+        throw selectorError(err) ?? err;
+      }
+      const matched = await db.router.count({ where });
+      const routers = await db.router.findMany({ where, select: { id: true }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: limit });
+      const items = [];
+      const summary: Record<string, number> = { satisfiable: 0, refused: 0, changing: 0, unchanged: 0 };
+      try {
+        for (const r of routers) {
+          const p = (await previews.forRouter(r.id, { profile, revision }))!;
+          items.push(p);
+          summary[p.plan?.satisfiable ? 'satisfiable' : 'refused']! += 1;
+          summary[p.changes.length ? 'changing' : 'unchanged']! += 1;
+        }
+      } catch (err) {
+        if (err instanceof EffectiveProfileError) throw new ApiError(400, 'invalid_request', err.message);
+        throw err;
+      }
+      return { matched, items, summary };
+    },
+  );
+
+  app.post(
+    '/v1/rollouts',
+    {
+      schema: {
+        tags: ['rollouts'],
+        summary: 'Start (or schedule) a rollout of a profile revision to the routers a selector matches',
+        body: Type.Object(
+          {
+            profile: Type.String({ pattern: PROFILE_NAME_PATTERN }),
+            revision: Type.Optional(Type.Integer({ minimum: 1 })),
+            selector: SelectorSchema,
+            strategy: Type.Optional(Type.Partial(StrategySchema, { additionalProperties: false })),
+            startAt: Type.Optional(Type.String({ format: 'date-time' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: RolloutViewSchema, 400: errorBodySchema, 409: errorBodySchema },
+      },
+    },
+    async (request, reply) => {
+      const { startAt, ...rest } = request.body;
+      try {
+        const rollout = await rollouts.create({ ...rest, startAt: startAt ? new Date(startAt) : undefined }, auditContext(request));
+        return reply.status(201).send((await rollouts.view(rollout.id))!);
+      } catch (err) {
+        const e = selectorError(err);
+        if (e) throw e;
+        if (err instanceof RolloutRefused) throw new ApiError(400, 'rollout_refused', err.message);
+        throw err;
+      }
+    },
+  );
+
+  app.get(
+    '/v1/rollouts',
+    {
+      schema: {
+        tags: ['rollouts'],
+        summary: 'Rollouts, newest first',
+        querystring: Type.Object(
+          {
+            limit: Type.Integer({ minimum: 1, maximum: 200, default: 20 }),
+            state: Type.Optional(Type.Union(['scheduled', 'running', 'paused', 'completed', 'aborted'].map((s) => Type.Literal(s)))),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Object({ items: Type.Array(RolloutViewSchema) }) },
+      },
+    },
+    async (request) => {
+      const rows = await db.rollout.findMany({
+        where: request.query.state ? { state: request.query.state as 'running' } : {},
+        orderBy: { createdAt: 'desc' },
+        take: request.query.limit,
+        select: { id: true },
+      });
+      const items: RolloutView[] = [];
+      for (const r of rows) items.push((await rollouts.view(r.id))!);
+      return { items };
+    },
+  );
+
+  app.get(
+    '/v1/rollouts/:id',
+    { schema: { tags: ['rollouts'], summary: 'A rollout and its progress', params: IdParam, response: { 200: RolloutViewSchema, 404: errorBodySchema } } },
+    async (request) => {
+      const view = await rollouts.view(request.params.id);
+      if (!view) throw new ApiError(404, 'not_found', `no rollout ${request.params.id}`);
+      return view;
+    },
+  );
+
+  app.get(
+    '/v1/rollouts/:id/targets',
+    {
+      schema: {
+        tags: ['rollouts'],
+        summary: 'Per-router states of a rollout',
+        params: IdParam,
+        querystring: Type.Object(
+          {
+            state: Type.Optional(Type.Union(TARGET_STATES.map((s) => Type.Literal(s)))),
+            limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+            cursor: Type.Optional(Type.String({ maxLength: 64 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            items: Type.Array(Type.Object({ routerId: Type.String(), name: Type.String(), batch: Type.Integer(), state: Type.String(), error: Type.Union([Type.String(), Type.Null()]) })),
+            nextCursor: Type.Union([Type.String(), Type.Null()]),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const { state, limit, cursor } = request.query;
+      const rows = await db.rolloutTarget.findMany({
+        where: { rolloutId: request.params.id, ...(state ? { state } : {}), ...(cursor ? { routerId: { gt: cursor } } : {}) },
+        orderBy: { routerId: 'asc' },
+        take: limit + 1,
+        include: { router: { select: { name: true } } },
+      });
+      const items = rows.slice(0, limit).map((t) => ({ routerId: t.routerId, name: t.router.name, batch: t.batch, state: t.state, error: t.error }));
+      return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.routerId : null };
+    },
+  );
+
+  for (const action of ['pause', 'resume', 'abort'] as const) {
+    app.post(
+      `/v1/rollouts/:id/${action}`,
+      {
+        schema: {
+          tags: ['rollouts'],
+          summary: `${action[0]!.toUpperCase()}${action.slice(1)} a rollout`,
+          params: IdParam,
+          response: { 200: RolloutViewSchema, 404: errorBodySchema, 409: errorBodySchema },
+        },
+      },
+      async (request) => {
+        try {
+          return (await rollouts[action](request.params.id, auditContext(request)))!;
+        } catch (err) {
+          if (err instanceof RolloutNotFound) throw new ApiError(404, 'not_found', err.message);
+          if (err instanceof RolloutStateConflict) throw new ApiError(409, 'conflict', err.message);
+          throw err;
+        }
+      },
+    );
+  }
+
+  app.get(
+    '/v1/rollouts/:id/events',
+    {
+      schema: {
+        tags: ['rollouts'],
+        summary: 'Live progress as server-sent events (event: progress, data: the rollout); ends when the rollout ends',
+        params: IdParam,
+        produces: ['text/event-stream'],
+      },
+    },
+    async (request, reply) => {
+      const first = await rollouts.view(request.params.id);
+      if (!first) throw new ApiError(404, 'not_found', `no rollout ${request.params.id}`);
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+      let last = '';
+      let closed = false;
+      request.raw.on('close', () => (closed = true));
+      // Progress is read from the database, so the stream is right whichever replica runs the rollout.
+      let view: RolloutView | null = first;
+      let idle = 0;
+      while (!closed && view) {
+        const data = JSON.stringify(view);
+        if (data !== last) {
+          res.write(`event: progress\ndata: ${data}\n\n`);
+          last = data;
+          idle = 0;
+        } else if (++idle % 30 === 0) {
+          res.write(': keepalive\n\n');
+        }
+        if (TERMINAL.has(view.state)) break;
+        await new Promise((r) => setTimeout(r, 500));
+        view = await rollouts.view(request.params.id);
+      }
+      if (!closed) {
+        res.write(`event: end\ndata: ${JSON.stringify({ state: view?.state ?? 'unknown' })}\n\n`);
+        res.end();
+      }
+    },
+  );
+};

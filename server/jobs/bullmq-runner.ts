@@ -1,0 +1,82 @@
+import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import type { Logger } from 'pino';
+import type { JobHandler, JobRunner } from './job-runner.js';
+
+export const QUEUE_NAME = 'wrtfleet';
+
+function connectionFromUrl(redisUrl: string): ConnectionOptions {
+  const url = new URL(redisUrl);
+  return {
+    host: url.hostname,
+    port: Number(url.port || 6379),
+    username: url.username || undefined,
+    password: url.password ? decodeURIComponent(url.password) : undefined,
+    db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : undefined,
+    // BullMQ workers block on Redis; they must never give up on a slow reply.
+    maxRetriesPerRequest: null,
+  };
+}
+
+/** Jobs on Redis: every replica runs a worker, any replica may enqueue. */
+export class BullMqJobRunner implements JobRunner {
+  readonly kind = 'bullmq' as const;
+  readonly queue: Queue;
+  private worker: Worker | undefined;
+  private readonly handlers = new Map<string, JobHandler>();
+  private readonly connection: ConnectionOptions;
+
+  constructor(
+    redisUrl: string,
+    private readonly log: Logger,
+    private readonly prefix = 'wrtfleet',
+  ) {
+    this.connection = connectionFromUrl(redisUrl);
+    this.queue = new Queue(QUEUE_NAME, { connection: this.connection, prefix });
+  }
+
+  register(name: string, handler: JobHandler): void {
+    this.handlers.set(name, handler);
+  }
+
+  async enqueue(name: string, data: Record<string, unknown>, options: { coalesceKey?: string; delayMs?: number } = {}): Promise<void> {
+    await this.queue.add(name, data, {
+      delay: options.delayMs,
+      removeOnComplete: true,
+      removeOnFail: 1000,
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 500 },
+      // Deduplication keeps one waiting job per key; once it starts, a new one may be queued,
+      // so a change that arrives mid-run is never lost.
+      ...(options.coalesceKey ? { deduplication: { id: `${name}-${options.coalesceKey}` } } : {}),
+    });
+  }
+
+  async every(name: string, everyMs: number): Promise<void> {
+    await this.queue.upsertJobScheduler(`every-${name}`, { every: everyMs }, { name, data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } });
+  }
+
+  async depth(): Promise<number> {
+    const counts = await this.queue.getJobCounts('waiting', 'delayed', 'prioritized');
+    return Object.values(counts).reduce((a, b) => a + b, 0);
+  }
+
+  async start(): Promise<void> {
+    this.worker = new Worker(
+      QUEUE_NAME,
+      async (job) => {
+        const handler = this.handlers.get(job.name);
+        if (!handler) throw new Error(`no handler for job ${job.name}`);
+        await handler(job.data as Record<string, unknown>);
+      },
+      { connection: this.connection, prefix: this.prefix, concurrency: 8 },
+    );
+    this.worker.on('failed', (job, err) => this.log.error({ err, job: job?.name }, 'job failed'));
+    await this.worker.waitUntilReady();
+    await this.queue.waitUntilReady();
+  }
+
+  async close(): Promise<void> {
+    await this.worker?.close();
+    await this.queue.close();
+  }
+}

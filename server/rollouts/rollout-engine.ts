@@ -1,0 +1,316 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { Logger } from 'pino';
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { selectorWhere, type Selector } from '../fleet/selector.js';
+import type { FleetBus } from '../jobs/fleet-bus.js';
+import type { JobRunner } from '../jobs/job-runner.js';
+
+export const StrategySchema = Type.Object(
+  {
+    canary: Type.Integer({ minimum: 0, maximum: 1000, default: 1, description: 'Routers in the first batch; 0 skips the canary' }),
+    batchSize: Type.Integer({ minimum: 1, maximum: 10_000, default: 50, description: 'Routers per batch after the canary' }),
+    maxFailureRatio: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      default: 0,
+      description: 'Pause when (failed + rolled back) / finished exceeds this after a batch; 0 pauses on the first failure',
+    }),
+    resultTimeoutSeconds: Type.Integer({ minimum: 5, maximum: 86_400, default: 180, description: 'A sent router with no result after this long counts as failed' }),
+  },
+  { additionalProperties: false },
+);
+export type Strategy = Static<typeof StrategySchema>;
+export const DEFAULT_STRATEGY: Strategy = { canary: 1, batchSize: 50, maxFailureRatio: 0, resultTimeoutSeconds: 180 };
+
+export const TARGET_STATES = ['pending', 'sent', 'applied', 'failed', 'rolled_back', 'skipped'] as const;
+export type TargetState = (typeof TARGET_STATES)[number];
+const FINISHED: TargetState[] = ['applied', 'failed', 'rolled_back', 'skipped'];
+
+export class RolloutRefused extends Error {}
+export class RolloutNotFound extends Error {}
+export class RolloutStateConflict extends Error {}
+
+export interface RolloutRequest {
+  profile: string;
+  revision?: number;
+  selector: Selector;
+  strategy?: Partial<Strategy>;
+  startAt?: Date;
+}
+
+export const ADVANCE_JOB = 'rollout.advance';
+export const SWEEP_JOB = 'rollout.sweep';
+
+/** Which batch a router falls in: the canary first, then fixed-size batches. */
+export function batchOf(index: number, strategy: Strategy): number {
+  if (index < strategy.canary) return 0;
+  const offset = strategy.canary > 0 ? 1 : 0;
+  return offset + Math.floor((index - strategy.canary) / strategy.batchSize);
+}
+
+export function batchCountFor(total: number, strategy: Strategy): number {
+  if (total === 0) return 0;
+  return batchOf(total - 1, strategy) + 1;
+}
+
+/**
+ * Rollouts: a profile revision pushed to the routers a selector matched, canary first, then
+ * batch by batch, pausing by itself when failures pass the threshold. Every transition is a
+ * conditional UPDATE on the state it expects, so any number of replicas may run `advance`
+ * for the same rollout at once and exactly one of them wins each step; all progress is in
+ * the database, so a controller killed mid-rollout resumes where it stopped.
+ */
+export class RolloutEngine {
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly audit: AuditLog,
+    private readonly jobs: JobRunner,
+    private readonly bus: FleetBus,
+    private readonly log: Logger,
+  ) {
+    jobs.register(ADVANCE_JOB, async (data) => this.advance(String(data.rolloutId)));
+    jobs.register(SWEEP_JOB, async () => this.sweep());
+  }
+
+  async create(request: RolloutRequest, ctx: { actor: string; requestId?: string }) {
+    const strategy: Strategy = { ...DEFAULT_STRATEGY, ...request.strategy };
+    const profile = await this.db.profile.findUnique({ where: { name: request.profile } });
+    if (!profile) throw new RolloutRefused(`no profile named ${request.profile}`);
+    const number = request.revision ?? profile.latestRevision;
+    const revision = await this.db.profileRevision.findUnique({ where: { profileId_number: { profileId: profile.id, number } } });
+    if (!revision) throw new RolloutRefused(`profile ${request.profile} has no revision ${number}`);
+    const routers = await this.db.router.findMany({ where: selectorWhere(request.selector), select: { id: true }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    if (routers.length === 0) throw new RolloutRefused('the selector matches no router (decommissioned routers are never targeted)');
+    const startAt = request.startAt ?? new Date();
+    const scheduled = startAt.getTime() > Date.now();
+    const rollout = await this.db.rollout.create({
+      data: {
+        revisionId: revision.id,
+        selector: request.selector as object,
+        strategy: strategy as object,
+        state: scheduled ? 'scheduled' : 'running',
+        batchCount: batchCountFor(routers.length, strategy),
+        startAt,
+        createdBy: ctx.actor,
+      },
+    });
+    for (let i = 0; i < routers.length; i += 1000) {
+      await this.db.rolloutTarget.createMany({
+        data: routers.slice(i, i + 1000).map((r, j) => ({ rolloutId: rollout.id, routerId: r.id, batch: batchOf(i + j, strategy) })),
+      });
+    }
+    await this.audit.append({
+      actor: ctx.actor,
+      action: 'rollout.created',
+      targetType: 'rollout',
+      targetId: rollout.id,
+      after: { profile: request.profile, revision: number, selector: request.selector, strategy, targets: routers.length, startAt },
+      requestId: ctx.requestId,
+    });
+    await this.kick(rollout.id, scheduled ? startAt.getTime() - Date.now() : undefined);
+    return rollout;
+  }
+
+  async kick(rolloutId: string, delayMs?: number): Promise<void> {
+    await this.jobs.enqueue(ADVANCE_JOB, { rolloutId }, { coalesceKey: rolloutId, delayMs });
+  }
+
+  /** Safety net for lost jobs and timeouts: every active rollout is advanced periodically. */
+  async sweep(): Promise<void> {
+    const active = await this.db.rollout.findMany({
+      where: { OR: [{ state: 'running' }, { state: 'scheduled', startAt: { lte: new Date() } }] },
+      select: { id: true },
+    });
+    for (const r of active) await this.advance(r.id);
+  }
+
+  /** One idempotent step (or several) of a rollout's state machine. */
+  async advance(rolloutId: string): Promise<void> {
+    for (let guard = 0; guard < 10_000; guard++) {
+      const rollout = await this.db.rollout.findUnique({ where: { id: rolloutId }, include: { revision: { include: { profile: true } } } });
+      if (!rollout) return;
+      if (rollout.state === 'scheduled') {
+        if (rollout.startAt.getTime() > Date.now()) return;
+        await this.db.rollout.updateMany({ where: { id: rolloutId, state: 'scheduled' }, data: { state: 'running' } });
+        continue;
+      }
+      if (rollout.state !== 'running') return;
+      const strategy = { ...DEFAULT_STRATEGY, ...(rollout.strategy as Partial<Strategy>) };
+      const batch = rollout.currentBatch;
+
+      // Routers that never answered count as failed.
+      const cutoff = new Date(Date.now() - strategy.resultTimeoutSeconds * 1000);
+      await this.db.rolloutTarget.updateMany({
+        where: { rolloutId, state: 'sent', sentAt: { lt: cutoff } },
+        data: { state: 'failed', error: `no apply result within ${strategy.resultTimeoutSeconds} s`, finishedAt: new Date() },
+      });
+
+      const pending = await this.db.rolloutTarget.findMany({
+        where: { rolloutId, batch, state: 'pending' },
+        include: { router: { select: { id: true, status: true, decommissionedAt: true } } },
+      });
+      if (pending.length > 0) {
+        await this.dispatch(rollout.id, rollout.revisionId, rollout.revision.profileId, rollout.revision.number, pending.map((p) => p.router));
+        return;
+      }
+      const inFlight = await this.db.rolloutTarget.count({ where: { rolloutId, batch, state: 'sent' } });
+      if (inFlight > 0) return;
+
+      // The batch is finished: judge it before going on.
+      const counts = await this.counts(rolloutId);
+      const failures = counts.failed + counts.rolled_back;
+      const finished = counts.applied + failures;
+      const newFailures = failures - rollout.acceptedFailures;
+      if (newFailures > 0 && finished > 0 && failures / finished > strategy.maxFailureRatio) {
+        const reason = `${failures} of ${finished} routers failed or rolled back after batch ${batch} (threshold ${strategy.maxFailureRatio})`;
+        const { count } = await this.db.rollout.updateMany({ where: { id: rolloutId, state: 'running', currentBatch: batch }, data: { state: 'paused', pauseReason: reason } });
+        if (count) {
+          this.log.warn({ rolloutId, reason }, 'rollout paused automatically');
+          await this.audit.append({ actor: 'system', action: 'rollout.paused', targetType: 'rollout', targetId: rolloutId, after: { reason, batch } });
+        }
+        return;
+      }
+      if (batch + 1 < rollout.batchCount) {
+        await this.db.rollout.updateMany({ where: { id: rolloutId, state: 'running', currentBatch: batch }, data: { currentBatch: batch + 1 } });
+        continue;
+      }
+      const { count } = await this.db.rollout.updateMany({ where: { id: rolloutId, state: 'running', currentBatch: batch }, data: { state: 'completed', finishedAt: new Date() } });
+      if (count) {
+        this.log.info({ rolloutId, ...counts }, 'rollout completed');
+        await this.audit.append({ actor: 'system', action: 'rollout.completed', targetType: 'rollout', targetId: rolloutId, after: counts });
+      }
+      return;
+    }
+  }
+
+  private async dispatch(
+    rolloutId: string,
+    revisionId: string,
+    profileId: string,
+    revisionNumber: number,
+    routers: { id: string; status: string; decommissionedAt: Date | null }[],
+  ) {
+    const now = new Date();
+    const online = routers.filter((r) => r.status === 'online' && !r.decommissionedAt).map((r) => r.id);
+    const offline = routers.filter((r) => r.status !== 'online' || r.decommissionedAt).map((r) => r.id);
+    const eligible = routers.filter((r) => !r.decommissionedAt).map((r) => r.id);
+    // The router's assignment follows the rollout (its overrides survive if the profile stays).
+    for (const routerId of eligible) {
+      const existing = await this.db.assignment.findUnique({ where: { routerId } });
+      const overrides = existing && existing.profileId === profileId ? (existing.overrides ?? undefined) : undefined;
+      await this.db.assignment.upsert({
+        where: { routerId },
+        create: { routerId, profileId, pinnedRevision: revisionNumber, overrides: overrides as object | undefined },
+        update: { profileId, pinnedRevision: revisionNumber, overrides: (overrides as object | undefined) ?? undefined },
+      });
+    }
+    await this.db.router.updateMany({ where: { id: { in: eligible } }, data: { desiredRevisionId: revisionId, desiredRolloutId: rolloutId } });
+    if (online.length) {
+      await this.db.rolloutTarget.updateMany({ where: { rolloutId, routerId: { in: online }, state: 'pending' }, data: { state: 'sent', sentAt: now } });
+    }
+    if (offline.length) {
+      // Offline routers keep the revision as their desired state and get it when they reconnect.
+      await this.db.rolloutTarget.updateMany({
+        where: { rolloutId, routerId: { in: offline }, state: 'pending' },
+        data: { state: 'skipped', error: 'offline: gets the revision when it reconnects', finishedAt: now },
+      });
+    }
+    await this.bus.publishDesired(online);
+    this.log.info({ rolloutId, sent: online.length, skipped: offline.length }, 'rollout batch dispatched');
+    // If everything was skipped the batch is already finished: take the next step now.
+    if (online.length === 0) await this.kick(rolloutId);
+  }
+
+  /** An agent reported the result of applying a revision. */
+  async onApplyResult(routerId: string, revisionId: string | null, status: 'applied' | 'failed' | 'rolled_back', error: string | null): Promise<void> {
+    if (!revisionId) return;
+    const targets = await this.db.rolloutTarget.findMany({
+      where: { routerId, state: { in: ['sent', 'skipped', 'pending'] }, rollout: { revisionId, state: { in: ['running', 'paused'] } } },
+      select: { rolloutId: true, state: true },
+    });
+    for (const t of targets) {
+      if (t.state === 'pending') continue;
+      await this.db.rolloutTarget.updateMany({
+        where: { rolloutId: t.rolloutId, routerId, state: t.state },
+        data: { state: status, error, finishedAt: new Date() },
+      });
+      await this.kick(t.rolloutId);
+    }
+  }
+
+  async pause(rolloutId: string, ctx: { actor: string; requestId?: string }) {
+    return this.transition(rolloutId, ['running', 'scheduled'], 'paused', 'rollout.paused', ctx, { pauseReason: `paused by ${ctx.actor}` });
+  }
+
+  async resume(rolloutId: string, ctx: { actor: string; requestId?: string }) {
+    // Resuming accepts the failures seen so far; only new ones pause the rollout again.
+    const counts = await this.counts(rolloutId);
+    const result = await this.transition(rolloutId, ['paused'], 'running', 'rollout.resumed', ctx, {
+      pauseReason: null,
+      acceptedFailures: counts.failed + counts.rolled_back,
+    });
+    await this.kick(rolloutId);
+    return result;
+  }
+
+  async abort(rolloutId: string, ctx: { actor: string; requestId?: string }) {
+    const result = await this.transition(rolloutId, ['running', 'paused', 'scheduled'], 'aborted', 'rollout.aborted', ctx, { finishedAt: new Date() });
+    // Routers not reached yet keep what they run; offline ones no longer wait for this revision.
+    const unreached = await this.db.rolloutTarget.findMany({ where: { rolloutId, state: { in: ['pending', 'skipped'] } }, select: { routerId: true } });
+    await this.db.router.updateMany({ where: { id: { in: unreached.map((u) => u.routerId) }, desiredRolloutId: rolloutId }, data: { desiredRevisionId: null, desiredRolloutId: null } });
+    await this.db.rolloutTarget.updateMany({ where: { rolloutId, state: 'pending' }, data: { state: 'skipped', error: 'rollout aborted', finishedAt: new Date() } });
+    return result;
+  }
+
+  private async transition(
+    rolloutId: string,
+    from: ('scheduled' | 'running' | 'paused')[],
+    to: 'paused' | 'running' | 'aborted',
+    action: string,
+    ctx: { actor: string; requestId?: string },
+    extra: Record<string, unknown>,
+  ) {
+    const before = await this.db.rollout.findUnique({ where: { id: rolloutId } });
+    if (!before) throw new RolloutNotFound(`no rollout ${rolloutId}`);
+    const { count } = await this.db.rollout.updateMany({ where: { id: rolloutId, state: { in: from } }, data: { state: to, ...extra } });
+    if (count === 0) throw new RolloutStateConflict(`rollout is ${before.state}; it can only be ${to === 'running' ? 'resumed' : to} from ${from.join(' or ')}`);
+    await this.audit.append({ actor: ctx.actor, action, targetType: 'rollout', targetId: rolloutId, before: { state: before.state }, after: { state: to }, requestId: ctx.requestId });
+    return this.view(rolloutId);
+  }
+
+  async counts(rolloutId: string): Promise<Record<TargetState, number>> {
+    const groups = await this.db.rolloutTarget.groupBy({ by: ['state'], where: { rolloutId }, _count: { _all: true } });
+    const counts = Object.fromEntries(TARGET_STATES.map((s) => [s, 0])) as Record<TargetState, number>;
+    for (const g of groups) counts[g.state as TargetState] = g._count._all;
+    return counts;
+  }
+
+  async view(rolloutId: string) {
+    const r = await this.db.rollout.findUnique({ where: { id: rolloutId }, include: { revision: { include: { profile: { select: { name: true } } } } } });
+    if (!r) return null;
+    const counts = await this.counts(rolloutId);
+    const total = Object.values(counts).reduce((a, b) => a + b, 0);
+    const finished = FINISHED.reduce((a, s) => a + counts[s], 0);
+    return {
+      id: r.id,
+      profile: r.revision.profile.name,
+      revision: r.revision.number,
+      selector: r.selector,
+      strategy: r.strategy,
+      state: r.state,
+      pauseReason: r.pauseReason,
+      currentBatch: r.currentBatch,
+      batchCount: r.batchCount,
+      total,
+      finished,
+      counts,
+      createdBy: r.createdBy,
+      createdAt: r.createdAt.toISOString(),
+      startAt: r.startAt.toISOString(),
+      finishedAt: r.finishedAt?.toISOString() ?? null,
+    };
+  }
+}
+
+export type RolloutView = NonNullable<Awaited<ReturnType<RolloutEngine['view']>>>;
