@@ -1,10 +1,20 @@
 import type { ChannelCredentials } from '@grpc/grpc-js';
+import { DatapathState_Mode, type LiveState as LiveStateMessage } from '../proto/gen/wrtfleet/agent/v1/agent.js';
+import { readLive, type DatapathPaths } from './apply/live.js';
+import { ApplyManager } from './apply/manager.js';
+import { FileStateStore, MemoryStateStore, type StateStore } from './apply/state-store.js';
+import type { TransactionOptions } from './apply/transaction.js';
 import { predictCapabilities, type PredictedCapabilities } from './capabilities.js';
 import { ControllerLink, type ReconnectPolicy } from './controller-link.js';
+import { DriftWatcher } from './drift/index.js';
 import { collectFacts, type RouterFacts } from './facts/index.js';
 import { helloMessage } from './hello.js';
+import { FixtureHost } from './host/fixture-host.js';
 import type { RouterHost } from './host/host.js';
 import { deriveRouterIdentity } from './identity.js';
+import type { PlanRouter } from './plan.js';
+import { probeCapabilities, type ProbedCapabilities } from './probe/index.js';
+import { collectTelemetry, offloadStateMessage } from './telemetry/index.js';
 
 export interface RouterAgentOptions {
   host: RouterHost;
@@ -16,50 +26,185 @@ export interface RouterAgentOptions {
   /** Human name; defaults to the identity. */
   name?: string;
   reconnect?: Partial<ReconnectPolicy>;
+  /** For a proxy: the host the agent runs on (reported in Hello, never a secret). */
+  proxyHost?: string;
+  /** Where applied/pending state is kept (survives restarts); default in memory only. */
+  stateFile?: string;
+  store?: StateStore;
+  /** Datapath locations on the router (pin root, wf-tcx path, upload dir). */
+  paths?: DatapathPaths;
+  /** Probe capabilities on the device (default: yes, except for fixture trees, which cannot run anything). */
+  probe?: boolean;
+  /** Drift-check interval override (default: the applied profile's drift.intervalSeconds). */
+  driftIntervalMs?: number;
+  /** Telemetry interval override (default: Welcome.telemetryIntervalSeconds). */
+  telemetryIntervalMs?: number;
+  /** Test hooks for every transaction. */
+  transaction?: Pick<TransactionOptions, 'afterDatapath'>;
+  log?: (message: string) => void;
 }
 
 /**
  * One managed router: learns what the router is (through its RouterHost, so the same code
- * serves the on-router and proxy placements and simulated fixtures) and keeps it connected
- * to the controller. Facts are collected again on every (re)connection, so a router that
- * was upgraded while the controller was away reports its new kernel in the next Hello.
+ * serves the on-router and proxy placements and simulated fixtures), keeps it connected to
+ * the controller, and applies what the controller asks (ApplyManager). Facts are collected
+ * again on every (re)connection, so a router that was upgraded while the controller was
+ * away reports its new kernel in the next Hello.
  */
 export class RouterAgent {
   readonly link: ControllerLink;
+  readonly manager: ApplyManager;
   facts: RouterFacts | undefined;
   capabilities: PredictedCapabilities | undefined;
+  probed: ProbedCapabilities | undefined;
   identity: string | undefined;
+  private ready: Promise<void> | undefined;
+  private drift: DriftWatcher | undefined;
+  private telemetryTimer: NodeJS.Timeout | undefined;
+  private readonly probeEnabled: boolean;
 
   constructor(private readonly options: RouterAgentOptions) {
+    this.probeEnabled = options.probe ?? !(options.host instanceof FixtureHost);
+    const store = options.store ?? (options.stateFile ? new FileStateStore(options.stateFile) : new MemoryStateStore());
     this.link = new ControllerLink({
       address: options.controller,
       credentials: options.credentials,
       reconnect: options.reconnect,
       hello: () => this.buildHello(),
     });
+    this.manager = new ApplyManager({
+      host: options.host,
+      store,
+      paths: options.paths,
+      router: () => this.planRouter(),
+      reprobe: this.probeEnabled ? () => this.probe() : undefined,
+      send: (body) => this.link.send(body),
+      log: options.log,
+      transaction: options.transaction,
+    });
+    this.link.on('welcome', (w: { telemetryIntervalSeconds: number }) => {
+      void this.manager.flush();
+      this.startTelemetry(w.telemetryIntervalSeconds);
+    });
+    this.link.on('message', (message) => void this.onMessage(message).catch((err: unknown) => this.log(`handling ${message.body?.$case}: ${(err as Error).message}`)));
+    // A link error (e.g. Hello could not be built because SSH is down) is retried by the link itself.
+    this.link.on('error', (err: Error) => this.log(`link: ${err.message}`));
+  }
+
+  private log(message: string): void {
+    this.options.log?.(`${this.identity ?? this.options.identity ?? this.options.host.description}: ${message}`);
+  }
+
+  private async onMessage(message: { seq: number; body?: { $case: string; value: unknown } }): Promise<void> {
+    await this.ready;
+    const body = message.body;
+    if (!body) return;
+    switch (body.$case) {
+      case 'desiredState':
+        await this.manager.onDesiredState(body.value as never);
+        break;
+      case 'confirmApply':
+        await this.manager.onConfirm(body.value as never);
+        break;
+      case 'command':
+        await this.manager.onCommand(message.seq, body.value as never);
+        break;
+      default:
+        break;
+    }
+  }
+
+  private async probe(): Promise<void> {
+    this.probed = await probeCapabilities(this.options.host, { ...this.options.paths, endian: this.facts?.endian });
+  }
+
+  private async planRouter(): Promise<PlanRouter> {
+    if (!this.facts) {
+      this.facts = await collectFacts(this.options.host);
+      this.capabilities = predictCapabilities(this.facts);
+    }
+    if (this.probeEnabled && !this.probed) await this.probe();
+    return {
+      facts: this.facts,
+      capabilities: {
+        predicted: this.capabilities,
+        probed: this.probed ? { ...this.probed.flags, reasons: this.probed.reasons } : null,
+      },
+    };
+  }
+
+  private async liveMessage(): Promise<LiveStateMessage | undefined> {
+    if (!this.probeEnabled) return undefined;
+    const live = await readLive(this.options.host, this.options.paths);
+    const ebpf = live.ebpf.interfaces;
+    const mode = ebpf.length > 0 ? (ebpf[0]!.mode === 'tcx' ? DatapathState_Mode.MODE_TCX : DatapathState_Mode.MODE_CLS_BPF) : live.nft.present ? DatapathState_Mode.MODE_NFTABLES : DatapathState_Mode.MODE_NONE;
+    return {
+      datapath: {
+        mode,
+        interfaces: ebpf.length > 0 ? ebpf.map((i) => i.ifname) : live.nft.interfaces,
+        programs: [...new Set(ebpf.flatMap((i) => i.programs.map((p) => p.program)))],
+      },
+      offload: offloadStateMessage(live.offload),
+    };
   }
 
   private async buildHello() {
+    await this.ready;
     const facts = await collectFacts(this.options.host);
     const predicted = predictCapabilities(facts);
+    const kernelChanged = this.facts && this.facts.kernel !== facts.kernel;
     this.facts = facts;
     this.capabilities = predicted;
+    if (this.probeEnabled && (!this.probed || kernelChanged)) await this.probe();
     this.identity ??= this.options.identity ?? (await deriveRouterIdentity(this.options.host, facts));
     return helloMessage({
       identity: this.identity,
       name: this.options.name ?? this.identity,
       placement: this.options.placement,
+      proxyHost: this.options.proxyHost,
       facts,
       predicted,
+      probed: this.probed ? { flags: { ...predicted, ...this.probed.flags }, reasons: { ...predicted.reasons, ...this.probed.reasons } } : undefined,
+      applied: this.manager.appliedRevision(),
+      live: await this.liveMessage().catch(() => undefined),
     });
   }
 
+  private startTelemetry(intervalSeconds: number): void {
+    clearInterval(this.telemetryTimer);
+    if (!this.probeEnabled) return;
+    const ms = this.options.telemetryIntervalMs ?? (intervalSeconds > 0 ? intervalSeconds * 1000 : 0);
+    if (ms <= 0) return;
+    this.telemetryTimer = setInterval(() => void this.sendTelemetry(), ms);
+    this.telemetryTimer.unref();
+  }
+
+  async sendTelemetry(): Promise<boolean> {
+    try {
+      const endian = this.facts?.endian === 'big' ? 'bpfeb' : 'bpfel';
+      const telemetry = await collectTelemetry(this.options.host, { ...this.options.paths, endian });
+      return this.link.send({ $case: 'telemetry', value: telemetry });
+    } catch (err) {
+      this.log(`telemetry: ${(err as Error).message}`);
+      return false;
+    }
+  }
+
   start(): void {
+    this.ready ??= this.manager.init();
+    if (this.probeEnabled) {
+      this.drift = new DriftWatcher(this.manager, { intervalMs: this.options.driftIntervalMs, onError: (err) => this.log(`drift check: ${err.message}`) });
+      this.drift.start();
+    }
     this.link.start();
   }
 
   async stop(): Promise<void> {
+    this.drift?.stop();
+    clearInterval(this.telemetryTimer);
+    this.manager.stop();
     await this.link.stop();
+    await this.manager.idle().catch(() => undefined);
     await this.options.host.close();
   }
 }

@@ -1,0 +1,72 @@
+/**
+ * The live state of what the agent manages on a router, read from the router itself:
+ * attached programs (our pins, TCX links, cls_bpf filters), our nftables table and the
+ * firewall offload settings. Snapshots, verification and drift all read it here, so they
+ * cannot disagree about what "the state" is.
+ */
+import { ebpfStatus, eligibleInterfaces, NFT_FAMILY, NFT_TABLE, type DatapathEvidence } from '../datapath/index.js';
+import type { RouterHost } from '../host/host.js';
+import { readOffload, type OffloadState } from '../offload/index.js';
+
+export interface DatapathPaths {
+  pinRoot?: string;
+  helper?: string;
+  uploadDir?: string;
+}
+
+export interface LiveNft {
+  present: boolean;
+  /** `nft list table inet wrtfleet` as printed (restorable input for nft -f). */
+  ruleset: string | null;
+  /** Interfaces its rules match (oifname sets). */
+  interfaces: string[];
+  rules: number;
+}
+
+export interface LiveState {
+  ebpf: DatapathEvidence;
+  nft: LiveNft;
+  offload: OffloadState;
+  /** Interfaces the datapath would attach to now (default-route rule). */
+  eligible: string[];
+}
+
+export async function readNft(host: RouterHost): Promise<LiveNft> {
+  const r = await host.run(['nft', 'list', 'table', NFT_FAMILY, NFT_TABLE]);
+  if (r.code !== 0) return { present: false, ruleset: null, interfaces: [], rules: 0 };
+  const interfaces = new Set<string>();
+  let rules = 0;
+  for (const line of r.stdout.split('\n')) {
+    const m = line.match(/oifname \{?\s*([^}]+?)\s*\}? /);
+    if (m && /\bcounter\b/.test(line)) {
+      rules += 1;
+      for (const name of m[1]!.split(',')) interfaces.add(name.trim().replace(/^"|"$/g, ''));
+    }
+  }
+  return { present: true, ruleset: r.stdout, interfaces: [...interfaces].sort(), rules };
+}
+
+export async function readLive(host: RouterHost, paths: DatapathPaths = {}): Promise<LiveState> {
+  const [ebpf, nft, offload, elig] = await Promise.all([
+    ebpfStatus(host, paths),
+    readNft(host),
+    readOffload(host),
+    eligibleInterfaces(host).catch(() => ({ eligible: [], skipped: [] })),
+  ]);
+  return { ebpf, nft, offload, eligible: elig.eligible.map((e) => e.ifname).sort() };
+}
+
+/**
+ * The comparable part of a live state: kernel-assigned ids (prog, link) left out, since a
+ * restored program is the same program with a new id; fingerprints (hash of the configured
+ * object) stay in, so a different configuration never compares equal.
+ */
+export function normalizeLive(live: LiveState): unknown {
+  return {
+    ebpf: live.ebpf.interfaces
+      .map((i) => ({ ifname: i.ifname, mode: i.mode, programs: i.programs.map((p) => `${p.program}.${p.fingerprint}`).sort(), gso: i.gsoMaxSegs ?? null }))
+      .sort((a, b) => a.ifname.localeCompare(b.ifname)),
+    nft: live.nft.present ? live.nft.ruleset?.replace(/counter packets \d+ bytes \d+/g, 'counter') : null,
+    offload: live.offload.support.supported ? { uci: live.offload.uci, live: live.offload.live } : 'unsupported',
+  };
+}

@@ -1,0 +1,417 @@
+/**
+ * The agent's side of a change: DesiredState -> plan -> transactional apply -> ApplyResult,
+ * then commit-confirmed: the controller must answer ConfirmApply within the window, or the
+ * agent restores the snapshot by itself and reports ROLLED_BACK (on reconnect if needed).
+ * Also the controller's Commands (REPROBE, REAPPLY, ROLLBACK, DETACH, CHECK_DRIFT) and
+ * drift checks, since they all change or read the same state.
+ *
+ * Every operation runs through one queue: an apply, a rollback timer and a drift check
+ * never interleave on the same router.
+ *
+ * State (agent/apply/state-store.ts) is saved before any result is sent, so a crash or
+ * restart never forgets an open window: on start, an expired window rolls back at once, an
+ * open one gets a timer for what is left.
+ */
+import { EventEmitter } from 'node:events';
+import {
+  ApplyResult_Status,
+  Command_Kind,
+  type AppliedRevision,
+  type Command,
+  type ConfirmApply,
+  type DesiredState,
+  type DriftReport,
+} from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import type { AgentBody } from '../controller-link.js';
+import type { RouterHost } from '../host/host.js';
+import { resolvePlan, type Plan, type PlanRouter } from '../plan.js';
+import { validateProfileSpec } from '../profile-spec.js';
+import { readLive, type DatapathPaths } from './live.js';
+import type { AgentState, OutboxEntry, StateStore } from './state-store.js';
+import {
+  applyTransaction,
+  comparePlanToLive,
+  detachAll,
+  requiresHardware,
+  restoreSnapshot,
+  summarizeDatapath,
+  type AppliedRecord,
+  type Difference,
+  type TransactionOptions,
+} from './transaction.js';
+
+export interface ApplyManagerOptions {
+  host: RouterHost;
+  store: StateStore;
+  paths?: DatapathPaths;
+  /** Facts and capabilities (predicted + probed) for resolvePlan. */
+  router: () => Promise<PlanRouter>;
+  /** Re-runs the capability probe (REPROBE). */
+  reprobe?: () => Promise<void>;
+  /** Sends on the live stream; false when there is none (the message is kept for later). */
+  send: (body: AgentBody) => boolean;
+  now?: () => number;
+  log?: (message: string) => void;
+  /** Test hooks passed to every transaction. */
+  transaction?: Pick<TransactionOptions, 'afterDatapath'>;
+}
+
+type Json = Record<string, unknown>;
+
+/** Struct-safe copy: no undefined, no bigint, no class instances. */
+function jsonSafe(value: unknown): Json {
+  return JSON.parse(JSON.stringify(value ?? {}, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as Json;
+}
+
+export class ApplyManager extends EventEmitter {
+  private state: AgentState | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private confirmTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private readonly now: () => number;
+  private readonly paths: DatapathPaths;
+
+  constructor(private readonly options: ApplyManagerOptions) {
+    super();
+    this.now = options.now ?? Date.now;
+    this.paths = options.paths ?? {};
+  }
+
+  private log(message: string): void {
+    this.options.log?.(message);
+    this.emit('log', message);
+  }
+
+  /** Serializes operations on this router. */
+  private enqueue<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async init(): Promise<void> {
+    this.state = await this.options.store.load();
+    const pending = this.state.pending;
+    if (pending) {
+      const left = pending.deadline - this.now();
+      this.log(`agent restarted with ${pending.profile}@${pending.revision} unconfirmed: ${left > 0 ? `${Math.ceil(left / 1000)} s left` : 'window expired, rolling back'}`);
+      this.armConfirmTimer();
+    }
+  }
+
+  get current(): AgentState {
+    if (!this.state) throw new Error('ApplyManager.init() not called');
+    return this.state;
+  }
+
+  private async save(): Promise<void> {
+    await this.options.store.save(this.current);
+  }
+
+  /** For Hello.applied. */
+  appliedRevision(): AppliedRevision | undefined {
+    const a = this.state?.applied;
+    if (!a) return undefined;
+    return { profile: a.profile, revision: a.revision, planHash: a.planHash, appliedAt: new Date(a.appliedAt), pendingConfirm: this.state?.pending !== null };
+  }
+
+  // ------------------------------------------------------------------ outbox
+
+  private async deliver(entry: OutboxEntry): Promise<void> {
+    this.current.outbox.push(entry);
+    await this.save();
+    await this.flush();
+  }
+
+  /** Sends what the controller has not heard yet (call on every Welcome). */
+  async flush(): Promise<void> {
+    const st = this.state;
+    if (!st || st.outbox.length === 0) return;
+    const remaining: OutboxEntry[] = [];
+    for (const entry of st.outbox) {
+      if (remaining.length > 0 || !this.options.send(toBody(entry))) remaining.push(entry);
+    }
+    if (remaining.length !== st.outbox.length) {
+      st.outbox = remaining;
+      await this.save();
+    }
+  }
+
+  private async result(status: ApplyResult_Status, fields: { profile: string; revision: number; planHash?: string; error?: string; evidence?: unknown; startedAt: number }): Promise<void> {
+    const value = {
+      profile: fields.profile,
+      revision: fields.revision,
+      status,
+      error: fields.error ?? '',
+      evidence: jsonSafe(fields.evidence),
+      planHash: fields.planHash ?? '',
+      startedAt: new Date(fields.startedAt).toISOString(),
+      finishedAt: new Date(this.now()).toISOString(),
+    };
+    this.emit('result', value);
+    await this.deliver({ $case: 'applyResult', value });
+  }
+
+  // ------------------------------------------------------------------ desired state
+
+  onDesiredState(desired: DesiredState): Promise<void> {
+    return this.enqueue(() => this.applyDesired(desired, { force: false }));
+  }
+
+  private async planFor(desired: Pick<DesiredState, 'spec'>): Promise<{ plan: Plan; spec: AppliedRecord['spec'] } | { error: string }> {
+    const validation = validateProfileSpec(desired.spec ?? {});
+    if (!validation.ok) return { error: `invalid profile spec: ${validation.errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; ')}` };
+    const router = await this.options.router();
+    return { plan: resolvePlan(validation.spec, router), spec: validation.spec };
+  }
+
+  private async applyDesired(desired: DesiredState, { force, confirm = true }: { force: boolean; confirm?: boolean }): Promise<void> {
+    const startedAt = this.now();
+    const id = { profile: desired.profile, revision: desired.revision };
+    const planned = await this.planFor(desired);
+    if ('error' in planned) return this.result(ApplyResult_Status.STATUS_REFUSED, { ...id, error: planned.error, startedAt });
+    const { plan, spec } = planned;
+    if (!plan.satisfiable) {
+      // Nothing is touched: not even a snapshot is taken.
+      return this.result(ApplyResult_Status.STATUS_REFUSED, {
+        ...id,
+        planHash: plan.planHash,
+        error: `plan not satisfiable on this router: ${plan.refusals.map((r) => `${r.topic}: ${r.reason}`).join('; ')}`,
+        evidence: { refusals: plan.refusals, decisions: plan.decisions },
+        startedAt,
+      });
+    }
+
+    const st = this.current;
+    const same = st.applied && st.applied.profile === desired.profile && st.applied.revision === desired.revision && st.applied.planHash === plan.planHash;
+    if (same && !force) {
+      const live = await readLive(this.options.host, this.paths);
+      const differences = comparePlanToLive(plan, live, { requireHardware: requiresHardware(spec) });
+      if (differences.length === 0) {
+        this.log(`${desired.profile}@${desired.revision} already applied and verified: no change`);
+        return this.result(ApplyResult_Status.STATUS_APPLIED, {
+          ...id,
+          planHash: plan.planHash,
+          evidence: { unchanged: true, pendingConfirm: st.pending !== null, datapath: summarizeDatapath(live), eligible: live.eligible },
+          startedAt,
+        });
+      }
+      this.log(`${desired.profile}@${desired.revision} already applied but the router differs (${differences.length}): re-applying`);
+    }
+
+    const outcome = await applyTransaction(this.options.host, plan, st.applied, {
+      paths: this.paths,
+      requireHardware: requiresHardware(spec),
+      ...this.options.transaction,
+    });
+    if (outcome.status === 'failed') {
+      this.log(`${desired.profile}@${desired.revision} failed: ${outcome.error}`);
+      return this.result(ApplyResult_Status.STATUS_FAILED, {
+        ...id,
+        planHash: plan.planHash,
+        error: outcome.restore.ok ? `${outcome.error} (previous state restored and verified)` : `${outcome.error}; RESTORE INCOMPLETE: ${outcome.restore.error ?? outcome.restore.problems.join('; ')}`,
+        evidence: outcome.evidence,
+        startedAt,
+      });
+    }
+
+    const record: AppliedRecord = { profile: desired.profile, revision: desired.revision, planHash: plan.planHash, spec, plan, appliedAt: new Date(this.now()).toISOString() };
+    const windowSeconds = desired.confirmWindowSeconds > 0 ? desired.confirmWindowSeconds : plan.commitConfirm.windowSeconds;
+    const wasPending = st.pending;
+    if (confirm) {
+      st.pending = {
+        profile: record.profile,
+        revision: record.revision,
+        planHash: record.planHash,
+        deadline: this.now() + windowSeconds * 1000,
+        windowSeconds,
+        // An unconfirmed apply on top of an unconfirmed apply still rolls back to the last confirmed state.
+        snapshot: wasPending ? wasPending.snapshot : outcome.snapshot!,
+        previous: wasPending ? wasPending.previous : st.applied,
+      };
+    }
+    st.applied = record;
+    await this.save();
+    if (confirm) this.armConfirmTimer();
+    this.log(`${desired.profile}@${desired.revision} applied${confirm ? `; waiting ${windowSeconds} s for ConfirmApply` : ''}`);
+    return this.result(ApplyResult_Status.STATUS_APPLIED, {
+      ...id,
+      planHash: plan.planHash,
+      evidence: { ...outcome.evidence, changed: outcome.changed, confirmWindowSeconds: confirm ? windowSeconds : 0, decisions: plan.decisions, warnings: plan.warnings },
+      startedAt,
+    });
+  }
+
+  // ------------------------------------------------------------------ commit-confirmed
+
+  onConfirm(confirm: ConfirmApply): Promise<void> {
+    return this.enqueue(async () => {
+      const st = this.current;
+      const p = st.pending;
+      if (!p || p.profile !== confirm.profile || p.revision !== confirm.revision) {
+        this.log(`ConfirmApply for ${confirm.profile}@${confirm.revision} ignored: ${p ? `pending is ${p.profile}@${p.revision}` : 'nothing pending'}`);
+        return;
+      }
+      st.rollback = { snapshot: p.snapshot, previous: p.previous };
+      st.pending = null;
+      clearTimeout(this.confirmTimer);
+      await this.save();
+      this.log(`${confirm.profile}@${confirm.revision} confirmed`);
+      this.emit('confirmed', confirm);
+    });
+  }
+
+  private armConfirmTimer(): void {
+    clearTimeout(this.confirmTimer);
+    const p = this.state?.pending;
+    if (!p || this.stopped) return;
+    const delay = Math.max(0, p.deadline - this.now());
+    this.confirmTimer = setTimeout(() => {
+      void this.enqueue(() => this.rollbackPending(`no ConfirmApply from the controller within ${p.windowSeconds} s`)).catch((err: unknown) => this.log(`rollback failed: ${(err as Error).message}`));
+    }, delay);
+  }
+
+  private async rollbackPending(reason: string): Promise<void> {
+    const st = this.current;
+    const p = st.pending;
+    if (!p) return;
+    const startedAt = this.now();
+    const restore = await restoreSnapshot(this.options.host, this.paths, p.snapshot);
+    st.applied = p.previous;
+    st.pending = null;
+    await this.save();
+    this.log(`${p.profile}@${p.revision} rolled back: ${reason}${restore.ok ? '' : ` (restore incomplete: ${restore.error ?? restore.problems.join('; ')})`}`);
+    this.emit('rolledBack', { profile: p.profile, revision: p.revision, reason, restore });
+    await this.result(ApplyResult_Status.STATUS_ROLLED_BACK, {
+      profile: p.profile,
+      revision: p.revision,
+      planHash: p.planHash,
+      error: `${reason}: rolled back to ${p.previous ? `${p.previous.profile}@${p.previous.revision}` : 'the state before wrtfleet applied anything'}${restore.ok ? '' : `; RESTORE INCOMPLETE: ${restore.error ?? restore.problems.join('; ')}`}`,
+      evidence: { restore, rolledBackTo: p.previous ? { profile: p.previous.profile, revision: p.previous.revision, planHash: p.previous.planHash } : null, snapshotTakenAt: p.snapshot.takenAt },
+      startedAt,
+    });
+  }
+
+  // ------------------------------------------------------------------ commands
+
+  onCommand(seq: number, command: Command): Promise<void> {
+    return this.enqueue(async () => {
+      let error = '';
+      try {
+        error = await this.runCommand(command);
+      } catch (err) {
+        error = (err as Error).message;
+      }
+      await this.deliver({ $case: 'commandResult', value: { commandSeq: seq, ok: error === '', error } });
+    });
+  }
+
+  /** Returns '' on success, else the error text. */
+  private async runCommand(command: Command): Promise<string> {
+    const st = this.current;
+    switch (command.kind) {
+      case Command_Kind.KIND_REPROBE:
+        if (!this.options.reprobe) return 'this agent has no capability probe';
+        await this.options.reprobe();
+        return '';
+      case Command_Kind.KIND_REAPPLY:
+        if (!st.applied) return 'nothing applied: no revision to re-apply';
+        await this.applyDesired(desiredOf(st.applied), { force: true, confirm: st.pending !== null });
+        return '';
+      case Command_Kind.KIND_ROLLBACK: {
+        if (st.pending) {
+          await this.rollbackPending('rollback requested by the controller');
+          return '';
+        }
+        if (!st.applied || !st.rollback) return 'nothing to roll back';
+        const startedAt = this.now();
+        const { profile, revision, planHash } = st.applied;
+        const restore = await restoreSnapshot(this.options.host, this.paths, st.rollback.snapshot);
+        st.applied = st.rollback.previous;
+        st.rollback = null;
+        await this.save();
+        await this.result(ApplyResult_Status.STATUS_ROLLED_BACK, { profile, revision, planHash, error: 'rollback requested by the controller', evidence: { restore }, startedAt });
+        return restore.ok ? '' : `restore incomplete: ${restore.error ?? restore.problems.join('; ')}`;
+      }
+      case Command_Kind.KIND_DETACH:
+        clearTimeout(this.confirmTimer);
+        await detachAll(this.options.host, this.paths);
+        st.applied = null;
+        st.pending = null;
+        st.rollback = null;
+        await this.save();
+        return '';
+      case Command_Kind.KIND_CHECK_DRIFT: {
+        const report = await this.driftCheck();
+        await this.deliver({ $case: 'driftReport', value: report as unknown as Record<string, unknown> });
+        return '';
+      }
+      default:
+        return `unknown command kind ${command.kind}`;
+    }
+  }
+
+  // ------------------------------------------------------------------ drift
+
+  /** Compares the live router with the applied plan (empty differences: no drift). */
+  async driftCheck(): Promise<DriftReport> {
+    const a = this.current.applied;
+    if (!a) {
+      const live = await readLive(this.options.host, this.paths);
+      const differences: Difference[] = [];
+      for (const i of live.ebpf.interfaces) differences.push({ path: `datapath/${i.ifname}`, expected: 'nothing attached (no revision applied)', actual: i.programs.map((p) => p.program).join(', ') });
+      if (live.nft.present) differences.push({ path: 'nftables/table', expected: 'absent (no revision applied)', actual: 'present' });
+      return { profile: '', revision: 0, differences };
+    }
+    const live = await readLive(this.options.host, this.paths);
+    return { profile: a.profile, revision: a.revision, differences: comparePlanToLive(a.plan, live, { requireHardware: requiresHardware(a.spec) }) };
+  }
+
+  /**
+   * The timer's drift check: report differences; re-apply when the profile says so. Skipped
+   * while a confirm window is open (the apply itself was just verified).
+   */
+  checkDriftAndMaybeReapply(): Promise<DriftReport | null> {
+    return this.enqueue(async () => {
+      const st = this.current;
+      if (!st.applied || st.pending) return null;
+      const report = await this.driftCheck();
+      if (report.differences.length === 0) return report;
+      this.emit('drift', report);
+      await this.deliver({ $case: 'driftReport', value: report as unknown as Record<string, unknown> });
+      if (st.applied.plan.drift.policy === 'reapply') {
+        this.log(`drift on ${report.profile}@${report.revision} (${report.differences.length} differences): re-applying as the profile says`);
+        await this.applyDesired(desiredOf(st.applied), { force: true, confirm: false });
+      }
+      return report;
+    });
+  }
+
+  /** Drift interval of the applied plan (null: nothing applied). */
+  driftIntervalMs(): number | null {
+    const a = this.state?.applied;
+    return a ? a.plan.drift.intervalSeconds * 1000 : null;
+  }
+
+  /** Waits for queued work (tests, shutdown). */
+  async idle(): Promise<void> {
+    await this.queue;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.confirmTimer);
+  }
+}
+
+function desiredOf(a: AppliedRecord): DesiredState {
+  return { profile: a.profile, revision: a.revision, spec: a.spec as unknown as DesiredState['spec'], confirmWindowSeconds: 0, rolloutId: '' };
+}
+
+function toBody(entry: OutboxEntry): AgentBody {
+  if (entry.$case === 'applyResult') {
+    const v = entry.value as Json & { startedAt: string; finishedAt: string };
+    return { $case: 'applyResult', value: { ...(v as never as object), startedAt: new Date(v.startedAt), finishedAt: new Date(v.finishedAt) } as never };
+  }
+  return { $case: entry.$case, value: entry.value as never } as AgentBody;
+}

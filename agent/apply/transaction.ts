@@ -1,0 +1,276 @@
+/**
+ * One transactional apply of a plan to a router: snapshot, apply, read back, verify; on any
+ * failure restore the snapshot. The router is never left half-configured: either the plan
+ * runs and the evidence proves it, or the state before is back (and the result says whether
+ * the restore itself was verified).
+ *
+ * The snapshot is taken from the router (normalized live state, uci offload values, our
+ * nftables table) plus the record of what was applied before. Restoring re-applies that
+ * earlier record (or removes everything we own when there was none) and then checks the
+ * router against the snapshot, ignoring only kernel-assigned ids (a reloaded program is
+ * the same program with a new id).
+ */
+import {
+  applyNft,
+  configuredObject,
+  detachEbpf,
+  ensureRewrite,
+  nftRules,
+  removeNft,
+  removeRewrite,
+  type BpfEndian,
+  type DatapathOptions,
+} from '../datapath/index.js';
+import type { RouterHost } from '../host/host.js';
+import { applyOffload, readUciOffload, verifyOffload, type OffloadApplyEvidence, type UciOffloadValues } from '../offload/index.js';
+import { canonicalJson, rewriteConfigOf, UCI_FLOW_OFFLOADING, UCI_FLOW_OFFLOADING_HW, type Plan } from '../plan.js';
+import type { ProfileSpec } from '../profile-spec.js';
+import { normalizeLive, readLive, type DatapathPaths, type LiveState } from './live.js';
+
+export interface AppliedRecord {
+  profile: string;
+  revision: number;
+  planHash: string;
+  spec: ProfileSpec;
+  plan: Plan;
+  appliedAt: string;
+}
+
+export interface Snapshot {
+  takenAt: string;
+  normalized: unknown;
+  uci: UciOffloadValues | null;
+  nftRuleset: string | null;
+  previous: AppliedRecord | null;
+}
+
+export interface Difference {
+  path: string;
+  expected: string;
+  actual: string;
+}
+
+export type ApplyOutcome =
+  | { status: 'applied'; evidence: Record<string, unknown>; changed: boolean }
+  | { status: 'failed'; error: string; evidence: Record<string, unknown>; restore: RestoreReport };
+
+export interface RestoreReport {
+  ok: boolean;
+  problems: string[];
+  error?: string;
+}
+
+export interface TransactionOptions {
+  paths?: DatapathPaths;
+  /** Test hook: runs between the datapath and the offload step (e.g. to inject a failure). */
+  afterDatapath?: () => Promise<void>;
+  /** prefer-offload with flowOffload.mode hardware: fw4 falling back to software fails the apply. */
+  requireHardware?: boolean;
+}
+
+export function requiresHardware(spec: ProfileSpec): boolean {
+  return spec.conflictPolicy === 'prefer-offload' && spec.flowOffload.mode === 'hardware';
+}
+
+function datapathOptions(plan: Plan, paths: DatapathPaths): DatapathOptions & { fallback: false } {
+  return {
+    rewrite: rewriteConfigOf(plan),
+    mode: plan.datapath.attach ?? undefined,
+    endian: plan.datapath.bpfObject ?? undefined,
+    pinRoot: paths.pinRoot,
+    helper: paths.helper,
+    uploadDir: paths.uploadDir,
+    // The plan (with probed capabilities) is the authority: an eBPF failure is an error to roll back, not a silent switch.
+    fallback: false,
+  };
+}
+
+function uciTarget(plan: Plan): UciOffloadValues | null {
+  if (!plan.offload.uci) return null;
+  return { flow_offloading: plan.offload.uci[UCI_FLOW_OFFLOADING], flow_offloading_hw: plan.offload.uci[UCI_FLOW_OFFLOADING_HW] };
+}
+
+/** Brings the datapath to what `plan` says (idempotent: the loader and nft table are). */
+export async function applyDatapath(host: RouterHost, plan: Plan, paths: DatapathPaths): Promise<Record<string, unknown>> {
+  const opts = datapathOptions(plan, paths);
+  if (plan.datapath.mode === 'ebpf') return { ...(await ensureRewrite(host, opts)) };
+  if (plan.datapath.mode === 'nftables') {
+    await detachEbpf(host, opts);
+    return { ...(await applyNft(host, opts)) };
+  }
+  await removeRewrite(host, opts);
+  return { mode: 'none' };
+}
+
+export async function takeSnapshot(host: RouterHost, paths: DatapathPaths, previous: AppliedRecord | null): Promise<Snapshot> {
+  const live = await readLive(host, paths);
+  return {
+    takenAt: new Date().toISOString(),
+    normalized: normalizeLive(live),
+    uci: live.offload.support.supported ? live.offload.uci : null,
+    nftRuleset: live.nft.ruleset,
+    previous,
+  };
+}
+
+export async function restoreSnapshot(host: RouterHost, paths: DatapathPaths, snap: Snapshot): Promise<RestoreReport> {
+  try {
+    if (snap.previous) await applyDatapath(host, snap.previous.plan, paths);
+    else {
+      await removeRewrite(host, { pinRoot: paths.pinRoot, helper: paths.helper });
+      // A table of ours without a record (agent state lost): put its exact text back.
+      if (snap.nftRuleset) {
+        const r = await host.run(['nft', '-f', '-'], { input: `${snap.nftRuleset}\n` });
+        if (r.code !== 0) throw new Error(`restoring our nftables table: ${r.stderr.trim()}`);
+      }
+    }
+    if (snap.uci) {
+      const now = await readUciOffload(host);
+      if (now.flow_offloading !== snap.uci.flow_offloading || now.flow_offloading_hw !== snap.uci.flow_offloading_hw) await applyOffload(host, snap.uci);
+    }
+    const after = normalizeLive(await readLive(host, paths));
+    const same = canonicalJson(after) === canonicalJson(snap.normalized);
+    return same
+      ? { ok: true, problems: [] }
+      : { ok: false, problems: [`state after restore differs from the snapshot: before ${canonicalJson(snap.normalized)} after ${canonicalJson(after)}`] };
+  } catch (err) {
+    return { ok: false, problems: [], error: (err as Error).message };
+  }
+}
+
+/**
+ * Differences between the plan and the live state. Used to verify an apply and to detect
+ * drift, so both mean the same thing by "the plan runs".
+ */
+export function comparePlanToLive(plan: Plan, live: LiveState, opts: { requireHardware?: boolean } = {}): Difference[] {
+  const diffs: Difference[] = [];
+  const d = (path: string, expected: string, actual: string) => diffs.push({ path, expected, actual });
+  const rewrite = rewriteConfigOf(plan);
+  const names = plan.datapath.programs.map((p) => p.name);
+  const attached = new Map(live.ebpf.interfaces.map((i) => [i.ifname, i]));
+
+  if (plan.datapath.mode === 'ebpf') {
+    const endian = plan.datapath.bpfObject as BpfEndian;
+    for (const ifname of live.eligible) {
+      const iface = attached.get(ifname);
+      for (const name of names) {
+        const want = configuredObject(endian, name, rewrite, iface?.l2 ?? 'ethernet').fingerprint;
+        const got = iface?.programs.find((p) => p.program === name);
+        const expected = `attached (${plan.datapath.attach}, config ${want})`;
+        if (!got) d(`datapath/${ifname}/${name}`, expected, 'missing');
+        else if (got.fingerprint !== want) d(`datapath/${ifname}/${name}`, expected, `attached with config ${got.fingerprint}`);
+      }
+      if (iface && iface.mode !== plan.datapath.attach) d(`datapath/${ifname}/attach`, String(plan.datapath.attach), iface.mode);
+      for (const p of iface?.programs ?? []) if (!names.includes(p.program)) d(`datapath/${ifname}/${p.program}`, 'not attached', `attached (${iface!.mode})`);
+    }
+    for (const [ifname, iface] of attached) {
+      if (!live.eligible.includes(ifname)) d(`datapath/${ifname}`, 'nothing attached (not an eligible WAN interface)', iface.programs.map((p) => p.program).join(', '));
+    }
+    if (live.nft.present) d('nftables/table', 'absent (eBPF datapath)', 'present');
+  } else if (plan.datapath.mode === 'nftables') {
+    for (const [ifname, iface] of attached) d(`datapath/${ifname}`, 'nothing attached (nftables datapath)', iface.programs.map((p) => p.program).join(', '));
+    if (!live.nft.present) d('nftables/table', `present with ${names.join(', ')}`, 'absent');
+    else {
+      const wantRules = nftRules(rewrite, live.eligible).length;
+      if (live.nft.rules !== wantRules) d('nftables/rules', String(wantRules), String(live.nft.rules));
+      if (canonicalJson(live.nft.interfaces) !== canonicalJson(live.eligible)) d('nftables/interfaces', live.eligible.join(', '), live.nft.interfaces.join(', '));
+    }
+  } else {
+    for (const [ifname, iface] of attached) d(`datapath/${ifname}`, 'nothing attached (no rewrite in the plan)', iface.programs.map((p) => p.program).join(', '));
+    if (live.nft.present) d('nftables/table', 'absent (no rewrite in the plan)', 'present');
+  }
+
+  const target = uciTarget(plan);
+  if (target && live.offload.support.supported) {
+    for (const option of ['flow_offloading', 'flow_offloading_hw'] as const) {
+      if ((live.offload.uci?.[option] ?? null) !== target[option]) d(`offload/uci/${option}`, target[option] ?? '(unset)', live.offload.uci?.[option] ?? '(unset)');
+    }
+    // fw4's fallback to software is accepted (and reported) unless the profile made hardware a requirement.
+    for (const problem of verifyOffload(live.offload, plan.offload.mode, { acceptFallback: !opts.requireHardware })) {
+      if (!problem.startsWith('uci asks')) d('offload/live', plan.offload.mode, problem);
+    }
+  } else if (target && !live.offload.support.supported) {
+    d('offload', `flow_offloading=${target.flow_offloading} flow_offloading_hw=${target.flow_offloading_hw}`, `unsupported: ${live.offload.support.reason}`);
+  }
+  return diffs;
+}
+
+/**
+ * The transaction. `previous` is what runs now according to the agent's record; it is the
+ * restore target on failure.
+ */
+export async function applyTransaction(host: RouterHost, plan: Plan, previous: AppliedRecord | null, options: TransactionOptions = {}): Promise<ApplyOutcome & { snapshot: Snapshot | null }> {
+  const paths = options.paths ?? {};
+  const t0 = Date.now();
+  const steps: Record<string, number> = {};
+  let snapshot: Snapshot | null = null;
+  const evidence: Record<string, unknown> = { planHash: plan.planHash };
+  try {
+    snapshot = await takeSnapshot(host, paths, previous);
+    steps.snapshotMs = Date.now() - t0;
+    const before = snapshot.normalized;
+
+    const t1 = Date.now();
+    const datapath = await applyDatapath(host, plan, paths);
+    steps.datapathMs = Date.now() - t1;
+    await options.afterDatapath?.();
+
+    const t2 = Date.now();
+    let offload: OffloadApplyEvidence | { unsupported: string } | null = null;
+    const target = uciTarget(plan);
+    if (target) {
+      if (snapshot.uci === null) offload = { unsupported: 'flow offloading is not manageable on this router (no uci/fw4)' };
+      else offload = await applyOffload(host, target);
+    }
+    steps.offloadMs = Date.now() - t2;
+
+    const t3 = Date.now();
+    const live = await readLive(host, paths);
+    const differences = comparePlanToLive(plan, live, { requireHardware: options.requireHardware });
+    steps.verifyMs = Date.now() - t3;
+    if (differences.length > 0) throw new VerifyError(differences);
+    const after = normalizeLive(live);
+
+    evidence.datapath = summarizeDatapath(live);
+    evidence.changes = (datapath as { changes?: string[] }).changes ?? [];
+    evidence.offload = offload && 'configured' in offload
+      ? { uci: offload.uci, live: offload.live, fallback: offload.fallback, flowtables: offload.flowtables, changes: offload.changes, warnings: offload.warnings }
+      : (offload ?? { managed: false, reason: plan.offload.uci ? 'unsupported' : 'not OpenWrt: no uci/fw4' });
+    evidence.eligible = live.eligible;
+    if (live.eligible.length === 0 && plan.datapath.mode !== 'none') evidence.warning = 'no eligible WAN interface right now (no IPv4 default route over Ethernet/PPP): nothing attached yet; drift checks attach when it appears';
+    evidence.timingsMs = { ...steps, totalMs: Date.now() - t0 };
+    return { status: 'applied', evidence, changed: canonicalJson(before) !== canonicalJson(after), snapshot };
+  } catch (err) {
+    const error = err instanceof VerifyError ? err.message : `apply failed: ${(err as Error).message}`;
+    const restore: RestoreReport = snapshot ? await restoreSnapshot(host, paths, snapshot) : { ok: true, problems: ['failed before the snapshot: nothing was changed'] };
+    evidence.timingsMs = { ...steps, totalMs: Date.now() - t0 };
+    if (err instanceof VerifyError) evidence.differences = err.differences;
+    evidence.restore = restore;
+    return { status: 'failed', error, evidence, restore, snapshot };
+  }
+}
+
+export class VerifyError extends Error {
+  constructor(readonly differences: Difference[]) {
+    super(`read-back does not match the plan: ${differences.map((x) => `${x.path}: expected ${x.expected}, found ${x.actual}`).join('; ')}`);
+  }
+}
+
+export function summarizeDatapath(live: LiveState): Record<string, unknown> {
+  return {
+    ebpf: live.ebpf.interfaces.map((i) => ({
+      ifname: i.ifname,
+      ifindex: i.ifindex,
+      mode: i.mode,
+      programs: i.programs.map((p) => ({ program: p.program, fingerprint: p.fingerprint, progId: p.progId, ...(p.linkId !== undefined ? { linkId: p.linkId } : {}), ...(p.prio !== undefined ? { prio: p.prio } : {}) })),
+      ...(i.gsoMaxSegs ? { gsoMaxSegs: i.gsoMaxSegs } : {}),
+    })),
+    nftables: live.nft.present ? { table: 'inet wrtfleet', interfaces: live.nft.interfaces, rules: live.nft.rules } : null,
+  };
+}
+
+/** Removes every datapath piece we own (programs, links, filters, our nft table). */
+export async function detachAll(host: RouterHost, paths: DatapathPaths): Promise<void> {
+  await detachEbpf(host, { pinRoot: paths.pinRoot, helper: paths.helper });
+  await removeNft(host);
+}

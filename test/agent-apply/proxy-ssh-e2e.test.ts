@@ -1,0 +1,317 @@
+/**
+ * The proxy placement for real: a namespace "router" running Debian's sshd (its own bpffs,
+ * a WAN veth to a peer namespace with the default route), managed over SSH by a RouterAgent
+ * that talks to a real gRPC controller on loopback (test/support/fake-controller.ts).
+ *
+ * Checked from outside the agent: TCX links on wan0 (wf-tcx query), pins, tc filters,
+ * nftables, gso_max_segs (full-state dumps), and packets captured in the peer namespace.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApplyResult_Status, Command_Kind, type DesiredState } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import { FileStateStore } from '../../agent/apply/state-store.js';
+import { LOCAL_TCX_HELPER } from '../../agent/datapath/programs.js';
+import { SshHost } from '../../agent/host/ssh-host.js';
+import { RouterAgent } from '../../agent/router-agent.js';
+import { checkWire } from '../datapath/wire.js';
+import { eventually } from '../support/controller.js';
+import { FakeController } from '../support/fake-controller.js';
+import { FaultHost, nth } from '../support/fault-host.js';
+import { capture, fullState } from '../support/router-state.js';
+import { SshRouter } from '../support/ssh-router.js';
+
+const router = new SshRouter();
+const controller = new FakeController();
+const work = mkdtempSync(join(tmpdir(), 'wf-e2e-'));
+const ID = 'proxy-e2e:01';
+let agent: RouterAgent;
+let faults: FaultHost;
+let ssh: SshHost;
+let iperf: ChildProcess | undefined;
+const logs: string[] = [];
+
+const SPEC = { l3Rewrite: { ttl: { value: 77 }, tcpwin: { value: 29200 } }, flowOffload: { mode: 'auto' } };
+
+function newAgent(extra: Partial<ConstructorParameters<typeof RouterAgent>[0]> = {}): RouterAgent {
+  ssh = new SshHost({
+    host: router.addr.router,
+    username: 'root',
+    privateKey: router.clientKey,
+    hostKeyFingerprint: router.hostKeyFingerprint,
+    commandTimeoutMs: 4_000,
+    backoff: { initialMs: 100, maxMs: 1_000 },
+  });
+  faults = new FaultHost(ssh);
+  return new RouterAgent({
+    host: faults,
+    controller: controller.address,
+    placement: 'proxy',
+    identity: ID,
+    proxyHost: 'test-proxy',
+    store: new FileStateStore(join(work, 'state.json')),
+    reconnect: { jitterWindowMs: 200, initialDelayMs: 100, maxDelayMs: 500 },
+    log: (m) => logs.push(m),
+    ...extra,
+  });
+}
+
+let revision = 0;
+function desired(spec: unknown, extra: Partial<DesiredState> = {}): DesiredState {
+  revision += 1;
+  return { profile: 'p-e2e', revision, spec: spec as DesiredState['spec'], confirmWindowSeconds: 0, rolloutId: '', ...extra };
+}
+
+async function push(d: DesiredState) {
+  const before = controller.results(ID).length;
+  controller.send(ID, { $case: 'desiredState', value: d });
+  return eventually(async () => controller.results(ID)[before], 20_000, `ApplyResult for revision ${d.revision}`);
+}
+
+async function state() {
+  return fullState(router.inside, ['wan0', 'mgmt0']);
+}
+
+async function tcxPrograms(): Promise<number> {
+  const idx = JSON.parse((await router.inside.run(['ip', '-j', 'link', 'show', 'wan0'])).stdout)[0].ifindex as number;
+  return (JSON.parse((await router.inside.run([LOCAL_TCX_HELPER, 'query', String(idx)])).stdout) as { programs: unknown[] }).programs.length;
+}
+
+beforeAll(async () => {
+  await router.start();
+  await controller.start();
+  iperf = spawn('nsenter', [`--net=/run/netns/${router.ns.peer}`, 'iperf3', '-s', '-B', router.addr.peer, '-p', '5201'], { stdio: 'ignore' });
+  agent = newAgent();
+  agent.start();
+  await eventually(async () => controller.connected(ID), 20_000, 'agent connected');
+}, 120_000);
+
+afterAll(async () => {
+  await agent?.stop().catch(() => undefined);
+  iperf?.kill('SIGKILL');
+  await controller.stop();
+  await router.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('proxy agent over SSH: probe and Hello', () => {
+  it('reports predicted and probed capabilities; eBPF and TCX confirmed by loading a program on the router', () => {
+    const hello = controller.hellos.find((h) => h.identity === ID)!.hello;
+    expect(hello.agent?.proxyHost).toBe('test-proxy');
+    expect(hello.capabilities?.predicted?.ebpf?.value).toBe(true);
+    expect(hello.capabilities?.probed?.ebpf).toMatchObject({ value: true, reason: expect.stringMatching(/loaded set_ip_id_zero \(bpfel\) with bpftool/) });
+    expect(hello.capabilities?.probed?.tcx?.value).toBe(true);
+    expect(hello.capabilities?.probed?.softwareOffload).toMatchObject({ value: false, reason: expect.stringMatching(/no uci[\s\S]*no nf_flow_table/) });
+    expect(agent.probed?.details.ebpf.jited).toBe(true);
+  });
+});
+
+describe('apply over SSH', () => {
+  let applied: Record<string, string>;
+
+  it('a plan is applied for real: four TCX programs on wan0 only, verified, with evidence, then confirmed', async () => {
+    const empty = await state();
+    const r = await push(desired(SPEC));
+    expect(r.error).toBe('');
+    expect(r.status).toBe(ApplyResult_Status.STATUS_APPLIED);
+    const ev = r.evidence as { datapath: { ebpf: { ifname: string; mode: string; programs: { program: string }[] }[] }; eligible: string[]; offload: unknown; timingsMs: { totalMs: number } };
+    expect(ev.eligible).toEqual(['wan0']);
+    expect(ev.datapath.ebpf).toHaveLength(1);
+    expect(ev.datapath.ebpf[0]).toMatchObject({ ifname: 'wan0', mode: 'tcx' });
+    expect(ev.datapath.ebpf[0]!.programs.map((p) => p.program)).toEqual(['set_ip_id_zero', 'set_ip_ttl', 'set_tcp_syn_window', 'clear_tcp_syn_ts']);
+    expect(JSON.stringify(ev.offload)).toMatch(/not OpenWrt|unsupported/);
+    // Independently of the agent: the kernel's TCX chain on wan0, nothing on mgmt0.
+    expect(await tcxPrograms()).toBe(4);
+    applied = await state();
+    expect(applied['tcx mgmt0']).toBe(empty['tcx mgmt0']);
+    expect(applied.pins).toMatch(/wrtfleet\/wan0\/set_ip_ttl[.-][0-9a-f]{12}\/link/);
+    await eventually(async () => agent.manager.current.pending === null, 5_000, 'ConfirmApply processed');
+    expect(agent.manager.appliedRevision()).toMatchObject({ profile: 'p-e2e', revision: 1, pendingConfirm: false });
+  });
+
+  it('passes the wire checks: TTL 77, IP ID 0, first-SYN window 29200, no SYN timestamps (tcpdump in the peer namespace)', async () => {
+    await eventually(async () => (await router.inside.run(['ss', '-Htln'])).code === 0 && (await router.inside.run(['sh', '-c', `nsenter --net=/run/netns/${router.ns.peer} ss -Htln | grep -q 5201`])).code === 0, 5_000, 'iperf3 server');
+    const pkts = await capture(router.ns.peer, 'up0', async () => {
+      const p = await router.inside.run(['ping', '-c', '3', '-i', '0.2', '-W', '2', router.addr.peer]);
+      expect(p.code).toBe(0);
+      const t = await router.inside.run(['iperf3', '-c', router.addr.peer, '-p', '5201', '-n', '2M'], { timeoutMs: 30_000 });
+      expect(t.code, t.stderr).toBe(0);
+    });
+    const rep = checkWire(pkts, { ttl: 77, idZero: true, synWindow: 29200, noSynTimestamp: true, allowPartialChecksum: true });
+    expect(rep.violations).toEqual([]);
+    expect(rep.icmp).toBe(3);
+    expect(rep.firstSyns).toBeGreaterThanOrEqual(2);
+    expect(rep.tcp).toBeGreaterThan(50);
+  });
+
+  it('the same revision again changes nothing (planHash + verified live state)', async () => {
+    const a = agent.manager.current.applied!;
+    const before = await state();
+    const rawIds = async () => (await router.inside.run(['sh', '-c', `${LOCAL_TCX_HELPER} query $(cat /sys/class/net/wan0/ifindex)`])).stdout;
+    const idsBefore = await rawIds();
+    const r = await push({ profile: a.profile, revision: a.revision, spec: SPEC as DesiredState['spec'], confirmWindowSeconds: 0, rolloutId: '' });
+    expect(r.status).toBe(ApplyResult_Status.STATUS_APPLIED);
+    expect((r.evidence as { unchanged?: boolean }).unchanged).toBe(true);
+    expect(r.planHash).toBe(a.planHash);
+    // Not even a reload: the program ids are the same as before (no masking needed).
+    expect(idsBefore).toMatch(/prog_id/);
+    expect(await rawIds()).toBe(idsBefore);
+    expect(await state()).toEqual(before);
+  });
+
+  it('a profile the router cannot satisfy is REFUSED with the reasons, nothing touched', async () => {
+    const before = await state();
+    const n = faults.hits.length;
+    let commands = 0;
+    faults.fault = (argv) => {
+      if (/^(tc|bpftool|nft|uci|ip)$/.test(argv[0]!) && /add|del|replace|load|set|-f/.test(argv.join(' '))) commands++;
+      return undefined;
+    };
+    const r = await push(desired({ ...SPEC, flowOffload: { mode: 'hardware' }, conflictPolicy: 'prefer-offload' }));
+    faults.fault = undefined;
+    revision -= 1; // the refused revision never ran
+    expect(r.status).toBe(ApplyResult_Status.STATUS_REFUSED);
+    expect(r.error).toMatch(/plan not satisfiable on this router: offload.capability: flowOffload.mode is hardware and conflictPolicy is prefer-offload/);
+    expect(commands).toBe(0);
+    expect(faults.hits.length).toBe(n);
+    expect(await state()).toEqual(before);
+    expect(agent.manager.current.applied?.revision).toBe(1);
+  });
+
+  it('a forced failure mid-apply (the second TCX attach fails, after the first program was swapped) leaves the router exactly as before', async () => {
+    const before = await state();
+    // TTL and window change: two objects are loaded and attached; the first swap has happened when the second fails.
+    faults.fault = nth((argv) => argv[0] === LOCAL_TCX_HELPER && argv[1] === 'attach', 2, { fail: { code: 1, stdout: '{"error":"injected: attach refused","errno":1}', stderr: '' } });
+    const r = await push(desired({ ...SPEC, l3Rewrite: { ttl: { value: 99 }, tcpwin: { value: 1000 } } }));
+    expect(faults.hits).toHaveLength(1);
+    faults.fault = undefined;
+    expect(r.status).toBe(ApplyResult_Status.STATUS_FAILED);
+    expect(r.error).toMatch(/injected: attach refused/);
+    expect(r.error).toMatch(/previous state restored and verified/);
+    expect(await state()).toEqual(before);
+    expect(agent.manager.current.applied?.revision).toBe(1);
+  });
+
+  it('a command that hangs on the router times out (remote process killed) and the apply rolls back', async () => {
+    const before = await state();
+    const marker = `100.${process.pid}`;
+    faults.fault = nth((argv) => argv[0] === 'bpftool' && argv[2] === 'load', 2, { replace: ['sleep', marker] });
+    const t0 = Date.now();
+    const r = await push(desired({ ...SPEC, l3Rewrite: { ttl: { value: 101 }, tcpwin: { value: 1001 } } }));
+    faults.fault = undefined;
+    expect(r.status).toBe(ApplyResult_Status.STATUS_FAILED);
+    expect(r.error).toMatch(/timed out after 4000 ms \(remote command killed\)/);
+    expect(Date.now() - t0).toBeLessThan(15_000);
+    expect(await state()).toEqual(before);
+    expect((await router.inside.run(['sh', '-c', `ps -eo args | grep -x 'sleep ${marker}'`])).stdout.trim()).toBe('');
+  });
+});
+
+describe('commit-confirmed over SSH', () => {
+  it('cutting the controller off after an apply rolls back by itself; ROLLED_BACK arrives after reconnect', async () => {
+    const confirmed = await state();
+    controller.autoConfirm = false;
+    const d = desired({ ...SPEC, l3Rewrite: { ttl: { value: 128 } } }, { confirmWindowSeconds: 3 });
+    const r = await push(d);
+    expect(r.status).toBe(ApplyResult_Status.STATUS_APPLIED);
+    expect(await state()).not.toEqual(confirmed); // TTL 128 objects are attached now
+    expect(agent.manager.appliedRevision()?.pendingConfirm).toBe(true);
+    await controller.stop(); // the controller is gone: no ConfirmApply can come
+    try {
+      await eventually(async () => agent.manager.current.pending === null, 10_000, 'rollback by itself');
+      expect(await state()).toEqual(confirmed);
+      expect(agent.manager.current.applied?.revision).toBe(1);
+      expect(agent.manager.current.outbox.map((o) => o.value.status)).toEqual([ApplyResult_Status.STATUS_ROLLED_BACK]);
+    } finally {
+      controller.autoConfirm = true;
+      await controller.start(controller.port);
+    }
+    const rolled = await eventually(async () => controller.results(ID).find((x) => x.revision === d.revision && x.status === ApplyResult_Status.STATUS_ROLLED_BACK), 15_000, 'ROLLED_BACK after reconnect');
+    expect(rolled.error).toMatch(/no ConfirmApply from the controller within 3 s: rolled back to p-e2e@1/);
+    expect(agent.manager.current.outbox).toEqual([]);
+    // The next Hello says what runs now.
+    expect(controller.hellos.filter((h) => h.identity === ID).at(-1)!.hello.applied).toMatchObject({ revision: 1, pendingConfirm: false });
+  });
+
+  it('an agent restart during the window still rolls back (pending state persisted in the state file)', async () => {
+    const confirmed = await state();
+    controller.autoConfirm = false;
+    const d = desired({ ...SPEC, l3Rewrite: { ttl: { value: 200 } } }, { confirmWindowSeconds: 4 });
+    expect((await push(d)).status).toBe(ApplyResult_Status.STATUS_APPLIED);
+    await agent.stop();
+    expect(await state()).not.toEqual(confirmed);
+    agent = newAgent();
+    agent.start();
+    await eventually(async () => controller.results(ID).some((x) => x.revision === d.revision && x.status === ApplyResult_Status.STATUS_ROLLED_BACK), 15_000, 'ROLLED_BACK from the restarted agent');
+    controller.autoConfirm = true;
+    expect(await state()).toEqual(confirmed);
+  });
+});
+
+describe('drift and commands over SSH', () => {
+  it('a program detached by hand is reported exactly by CHECK_DRIFT', async () => {
+    await eventually(async () => controller.connected(ID), 10_000, 'connected');
+    const a = agent.manager.current.applied!;
+    const pins = (await router.inside.run(['sh', '-c', 'ls -d /sys/fs/bpf/wrtfleet/wan0/set_ip_ttl[.-]*'])).stdout.trim();
+    expect(pins).toMatch(/set_ip_ttl[.-][0-9a-f]{12}$/);
+    expect((await router.inside.run([LOCAL_TCX_HELPER, 'detach', `${pins}/link`])).code).toBe(0);
+    expect(await tcxPrograms()).toBe(3);
+    const seq = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_CHECK_DRIFT } });
+    const report = await eventually(async () => controller.driftReports(ID).at(-1), 10_000, 'drift report');
+    expect(report.revision).toBe(a.revision);
+    expect(report.differences).toEqual([{ path: 'datapath/wan0/set_ip_ttl', expected: expect.stringMatching(/^attached \(tcx, config [0-9a-f]{12}\)$/), actual: 'missing' }]);
+    await eventually(async () => controller.commandResults(ID).find((c) => c.commandSeq === seq), 5_000, 'CommandResult');
+    expect(controller.commandResults(ID).find((c) => c.commandSeq === seq)).toMatchObject({ ok: true, error: '' });
+  });
+
+  it('REAPPLY repairs it; DETACH removes everything; ROLLBACK with nothing to undo is a clear error', async () => {
+    const seq = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_REAPPLY } });
+    await eventually(async () => controller.commandResults(ID).find((c) => c.commandSeq === seq), 20_000, 'REAPPLY result');
+    expect(controller.commandResults(ID).find((c) => c.commandSeq === seq)?.ok).toBe(true);
+    expect(await tcxPrograms()).toBe(4);
+
+    const det = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_DETACH } });
+    await eventually(async () => controller.commandResults(ID).find((c) => c.commandSeq === det), 20_000, 'DETACH result');
+    expect(await tcxPrograms()).toBe(0);
+    expect((await router.inside.run(['sh', '-c', 'ls /sys/fs/bpf/wrtfleet 2>/dev/null | wc -l'])).stdout.trim()).toBe('0');
+    expect(agent.manager.current.applied).toBeNull();
+
+    const rb = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_ROLLBACK } });
+    const res = await eventually(async () => controller.commandResults(ID).find((c) => c.commandSeq === rb), 10_000, 'ROLLBACK result');
+    expect(res).toMatchObject({ ok: false, error: 'nothing to roll back' });
+  });
+
+  it('with drift policy reapply, the timer re-applies what was removed by hand', async () => {
+    await agent.stop();
+    agent = newAgent({ driftIntervalMs: 700 });
+    agent.start();
+    await eventually(async () => controller.connected(ID), 10_000, 'connected');
+    const r = await push(desired({ ...SPEC, drift: { policy: 'reapply' } }));
+    expect(r.status).toBe(ApplyResult_Status.STATUS_APPLIED);
+    await eventually(async () => agent.manager.current.pending === null, 5_000, 'confirmed');
+    const reportsBefore = controller.driftReports(ID).length;
+    const tcFilterless = (await router.inside.run(['sh', '-c', 'ls -d /sys/fs/bpf/wrtfleet/wan0/clear_tcp_syn_ts[.-]*'])).stdout.trim();
+    await router.inside.run([LOCAL_TCX_HELPER, 'detach', `${tcFilterless}/link`]);
+    expect(await tcxPrograms()).toBe(3);
+    await eventually(async () => (await tcxPrograms()) === 4, 15_000, 're-applied by the drift timer');
+    const report = controller.driftReports(ID)[reportsBefore]!;
+    expect(report.differences.map((x) => x.path)).toEqual(['datapath/wan0/clear_tcp_syn_ts']);
+  });
+});
+
+describe('SSH failures at the agent level', () => {
+  it('a wrong password: clear error in the log, no Hello, no retry storm', async () => {
+    const before = router.connectionsAccepted();
+    const host = new SshHost({ host: router.addr.router, username: 'root', password: 'nope', hostKeyFingerprint: router.hostKeyFingerprint, backoff: { initialMs: 200, maxMs: 60_000 } });
+    const bad = new RouterAgent({ host, controller: controller.address, placement: 'proxy', identity: 'bad-pw:01', reconnect: { initialDelayMs: 50, maxDelayMs: 200, jitterWindowMs: 100 }, log: (m) => logs.push(m) });
+    bad.start();
+    await new Promise((r) => setTimeout(r, 3_000));
+    await bad.stop();
+    expect(controller.hellos.some((h) => h.identity === 'bad-pw:01')).toBe(false);
+    expect(host.connectAttempts).toBe(1);
+    expect(router.connectionsAccepted() - before).toBe(1);
+    expect(logs.some((l) => /authentication failed for user root \(password rejected/.test(l))).toBe(true);
+  });
+});
