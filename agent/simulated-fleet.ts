@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { ReconnectPolicy } from './controller-link.js';
+import { enrollConcurrently, keepRenewed, type AgentCredentials } from './enrollment/agent-credentials.js';
 import { collectFacts, type RouterFacts } from './facts/index.js';
 import { FixtureHost } from './host/fixture-host.js';
 import { SimulatedRouter, type SimulatedOutcome } from './simulated-router.js';
@@ -24,6 +25,8 @@ export interface SimulatedFleetOptions {
   /** Scripted outcomes per router (tests); default: every apply succeeds. */
   outcome?: (identity: string, desired: DesiredState) => SimulatedOutcome;
   applyDelayMs?: number;
+  /** Enrolls each router (one certificate per router, as a proxy holds them); absent: plaintext, insecure controllers only. */
+  credentialsFor?: (identity: string, name: string) => Promise<AgentCredentials>;
 }
 
 /**
@@ -34,12 +37,18 @@ export interface SimulatedFleetOptions {
  */
 export async function startSimulatedFleet(options: SimulatedFleetOptions): Promise<SimulatedRouter[]> {
   const routers: SimulatedRouter[] = [];
+  // Enrollment starts for every router at once (a few in flight), not one after another.
+  const enrolled = enrollConcurrently(
+    options.fixtureRoots.flatMap((root) => Array.from({ length: options.perModel }, (_, i) => ({ identity: `sim.${basename(root)}:${String(i + 1).padStart(3, '0')}`, name: `${basename(root)}-${String(i + 1).padStart(3, '0')}` }))),
+    options.credentialsFor,
+  );
   for (const root of options.fixtureRoots) {
     const model = basename(root);
     const facts: RouterFacts = await collectFacts(new FixtureHost(root));
     for (let i = 1; i <= options.perModel; i++) {
       const serial = String(i).padStart(3, '0');
       const identity = `sim.${model}:${serial}`;
+      const credentials = await enrolled.get(identity);
       const router = new SimulatedRouter({
         root,
         facts,
@@ -47,9 +56,11 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
         identity,
         name: `${model}-${serial}`,
         reconnect: options.reconnect,
+        credentials: credentials?.channelCredentials,
         applyDelayMs: options.applyDelayMs,
         outcome: options.outcome ? (desired) => options.outcome!(identity, desired) : undefined,
       });
+      if (credentials) keepRenewed(router.link, credentials);
       router.start();
       routers.push(router);
     }

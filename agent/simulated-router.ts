@@ -1,3 +1,4 @@
+import type { ChannelCredentials } from '@grpc/grpc-js';
 import { predictCapabilities } from './capabilities.js';
 import { ControllerLink, type ReconnectPolicy } from './controller-link.js';
 import { collectFacts, type RouterFacts } from './facts/index.js';
@@ -23,6 +24,8 @@ export interface SimulatedRouterOptions {
   applyDelayMs?: number;
   /** Facts shared between routers of one model, so a fleet of thousands reads each tree once. */
   facts?: RouterFacts;
+  /** mTLS credentials from enrollment (agent/enrollment); absent only against an insecure controller. */
+  credentials?: ChannelCredentials;
 }
 
 /**
@@ -45,7 +48,7 @@ export class SimulatedRouter {
 
   constructor(private readonly options: SimulatedRouterOptions) {
     this.facts = options.facts;
-    this.link = new ControllerLink({ address: options.controller, reconnect: options.reconnect, hello: () => this.hello() });
+    this.link = new ControllerLink({ address: options.controller, credentials: options.credentials, reconnect: options.reconnect, hello: () => this.hello() });
     this.link.on('message', (m: ControllerMessage) => this.onMessage(m));
     this.link.on('welcome', () => {
       while (this.outbox.length && this.link.send(this.outbox[0]!)) this.outbox.shift();

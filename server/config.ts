@@ -1,3 +1,5 @@
+import { securityConfigFromEnv, type SecurityConfig } from './auth/security-config.js';
+
 /**
  * Controller configuration, read once from the environment at start.
  *
@@ -21,6 +23,8 @@ export interface ControllerConfig {
   /** Register routers on their first Hello (false: only pre-registered identities may connect). */
   autoRegister: boolean;
   logLevel: string;
+  /** mTLS for agents, enrollment, secrets at rest, auth rate limits (server/auth/security-config.ts); absent fields take the safe defaults. */
+  security?: Partial<SecurityConfig>;
 }
 
 export class ConfigError extends Error {}
@@ -52,5 +56,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerC
     missedHeartbeatsBeforeOffline: positive('WRTFLEET_MISSED_HEARTBEATS', env.WRTFLEET_MISSED_HEARTBEATS, 3),
     autoRegister: (env.WRTFLEET_AUTO_REGISTER ?? 'true') !== 'false',
     logLevel: env.LOG_LEVEL || 'info',
+    security: securityConfigFromEnv(env),
   };
 }

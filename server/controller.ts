@@ -5,6 +5,7 @@ import { createHttpApi } from './api/http-api.js';
 import { AuditLog } from './audit/audit-log.js';
 import { ApiTokens } from './auth/api-tokens.js';
 import { bootstrapAdminToken } from './auth/bootstrap-admin.js';
+import { startSecurity, type ControllerSecurity } from './auth/security.js';
 import type { ControllerConfig } from './config.js';
 import { RouterDirectory } from './fleet/router-directory.js';
 import { RouterRegistry } from './fleet/router-registry.js';
@@ -18,6 +19,7 @@ import { ControllerMetrics } from './api/metrics.js';
 import { DesiredStateDelivery } from './rollouts/desired-state.js';
 import { RolloutEngine, SWEEP_JOB } from './rollouts/rollout-engine.js';
 import { openDatabase, type Database } from './storage/index.js';
+import { LOG_REDACTION } from './secrets/redaction.js';
 
 export interface Controller {
   config: ControllerConfig;
@@ -26,6 +28,8 @@ export interface Controller {
   http: FastifyInstance;
   registry: RouterRegistry;
   tokens: ApiTokens;
+  /** CA, enrollment, agent certificates, secrets at rest (issue 6). */
+  security: ControllerSecurity;
   profiles: ProfileStore;
   rollouts: RolloutEngine;
   jobs: JobRunner;
@@ -43,8 +47,7 @@ export function createLogger(level: string): Logger {
   return pino({
     level,
     redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.privateKey', '*.token', 'databaseUrl'],
-      censor: '[redacted]',
+      ...LOG_REDACTION,
     },
   });
 }
@@ -65,6 +68,7 @@ export async function startController(config: ControllerConfig, logger: Logger =
   const audit = new AuditLog(db.prisma);
   const tokens = new ApiTokens(db.prisma);
   const adminTokenFile = await bootstrapAdminToken(tokens, config.dataDir, logger.child({ component: 'auth' }));
+  const security = await startSecurity(config, db.prisma, audit, tokens, logger.child({ component: 'security' }));
   const registry = new RouterRegistry(db.prisma, audit, { autoRegister: config.autoRegister }, logger.child({ component: 'fleet' }));
   const directory = new RouterDirectory(db.prisma);
   const profiles = new ProfileStore(db.prisma, audit);
@@ -91,6 +95,7 @@ export async function startController(config: ControllerConfig, logger: Logger =
       port: config.grpcPort,
       heartbeatIntervalSeconds: config.heartbeatIntervalSeconds,
       missedHeartbeatsBeforeOffline: config.missedHeartbeatsBeforeOffline,
+      ...security.gateway,
     },
     logger.child({ component: 'agent-gateway' }),
   );
@@ -104,7 +109,7 @@ export async function startController(config: ControllerConfig, logger: Logger =
   });
   const metrics = new ControllerMetrics(db.prisma, gateway, jobs);
   registry.onApplyResult(async (_routerId, _revisionId, status, _error, seconds) => metrics.observeApply(status, seconds));
-  const http = await createHttpApi({ directory, tokens, profiles, previews, rollouts, audit, jobs, gateway, metrics, db: db.prisma, logger: logger.child({ component: 'http' }) });
+  const http = await createHttpApi({ ...security.http, directory, tokens, profiles, previews, rollouts, audit, jobs, gateway, metrics, db: db.prisma, logger: logger.child({ component: 'http' }) });
 
   let grpcPort: number;
   try {
@@ -135,6 +140,7 @@ export async function startController(config: ControllerConfig, logger: Logger =
 
   const httpUrl = `http://${config.httpHost}:${httpPort}`;
   const grpcAddress = `${config.grpcHost}:${grpcPort}`;
+  security.attach(gateway, grpcAddress);
   logger.info({ httpUrl, grpcAddress, docs: `${httpUrl}/docs` }, 'controller listening');
 
   let closing: Promise<void> | undefined;
@@ -145,6 +151,7 @@ export async function startController(config: ControllerConfig, logger: Logger =
     http,
     registry,
     tokens,
+    security,
     profiles,
     rollouts,
     jobs,
@@ -154,6 +161,7 @@ export async function startController(config: ControllerConfig, logger: Logger =
     close() {
       closing ??= (async () => {
         clearInterval(sweeper);
+        security.stop();
         await gateway.stop();
         await http.close();
         await jobs.close();

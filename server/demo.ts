@@ -7,6 +7,7 @@ import path from 'node:path';
 import { defaultFixturesDir, fixtureModels, startSimulatedFleet, stopFleet } from '../agent/simulated-fleet.js';
 import { ConfigError, configFromEnv } from './config.js';
 import { createLogger, startController } from './controller.js';
+import { enrollThroughController } from './pki/local-enrollment.js';
 import { StorageError } from './storage/index.js';
 
 const perModel = Number(process.env.WRTFLEET_DEMO_PER_MODEL ?? 4);
@@ -18,6 +19,10 @@ try {
     controller: controller.grpcAddress,
     fixtureRoots: roots,
     perModel,
+    // Same path as real agents: a single-use enrollment token per router, CSR over TLS, mTLS stream.
+    credentialsFor: controller.security.pki
+      ? (identity, name) => enrollThroughController(controller.security, controller.grpcAddress, { identity, name }, 'system:demo')
+      : undefined,
     // A demo restart should show the fleet back within seconds, not a production jitter window.
     reconnect: { jitterWindowMs: 2_000, maxDelayMs: 5_000 },
   });

@@ -8,7 +8,8 @@ import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import authPlugin from '../auth/auth-plugin.js';
+import authPlugin, { type AuthPluginOptions } from '../auth/auth-plugin.js';
+import { securityRoutesPlugin, type SecurityRoutesOptions } from './security.js';
 import type { ApiTokens } from '../auth/api-tokens.js';
 import type { PlanPreview } from '../fleet/plan-preview.js';
 import type { RouterDirectory } from '../fleet/router-directory.js';
@@ -36,6 +37,10 @@ export interface HttpApiDeps {
   logger: Logger;
   /** Largest accepted request body; larger ones get 413. */
   bodyLimitBytes?: number;
+  /** Failed-authentication rate limit (issue 6). */
+  auth?: Omit<AuthPluginOptions, 'tokens'>;
+  /** Token, enrollment, certificate and credential routes (issue 6). */
+  security?: SecurityRoutesOptions;
 }
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -84,7 +89,8 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
     },
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
-  await app.register(authPlugin, { tokens: deps.tokens });
+  await app.register(authPlugin, { ...deps.auth, tokens: deps.tokens });
+  if (deps.security) await app.register(securityRoutesPlugin, deps.security);
 
   app.get(
     '/healthz',

@@ -78,7 +78,36 @@ export class ApiTokens {
     return count > 0;
   }
 
+  /** Tokens as listings show them: never the secret, never its hash. */
+  async list(limit = 500) {
+    const rows = await this.db.apiToken.findMany({ orderBy: { createdAt: 'desc' }, take: limit });
+    return rows.map((row) => tokenView(row));
+  }
+
+  async get(id: string) {
+    const row = await this.db.apiToken.findUnique({ where: { id } });
+    return row ? tokenView(row) : null;
+  }
+
   async count(): Promise<number> {
     return this.db.apiToken.count();
   }
+}
+
+type ApiTokenRow = Awaited<ReturnType<PrismaClient['apiToken']['findUniqueOrThrow']>>;
+
+export function tokenView(row: ApiTokenRow, now = new Date()) {
+  return {
+    id: row.id,
+    name: row.name,
+    owner: row.owner,
+    prefix: row.prefix,
+    scopes: row.scopes,
+    state: (row.revokedAt ? 'revoked' : row.expiresAt && row.expiresAt <= now ? 'expired' : 'active') as 'revoked' | 'expired' | 'active',
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+    createdBy: row.createdBy,
+    createdAt: row.createdAt.toISOString(),
+  };
 }

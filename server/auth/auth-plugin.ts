@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../api/errors.js';
 import { grants, type Actor, type ApiTokens, type Scope } from './api-tokens.js';
+import { FailureLimiter } from './failure-limiter.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,7 +19,17 @@ declare module 'fastify' {
 
 export interface AuthPluginOptions {
   tokens: ApiTokens;
+  /** Failed authentications per client IP and minute before 429 (default 20). */
+  authFailuresPerMinute?: number;
 }
+
+/** Swagger UI loads its scripts and styles from /docs/static; it needs inline styles and data: images. */
+const DOCS_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+/** API responses are data, never documents: nothing may load from or frame them. */
+const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+const isDocs = (path: string) => path === '/docs' || path.startsWith('/docs/');
 
 function neededScope(request: FastifyRequest): Scope {
   const configured = request.routeOptions.config?.scope;
@@ -31,16 +42,42 @@ function neededScope(request: FastifyRequest): Scope {
  * public. Runs in onRequest, before body parsing, so an anonymous caller cannot even make
  * the controller parse a large body.
  */
-async function authPlugin(app: FastifyInstance, { tokens }: AuthPluginOptions) {
+async function authPlugin(app: FastifyInstance, { tokens, authFailuresPerMinute = 20 }: AuthPluginOptions) {
+  const limiter = new FailureLimiter(authFailuresPerMinute);
   app.decorateRequest('actor', null as unknown as Actor);
-  app.addHook('onRequest', async (request) => {
+
+  // Security headers on every response, errors and 404s included.
+  app.addHook('onSend', async (request, reply) => {
+    const docs = isDocs(request.url.split('?')[0] ?? '');
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('x-frame-options', 'DENY');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('cross-origin-opener-policy', 'same-origin');
+    reply.header('cross-origin-resource-policy', 'same-origin');
+    reply.header('content-security-policy', docs ? DOCS_CSP : API_CSP);
+    // Responses carry fleet data and, once, freshly minted secrets: never cache them.
+    if (!docs || !request.url.startsWith('/docs/static/')) reply.header('cache-control', 'no-store');
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
-    if (request.routeOptions.config?.public || path === '/docs' || path.startsWith('/docs/')) return;
+    if (request.routeOptions.config?.public || isDocs(path)) return;
+    const retryAfter = limiter.retryAfterSeconds(request.ip);
+    if (retryAfter > 0) {
+      reply.header('retry-after', String(retryAfter));
+      throw new ApiError(429, 'too_many_failures', `too many failed authentications from this address; retry in ${retryAfter} s`);
+    }
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
-    if (!match) throw new ApiError(401, 'unauthenticated', 'this request needs an API token: Authorization: Bearer <token>');
+    if (!match) {
+      limiter.recordFailure(request.ip);
+      throw new ApiError(401, 'unauthenticated', 'this request needs an API token: Authorization: Bearer <token>');
+    }
     const actor = await tokens.authenticate(match[1]!);
-    if (!actor) throw new ApiError(401, 'unauthenticated', 'the API token is unknown, revoked or expired');
+    if (!actor) {
+      limiter.recordFailure(request.ip);
+      throw new ApiError(401, 'unauthenticated', 'the API token is unknown, revoked or expired');
+    }
     const needed = neededScope(request);
     if (!grants(actor.scopes, needed)) throw new ApiError(403, 'forbidden', `this request needs the "${needed}" scope; the token has ${actor.scopes.join(', ') || 'none'}`);
     request.actor = actor;

@@ -22,7 +22,7 @@ export type EnrollmentTokenRow = Awaited<ReturnType<PrismaClient['enrollmentToke
 export type EnrollmentTokenProblem = 'unknown' | 'used' | 'revoked' | 'expired';
 
 export function enrollmentTokenView(row: EnrollmentTokenRow, now = new Date()) {
-  const state = row.usedAt ? 'used' : row.revokedAt ? 'revoked' : row.expiresAt <= now ? 'expired' : 'active';
+  const state: 'used' | 'revoked' | 'expired' | 'active' = row.usedAt ? 'used' : row.revokedAt ? 'revoked' : row.expiresAt <= now ? 'expired' : 'active';
   return {
     id: row.id,
     routerName: row.routerName,

@@ -48,20 +48,24 @@ export class AgentAuthority implements AgentSecurity {
 
   constructor(
     private readonly db: PrismaClient,
-    private readonly pki: ControllerPki,
+    /** null only in the explicit insecure mode: no CA, no enrollment, streams not tied to certificates. */
+    private readonly pkiOrNull: ControllerPki | null,
     private readonly enrollmentTokens: EnrollmentTokens,
     private readonly audit: AuditLog,
     private readonly log: Logger,
-    /** false only in the explicit insecure mode: streams are not tied to certificates. */
-    private readonly requireCertificates = true,
   ) {}
 
-  get caCertificatePem(): string {
-    return this.pki.caCertificatePem;
+  private get pki(): ControllerPki {
+    if (!this.pkiOrNull) throw new EnrollRefused(GrpcStatus.UNIMPLEMENTED, 'this controller runs with insecure agents: no certificates are issued');
+    return this.pkiOrNull;
   }
 
-  get caFingerprint(): string {
-    return this.pki.caFingerprint;
+  get caCertificatePem(): string | null {
+    return this.pkiOrNull?.trustBundlePem ?? null;
+  }
+
+  get caFingerprint(): string | null {
+    return this.pkiOrNull?.caFingerprint ?? null;
   }
 
   async authorizeStream(call: CallWithAuth, helloIdentity: string): Promise<StreamGrant> {
@@ -161,7 +165,8 @@ export class AgentAuthority implements AgentSecurity {
 
   async renew(session: { routerId: string; identity: string; certificateSerial?: string }, request: RenewRequest): Promise<Renewed> {
     const refuse = (error: string): Renewed => ({ certificatePem: '', notAfter: undefined, caCertificatePem: '', error });
-    if (this.requireCertificates && !session.certificateSerial) return refuse('renewal needs a stream authenticated by a client certificate');
+    if (!this.pkiOrNull) return refuse('this controller runs with insecure agents: no certificates are issued');
+    if (!session.certificateSerial) return refuse('renewal needs a stream authenticated by a client certificate');
     const router = await this.db.router.findUnique({ where: { id: session.routerId }, select: { decommissionedAt: true } });
     if (!router || router.decommissionedAt) return refuse('this router was decommissioned');
     let issued: IssuedCertificate;

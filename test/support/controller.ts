@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import type { ControllerConfig } from '../../server/config.js';
 import { startController, type Controller } from '../../server/controller.js';
+import { LOG_REDACTION } from '../../server/secrets/redaction.js';
 import type { TestDatabase } from './databases.js';
 
 export function testConfig(db: TestDatabase, overrides: Partial<ControllerConfig> = {}): ControllerConfig {
@@ -15,6 +16,10 @@ export function testConfig(db: TestDatabase, overrides: Partial<ControllerConfig
     missedHeartbeatsBeforeOffline: 3,
     autoRegister: true,
     logLevel: 'silent',
+    // Explicit opt-in to plaintext agents for tests that are not about transport security;
+    // production defaults to mutual TLS, and test/security (and the demo) run with it:
+    // pass `security: { insecureAgents: false }` or use enrollTestAgent from test/support/agents.ts.
+    security: { insecureAgents: true },
     ...overrides,
   };
 }
@@ -22,7 +27,8 @@ export function testConfig(db: TestDatabase, overrides: Partial<ControllerConfig
 /** A controller on free loopback ports; logs are kept in memory for assertions. */
 export async function startTestController(db: TestDatabase, overrides: Partial<ControllerConfig> = {}) {
   const lines: string[] = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
+  // The production redaction, so tests that scan logs for secrets test what operators get.
+  const logger = pino({ level: 'debug', redact: LOG_REDACTION }, { write: (line: string) => void lines.push(line) });
   const controller: Controller = await startController(testConfig(db, overrides), logger);
   const { secret: token } = await controller.tokens.create({ name: 'test', owner: 'tester', scopes: ['admin'], createdBy: 'test' });
   return { controller, logs: lines, token, fetch: authedFetch(controller.httpUrl, token) };

@@ -1,0 +1,311 @@
+import { createHash, createPublicKey, webcrypto, X509Certificate } from 'node:crypto';
+import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { connect as tlsConnect, type DetailedPeerCertificate } from 'node:tls';
+import { credentials as grpcCredentials, experimental, Metadata, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
+import { AgentServiceClient, type EnrollResponse, type Renewed } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import { x509 } from './x509.js';
+
+const subtle = webcrypto.subtle;
+const KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' } as const;
+
+/** What an enrolled agent holds for one router: its key, its certificate, the CAs it trusts. */
+export interface AgentIdentity {
+  identity: string;
+  routerId: string;
+  keyPem: string;
+  certificatePem: string;
+  /** The controller's trust bundle (current CA, plus next/previous during a rotation). */
+  caPem: string;
+}
+
+export class EnrollmentError extends Error {
+  constructor(
+    message: string,
+    readonly code?: number,
+  ) {
+    super(message);
+  }
+}
+
+function pem(label: string, der: ArrayBuffer | Buffer): string {
+  return `-----BEGIN ${label}-----\n${Buffer.from(der as ArrayBuffer).toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END ${label}-----\n`;
+}
+
+/** A fresh key pair and a CSR for it; the private key never leaves the agent. */
+export async function newKeyAndCsr(identity: string): Promise<{ keyPem: string; csrPem: string }> {
+  const keys = (await subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
+    name: new x509.Name([{ CN: [identity] }]),
+    keys,
+    signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
+  });
+  return { keyPem: pem('PRIVATE KEY', await subtle.exportKey('pkcs8', keys.privateKey)), csrPem: csr.toString('pem') };
+}
+
+const normalizeFingerprint = (f: string) => f.replace(/^sha256:/i, '').replace(/[^0-9a-f]/gi, '').toLowerCase();
+
+/**
+ * Bootstraps trust from a pinned CA fingerprint (what `POST /v1/enrollment-tokens` returns):
+ * reads the certificate chain the controller presents and keeps the CA certificate whose
+ * SHA-256 matches the pin. Nothing is trusted blindly: no match, no enrollment. The chain
+ * itself is then verified by TLS on the Enroll call against that CA.
+ */
+export async function fetchPinnedCa(address: string, fingerprint: string, timeoutMs = 10_000): Promise<string> {
+  const want = normalizeFingerprint(fingerprint);
+  if (want.length !== 64) throw new EnrollmentError('the CA fingerprint must be a SHA-256 (64 hex digits)');
+  const idx = address.lastIndexOf(':');
+  const host = address.slice(0, idx).replace(/^\[|\]$/g, '');
+  const port = Number(address.slice(idx + 1));
+  const chain = await new Promise<DetailedPeerCertificate>((resolve, reject) => {
+    // rejectUnauthorized=false only to READ the chain; trust is decided by the pin below.
+    const socket = tlsConnect({ host, port, rejectUnauthorized: false, ALPNProtocols: ['h2'], servername: /^[\d.]+$|:/.test(host) ? undefined : host }, () => {
+      const peer = socket.getPeerCertificate(true);
+      socket.destroy();
+      resolve(peer);
+    });
+    socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`timed out reading the controller's certificate from ${address}`)));
+    socket.on('error', reject);
+  });
+  const seen = new Set<string>();
+  for (let cert: DetailedPeerCertificate | undefined = chain; cert?.raw && !seen.has(cert.fingerprint256); cert = cert.issuerCertificate) {
+    seen.add(cert.fingerprint256);
+    if (createHash('sha256').update(cert.raw).digest('hex') === want) return pem('CERTIFICATE', cert.raw);
+  }
+  throw new EnrollmentError(`the controller at ${address} did not present a CA with the pinned fingerprint; refusing to enroll`);
+}
+
+export interface EnrollOptions {
+  /** host:port of the controller's gRPC endpoint. */
+  address: string;
+  /** The single-use enrollment token (wfe_...). */
+  token: string;
+  identity: string;
+  name?: string;
+  /** Trust: the controller's CA certificate, or its SHA-256 fingerprint to pin. */
+  caPem?: string;
+  caFingerprint?: string;
+  timeoutMs?: number;
+}
+
+/** Exchanges an enrollment token and a CSR for this router's client certificate (server verified by TLS). */
+export async function enroll(options: EnrollOptions): Promise<AgentIdentity> {
+  const caPem = options.caPem ?? (options.caFingerprint ? await fetchPinnedCa(options.address, options.caFingerprint, options.timeoutMs) : undefined);
+  if (!caPem) throw new EnrollmentError('enrollment needs the controller CA (caPem) or its fingerprint (caFingerprint)');
+  const { keyPem, csrPem } = await newKeyAndCsr(options.identity);
+  const client = new AgentServiceClient(options.address, grpcCredentials.createSsl(Buffer.from(caPem)), { 'grpc.use_local_subchannel_pool': 1 });
+  try {
+    const response = await new Promise<EnrollResponse>((resolve, reject) => {
+      client.enroll(
+        { token: options.token, csrPem, router: { identity: options.identity, name: options.name ?? '' } },
+        new Metadata(),
+        { deadline: Date.now() + (options.timeoutMs ?? 15_000) },
+        (err: ServiceError | null, res?: EnrollResponse) => (err ? reject(new EnrollmentError(`enrollment refused: ${err.details || err.message}`, err.code)) : resolve(res!)),
+      );
+    });
+    return { identity: options.identity, routerId: response.routerId, keyPem, certificatePem: response.certificatePem, caPem: response.caCertificatePem || caPem };
+  } finally {
+    client.close();
+  }
+}
+
+type CaListener = experimental.CaCertificateUpdateListener;
+type IdentityListener = experimental.IdentityCertificateUpdateListener;
+
+/** Feeds grpc-js the current key, certificate and CA bundle; a renewal swaps them for the next connection. */
+class MutableCertificateProvider implements experimental.CertificateProvider {
+  private readonly caListeners = new Set<CaListener>();
+  private readonly identityListeners = new Set<IdentityListener>();
+  constructor(private current: AgentIdentity) {}
+  update(next: AgentIdentity): void {
+    this.current = next;
+    for (const l of this.caListeners) l({ caCertificate: Buffer.from(next.caPem) });
+    for (const l of this.identityListeners) l({ certificate: Buffer.from(next.certificatePem), privateKey: Buffer.from(next.keyPem) });
+  }
+  addCaCertificateListener(l: CaListener): void {
+    this.caListeners.add(l);
+    l({ caCertificate: Buffer.from(this.current.caPem) });
+  }
+  removeCaCertificateListener(l: CaListener): void {
+    this.caListeners.delete(l);
+  }
+  addIdentityCertificateListener(l: IdentityListener): void {
+    this.identityListeners.add(l);
+    l({ certificate: Buffer.from(this.current.certificatePem), privateKey: Buffer.from(this.current.keyPem) });
+  }
+  removeIdentityCertificateListener(l: IdentityListener): void {
+    this.identityListeners.delete(l);
+  }
+}
+
+const FILES = { key: 'client.key', cert: 'client.crt', ca: 'ca.crt', meta: 'identity.json' } as const;
+
+/**
+ * One router's credentials on the agent side (a proxy holds one of these per managed
+ * router): mTLS channel credentials for ControllerLink, renewal bookkeeping, and optional
+ * persistence in a state directory (key mode 0600).
+ */
+export class AgentCredentials {
+  private readonly provider: MutableCertificateProvider;
+  /** Pass to ControllerLink / RouterAgent as `credentials`; stays valid across renewals. */
+  readonly channelCredentials: ChannelCredentials;
+  private pendingKeyPem: string | undefined;
+
+  constructor(
+    private current: AgentIdentity,
+    private readonly stateDir?: string,
+  ) {
+    this.provider = new MutableCertificateProvider(current);
+    this.channelCredentials = experimental.createCertificateProviderChannelCredentials(this.provider, this.provider);
+  }
+
+  get identity(): AgentIdentity {
+    return this.current;
+  }
+
+  get notAfter(): Date {
+    return new Date(new X509Certificate(this.current.certificatePem).validTo);
+  }
+
+  get notBefore(): Date {
+    return new Date(new X509Certificate(this.current.certificatePem).validFrom);
+  }
+
+  /** Renew once two thirds of the lifetime have passed: a day-long certificate renews after 16 h. */
+  renewalDue(now = new Date()): boolean {
+    const start = this.notBefore.getTime();
+    const end = this.notAfter.getTime();
+    return now.getTime() >= start + ((end - start) * 2) / 3;
+  }
+
+  static async enroll(options: EnrollOptions & { stateDir?: string }): Promise<AgentCredentials> {
+    const creds = new AgentCredentials(await enroll(options), options.stateDir);
+    await creds.save();
+    return creds;
+  }
+
+  /** The credentials saved in `stateDir`, or null when this router was never enrolled there. */
+  static async load(stateDir: string): Promise<AgentCredentials | null> {
+    try {
+      const meta = JSON.parse(await readFile(path.join(stateDir, FILES.meta), 'utf8')) as { identity: string; routerId: string };
+      const [keyPem, certificatePem, caPem] = await Promise.all([FILES.key, FILES.cert, FILES.ca].map((f) => readFile(path.join(stateDir, f), 'utf8')));
+      return new AgentCredentials({ ...meta, keyPem: keyPem!, certificatePem: certificatePem!, caPem: caPem! }, stateDir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  private async save(): Promise<void> {
+    if (!this.stateDir) return;
+    await mkdir(this.stateDir, { recursive: true, mode: 0o700 });
+    const write = async (name: string, data: string, mode: number) => {
+      const file = path.join(this.stateDir!, name);
+      await writeFile(`${file}.tmp`, data, { mode });
+      await chmod(`${file}.tmp`, mode);
+      await rename(`${file}.tmp`, file);
+    };
+    await write(FILES.key, this.current.keyPem, 0o600);
+    await write(FILES.cert, this.current.certificatePem, 0o644);
+    await write(FILES.ca, this.current.caPem, 0o644);
+    await write(FILES.meta, JSON.stringify({ identity: this.current.identity, routerId: this.current.routerId }), 0o644);
+  }
+
+  /** A CSR for a NEW key (kept pending until the renewed certificate arrives). */
+  async renewalRequest(): Promise<string> {
+    const { keyPem, csrPem } = await newKeyAndCsr(this.current.identity);
+    this.pendingKeyPem = keyPem;
+    return csrPem;
+  }
+
+  /** Installs a renewed certificate if it matches the pending key; the next connection uses it. */
+  async applyRenewal(renewed: Renewed): Promise<void> {
+    const keyPem = this.pendingKeyPem;
+    if (renewed.error || !renewed.certificatePem) throw new EnrollmentError(`renewal refused: ${renewed.error || 'no certificate'}`);
+    if (!keyPem) throw new EnrollmentError('a renewed certificate arrived without a pending request');
+    const certKey = new X509Certificate(renewed.certificatePem).publicKey.export({ format: 'der', type: 'spki' });
+    const ourKey = createPublicKey(keyPem).export({ format: 'der', type: 'spki' });
+    if (!certKey.equals(ourKey)) throw new EnrollmentError('the renewed certificate is not for the pending key');
+    this.pendingKeyPem = undefined;
+    this.current = { ...this.current, keyPem, certificatePem: renewed.certificatePem, caPem: renewed.caCertificatePem || this.current.caPem };
+    await this.save();
+    this.provider.update(this.current);
+  }
+}
+
+/** The bits of ControllerLink renewal needs (kept structural so this module does not own the link). */
+export interface RenewableLink {
+  send(body: { $case: 'renewRequest'; value: { csrPem: string } }): boolean;
+  on(event: 'welcome' | 'message' | 'disconnected', listener: (arg: any) => void): unknown;
+  off(event: 'welcome' | 'message' | 'disconnected', listener: (arg: any) => void): unknown;
+}
+
+/**
+ * Renews the certificate over the live, authenticated stream before it expires: checks on
+ * every Welcome and then periodically; at most one request in flight. Returns a stop function.
+ */
+export function keepRenewed(link: RenewableLink, creds: AgentCredentials, options: { checkEveryMs?: number; onError?: (err: Error) => void } = {}): () => void {
+  let inFlight = false;
+  const check = () => {
+    if (inFlight || !creds.renewalDue()) return;
+    inFlight = true;
+    creds
+      .renewalRequest()
+      .then((csrPem) => {
+        if (!link.send({ $case: 'renewRequest', value: { csrPem } })) inFlight = false;
+      })
+      .catch((err: Error) => {
+        inFlight = false;
+        options.onError?.(err);
+      });
+  };
+  const onMessage = (message: { body?: { $case: string; value: unknown } }) => {
+    if (message.body?.$case !== 'renewed') return;
+    creds
+      .applyRenewal(message.body.value as Renewed)
+      .catch((err: Error) => options.onError?.(err))
+      .finally(() => (inFlight = false));
+  };
+  // A request lost with its stream is asked again on the next Welcome.
+  const onDisconnected = () => (inFlight = false);
+  link.on('welcome', check);
+  link.on('message', onMessage);
+  link.on('disconnected', onDisconnected);
+  const timer = setInterval(check, options.checkEveryMs ?? 60_000);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    link.off('welcome', check);
+    link.off('message', onMessage);
+    link.off('disconnected', onDisconnected);
+  };
+}
+
+/**
+ * Enrolls many routers (a proxy, the simulated fleet) with at most `concurrency` in flight;
+ * returns each router's pending credentials by identity. Without `enrollOne`, nothing.
+ */
+export function enrollConcurrently(
+  routers: { identity: string; name: string }[],
+  enrollOne: ((identity: string, name: string) => Promise<AgentCredentials>) | undefined,
+  concurrency = 4,
+): Map<string, Promise<AgentCredentials | undefined>> {
+  const result = new Map<string, Promise<AgentCredentials | undefined>>();
+  if (!enrollOne) return result;
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  const slot = async () => {
+    if (running >= concurrency) await new Promise<void>((r) => waiting.push(r));
+    running += 1;
+  };
+  const release = () => {
+    running -= 1;
+    waiting.shift()?.();
+  };
+  for (const r of routers) {
+    const p = slot().then(() => enrollOne(r.identity, r.name).finally(release));
+    p.catch(() => undefined); // awaited (and reported) by the caller
+    result.set(r.identity, p);
+  }
+  return result;
+}

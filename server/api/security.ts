@@ -1,0 +1,27 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { ApiTokens } from '../auth/api-tokens.js';
+import type { EnrollmentTokens } from '../auth/enrollment-tokens.js';
+import type { AgentAuthority } from '../pki/agent-authority.js';
+import type { RouterCredentials } from '../secrets/router-credentials.js';
+import { credentialsPlugin } from './credentials.js';
+import { enrollmentPlugin } from './enrollment.js';
+import { tokensPlugin } from './tokens.js';
+
+export interface SecurityRoutesOptions {
+  tokens: ApiTokens;
+  enrollmentTokens: EnrollmentTokens;
+  authority: AgentAuthority;
+  credentials: RouterCredentials;
+  audit: AuditLog;
+  db: PrismaClient;
+  grpcAddress: () => string;
+}
+
+/** The security route groups (issue 6): API tokens, enrollment and certificates, router credentials. */
+export const securityRoutesPlugin: FastifyPluginAsync<SecurityRoutesOptions> = async (app, o) => {
+  await app.register(tokensPlugin, { tokens: o.tokens, audit: o.audit });
+  await app.register(enrollmentPlugin, { enrollmentTokens: o.enrollmentTokens, authority: o.authority, audit: o.audit, db: o.db, grpcAddress: o.grpcAddress });
+  await app.register(credentialsPlugin, { credentials: o.credentials, audit: o.audit, db: o.db });
+};

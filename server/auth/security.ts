@@ -1,0 +1,78 @@
+import type { ServerCredentials } from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
+import type { SecurityRoutesOptions } from '../api/security.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { ControllerConfig } from '../config.js';
+import { AgentAuthority } from '../pki/agent-authority.js';
+import { ControllerPki } from '../pki/ca.js';
+import { agentServerCredentials } from '../pki/grpc-credentials.js';
+import { loadDataKey, SecretBox } from '../secrets/secret-box.js';
+import { RouterCredentials } from '../secrets/router-credentials.js';
+import type { ApiTokens } from './api-tokens.js';
+import { EnrollmentTokens } from './enrollment-tokens.js';
+import { resolveSecurity, type SecurityConfig } from './security-config.js';
+
+/** Everything issue 6 adds to a controller, built once and handed to the gateway and the API. */
+export interface ControllerSecurity {
+  settings: SecurityConfig;
+  /** null only with WRTFLEET_INSECURE_AGENTS=true. */
+  pki: ControllerPki | null;
+  authority: AgentAuthority;
+  enrollmentTokens: EnrollmentTokens;
+  credentials: RouterCredentials;
+  /** For the AgentGateway options: TLS credentials and the per-stream checks (undefined when insecure). */
+  gateway: { credentials?: ServerCredentials; security?: AgentAuthority };
+  /** Spread into createHttpApi's deps. */
+  http: { auth: { authFailuresPerMinute: number }; security: SecurityRoutesOptions };
+  /** Called once the gateway is listening: starts the revocation watch. */
+  attach(gateway: AgentGateway, grpcAddress: string): void;
+  stop(): void;
+}
+
+export async function startSecurity(config: ControllerConfig, db: PrismaClient, audit: AuditLog, tokens: ApiTokens, log: Logger): Promise<ControllerSecurity> {
+  const settings = resolveSecurity(config.security);
+  let pki: ControllerPki | null = null;
+  if (settings.insecureAgents) {
+    log.warn('WRTFLEET_INSECURE_AGENTS=true: agents connect over PLAINTEXT gRPC without certificates and any client can claim any router; never use this outside tests and labs');
+  } else {
+    pki = await ControllerPki.open(
+      {
+        dataDir: config.dataDir,
+        serverNames: [config.grpcHost, ...settings.grpcTlsNames],
+        clientCertificateLifetimeSeconds: settings.clientCertificateLifetimeSeconds,
+        caCertFile: settings.caCertFile,
+        caKeyFile: settings.caKeyFile,
+        serverCertFile: settings.tlsCertFile,
+        serverKeyFile: settings.tlsKeyFile,
+      },
+      log,
+    );
+  }
+  const box = new SecretBox(await loadDataKey({ dataDir: config.dataDir, dataKey: settings.dataKey }, log), SecretBox.fromBase64(settings.previousDataKeys));
+  const credentials = new RouterCredentials(db, box, log);
+  await credentials.resealStale();
+  const enrollmentTokens = new EnrollmentTokens(db);
+  const authority = new AgentAuthority(db, pki, enrollmentTokens, audit, log);
+  let grpcAddress = '';
+  return {
+    settings,
+    pki,
+    authority,
+    enrollmentTokens,
+    credentials,
+    gateway: pki ? { credentials: agentServerCredentials(pki), security: authority } : {},
+    http: {
+      auth: { authFailuresPerMinute: settings.authFailuresPerMinute },
+      security: { tokens, enrollmentTokens, authority, credentials, audit, db, grpcAddress: () => grpcAddress },
+    },
+    attach(gateway, address) {
+      grpcAddress = address;
+      authority.watch(gateway);
+    },
+    stop() {
+      authority.stop();
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import { AgentCredentials } from '../../agent/enrollment/agent-credentials.js';
+import type { ControllerSecurity } from '../auth/security.js';
+
+/**
+ * Enrolls an agent the way an operator and a real agent would, for callers that sit next
+ * to the controller (the demo's simulated fleet, tests): mint a single-use enrollment token
+ * bound to the router's name, then let the agent pin the CA by fingerprint, send its CSR
+ * through the gRPC Enroll call over TLS, and connect with the certificate it receives.
+ * Nothing is shortcut: the token, the pin, the CSR and the mTLS stream are the real path.
+ */
+export async function enrollThroughController(
+  security: ControllerSecurity,
+  grpcAddress: string,
+  router: { identity: string; name: string; tags?: string[] },
+  createdBy = 'system:local-enrollment',
+): Promise<AgentCredentials> {
+  if (!security.pki) throw new Error('this controller runs with insecure agents; there is nothing to enroll');
+  const { secret } = await security.enrollmentTokens.create({ routerName: router.name, tags: router.tags ?? [], ttlSeconds: 300, createdBy });
+  return AgentCredentials.enroll({ address: grpcAddress, token: secret, identity: router.identity, name: router.name, caFingerprint: security.pki.caFingerprint });
+}
