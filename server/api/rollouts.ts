@@ -3,7 +3,7 @@ import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import { EffectiveProfileError, type PlanPreview } from '../fleet/plan-preview.js';
 import { InvalidSelector, SelectorSchema, selectorWhere } from '../fleet/selector.js';
 import { PROFILE_NAME_PATTERN } from '../profiles/profile-store.js';
-import { RolloutNotFound, RolloutRefused, RolloutStateConflict, StrategySchema, TARGET_STATES, type RolloutEngine, type RolloutView } from '../rollouts/rollout-engine.js';
+import { RolloutNotFound, RolloutRefused, RolloutStateConflict, StrategyInputSchema, TARGET_STATES, type RolloutEngine, type RolloutView } from '../rollouts/rollout-engine.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { auditContext } from './request-context.js';
 import { PlanPreviewView } from './routers.js';
@@ -102,7 +102,7 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
             profile: Type.String({ pattern: PROFILE_NAME_PATTERN }),
             revision: Type.Optional(Type.Integer({ minimum: 1 })),
             selector: SelectorSchema,
-            strategy: Type.Optional(Type.Partial(StrategySchema, { additionalProperties: false })),
+            strategy: Type.Optional(StrategyInputSchema),
             startAt: Type.Optional(Type.String({ format: 'date-time' })),
           },
           { additionalProperties: false },

@@ -15,7 +15,7 @@ export const SelectorSchema = Type.Object(
     tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 32, description: 'Tags the router must all carry' })),
     all: Type.Optional(Type.Literal(true, { description: 'Every router (must be said explicitly)' })),
   },
-  { additionalProperties: false, $id: 'Selector' },
+  { additionalProperties: false },
 );
 export type Selector = Static<typeof SelectorSchema>;
 

@@ -6,17 +6,28 @@ import { selectorWhere, type Selector } from '../fleet/selector.js';
 import type { FleetBus } from '../jobs/fleet-bus.js';
 import type { JobRunner } from '../jobs/job-runner.js';
 
-export const StrategySchema = Type.Object(
+const strategyFields = {
+  canary: Type.Integer({ minimum: 0, maximum: 1000, default: 1, description: 'Routers in the first batch; 0 skips the canary' }),
+  batchSize: Type.Integer({ minimum: 1, maximum: 10_000, default: 50, description: 'Routers per batch after the canary' }),
+  maxFailureRatio: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    default: 0,
+    description: 'Pause when (failed + rolled back) / finished exceeds this after a batch; 0 pauses on the first failure',
+  }),
+  resultTimeoutSeconds: Type.Integer({ minimum: 5, maximum: 86_400, default: 180, description: 'A sent router with no result after this long counts as failed' }),
+};
+export const StrategySchema = Type.Object(strategyFields, { additionalProperties: false });
+/**
+ * What a request may send: every field optional. Spelled out rather than Type.Partial,
+ * whose schema loses its properties on the way through @fastify/swagger.
+ */
+export const StrategyInputSchema = Type.Object(
   {
-    canary: Type.Integer({ minimum: 0, maximum: 1000, default: 1, description: 'Routers in the first batch; 0 skips the canary' }),
-    batchSize: Type.Integer({ minimum: 1, maximum: 10_000, default: 50, description: 'Routers per batch after the canary' }),
-    maxFailureRatio: Type.Number({
-      minimum: 0,
-      maximum: 1,
-      default: 0,
-      description: 'Pause when (failed + rolled back) / finished exceeds this after a batch; 0 pauses on the first failure',
-    }),
-    resultTimeoutSeconds: Type.Integer({ minimum: 5, maximum: 86_400, default: 180, description: 'A sent router with no result after this long counts as failed' }),
+    canary: Type.Optional(strategyFields.canary),
+    batchSize: Type.Optional(strategyFields.batchSize),
+    maxFailureRatio: Type.Optional(strategyFields.maxFailureRatio),
+    resultTimeoutSeconds: Type.Optional(strategyFields.resultTimeoutSeconds),
   },
   { additionalProperties: false },
 );
@@ -255,12 +266,12 @@ export class RolloutEngine {
   }
 
   async abort(rolloutId: string, ctx: { actor: string; requestId?: string }) {
-    const result = await this.transition(rolloutId, ['running', 'paused', 'scheduled'], 'aborted', 'rollout.aborted', ctx, { finishedAt: new Date() });
+    await this.transition(rolloutId, ['running', 'paused', 'scheduled'], 'aborted', 'rollout.aborted', ctx, { finishedAt: new Date() });
     // Routers not reached yet keep what they run; offline ones no longer wait for this revision.
     const unreached = await this.db.rolloutTarget.findMany({ where: { rolloutId, state: { in: ['pending', 'skipped'] } }, select: { routerId: true } });
     await this.db.router.updateMany({ where: { id: { in: unreached.map((u) => u.routerId) }, desiredRolloutId: rolloutId }, data: { desiredRevisionId: null, desiredRolloutId: null } });
     await this.db.rolloutTarget.updateMany({ where: { rolloutId, state: 'pending' }, data: { state: 'skipped', error: 'rollout aborted', finishedAt: new Date() } });
-    return result;
+    return this.view(rolloutId);
   }
 
   private async transition(

@@ -1,0 +1,52 @@
+/** A failed API call: the controller's JSON error, or a transport failure. */
+export class ApiCallError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: { path: string; message: string }[],
+  ) {
+    super(message);
+  }
+}
+
+/** The REST API as the CLI uses it: bearer token, JSON in and out, errors as ApiCallError. */
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly token: string | undefined,
+  ) {}
+
+  private headers(json: boolean): Record<string, string> {
+    return { ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), ...(json ? { 'content-type': 'application/json' } : {}) };
+  }
+
+  async raw(method: string, path: string, body?: unknown): Promise<Response> {
+    let res: Response;
+    try {
+      res = await fetch(`${this.baseUrl}${path}`, { method, headers: this.headers(body !== undefined), body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (err) {
+      throw new ApiCallError(0, 'unreachable', `cannot reach the controller at ${this.baseUrl} (${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message})`);
+    }
+    if (!res.ok) {
+      const text = await res.text();
+      let parsed: { error?: string; message?: string; details?: { path: string; message: string }[] } = {};
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* not JSON */
+      }
+      throw new ApiCallError(res.status, parsed.error ?? 'http_error', parsed.message ?? `HTTP ${res.status}`, parsed.details);
+    }
+    return res;
+  }
+
+  async call<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await this.raw(method, path, body);
+    return (await res.json()) as T;
+  }
+
+  get<T = any>(path: string) {
+    return this.call<T>('GET', path);
+  }
+}

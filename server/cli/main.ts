@@ -1,0 +1,311 @@
+/**
+ * `wrtfleet`: the controller's REST API for automation and operators.
+ *
+ * Connection: --url (or WRTFLEET_URL, default http://127.0.0.1:8080) and --token (or
+ * WRTFLEET_TOKEN, or the file named by WRTFLEET_TOKEN_FILE, default ./data/admin-token).
+ * Output: tables by default, --json for scripts. Exit codes: 0 success, 1 the API refused
+ * or failed, 2 usage error, 3 a check failed (audit verify broken, rollout not completed).
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { parse as parseYaml } from 'yaml';
+import { ApiCallError, ApiClient } from './api-client.js';
+import { progressBar, table } from './output.js';
+
+const USAGE = `usage: wrtfleet [--url URL] [--token TOKEN] [--json] <command>
+
+  routers ls [--soc SOC] [--status online|offline|never_seen] [--limit N]
+  routers show ID
+  routers tag ID TAG...
+  profiles ls
+  profiles show NAME [--revision N]
+  profiles apply -f FILE.yaml|json [--name NAME]     create or add a revision (no-op if unchanged)
+  plan preview --router ID [--profile NAME [--revision N]]
+  plan preview --profile NAME [--revision N] SELECTOR
+  rollout create --profile NAME [--revision N] SELECTOR [--canary N] [--batch M] [--max-failure-ratio R] [--start-at ISO] [--watch]
+  rollout ls
+  rollout status ID
+  rollout watch ID                                  live progress bar until it ends
+  rollout pause|resume|abort ID
+  audit ls [--router ID] [--profile NAME] [--rollout ID] [--actor A] [--from ISO] [--to ISO] [--limit N]
+  audit verify
+  audit export [-o FILE] [filters as for ls]
+
+SELECTOR: --all | --id ID... --soc SOC... --openwrt VER... --tag TAG...`;
+
+class UsageError extends Error {}
+
+const { values: opts, positionals } = (() => {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        url: { type: 'string' },
+        token: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+        soc: { type: 'string', multiple: true },
+        status: { type: 'string' },
+        limit: { type: 'string' },
+        file: { type: 'string', short: 'f' },
+        name: { type: 'string' },
+        revision: { type: 'string' },
+        router: { type: 'string' },
+        profile: { type: 'string' },
+        rollout: { type: 'string' },
+        all: { type: 'boolean', default: false },
+        id: { type: 'string', multiple: true },
+        openwrt: { type: 'string', multiple: true },
+        tag: { type: 'string', multiple: true },
+        canary: { type: 'string' },
+        batch: { type: 'string' },
+        'max-failure-ratio': { type: 'string' },
+        'start-at': { type: 'string' },
+        watch: { type: 'boolean', default: false },
+        actor: { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        output: { type: 'string', short: 'o' },
+      },
+    });
+  } catch (err) {
+    console.error(`wrtfleet: ${(err as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+})();
+
+function intOpt(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new UsageError(`--${name} must be an integer, got "${value}"`);
+  return n;
+}
+
+function query(params: Record<string, string | number | undefined | string[]>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined) continue;
+    for (const one of Array.isArray(v) ? v : [v]) q.append(k, String(one));
+  }
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+function selectorFromOpts() {
+  const selector: Record<string, unknown> = {};
+  if (opts.all) selector.all = true;
+  if (opts.id) selector.ids = opts.id;
+  if (opts.soc) selector.soc = opts.soc;
+  if (opts.openwrt) selector.openwrt = opts.openwrt;
+  if (opts.tag) selector.tags = opts.tag;
+  if (Object.keys(selector).length === 0) throw new UsageError('give a selector: --all, or --id/--soc/--openwrt/--tag');
+  return selector;
+}
+
+async function resolveToken(): Promise<string | undefined> {
+  if (opts.token) return opts.token;
+  if (process.env.WRTFLEET_TOKEN) return process.env.WRTFLEET_TOKEN;
+  try {
+    return (await readFile(process.env.WRTFLEET_TOKEN_FILE ?? 'data/admin-token', 'utf8')).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+const print = (value: unknown, human: () => string) => console.log(opts.json ? JSON.stringify(value, null, 2) : human());
+
+async function watchRollout(api: ApiClient, id: string): Promise<number> {
+  const res = await api.raw('GET', `/v1/rollouts/${id}/events`);
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let last: any;
+  const tty = process.stderr.isTTY && !opts.json;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let cut: number;
+    while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      const frame = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      const event = /^event: (.+)$/m.exec(frame)?.[1];
+      const data = /^data: (.+)$/m.exec(frame)?.[1];
+      if (event !== 'progress' || !data) continue;
+      last = JSON.parse(data);
+      if (opts.json) console.log(JSON.stringify(last));
+      else {
+        const c = last.counts;
+        const line = `${progressBar(last.finished, last.total)}  ${last.state}  batch ${last.currentBatch + 1}/${last.batchCount}  applied ${c.applied} failed ${c.failed} rolled back ${c.rolled_back} skipped ${c.skipped}${last.pauseReason ? `  (${last.pauseReason})` : ''}`;
+        if (tty) process.stderr.write(`\r\x1b[2K${line}`);
+        else console.error(line);
+      }
+    }
+  }
+  if (tty) process.stderr.write('\n');
+  if (!last) return 1;
+  if (!opts.json) console.log(`rollout ${id}: ${last.state}`);
+  return last.state === 'completed' ? 0 : 3;
+}
+
+async function main(): Promise<number> {
+  if (opts.help || positionals.length === 0) {
+    console.log(USAGE);
+    return opts.help ? 0 : 2;
+  }
+  const api = new ApiClient((opts.url ?? process.env.WRTFLEET_URL ?? 'http://127.0.0.1:8080').replace(/\/$/, ''), await resolveToken());
+  const [group, command, ...args] = positionals;
+  const key = `${group} ${command ?? ''}`.trim();
+
+  switch (key) {
+    case 'routers ls': {
+      const page = await api.get(`/v1/routers${query({ soc: opts.soc?.[0], status: opts.status, limit: intOpt('limit', opts.limit) ?? 100 })}`);
+      print(page, () => table(page.items.map((r: any) => ({ ...r, openwrt: r.openwrt?.version, applied: r.appliedRevision ? `${r.appliedRevision.profile}@${r.appliedRevision.revision}` : null })), ['id', 'name', 'status', 'soc', 'arch', 'kernel', 'openwrt', 'applied']));
+      return 0;
+    }
+    case 'routers show': {
+      if (!args[0]) throw new UsageError('routers show needs a router id');
+      const r = await api.get(`/v1/routers/${encodeURIComponent(args[0])}`);
+      print(r, () => JSON.stringify(r, null, 2));
+      return 0;
+    }
+    case 'routers tag': {
+      if (!args[0]) throw new UsageError('routers tag needs a router id and tags');
+      const r = await api.call('PUT', `/v1/routers/${encodeURIComponent(args[0])}/tags`, { tags: args.slice(1) });
+      print(r, () => `${r.id}: ${r.tags.join(' ')}`);
+      return 0;
+    }
+    case 'profiles ls': {
+      const page = await api.get('/v1/profiles?limit=500');
+      print(page, () => table(page.items, ['name', 'latestRevision', 'updatedAt']));
+      return 0;
+    }
+    case 'profiles show': {
+      if (!args[0]) throw new UsageError('profiles show needs a profile name');
+      const rev = intOpt('revision', opts.revision);
+      const r = await api.get(rev ? `/v1/profiles/${args[0]}/revisions/${rev}` : `/v1/profiles/${args[0]}`);
+      print(r, () => JSON.stringify(r, null, 2));
+      return 0;
+    }
+    case 'profiles apply': {
+      if (!opts.file) throw new UsageError('profiles apply needs -f FILE');
+      const text = await readFile(opts.file, 'utf8');
+      let doc: any;
+      try {
+        doc = opts.file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+      } catch (err) {
+        throw new UsageError(`${opts.file} is not valid ${opts.file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message}`);
+      }
+      // A file is either { name, spec } or a bare spec named by --name.
+      const name = opts.name ?? doc?.name;
+      const spec = doc && typeof doc === 'object' && 'spec' in doc ? doc.spec : doc;
+      if (!name) throw new UsageError('the profile needs a name: a top-level "name" in the file, or --name');
+      let base = 0;
+      try {
+        base = (await api.get(`/v1/profiles/${encodeURIComponent(name)}`)).revision;
+      } catch (err) {
+        if (!(err instanceof ApiCallError && err.status === 404)) throw err;
+      }
+      const r = await api.call('PUT', `/v1/profiles/${encodeURIComponent(name)}`, { spec, baseRevision: base });
+      print(r, () => (r.changed ? `profile ${name}: revision ${r.revision}${r.created ? ' (created)' : ''}` : `profile ${name}: unchanged at revision ${r.revision}`));
+      return 0;
+    }
+    case 'plan preview': {
+      if (opts.router) {
+        const r = await api.get(`/v1/routers/${encodeURIComponent(opts.router)}/plan${query({ profile: opts.profile, revision: intOpt('revision', opts.revision) })}`);
+        print(r, () => {
+          if (!r.plan) return `${r.name}: no profile assigned`;
+          const p = r.plan;
+          return [
+            `${r.name}: ${r.effective.profile}@${r.effective.revision} -> ${p.satisfiable ? 'satisfiable' : 'REFUSED'} (plan ${p.planHash.slice(0, 12)})`,
+            `  datapath: ${p.datapath.mode}${p.datapath.attach ? ` via ${p.datapath.attach}` : ''}  programs: ${p.datapath.programs.map((x: any) => x.name).join(', ') || '-'}`,
+            `  offload: ${p.offload.mode}`,
+            ...p.refusals.map((x: any) => `  refused: ${x.reason}`),
+            ...p.decisions.map((d: any) => `  - ${d.topic}: ${d.choice} (${d.reason})`),
+            `  changes: ${r.changes.length === 0 ? 'none' : r.changes.map((c: any) => c.path).join(', ')}`,
+          ].join('\n');
+        });
+        return 0;
+      }
+      if (!opts.profile) throw new UsageError('plan preview needs --router ID, or --profile NAME with a selector');
+      const r = await api.call('POST', '/v1/plan-preview', { profile: opts.profile, revision: intOpt('revision', opts.revision), selector: selectorFromOpts() });
+      print(r, () =>
+        [
+          table(r.items.map((i: any) => ({ router: i.name, satisfiable: i.plan.satisfiable, datapath: i.plan.datapath.mode, offload: i.plan.offload.mode, changes: i.changes.length })), ['router', 'satisfiable', 'datapath', 'offload', 'changes']),
+          `${r.matched} routers matched; ${JSON.stringify(r.summary)}`,
+        ].join('\n'),
+      );
+      return 0;
+    }
+    case 'rollout create': {
+      if (!opts.profile) throw new UsageError('rollout create needs --profile');
+      const strategy: Record<string, number> = {};
+      if (opts.canary !== undefined) strategy.canary = intOpt('canary', opts.canary)!;
+      if (opts.batch !== undefined) strategy.batchSize = intOpt('batch', opts.batch)!;
+      if (opts['max-failure-ratio'] !== undefined) strategy.maxFailureRatio = Number(opts['max-failure-ratio']);
+      const r = await api.call('POST', '/v1/rollouts', {
+        profile: opts.profile,
+        revision: intOpt('revision', opts.revision),
+        selector: selectorFromOpts(),
+        ...(Object.keys(strategy).length ? { strategy } : {}),
+        ...(opts['start-at'] ? { startAt: opts['start-at'] } : {}),
+      });
+      print(r, () => `rollout ${r.id}: ${r.profile}@${r.revision} to ${r.total} routers in ${r.batchCount} batches (${r.state})`);
+      return opts.watch ? watchRollout(api, r.id) : 0;
+    }
+    case 'rollout ls': {
+      const r = await api.get('/v1/rollouts');
+      print(r, () => table(r.items.map((x: any) => ({ ...x, progress: `${x.finished}/${x.total}` })), ['id', 'profile', 'revision', 'state', 'progress', 'createdAt']));
+      return 0;
+    }
+    case 'rollout status': {
+      if (!args[0]) throw new UsageError('rollout status needs a rollout id');
+      const r = await api.get(`/v1/rollouts/${args[0]}`);
+      print(r, () => `${r.id} ${r.profile}@${r.revision} ${r.state}${r.pauseReason ? ` (${r.pauseReason})` : ''}\n${progressBar(r.finished, r.total)}\n${table([r.counts], Object.keys(r.counts))}`);
+      return 0;
+    }
+    case 'rollout watch': {
+      if (!args[0]) throw new UsageError('rollout watch needs a rollout id');
+      return watchRollout(api, args[0]);
+    }
+    case 'rollout pause':
+    case 'rollout resume':
+    case 'rollout abort': {
+      if (!args[0]) throw new UsageError(`${key} needs a rollout id`);
+      const r = await api.call('POST', `/v1/rollouts/${args[0]}/${command}`);
+      print(r, () => `rollout ${r.id}: ${r.state}`);
+      return 0;
+    }
+    case 'audit ls': {
+      const r = await api.get(`/v1/audit${query({ router: opts.router, profile: opts.profile, rollout: opts.rollout, actor: opts.actor, from: opts.from, to: opts.to, limit: intOpt('limit', opts.limit) })}`);
+      print(r, () => table(r.items, ['seq', 'at', 'actor', 'action', 'targetType', 'targetId']));
+      return 0;
+    }
+    case 'audit verify': {
+      const r = await api.get('/v1/audit/verify');
+      print(r, () => (r.ok ? `audit chain intact: ${r.checked} events` : `audit chain BROKEN at event ${r.firstBroken.seq} (${r.firstBroken.id}): ${r.firstBroken.reason}`));
+      return r.ok ? 0 : 3;
+    }
+    case 'audit export': {
+      const res = await api.raw('GET', `/v1/audit/export${query({ router: opts.router, profile: opts.profile, rollout: opts.rollout, actor: opts.actor, from: opts.from, to: opts.to })}`);
+      const text = await res.text();
+      if (opts.output) {
+        await writeFile(opts.output, text);
+        console.error(`wrote ${text ? text.trimEnd().split('\n').length : 0} events to ${opts.output}`);
+      } else process.stdout.write(text);
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown command "${key}"`);
+  }
+}
+
+try {
+  process.exitCode = await main();
+} catch (err) {
+  if (err instanceof UsageError) {
+    console.error(`wrtfleet: ${err.message}\n${USAGE}`);
+    process.exitCode = 2;
+  } else if (err instanceof ApiCallError) {
+    if (opts.json) console.error(JSON.stringify({ error: err.code, status: err.status, message: err.message, details: err.details }));
+    else console.error(`wrtfleet: ${err.message}${err.details?.length ? `\n${err.details.map((d) => `  ${d.path}: ${d.message}`).join('\n')}` : ''}`);
+    process.exitCode = 1;
+  } else throw err;
+}
