@@ -6,6 +6,12 @@
  *                                            manage one router (this machine, or a fixture tree)
  *   fleet --controller HOST:PORT [--fixtures DIR] [--per-model N]
  *                                            a simulated fleet: N agents per fixture model
+ *   proxy --config FILE [--controller HOST:PORT]
+ *                                            manage the routers listed in FILE over SSH
+ *   probe                                    probe this machine's capabilities (loads a program)
+ *
+ * run also takes --state-file FILE (default /etc/wrtfleet/state.json: survives a reboot, so
+ * an unconfirmed apply still rolls back), --pin-root DIR, --helper PATH (wf-tcx), --upload-dir DIR.
  */
 import { parseArgs } from 'node:util';
 import { factsSummary, predictCapabilities } from './capabilities.js';
@@ -13,12 +19,17 @@ import { collectFacts } from './facts/index.js';
 import { FixtureHost } from './host/fixture-host.js';
 import type { RouterHost } from './host/host.js';
 import { LocalHost } from './host/local-host.js';
+import { loadProxyConfig, ProxyConfigError, startProxy } from './proxy/index.js';
+import { probeCapabilities } from './probe/index.js';
 import { RouterAgent } from './router-agent.js';
 import { defaultFixturesDir, fixtureModels, startSimulatedFleet, stopFleet } from './simulated-fleet.js';
 
 const USAGE = `usage: agent facts [--root DIR]
        agent run --controller HOST:PORT [--root DIR] [--identity ID] [--name NAME] [--placement on_router|proxy]
-       agent fleet --controller HOST:PORT [--fixtures DIR] [--per-model N]`;
+       agent fleet --controller HOST:PORT [--fixtures DIR] [--per-model N]
+       agent proxy --config FILE [--controller HOST:PORT]
+       agent probe
+  run options: --state-file FILE --pin-root DIR --helper PATH --upload-dir DIR`;
 
 function fail(message: string): never {
   console.error(`agent: ${message}\n${USAGE}`);
@@ -38,6 +49,11 @@ const { values } = (() => {
         placement: { type: 'string', default: 'on_router' },
         fixtures: { type: 'string' },
         'per-model': { type: 'string', default: '4' },
+        config: { type: 'string' },
+        'state-file': { type: 'string' },
+        'pin-root': { type: 'string' },
+        helper: { type: 'string' },
+        'upload-dir': { type: 'string' },
       },
     });
   } catch (err) {
@@ -69,6 +85,10 @@ switch (command) {
       placement: values.placement,
       identity: values.identity,
       name: values.name,
+      // A fixture tree cannot hold state or run anything; a real router keeps its state across reboots.
+      stateFile: values.root ? values['state-file'] : (values['state-file'] ?? '/etc/wrtfleet/state.json'),
+      paths: { pinRoot: values['pin-root'], helper: values.helper, uploadDir: values['upload-dir'] },
+      log: (m) => console.error(`agent: ${m}`),
     });
     agent.link.on('welcome', (w) => console.error(`agent: connected as router ${w.routerId}`));
     agent.link.on('disconnected', (d) => console.error(`agent: disconnected (${d.details})`));
@@ -85,6 +105,29 @@ switch (command) {
     const agents = await startSimulatedFleet({ controller: values.controller, fixtureRoots: roots, perModel });
     console.error(`agent: started ${agents.length} simulated routers against ${values.controller}`);
     onSignals(() => stopFleet(agents));
+    break;
+  }
+  case 'proxy': {
+    if (!values.config) fail('--config is required');
+    let config;
+    try {
+      config = await loadProxyConfig(values.config);
+    } catch (err) {
+      if (err instanceof ProxyConfigError) fail(`config: ${err.message}`);
+      throw err;
+    }
+    const controller = values.controller ?? config.controller;
+    if (!controller) fail('--controller is required (or `controller:` in the config)');
+    const proxy = startProxy(config, { controller, log: (m) => console.error(`agent: ${m}`) });
+    console.error(`agent: proxy managing ${proxy.agents.length} router(s) over SSH against ${controller}`);
+    onSignals(() => proxy.stop());
+    break;
+  }
+  case 'probe': {
+    const host = hostFor(values.root);
+    const facts = await collectFacts(host);
+    const probed = await probeCapabilities(host, { endian: facts.endian, pinRoot: values['pin-root'], helper: values.helper });
+    process.stdout.write(`${JSON.stringify({ predicted: factsSummary(facts).capabilities, probed }, null, 2)}\n`);
     break;
   }
   default:

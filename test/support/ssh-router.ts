@@ -17,7 +17,7 @@
  * `inside` runs commands in exactly the view an SSH session gets (nsenter into sshd's net
  * and mount namespaces): tests use it to check what the agent did, independently of SSH.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,7 +69,7 @@ export class SshRouter {
   readonly id = randomBytes(3).toString('hex');
   readonly ns = { router: `wf-ssh-${this.id}-r`, peer: `wf-ssh-${this.id}-p` };
   readonly hostIf = `wfh${this.id}`;
-  private readonly octet = 1 + (randomBytes(1)[0]! % 250);
+  private readonly octet = SshRouter.pickOctet();
   readonly addr = {
     host: `10.200.${this.octet}.1`,
     router: `10.200.${this.octet}.2`,
@@ -90,6 +90,27 @@ export class SshRouter {
   readonly inside = new NsenterHost(() => this.sshdPid());
   /** Commands in the router's network namespace with the host's mounts (like NetnsHost). */
   readonly netns: string;
+
+  private static readonly used = new Set<number>();
+
+  /** A 10.200.N.0/30 not used by another router of this process nor routed on this host. */
+  private static pickOctet(): number {
+    const routed = new Set(
+      (spawnSync('ip', ['-4', 'route', 'show'], { encoding: 'utf8' }).stdout ?? '')
+        .split('\n')
+        .map((l) => l.match(/^10\.200\.(\d+)\./)?.[1])
+        .filter(Boolean)
+        .map(Number),
+    );
+    for (let i = 0; i < 1000; i++) {
+      const n = 1 + (randomBytes(1)[0]! % 250);
+      if (!SshRouter.used.has(n) && !routed.has(n)) {
+        SshRouter.used.add(n);
+        return n;
+      }
+    }
+    throw new Error('no free 10.200.N.0/30 for a test router');
+  }
 
   constructor(private readonly options: SshRouterOptions = {}) {
     this.password = options.password ?? `pw-${randomBytes(6).toString('hex')}`;
