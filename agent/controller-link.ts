@@ -62,7 +62,9 @@ export type LinkState = 'idle' | 'connecting' | 'connected' | 'waiting' | 'stopp
  * 'welcome' and 'disconnected' (with the gRPC status that ended the stream).
  */
 export class ControllerLink extends EventEmitter {
-  private readonly client: AgentServiceClient;
+  private client: AgentServiceClient;
+  /** Set after a certificate renewal: the next connection opens a new channel (a new TLS handshake). */
+  private freshChannel = false;
   private readonly policy: ReconnectPolicy;
   private readonly random: () => number;
   private stream: ClientDuplexStream<AgentMessage, ControllerMessage> | undefined;
@@ -80,7 +82,21 @@ export class ControllerLink extends EventEmitter {
     super();
     this.policy = { ...DEFAULT_RECONNECT_POLICY, ...options.reconnect };
     this.random = options.random ?? Math.random;
-    this.client = new AgentServiceClient(options.address, options.credentials ?? grpcCredentials.createInsecure(), {
+    this.client = this.newClient();
+  }
+
+  /**
+   * The next (re)connection uses a new channel, hence a new TLS handshake presenting the
+   * current client certificate (after a renewal). Streams on the old connection would keep
+   * presenting the certificate the connection was opened with.
+   */
+  renewChannel(): void {
+    this.freshChannel = true;
+  }
+
+  private newClient(): AgentServiceClient {
+    const options = this.options;
+    return new AgentServiceClient(options.address, options.credentials ?? grpcCredentials.createInsecure(), {
       // Keepalives notice a dead path (NAT timeout, unplugged WAN) without waiting for TCP.
       'grpc.keepalive_time_ms': 30_000,
       'grpc.keepalive_timeout_ms': 10_000,
@@ -146,6 +162,11 @@ export class ControllerLink extends EventEmitter {
       return;
     }
     if ((this._state as LinkState) === 'stopped') return;
+    if (this.freshChannel) {
+      this.freshChannel = false;
+      this.client.close();
+      this.client = this.newClient();
+    }
     const stream = this.client.connect();
     this.stream = stream;
     this.seq = 0;

@@ -17,6 +17,8 @@ export interface AgentIdentity {
   certificatePem: string;
   /** The controller's trust bundle (current CA, plus next/previous during a rotation). */
   caPem: string;
+  /** When this certificate arrived (ms since epoch): renewal is timed from it, not from notBefore, which the controller backdates for clock skew. */
+  receivedAt: number;
 }
 
 export class EnrollmentError extends Error {
@@ -103,7 +105,7 @@ export async function enroll(options: EnrollOptions): Promise<AgentIdentity> {
         (err: ServiceError | null, res?: EnrollResponse) => (err ? reject(new EnrollmentError(`enrollment refused: ${err.details || err.message}`, err.code)) : resolve(res!)),
       );
     });
-    return { identity: options.identity, routerId: response.routerId, keyPem, certificatePem: response.certificatePem, caPem: response.caCertificatePem || caPem };
+    return { identity: options.identity, routerId: response.routerId, keyPem, certificatePem: response.certificatePem, caPem: response.caCertificatePem || caPem, receivedAt: Date.now() };
   } finally {
     client.close();
   }
@@ -167,13 +169,9 @@ export class AgentCredentials {
     return new Date(new X509Certificate(this.current.certificatePem).validTo);
   }
 
-  get notBefore(): Date {
-    return new Date(new X509Certificate(this.current.certificatePem).validFrom);
-  }
-
-  /** Renew once two thirds of the lifetime have passed: a day-long certificate renews after 16 h. */
+  /** Renew once two thirds of the remaining lifetime have passed: a day-long certificate renews after 16 h. */
   renewalDue(now = new Date()): boolean {
-    const start = this.notBefore.getTime();
+    const start = this.current.receivedAt;
     const end = this.notAfter.getTime();
     return now.getTime() >= start + ((end - start) * 2) / 3;
   }
@@ -187,7 +185,7 @@ export class AgentCredentials {
   /** The credentials saved in `stateDir`, or null when this router was never enrolled there. */
   static async load(stateDir: string): Promise<AgentCredentials | null> {
     try {
-      const meta = JSON.parse(await readFile(path.join(stateDir, FILES.meta), 'utf8')) as { identity: string; routerId: string };
+      const meta = JSON.parse(await readFile(path.join(stateDir, FILES.meta), 'utf8')) as { identity: string; routerId: string; receivedAt: number };
       const [keyPem, certificatePem, caPem] = await Promise.all([FILES.key, FILES.cert, FILES.ca].map((f) => readFile(path.join(stateDir, f), 'utf8')));
       return new AgentCredentials({ ...meta, keyPem: keyPem!, certificatePem: certificatePem!, caPem: caPem! }, stateDir);
     } catch (err) {
@@ -208,7 +206,7 @@ export class AgentCredentials {
     await write(FILES.key, this.current.keyPem, 0o600);
     await write(FILES.cert, this.current.certificatePem, 0o644);
     await write(FILES.ca, this.current.caPem, 0o644);
-    await write(FILES.meta, JSON.stringify({ identity: this.current.identity, routerId: this.current.routerId }), 0o644);
+    await write(FILES.meta, JSON.stringify({ identity: this.current.identity, routerId: this.current.routerId, receivedAt: this.current.receivedAt }), 0o644);
   }
 
   /** A CSR for a NEW key (kept pending until the renewed certificate arrives). */
@@ -227,7 +225,7 @@ export class AgentCredentials {
     const ourKey = createPublicKey(keyPem).export({ format: 'der', type: 'spki' });
     if (!certKey.equals(ourKey)) throw new EnrollmentError('the renewed certificate is not for the pending key');
     this.pendingKeyPem = undefined;
-    this.current = { ...this.current, keyPem, certificatePem: renewed.certificatePem, caPem: renewed.caCertificatePem || this.current.caPem };
+    this.current = { ...this.current, keyPem, certificatePem: renewed.certificatePem, caPem: renewed.caCertificatePem || this.current.caPem, receivedAt: Date.now() };
     await this.save();
     this.provider.update(this.current);
   }
@@ -238,6 +236,8 @@ export interface RenewableLink {
   send(body: { $case: 'renewRequest'; value: { csrPem: string } }): boolean;
   on(event: 'welcome' | 'message' | 'disconnected', listener: (arg: any) => void): unknown;
   off(event: 'welcome' | 'message' | 'disconnected', listener: (arg: any) => void): unknown;
+  /** Next connection on a new channel, so the TLS handshake presents the renewed certificate. */
+  renewChannel?(): void;
 }
 
 /**
@@ -263,6 +263,7 @@ export function keepRenewed(link: RenewableLink, creds: AgentCredentials, option
     if (message.body?.$case !== 'renewed') return;
     creds
       .applyRenewal(message.body.value as Renewed)
+      .then(() => link.renewChannel?.())
       .catch((err: Error) => options.onError?.(err))
       .finally(() => (inFlight = false));
   };
