@@ -107,7 +107,7 @@ describe.each(BACKENDS)('agents: enrollment and mutual TLS on %s', (_name, creat
     // Flip one byte inside the signature: proof of possession fails.
     const body = csrPem.split('\n').filter((l) => l && !l.startsWith('-----')).join('');
     const der = Buffer.from(body, 'base64');
-    der[der.length - 5] ^= 0x01;
+    der[der.length - 5] = der[der.length - 5]! ^ 0x01;
     const tampered = `-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`;
     const bad = await rawEnroll(controller, secret, 'lab:tamper', tampered);
     expect(bad.code).toBe(GrpcStatus.INVALID_ARGUMENT);
