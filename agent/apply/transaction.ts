@@ -93,7 +93,14 @@ function uciTarget(plan: Plan): UciOffloadValues | null {
 /** Brings the datapath to what `plan` says (idempotent: the loader and nft table are). */
 export async function applyDatapath(host: RouterHost, plan: Plan, paths: DatapathPaths): Promise<Record<string, unknown>> {
   const opts = datapathOptions(plan, paths);
-  if (plan.datapath.mode === 'ebpf') return { ...(await ensureRewrite(host, opts)) };
+  if (plan.datapath.mode === 'ebpf') {
+    // Our nft table first: ensureRewrite removes it only after attaching, and removeNft then
+    // restores gso_max_segs over the value applyEbpf just set (and recorded the lowered value as
+    // the original). Removing it first costs a moment without rewriting when switching from the
+    // nftables fallback to eBPF; the originals stay right.
+    await removeNft(host);
+    return { ...(await ensureRewrite(host, opts)) };
+  }
   if (plan.datapath.mode === 'nftables') {
     await detachEbpf(host, opts);
     return { ...(await applyNft(host, opts)) };

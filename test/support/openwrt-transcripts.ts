@@ -97,6 +97,13 @@ export class OpenWrtTranscriptHost implements RouterHost {
       return { code: 0, stdout: '', stderr: out };
     }
     if (cmd === 'nft' && args.join(' ') === 'list flowtables') return ok(this.transcript(`nft-list-flowtables.${this.live}.txt`));
+    // An idle router as the datapath sees it: no pins of ours, no default route over our
+    // devices, no wrtfleet table. (The datapath itself is tested for real elsewhere.)
+    if (cmd?.endsWith('wf-tcx') && args[0] === 'ls') return ok('{"entries":[]}\n');
+    if (cmd?.endsWith('wf-tcx') && (args[0] === 'rm' || args[0] === 'mkdir')) return ok('{}\n');
+    if (cmd === 'ip' && args.join(' ') === '-d -j link show') return ok('[]\n');
+    if (cmd === 'ip' && args.join(' ') === '-4 -j route show default table all') return ok('[]\n');
+    if (cmd === 'nft' && args.includes('wrtfleet')) return { code: 1, stdout: '', stderr: 'Error: No such file or directory\nlist table inet wrtfleet\n' };
     if (cmd === 'fw4' && args[0] === 'print') return ok(this.transcript(`fw4-print.${this.configured()}.txt`));
     void options;
     return this.fixture.run(argv);

@@ -41,11 +41,14 @@ export async function fullState(host: RouterHost, ifnames: string[], pinRoot = '
   return out;
 }
 
-/** Captures IPv4 arriving on `dev` in namespace `ns` while `fn` runs (tcpdump). */
+/**
+ * Captures IPv4 arriving on `dev` in namespace `ns` while `fn` runs (tcpdump). Immediate mode:
+ * otherwise a few packets can sit in a not-yet-retired TPACKET_V3 block when tcpdump is stopped.
+ */
 export async function capture(ns: string, dev: string, fn: () => Promise<void>): Promise<PcapPacket[]> {
   const dir = mkdtempSync(join(tmpdir(), 'wf-cap-'));
   const file = join(dir, 'c.pcap');
-  const td = spawn('nsenter', [`--net=/run/netns/${ns}`, 'tcpdump', '-i', dev, '-Q', 'in', '-s', '0', '-U', '-n', '-w', file, 'ip'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const td = spawn('nsenter', [`--net=/run/netns/${ns}`, 'tcpdump', '--immediate-mode', '-i', dev, '-Q', 'in', '-s', '0', '-U', '-n', '-w', file, 'ip'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   td.stderr!.on('data', (d) => (err += String(d)));
   for (let i = 0; i < 50 && !err.includes('listening'); i++) await new Promise((r) => setTimeout(r, 100));
@@ -62,6 +65,7 @@ export async function capture(ns: string, dev: string, fn: () => Promise<void>):
     await done;
   }
   const pcap = readPcap(file);
+  if (process.env.WF_DEBUG_CAPTURE) console.error(err, pcap.packets.length);
   rmSync(dir, { recursive: true, force: true });
   return pcap.packets;
 }
