@@ -1,0 +1,67 @@
+/**
+ * Packaging: the single-file bundle builds, stays under the size budget, carries the BPF
+ * objects for both byte orders, and runs on its own (facts from a fixture tree; a real
+ * probe inside a namespace, which proves it finds the objects and wf-tcx next to itself).
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { factsSummary } from '../../agent/capabilities.js';
+import { collectFacts } from '../../agent/facts/index.js';
+import { FixtureHost } from '../../agent/host/fixture-host.js';
+import { LocalHost } from '../../agent/host/local-host.js';
+import { bundleAgent } from '../../agent/packaging/build.js';
+import { SHARED_FIXTURES } from '../support/openwrt-transcripts.js';
+
+const DIST = join(process.cwd(), 'dist/agent');
+const ns = `wf-bundle-${randomBytes(3).toString('hex')}`;
+const local = new LocalHost();
+
+beforeAll(async () => {
+  await bundleAgent();
+  expect((await local.run(['ip', 'netns', 'add', ns])).code).toBe(0);
+}, 120_000);
+
+afterAll(async () => {
+  await local.run(['ip', 'netns', 'del', ns]);
+  await local.run([join(process.cwd(), 'bpf/build/wf-tcx'), 'rm', `/sys/fs/bpf/wrtfleet/test-${ns}`]);
+});
+
+describe('agent bundle', () => {
+  it('is one file under 3 MB with both BPF builds, wf-tcx and the service files', () => {
+    const size = statSync(join(DIST, 'agent.mjs')).size;
+    expect(size).toBeLessThan(3 * 1024 * 1024);
+    for (const endian of ['bpfel', 'bpfeb'])
+      for (const p of ['set_ip_id_zero', 'set_ip_ttl', 'set_tcp_syn_window', 'clear_tcp_syn_ts']) {
+        const obj = readFileSync(join(DIST, 'bpf/build', endian, `${p}.o`));
+        expect(obj[5], `${endian}/${p}.o EI_DATA`).toBe(endian === 'bpfel' ? 1 : 2);
+      }
+    expect(existsSync(join(DIST, 'bpf/build/wf-tcx'))).toBe(true);
+    for (const f of ['openwrt/wrtfleet-agent.init', 'openwrt/wrtfleet.config', 'systemd/wrtfleet-proxy.service']) expect(existsSync(join(DIST, f)), f).toBe(true);
+  });
+
+  it.each(['tplink-archer-c7-v2', 'kt-km14-102h-mt7621', 'glinet-gl-mt6000-mt7986'])('`node dist/agent/agent.mjs facts --root %s` prints the same JSON as the source tree', async (model) => {
+    const root = join(SHARED_FIXTURES, model);
+    const out = execFileSync('node', [join(DIST, 'agent.mjs'), 'facts', '--root', root], { encoding: 'utf8', cwd: '/' });
+    const facts = await collectFacts(new FixtureHost(root));
+    expect(JSON.parse(out)).toEqual(JSON.parse(JSON.stringify(factsSummary(facts))));
+  });
+
+  it('probes for real from its own directory (objects and wf-tcx found next to agent.mjs)', () => {
+    const out = execFileSync('nsenter', [`--net=/run/netns/${ns}`, 'node', join(DIST, 'agent.mjs'), 'probe', '--pin-root', `/sys/fs/bpf/wrtfleet/test-${ns}`], { encoding: 'utf8', cwd: '/' });
+    const r = JSON.parse(out) as { probed: { flags: { ebpf: boolean; tcx: boolean }; details: { ebpf: { object: string } } } };
+    expect(r.probed.flags).toMatchObject({ ebpf: true, tcx: true });
+    expect(r.probed.details.ebpf.object).toBe('bpfel');
+  });
+
+  it('the procd init script and its UCI config parse', () => {
+    expect(execFileSync('sh', ['-n', join(DIST, 'openwrt/wrtfleet-agent.init')], { encoding: 'utf8' })).toBe('');
+    const uci = readFileSync(join(DIST, 'openwrt/wrtfleet.config'), 'utf8');
+    expect(uci).toMatch(/^config agent 'main'$/m);
+    expect(uci).toMatch(/option controller /);
+    const unit = readFileSync(join(DIST, 'systemd/wrtfleet-proxy.service'), 'utf8');
+    expect(unit).toMatch(/^ExecStart=\/usr\/bin\/node \/opt\/wrtfleet\/agent\/agent\.mjs proxy --config \/etc\/wrtfleet\/proxy\.yaml$/m);
+  });
+});
