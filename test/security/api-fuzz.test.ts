@@ -35,6 +35,9 @@ async function operations(baseUrl: string): Promise<Operation[]> {
   return ops;
 }
 
+/** Lone surrogates cannot be percent-encoded; replace them as String.prototype.toWellFormed (ES2024) does. */
+const wellFormed = (s: string) => s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+
 const nested = (depth: number, open: string, close: string, leaf: string) => open.repeat(depth) + leaf + close.repeat(depth);
 
 /** Values of every wrong kind: types, sizes, encodings, injection-looking text, deep nesting. */
@@ -92,8 +95,8 @@ function requestArb(op: Operation) {
 
 function urlFor(op: Operation, params: string[], query: Record<string, string>): string {
   let i = 0;
-  const path = op.path.replace(/\{[^}]+\}/g, () => encodeURIComponent((params[i++] ?? 'x').toWellFormed()));
-  const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k.toWellFormed(), String(v).toWellFormed().slice(0, 2_000)])).toString();
+  const path = op.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(wellFormed(params[i++] ?? 'x')));
+  const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [wellFormed(k), wellFormed(String(v)).slice(0, 2_000)])).toString();
   return qs ? `${path}?${qs}` : path;
 }
 
