@@ -163,6 +163,7 @@ export async function startController(config: ControllerConfig, logger: Logger =
         clearInterval(sweeper);
         security.stop();
         await gateway.stop();
+        await registry.close();
         await http.close();
         await jobs.close();
         await bus.close();

@@ -56,44 +56,73 @@ const MAX_APPEND_ATTEMPTS = 8;
  * tail cannot fork the chain: the loser's insert fails and it retries on the new tail.
  */
 export class AuditLog {
-  /** Appends from this process go one at a time, so only other replicas can race us. */
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly queue: { entry: AuditEntry; resolve: (v: { id: string; hash: string }) => void; reject: (e: unknown) => void }[] = [];
+  private draining = false;
 
   constructor(private readonly db: PrismaClient) {}
 
+  /**
+   * Appends one event. Appends from this process are written in order and in batches: a
+   * burst (a thousand agents reporting at once) becomes a few multi-row INSERTs, each
+   * extending the chain from the tail it read. A batch is one statement, so it lands whole
+   * or not at all; if another replica extended the chain meanwhile, the unique prevHash
+   * rejects it and the batch is rebuilt on the new tail.
+   */
   append(entry: AuditEntry): Promise<{ id: string; hash: string }> {
-    const result = this.tail.then(() => this.appendNow(entry));
-    this.tail = result.catch(() => undefined);
-    return result;
+    return new Promise((resolve, reject) => {
+      this.queue.push({ entry, resolve, reject });
+      if (!this.draining) void this.drain();
+    });
   }
 
-  private async appendNow(entry: AuditEntry): Promise<{ id: string; hash: string }> {
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, MAX_BATCH);
+        try {
+          const results = await this.writeBatch(batch.map((b) => b.entry));
+          batch.forEach((b, i) => b.resolve(results[i]!));
+        } catch (err) {
+          for (const b of batch) b.reject(err);
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async writeBatch(entries: AuditEntry[]): Promise<{ id: string; hash: string }[]> {
     for (let attempt = 1; ; attempt++) {
       const tail = await this.db.auditEvent.findFirst({ orderBy: { seq: 'desc' }, select: { hash: true } });
-      const prevHash = tail?.hash ?? GENESIS_HASH;
-      const id = crypto.randomUUID();
-      // Millisecond precision: the column is timestamptz(3), and the hash must match what
-      // a verifier reads back.
+      let prevHash = tail?.hash ?? GENESIS_HASH;
+      // Millisecond precision: the column is timestamptz(3), and the hash must match what a
+      // verifier reads back.
       const at = new Date(Math.floor(Date.now()));
-      const hash = eventHash(prevHash, { ...entry, id, at });
+      const rows = entries.map((entry) => {
+        const id = crypto.randomUUID();
+        const hash = eventHash(prevHash, { ...entry, id, at });
+        const row = {
+          id,
+          at,
+          actor: entry.actor,
+          action: entry.action,
+          targetType: entry.targetType,
+          targetId: entry.targetId ?? null,
+          before: jsonOrNull(entry.before),
+          after: jsonOrNull(entry.after),
+          diff: jsonOrNull(entry.diff),
+          requestId: entry.requestId ?? null,
+          prevHash,
+          hash,
+        };
+        prevHash = hash;
+        return row;
+      });
       try {
-        await this.db.auditEvent.create({
-          data: {
-            id,
-            at,
-            actor: entry.actor,
-            action: entry.action,
-            targetType: entry.targetType,
-            targetId: entry.targetId ?? null,
-            before: jsonOrNull(entry.before),
-            after: jsonOrNull(entry.after),
-            diff: jsonOrNull(entry.diff),
-            requestId: entry.requestId ?? null,
-            prevHash,
-            hash,
-          },
-        });
-        return { id, hash };
+        // createMany inserts in array order, so seq follows the chain.
+        await this.db.auditEvent.createMany({ data: rows });
+        return rows.map((r) => ({ id: r.id, hash: r.hash }));
       } catch (err) {
         const racedForTail = (err as { code?: string }).code === 'P2002';
         if (!racedForTail || attempt >= MAX_APPEND_ATTEMPTS) throw err;
@@ -103,6 +132,8 @@ export class AuditLog {
     }
   }
 }
+
+const MAX_BATCH = 500;
 
 // Prisma distinguishes JSON null from "no value"; an absent before/after is a SQL NULL.
 function jsonOrNull(value: unknown): any {

@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import { Prisma, type PrismaClient } from '../../prisma/generated/client/client.js';
 
 export type ConnectionStatus = 'online' | 'offline' | 'never_seen';
 
@@ -107,24 +107,35 @@ export type RouterSummary = ReturnType<typeof summaryView>;
 export class RouterDirectory {
   constructor(private readonly db: PrismaClient) {}
 
+  /**
+   * The hot path of the API (dashboards and scripts poll it), so it is one hand-written
+   * query: Prisma's generated queries for the same page (with the applied-revision relation)
+   * cost about three times as much here.
+   */
   async list(filter: RouterFilter, page: PageRequest): Promise<{ items: RouterSummary[]; nextCursor: string | null }> {
     const after = page.cursor ? decodeCursor(page.cursor) : undefined;
-    const rows = (await this.db.router.findMany({
-      where: {
-        ...(filter.soc ? { soc: { equals: filter.soc, mode: 'insensitive' as const } } : {}),
-        ...(filter.status ? { status: filter.status } : {}),
-        ...(after
-          ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] }
-          : {}),
-      },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      take: page.limit + 1,
-      select: summarySelect,
-    })) as SummaryRow[];
+    const conditions: Prisma.Sql[] = [];
+    if (filter.soc) conditions.push(Prisma.sql`lower(r.soc) = lower(${filter.soc})`);
+    if (filter.status) conditions.push(Prisma.sql`r.status = CAST(${filter.status} AS "ConnectionStatus")`);
+    if (after) conditions.push(Prisma.sql`(r."createdAt", r.id) > (${after.createdAt}, ${after.id})`);
+    const where = conditions.length ? Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}` : Prisma.empty;
+    const rows = await this.db.$queryRaw<(Omit<SummaryRow, 'appliedRevision'> & { appliedNumber: number | null; appliedProfile: string | null })[]>`
+      SELECT r.id, r.name, r.identity, r.status::text AS status, r."lastSeenAt", r."connectedAt", r."agentVersion",
+             r.placement::text AS placement, r.soc, r.arch, r.endian, r.kernel, r."openwrtVersion", r."openwrtTarget",
+             r.model, r.tags, r."createdAt", r."updatedAt", r."decommissionedAt",
+             pr.number AS "appliedNumber", p.name AS "appliedProfile"
+        FROM "Router" r
+        LEFT JOIN "ProfileRevision" pr ON pr.id = r."appliedRevisionId"
+        LEFT JOIN "Profile" p ON p.id = pr."profileId"
+        ${where}
+       ORDER BY r."createdAt", r.id
+       LIMIT ${page.limit + 1}`;
     const more = rows.length > page.limit;
-    const items = rows.slice(0, page.limit);
-    const last = items[items.length - 1];
-    return { items: items.map(summaryView), nextCursor: more && last ? encodeCursor(last.createdAt, last.id) : null };
+    const items = rows.slice(0, page.limit).map(({ appliedNumber, appliedProfile, ...r }) =>
+      summaryView({ ...r, appliedRevision: appliedNumber !== null && appliedProfile !== null ? { number: appliedNumber, profile: { name: appliedProfile } } : null }),
+    );
+    const last = rows[Math.min(rows.length, page.limit) - 1];
+    return { items, nextCursor: more && last ? encodeCursor(last.createdAt, last.id) : null };
   }
 
   async get(id: string) {

@@ -15,6 +15,8 @@ import {
 import { IdentityRefused, type AgentReportSink } from '../agent-gateway/agent-gateway.js';
 import type { AuditLog } from '../audit/audit-log.js';
 
+const SEEN_FLUSH_MS = 1_000;
+
 export interface RouterRegistryOptions {
   /** Register unknown identities on first Hello; false: only pre-registered routers may connect. */
   autoRegister: boolean;
@@ -74,6 +76,13 @@ const orNull = (s: string | undefined) => (s ? s : null);
  */
 export class RouterRegistry implements AgentReportSink {
   private readonly applyListeners: ApplyResultListener[] = [];
+  /** Revisions are immutable, so (profile, number) -> id never changes once seen. */
+  private readonly revisionIds = new Map<string, string>();
+  /** Identities of routers registered through this replica (they never change either). */
+  private readonly identities = new Map<string, string>();
+  /** Heartbeats are folded into one UPDATE per flush instead of one per agent. */
+  private seen = new Set<string>();
+  private seenTimer: NodeJS.Timeout | undefined;
 
   onApplyResult(listener: ApplyResultListener): void {
     this.applyListeners.push(listener);
@@ -108,6 +117,7 @@ export class RouterRegistry implements AgentReportSink {
       liveState: hello.live ? (JSON.parse(JSON.stringify(hello.live)) as object) : undefined,
     };
     const existing = await this.db.router.findUnique({ where: { identity } });
+    if (existing) this.identities.set(existing.id, identity);
     if (existing?.decommissionedAt) {
       throw new IdentityRefused(GrpcStatus.PERMISSION_DENIED, `router ${identity} was decommissioned and may not reconnect`);
     }
@@ -140,8 +150,24 @@ export class RouterRegistry implements AgentReportSink {
     const applied = hello.applied;
     if (!applied) return undefined;
     if (!applied.profile || applied.revision === 0) return null;
-    const revision = await this.db.profileRevision.findFirst({ where: { profile: { name: applied.profile }, number: applied.revision }, select: { id: true } });
+    return this.revisionId(applied.profile, applied.revision);
+  }
+
+  private async revisionId(profile: string, number: number): Promise<string | null> {
+    const key = `${profile}\u0000${number}`;
+    const cached = this.revisionIds.get(key);
+    if (cached) return cached;
+    const revision = await this.db.profileRevision.findFirst({ where: { profile: { name: profile }, number }, select: { id: true } });
+    if (revision) this.revisionIds.set(key, revision.id);
     return revision?.id ?? null;
+  }
+
+  private async identityOf(routerId: string): Promise<string> {
+    const cached = this.identities.get(routerId);
+    if (cached) return cached;
+    const { identity } = await this.db.router.findUniqueOrThrow({ where: { id: routerId }, select: { identity: true } });
+    this.identities.set(routerId, identity);
+    return identity;
   }
 
   /** Names are unique for humans; a second router claiming a taken name gets a suffix. */
@@ -154,7 +180,26 @@ export class RouterRegistry implements AgentReportSink {
   }
 
   async markSeen(routerId: string): Promise<void> {
-    await this.db.router.update({ where: { id: routerId }, data: { lastSeenAt: new Date(), status: 'online' } });
+    this.seen.add(routerId);
+    this.seenTimer ??= setTimeout(() => void this.flushSeen(), SEEN_FLUSH_MS);
+  }
+
+  /** Writes the heartbeats gathered since the last flush (at most SEEN_FLUSH_MS late). */
+  async flushSeen(): Promise<void> {
+    this.seenTimer = undefined;
+    const ids = [...this.seen];
+    this.seen = new Set();
+    if (ids.length === 0) return;
+    try {
+      await this.db.router.updateMany({ where: { id: { in: ids } }, data: { lastSeenAt: new Date(), status: 'online' } });
+    } catch (err) {
+      this.log.warn({ err, routers: ids.length }, 'could not record heartbeats');
+    }
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.seenTimer);
+    await this.flushSeen();
   }
 
   async markDisconnected(routerId: string, sessionStartedAt: Date): Promise<void> {
@@ -179,10 +224,9 @@ export class RouterRegistry implements AgentReportSink {
 
   async recordApplyResult(routerId: string, result: ApplyResult): Promise<void> {
     const status = APPLY_STATUS[result.status as keyof typeof APPLY_STATUS] ?? 'failed';
-    const router = await this.db.router.findUniqueOrThrow({ where: { id: routerId }, select: { identity: true } });
-    const revision = result.profile
-      ? await this.db.profileRevision.findFirst({ where: { profile: { name: result.profile }, number: result.revision } })
-      : null;
+    const identity = await this.identityOf(routerId);
+    const revisionId = result.profile ? await this.revisionId(result.profile, result.revision) : null;
+    const revision = revisionId ? { id: revisionId } : null;
     await this.db.applyResult.create({
       data: {
         routerId,
@@ -198,7 +242,7 @@ export class RouterRegistry implements AgentReportSink {
       await this.db.router.update({ where: { id: routerId }, data: { appliedRevisionId: revision.id } });
     }
     await this.audit.append({
-      actor: `agent:${router.identity}`,
+      actor: `agent:${identity}`,
       action: `apply.${status}`,
       targetType: 'router',
       targetId: routerId,

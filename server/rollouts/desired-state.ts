@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
-import { PlanPreview } from '../fleet/plan-preview.js';
+import { validateProfileSpec, type ProfileSpec } from '../../agent/profile-spec.js';
+import { overlay } from '../fleet/plan-preview.js';
 
 /**
  * Pushes each router's desired revision down its stream, on the replica that holds the
@@ -9,26 +10,48 @@ import { PlanPreview } from '../fleet/plan-preview.js';
  * (re)connects running something else.
  */
 export class DesiredStateDelivery {
-  private readonly previews: PlanPreview;
-
   constructor(
     private readonly db: PrismaClient,
     private readonly gateway: AgentGateway,
     private readonly log: Logger,
-  ) {
-    this.previews = new PlanPreview(db);
-  }
+  ) {}
 
   async deliver(routerIds: string[]): Promise<void> {
-    for (const routerId of routerIds) {
-      const session = this.gateway.sessions.get(routerId);
-      if (!session) continue;
-      try {
-        const desired = await this.desiredFor(routerId);
-        if (desired) session.send({ $case: 'desiredState', value: desired });
-      } catch (err) {
-        this.log.error({ err, routerId }, 'could not deliver desired state');
+    const here = routerIds.filter((id) => this.gateway.sessions.has(id));
+    if (here.length === 0) return;
+    // One query for the whole batch: a rollout batch of hundreds of routers must not cost
+    // hundreds of round trips.
+    const routers = await this.db.router.findMany({
+      where: { id: { in: here } },
+      select: { id: true, desiredRolloutId: true, desiredRevision: { include: { profile: true } }, assignment: true },
+    });
+    const specs = new Map<string, ProfileSpec | Error>();
+    for (const router of routers) {
+      const revision = router.desiredRevision;
+      const session = this.gateway.sessions.get(router.id);
+      if (!revision || !session) continue;
+      const overrides = router.assignment && router.assignment.profileId === revision.profileId ? router.assignment.overrides : null;
+      const key = `${revision.id}\u0000${JSON.stringify(overrides)}`;
+      let spec = specs.get(key);
+      if (!spec) {
+        const valid = validateProfileSpec(overrides ? overlay(revision.spec, overrides) : revision.spec);
+        spec = valid.ok ? valid.spec : new Error(valid.errors.map((e) => `${e.path} ${e.message}`).join('; '));
+        specs.set(key, spec);
       }
+      if (spec instanceof Error) {
+        this.log.error({ routerId: router.id, reason: spec.message }, 'desired revision with overrides is not a valid spec; not sent');
+        continue;
+      }
+      session.send({
+        $case: 'desiredState',
+        value: {
+          profile: revision.profile.name,
+          revision: revision.number,
+          spec: spec as unknown as { [key: string]: unknown },
+          confirmWindowSeconds: spec.commitConfirm.windowSeconds,
+          rolloutId: router.desiredRolloutId ?? '',
+        },
+      });
     }
   }
 
@@ -41,18 +64,4 @@ export class DesiredStateDelivery {
     await this.deliver([routerId]);
   }
 
-  private async desiredFor(routerId: string) {
-    const router = await this.db.router.findUnique({ where: { id: routerId }, include: { desiredRevision: { include: { profile: true } } } });
-    const revision = router?.desiredRevision;
-    if (!revision) return null;
-    const effective = await this.previews.effectiveProfile(routerId, { profile: revision.profile.name, revision: revision.number });
-    if (!effective) return null;
-    return {
-      profile: effective.profile,
-      revision: effective.revision,
-      spec: effective.spec as unknown as { [key: string]: unknown },
-      confirmWindowSeconds: effective.spec.commitConfirm.windowSeconds,
-      rolloutId: router!.desiredRolloutId ?? '',
-    };
-  }
 }

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Logger } from 'pino';
-import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import { Prisma, type PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { selectorWhere, type Selector } from '../fleet/selector.js';
 import type { FleetBus } from '../jobs/fleet-bus.js';
@@ -206,16 +206,14 @@ export class RolloutEngine {
     const online = routers.filter((r) => r.status === 'online' && !r.decommissionedAt).map((r) => r.id);
     const offline = routers.filter((r) => r.status !== 'online' || r.decommissionedAt).map((r) => r.id);
     const eligible = routers.filter((r) => !r.decommissionedAt).map((r) => r.id);
-    // The router's assignment follows the rollout (its overrides survive if the profile stays).
-    for (const routerId of eligible) {
-      const existing = await this.db.assignment.findUnique({ where: { routerId } });
-      const overrides = existing && existing.profileId === profileId ? (existing.overrides ?? undefined) : undefined;
-      await this.db.assignment.upsert({
-        where: { routerId },
-        create: { routerId, profileId, pinnedRevision: revisionNumber, overrides: overrides as object | undefined },
-        update: { profileId, pinnedRevision: revisionNumber, overrides: (overrides as object | undefined) ?? undefined },
-      });
-    }
+    // The router's assignment follows the rollout; its overrides survive if the profile stays.
+    // Three set-wise statements, however large the batch.
+    await this.db.assignment.updateMany({ where: { routerId: { in: eligible }, profileId }, data: { pinnedRevision: revisionNumber } });
+    await this.db.assignment.updateMany({
+      where: { routerId: { in: eligible }, NOT: { profileId } },
+      data: { profileId, pinnedRevision: revisionNumber, overrides: Prisma.DbNull },
+    });
+    await this.db.assignment.createMany({ data: eligible.map((routerId) => ({ routerId, profileId, pinnedRevision: revisionNumber })), skipDuplicates: true });
     await this.db.router.updateMany({ where: { id: { in: eligible } }, data: { desiredRevisionId: revisionId, desiredRolloutId: rolloutId } });
     if (online.length) {
       await this.db.rolloutTarget.updateMany({ where: { rolloutId, routerId: { in: online }, state: 'pending' }, data: { state: 'sent', sentAt: now } });

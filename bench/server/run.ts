@@ -1,0 +1,179 @@
+/**
+ * Controller benchmarks (issue 5), in one run so their ratios hold on a noisy machine:
+ *  1. GET /v1/routers?limit=100 with 10,000 routers stored: latency percentiles under load
+ *     (autocannon, 10 connections, loopback), on PostgreSQL and on embedded PGlite;
+ *  2. a rollout of one revision to 1,000 simulated agents over real gRPC streams, from
+ *     POST /v1/rollouts to `completed` (controller in its own process, PostgreSQL + BullMQ);
+ *  3. verifying a 100,000-event audit chain.
+ *
+ * Run: npm run bench:server   (knobs: WF_BENCH_ROUTERS, WF_BENCH_AGENTS, WF_BENCH_EVENTS, WF_BENCH_SECONDS)
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { pino } from 'pino';
+import { defaultFixturesDir, fixtureModels, startSimulatedFleet, stopFleet } from '../../agent/simulated-fleet.js';
+import { eventHash, GENESIS_HASH } from '../../server/audit/audit-log.js';
+import { verifyAuditChain } from '../../server/audit/audit-verify.js';
+import { startController } from '../../server/controller.js';
+import { createPgliteDatabase, createPostgresDatabase, type TestDatabase } from '../../test/support/databases.js';
+import { testConfig } from '../../test/support/controller.js';
+
+const ROUTERS = Number(process.env.WF_BENCH_ROUTERS ?? 10_000);
+const AGENTS = Number(process.env.WF_BENCH_AGENTS ?? 1_000);
+const EVENTS = Number(process.env.WF_BENCH_EVENTS ?? 100_000);
+const SECONDS = Number(process.env.WF_BENCH_SECONDS ?? 10);
+const REDIS_URL = process.env.WRTFLEET_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const repo = path.resolve(import.meta.dirname, '../..');
+const silent = pino({ level: 'silent' });
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const v = await check().catch(() => undefined);
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function listLatency(label: string, db: TestDatabase) {
+  const controller = await startController(testConfig(db, { logLevel: 'silent', security: { insecureAgents: true } }), silent);
+  try {
+    const now = Date.now();
+    const socs = ['MT7621', 'QCA9558', 'MT7986', 'MT7981', 'IPQ8074'];
+    for (let i = 0; i < ROUTERS; i += 2000) {
+      await controller.db.prisma.router.createMany({
+        data: Array.from({ length: Math.min(2000, ROUTERS - i) }, (_, j) => ({
+          name: `bench-${i + j}`,
+          identity: `bench:${i + j}`,
+          soc: socs[(i + j) % socs.length]!,
+          status: (i + j) % 3 === 0 ? ('offline' as const) : ('online' as const),
+          kernel: '6.6.110',
+          createdAt: new Date(now - ROUTERS + i + j),
+        })),
+      });
+    }
+    const { secret } = await controller.tokens.create({ name: 'bench', owner: 'bench', scopes: ['read'], createdBy: 'bench' });
+    const result = await autocannon({
+      url: `${controller.httpUrl}/v1/routers?limit=100`,
+      connections: 10,
+      duration: SECONDS,
+      headers: { authorization: `Bearer ${secret}` },
+    });
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${label}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    return { label, requests: result.requests.total, rps: Math.round(result.requests.average), p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max };
+  } finally {
+    await controller.close();
+    await db.drop();
+  }
+}
+
+async function rolloutToFleet() {
+  const db = await createPostgresDatabase();
+  const [httpPort, grpcPort] = [await freePort(), await freePort()];
+  const server = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: repo,
+    env: {
+      ...process.env,
+      DATABASE_URL: db.databaseUrl,
+      REDIS_URL,
+      WRTFLEET_DATA_DIR: db.dataDir,
+      WRTFLEET_HTTP_PORT: String(httpPort),
+      WRTFLEET_GRPC_PORT: String(grpcPort),
+      WRTFLEET_INSECURE_AGENTS: 'true',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${httpPort}`;
+  let fleet: Awaited<ReturnType<typeof startSimulatedFleet>> = [];
+  try {
+    await until(async () => (await fetch(`${url}/healthz`)).ok, 30_000, 'controller');
+    const token = (await readFile(path.join(db.dataDir, 'admin-token'), 'utf8')).trim();
+    const api = async (p: string, method = 'GET', body?: unknown) =>
+      (await fetch(`${url}${p}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })).json() as Promise<any>;
+    const roots = await fixtureModels(defaultFixturesDir());
+    const perModel = Math.ceil(AGENTS / roots.length);
+    const connectStarted = Date.now();
+    fleet = await startSimulatedFleet({ controller: `127.0.0.1:${grpcPort}`, fixtureRoots: roots, perModel, reconnect: { jitterWindowMs: 2_000 } });
+    await until(async () => (await api(`/v1/routers?status=online&limit=500`)).items.length === 500 && fleet.every((r) => r.link.state === 'connected'), 120_000, 'fleet online');
+    const connectSeconds = (Date.now() - connectStarted) / 1000;
+    await api('/v1/profiles/bench', 'PUT', { spec: { l3Rewrite: { ttl: { value: 128 } } } });
+    const t0 = Date.now();
+    const rollout = await api('/v1/rollouts', 'POST', { profile: 'bench', selector: { all: true }, strategy: { canary: 10, batchSize: 250 } });
+    const done = await until(async () => {
+      const r = await api(`/v1/rollouts/${rollout.id}`);
+      return r.state === 'completed' ? r : undefined;
+    }, 120_000, 'rollout completed');
+    const seconds = (Date.now() - t0) / 1000;
+    return { agents: fleet.length, batches: done.batchCount, applied: done.counts.applied, failed: done.counts.failed, seconds, connectSeconds };
+  } finally {
+    await stopFleet(fleet);
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    await db.drop();
+  }
+}
+
+async function auditChain() {
+  const db = await createPostgresDatabase();
+  const controller = await startController(testConfig(db, { logLevel: 'silent', security: { insecureAgents: true } }), silent);
+  try {
+    // Build a real chain (hashes computed as AuditLog does), written in bulk: the benchmark is the verification.
+    let prevHash = GENESIS_HASH;
+    const start = Date.now() - EVENTS;
+    const batch: any[] = [];
+    const existing = await controller.db.prisma.auditEvent.findFirst({ orderBy: { seq: 'desc' } });
+    if (existing) prevHash = existing.hash;
+    for (let i = 0; i < EVENTS; i++) {
+      const event = {
+        id: randomUUID(),
+        at: new Date(start + i),
+        actor: i % 10 === 0 ? 'token:admin' : `agent:bench:${i % 997}`,
+        action: i % 10 === 0 ? 'profile.revised' : 'apply.applied',
+        targetType: 'router',
+        targetId: `r-${i % 997}`,
+        before: null,
+        after: { profile: 'bench', revision: 1 + (i % 7), status: 'applied' },
+        diff: null,
+        requestId: null,
+      };
+      const hash = eventHash(prevHash, event);
+      batch.push({ ...event, before: undefined, diff: undefined, prevHash, hash });
+      prevHash = hash;
+      if (batch.length === 5000) await controller.db.prisma.auditEvent.createMany({ data: batch.splice(0) });
+    }
+    if (batch.length) await controller.db.prisma.auditEvent.createMany({ data: batch.splice(0) });
+    const t0 = Date.now();
+    const verdict = await verifyAuditChain(controller.db.prisma);
+    const seconds = (Date.now() - t0) / 1000;
+    if (!verdict.ok) throw new Error(`chain did not verify: ${JSON.stringify(verdict.firstBroken)}`);
+    return { events: verdict.checked, seconds };
+  } finally {
+    await controller.close();
+    await db.drop();
+  }
+}
+
+console.log(`wrtfleet server benchmarks: ${ROUTERS} routers, ${AGENTS} agents, ${EVENTS} audit events, ${SECONDS}s load per run`);
+const lists = [await listLatency('PostgreSQL', await createPostgresDatabase()), await listLatency('PGlite (embedded)', await createPgliteDatabase())];
+console.log('\nGET /v1/routers?limit=100 (autocannon, 10 connections, loopback)');
+console.table(lists);
+const rollout = await rolloutToFleet();
+console.log(`\nrollout to ${rollout.agents} simulated agents over gRPC (PostgreSQL + BullMQ): ${rollout.seconds.toFixed(2)} s, ${rollout.batches} batches, ${rollout.applied} applied, ${rollout.failed} failed (fleet connected in ${rollout.connectSeconds.toFixed(1)} s)`);
+const chain = await auditChain();
+console.log(`\naudit chain verification: ${chain.events} events in ${chain.seconds.toFixed(2)} s (${Math.round(chain.events / chain.seconds)} events/s)`);
+process.exit(0);
