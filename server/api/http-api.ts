@@ -22,6 +22,8 @@ import { metricsPlugin, type ControllerMetrics } from './metrics.js';
 import { profilesPlugin } from './profiles.js';
 import { rolloutsPlugin } from './rollouts.js';
 import { routersPlugin } from './routers.js';
+import { queueBoardPlugin } from './queue-board.js';
+import { BullMqJobRunner } from '../jobs/bullmq-runner.js';
 
 export interface HttpApiDeps {
   db: PrismaClient;
@@ -102,5 +104,6 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
   await app.register(rolloutsPlugin, { rollouts: deps.rollouts, previews: deps.previews, db: deps.db });
   await app.register(auditPlugin, { db: deps.db });
   await app.register(metricsPlugin, { metrics: deps.metrics });
+  if (deps.jobs instanceof BullMqJobRunner) await app.register(queueBoardPlugin, { queue: deps.jobs.queue });
   return app as unknown as FastifyInstance;
 }

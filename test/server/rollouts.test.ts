@@ -180,6 +180,15 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
     expect(lines.map((e) => Number(e.seq))).toEqual([...lines.map((e) => Number(e.seq))].sort((a, b) => a - b));
   });
 
+  it('mounts Bull Board for the Redis queue, for admin tokens only', async () => {
+    const board = await fetch(`${controller.httpUrl}/admin/queues`, { headers: { authorization: `Bearer ${token}` } });
+    expect(board.status).toBe(200);
+    expect(await board.text()).toMatch(/bull/i);
+    const { secret } = await controller.tokens.create({ name: 'reader', owner: 'reader', scopes: ['read'], createdBy: 'test' });
+    expect((await fetch(`${controller.httpUrl}/admin/queues`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(403);
+    expect((await fetch(`${controller.httpUrl}/admin/queues`)).status).toBe(401);
+  });
+
   it('serves Prometheus metrics', async () => {
     const m = await api('/metrics');
     expect(m.status).toBe(200);
