@@ -19,10 +19,8 @@ import { collectFacts } from './facts/index.js';
 import { FixtureHost } from './host/fixture-host.js';
 import type { RouterHost } from './host/host.js';
 import { LocalHost } from './host/local-host.js';
-import { loadProxyConfig, ProxyConfigError, startProxy } from './proxy/index.js';
 import { probeCapabilities } from './probe/index.js';
 import { RouterAgent } from './router-agent.js';
-import { defaultFixturesDir, fixtureModels, startSimulatedFleet, stopFleet } from './simulated-fleet.js';
 
 const USAGE = `usage: agent facts [--root DIR]
        agent run --controller HOST:PORT [--root DIR] [--identity ID] [--name NAME] [--placement on_router|proxy]
@@ -98,6 +96,8 @@ switch (command) {
     break;
   }
   case 'fleet': {
+    // Lazily, like proxy: the simulated fleet (and its enrollment/x509 code) is not part of an agent's idle footprint.
+    const { defaultFixturesDir, fixtureModels, startSimulatedFleet, stopFleet } = await import('./simulated-fleet.js');
     if (!values.controller) fail('--controller is required');
     const perModel = Number(values['per-model']);
     if (!Number.isInteger(perModel) || perModel < 1 || perModel > 10_000) fail('--per-model must be an integer from 1 to 10000');
@@ -108,6 +108,9 @@ switch (command) {
     break;
   }
   case 'proxy': {
+    // Loaded here only: ssh2 costs ~18 MB at import (its poly1305 WebAssembly heap), which the
+    // on-router placement, with its 50 MB budget, never needs.
+    const { loadProxyConfig, ProxyConfigError, startProxy } = await import('./proxy/index.js');
     if (!values.config) fail('--config is required');
     let config;
     try {

@@ -1,6 +1,6 @@
 import type { ChannelCredentials } from '@grpc/grpc-js';
 import { DatapathState_Mode, type LiveState as LiveStateMessage } from '../proto/gen/wrtfleet/agent/v1/agent.js';
-import { readLive, type DatapathPaths } from './apply/live.js';
+import { forgetOffloadSupport, readLive, type DatapathPaths } from './apply/live.js';
 import { ApplyManager } from './apply/manager.js';
 import { FileStateStore, MemoryStateStore, type StateStore } from './apply/state-store.js';
 import type { TransactionOptions } from './apply/transaction.js';
@@ -115,6 +115,7 @@ export class RouterAgent {
   }
 
   private async probe(): Promise<void> {
+    forgetOffloadSupport(this.options.host);
     this.probed = await probeCapabilities(this.options.host, { ...this.options.paths, endian: this.facts?.endian });
   }
 

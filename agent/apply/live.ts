@@ -6,7 +6,7 @@
  */
 import { ebpfStatus, eligibleInterfaces, NFT_FAMILY, NFT_TABLE, type DatapathEvidence } from '../datapath/index.js';
 import type { RouterHost } from '../host/host.js';
-import { readOffload, type OffloadState } from '../offload/index.js';
+import { offloadSupport, readOffload, type OffloadState, type OffloadSupport } from '../offload/index.js';
 
 export interface DatapathPaths {
   pinRoot?: string;
@@ -46,11 +46,32 @@ export async function readNft(host: RouterHost): Promise<LiveNft> {
   return { present: true, ruleset: r.stdout, interfaces: [...interfaces].sort(), rules };
 }
 
+/**
+ * Whether uci/fw4 exist and the kernel has flowtables does not change while the router runs;
+ * asking costs three commands (over SSH on every snapshot and verify), so it is asked once per
+ * host and again only after forgetOffloadSupport (REPROBE).
+ */
+const supportCache = new WeakMap<RouterHost, Promise<OffloadSupport>>();
+
+export function cachedOffloadSupport(host: RouterHost): Promise<OffloadSupport> {
+  let p = supportCache.get(host);
+  if (!p) {
+    p = offloadSupport(host);
+    supportCache.set(host, p);
+    p.catch(() => supportCache.delete(host));
+  }
+  return p;
+}
+
+export function forgetOffloadSupport(host: RouterHost): void {
+  supportCache.delete(host);
+}
+
 export async function readLive(host: RouterHost, paths: DatapathPaths = {}): Promise<LiveState> {
   const [ebpf, nft, offload, elig] = await Promise.all([
     ebpfStatus(host, paths),
     readNft(host),
-    readOffload(host),
+    cachedOffloadSupport(host).then((support) => readOffload(host, support)),
     eligibleInterfaces(host).catch(() => ({ eligible: [], skipped: [] })),
   ]);
   return { ebpf, nft, offload, eligible: elig.eligible.map((e) => e.ifname).sort() };

@@ -25,7 +25,6 @@ import {
 import type { AgentBody } from '../controller-link.js';
 import type { RouterHost } from '../host/host.js';
 import { resolvePlan, type Plan, type PlanRouter } from '../plan.js';
-import { validateProfileSpec } from '../profile-spec.js';
 import { readLive, type DatapathPaths } from './live.js';
 import type { AgentState, OutboxEntry, StateStore } from './state-store.js';
 import {
@@ -159,6 +158,8 @@ export class ApplyManager extends EventEmitter {
   }
 
   private async planFor(desired: Pick<DesiredState, 'spec'>): Promise<{ plan: Plan; spec: AppliedRecord['spec'] } | { error: string }> {
+    // Loaded on the first DesiredState: the schema compiler (TypeBox) is several MB of an idle agent's RSS.
+    const { validateProfileSpec } = await import('../profile-spec.js');
     const validation = validateProfileSpec(desired.spec ?? {});
     if (!validation.ok) return { error: `invalid profile spec: ${validation.errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; ')}` };
     const router = await this.options.router();

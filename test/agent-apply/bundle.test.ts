@@ -62,6 +62,6 @@ describe('agent bundle', () => {
     expect(uci).toMatch(/^config agent 'main'$/m);
     expect(uci).toMatch(/option controller /);
     const unit = readFileSync(join(DIST, 'systemd/wrtfleet-proxy.service'), 'utf8');
-    expect(unit).toMatch(/^ExecStart=\/usr\/bin\/node \/opt\/wrtfleet\/agent\/agent\.mjs proxy --config \/etc\/wrtfleet\/proxy\.yaml$/m);
+    expect(unit).toMatch(/^ExecStart=\/usr\/bin\/node --max-semi-space-size=1 --single-threaded-gc \/opt\/wrtfleet\/agent\/agent\.mjs proxy --config \/etc\/wrtfleet\/proxy\.yaml$/m);
   });
 });

@@ -37,8 +37,11 @@ export class FakeController {
   autoConfirm = true;
   telemetryIntervalSeconds = 0;
 
+  /** Loopback by default; an address on a veth we created when an agent runs in another namespace. */
+  bindHost = '127.0.0.1';
+
   get address(): string {
-    return `127.0.0.1:${this.port}`;
+    return `${this.bindHost}:${this.port}`;
   }
 
   async start(port = this.port): Promise<void> {
@@ -48,7 +51,7 @@ export class FakeController {
       enroll: (_call: unknown, cb: (err: { code: number; details: string }) => void) => cb({ code: status.UNIMPLEMENTED, details: 'no enrollment here' }),
     });
     this.port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+      server.bindAsync(`${this.bindHost}:${port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
     );
     this.server = server;
   }
