@@ -57,6 +57,8 @@ export interface ApplyManagerOptions {
 
 type Json = Record<string, unknown>;
 
+const MAX_QUEUED_DRIFT_REPORTS = 20;
+
 /** Struct-safe copy: no undefined, no bigint, no class instances. */
 function jsonSafe(value: unknown): Json {
   return JSON.parse(JSON.stringify(value ?? {}, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as Json;
@@ -117,13 +119,27 @@ export class ApplyManager extends EventEmitter {
   // ------------------------------------------------------------------ outbox
 
   private async deliver(entry: OutboxEntry): Promise<void> {
-    this.current.outbox.push(entry);
+    const st = this.current;
+    st.outbox.push(entry);
+    // An agent offline for days must not grow its state file with drift reports: keep the latest few.
+    const drift = st.outbox.filter((e) => e.$case === 'driftReport');
+    if (drift.length > MAX_QUEUED_DRIFT_REPORTS) {
+      const drop = new Set(drift.slice(0, drift.length - MAX_QUEUED_DRIFT_REPORTS));
+      st.outbox = st.outbox.filter((e) => !drop.has(e));
+    }
     await this.save();
     await this.flush();
   }
 
-  /** Sends what the controller has not heard yet (call on every Welcome). */
-  async flush(): Promise<void> {
+  private flushing: Promise<void> = Promise.resolve();
+
+  /** Sends what the controller has not heard yet (call on every Welcome). Serialized: an entry is never sent twice. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.flushOnce()).catch((err: unknown) => this.log(`flush: ${(err as Error).message}`));
+    return this.flushing;
+  }
+
+  private async flushOnce(): Promise<void> {
     const st = this.state;
     if (!st || st.outbox.length === 0) return;
     const remaining: OutboxEntry[] = [];

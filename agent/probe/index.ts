@@ -92,6 +92,9 @@ async function probeEbpf(host: RouterHost, helper: string, pinRoot: string, opts
   if (bpftool.code !== 0) return { loaded: false, object, error: bpftool.code === 127 ? 'bpftool is not installed (OpenWrt: bpftool-minimal or bpftool-full)' : `bpftool version failed: ${bpftool.stderr.trim()}` };
   // wf-tcx mkdir mounts bpffs when it is not mounted yet (OpenWrt mounts it at boot, not every image does).
   const mk = await host.run([helper, 'mkdir', pinRoot]);
+  if (mk.code === 127) {
+    return { loaded: false, object, error: `the wf-tcx helper is not on the router at ${helper} (the datapath needs it for bpffs and TCX: cross-compile bpf/tcx-helper for the router's CPU, install it, and set paths.helper)` };
+  }
   if (mk.code !== 0) return { loaded: false, object, error: `bpffs not available: ${(mk.stdout || mk.stderr).trim()}` };
 
   const tag = randomBytes(4).toString('hex');
