@@ -316,7 +316,10 @@ export class SshHost implements RouterHost {
           if (done) return;
           done = true;
           clearTimeout(timer);
-          const stderr = timedOut ? `${err}${err && !err.endsWith('\n') ? '\n' : ''}timed out after ${timeoutMs} ms (remote command killed)` : err;
+          const sep = err && !err.endsWith('\n') ? '\n' : '';
+          // A channel closed without an exit status because the connection died: say so, or the caller sees a silent failure.
+          const lost = !timedOut && code === null && this.client !== client;
+          const stderr = timedOut ? `${err}${sep}timed out after ${timeoutMs} ms (remote command killed)` : lost ? `${err}${sep}${this.description}: connection lost during the command` : err;
           resolve({ code: timedOut ? null : code, stdout: Buffer.concat(out), stderr });
         };
         let exitCode: number | null = null;

@@ -170,6 +170,21 @@ describe('timeouts, keepalives, reconnects', () => {
     expect(h.connectAttempts).toBe(2);
   });
 
+  it('a connection that dies during a command is reported as lost, and the next command reconnects', async () => {
+    const h = host({ backoff: { initialMs: 50, maxMs: 500 } });
+    await h.run(['true']);
+    const pending = h.run(['sleep', '30'], { timeoutMs: 20_000 });
+    await new Promise((r) => setTimeout(r, 300));
+    // Reset the TCP connection from the router's side (ss -K needs CONFIG_INET_DIAG_DESTROY).
+    const kill = await sh(['ip', 'netns', 'exec', router.ns.router, 'ss', '-K', 'dst', router.addr.host]).catch((e: Error) => e.message);
+    const r = await pending;
+    expect(r.code, String(kill)).toBeNull();
+    expect(r.stderr).toMatch(/connection lost during the command/);
+    await new Promise((r2) => setTimeout(r2, 100));
+    expect((await h.run(['echo', 'again'])).stdout).toBe('again\n');
+    expect(h.connectAttempts).toBe(2);
+  });
+
   it('connection refused backs off exponentially and recovers once sshd is back', async () => {
     const h = host({ backoff: { initialMs: 300, maxMs: 1_200 } });
     await router.stopSshd();
