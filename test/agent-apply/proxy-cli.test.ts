@@ -49,6 +49,8 @@ describe('one proxy process, two routers over SSH (real CLI)', () => {
   let stderr = '';
 
   beforeAll(async () => {
+    // Welcome names a 1 s telemetry interval: each router's agent must send on it.
+    controller.telemetryIntervalSeconds = 1;
     await Promise.all([a.start(), b.start(), controller.start()]);
     const yaml = [
       `stateDir: ./state`,
@@ -114,6 +116,15 @@ describe('one proxy process, two routers over SSH (real CLI)', () => {
     await eventually(async () => existsSync(join(dir, 'state/site-a_r1.json')) && existsSync(join(dir, 'state/site-b_r1.json')), 5_000, 'state files');
     const sb = JSON.parse(readFileSync(join(dir, 'state/site-b_r1.json'), 'utf8')) as { applied: { revision: number; plan: { datapath: { programs: unknown[] } } } };
     expect(sb.applied.plan.datapath.programs).toHaveLength(3);
+  });
+
+  it('telemetry arrives per router on the interval the Welcome named, with per-program counters', async () => {
+    const base = controller.telemetry('site-a:r1').length;
+    await eventually(async () => controller.telemetry('site-a:r1').length >= base + 2, 10_000, 'two more telemetry messages from site a');
+    const t = controller.telemetry('site-a:r1').at(-1)!;
+    expect(t.programs.map((p) => p.program).sort()).toEqual(['wan0/clear_tcp_syn_ts', 'wan0/set_ip_id_zero', 'wan0/set_ip_ttl', 'wan0/set_tcp_syn_window']);
+    expect(t.agentRssBytes).toBeGreaterThan(0);
+    expect(controller.telemetry('site-b:r1').at(-1)!.programs).toHaveLength(3);
   });
 
   it("one router's SSH going away does not disturb the other", async () => {
