@@ -288,7 +288,15 @@ try {
   if (only.includes('apply')) await benchApply(bundle);
   if (only.includes('proxy')) await benchProxy(bundle);
   if (only.includes('reconnect')) await benchReconnect();
-  writeFileSync(join(process.cwd(), 'bench/agent/results.json'), `${JSON.stringify({ at: new Date().toISOString(), kernel: readFileSync('/proc/sys/kernel/osrelease', 'utf8').trim(), node: process.version, ...results }, null, 2)}\n`);
+  // Merged into the previous results, so a partial run (WF_BENCH_ONLY) replaces only what it measured.
+  const file = join(process.cwd(), 'bench/agent/results.json');
+  let previous: Record<string, unknown> = {};
+  try {
+    previous = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch {
+    /* first run */
+  }
+  writeFileSync(file, `${JSON.stringify({ ...previous, at: new Date().toISOString(), kernel: readFileSync('/proc/sys/kernel/osrelease', 'utf8').trim(), node: process.version, ...results }, null, 2)}\n`);
   console.log('results: bench/agent/results.json');
 } finally {
   rmSync(work, { recursive: true, force: true });
