@@ -20,6 +20,8 @@ import { DesiredStateDelivery } from './rollouts/desired-state.js';
 import { RolloutEngine, SWEEP_JOB } from './rollouts/rollout-engine.js';
 import { openDatabase, type Database } from './storage/index.js';
 import { LOG_REDACTION } from './secrets/redaction.js';
+import { OnboardingService, type OnboardingOptions } from './onboarding/onboarding-service.js';
+import { loadDataKey, SecretBox } from './secrets/secret-box.js';
 
 export interface Controller {
   config: ControllerConfig;
@@ -33,6 +35,8 @@ export interface Controller {
   profiles: ProfileStore;
   rollouts: RolloutEngine;
   jobs: JobRunner;
+  /** Onboarding routers over SSH (issue 7), with the controller-hosted proxy agents. */
+  onboarding: OnboardingService;
   /** Set on the first start of an empty database: where the bootstrap admin token was written. */
   adminTokenFile: string | null;
   /** http://host:port of the REST API as actually bound (port 0 picks a free one). */
@@ -57,7 +61,7 @@ export function createLogger(level: string): Logger {
  * API. Several replicas may share one PostgreSQL; every cross-replica fact (who is online,
  * the audit chain) lives in the database, never only in this process.
  */
-export async function startController(config: ControllerConfig, logger: Logger = createLogger(config.logLevel)): Promise<Controller> {
+export async function startController(config: ControllerConfig, logger: Logger = createLogger(config.logLevel), extras: { onboarding?: OnboardingOptions } = {}): Promise<Controller> {
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : `${config.dataDir}/pglite`,
@@ -109,7 +113,11 @@ export async function startController(config: ControllerConfig, logger: Logger =
   });
   const metrics = new ControllerMetrics(db.prisma, gateway, jobs);
   registry.onApplyResult(async (_routerId, _revisionId, status, _error, seconds) => metrics.observeApply(status, seconds));
-  const http = await createHttpApi({ ...security.http, directory, tokens, profiles, previews, rollouts, audit, jobs, gateway, metrics, db: db.prisma, logger: logger.child({ component: 'http' }) });
+  let grpcAddress = '';
+  // The data key again (startSecurity keeps its SecretBox private): seals onboarding secrets in the job queue.
+  const box = new SecretBox(await loadDataKey({ dataDir: config.dataDir, dataKey: security.settings.dataKey }), SecretBox.fromBase64(security.settings.previousDataKeys));
+  const onboarding = new OnboardingService({ db: db.prisma, audit, jobs, security, box, grpcAddress: () => grpcAddress, dataDir: config.dataDir, log: logger.child({ component: 'onboarding' }), options: extras.onboarding });
+  const http = await createHttpApi({ ...security.http, onboarding, directory, tokens, profiles, previews, rollouts, audit, jobs, gateway, metrics, db: db.prisma, logger: logger.child({ component: 'http' }) });
 
   let grpcPort: number;
   try {
@@ -139,8 +147,9 @@ export async function startController(config: ControllerConfig, logger: Logger =
   sweeper.unref();
 
   const httpUrl = `http://${config.httpHost}:${httpPort}`;
-  const grpcAddress = `${config.grpcHost}:${grpcPort}`;
+  grpcAddress = `${config.grpcHost}:${grpcPort}`;
   security.attach(gateway, grpcAddress);
+  await onboarding.start();
   logger.info({ httpUrl, grpcAddress, docs: `${httpUrl}/docs` }, 'controller listening');
 
   let closing: Promise<void> | undefined;
@@ -155,6 +164,7 @@ export async function startController(config: ControllerConfig, logger: Logger =
     profiles,
     rollouts,
     jobs,
+    onboarding,
     adminTokenFile,
     httpUrl,
     grpcAddress,
@@ -162,6 +172,7 @@ export async function startController(config: ControllerConfig, logger: Logger =
       closing ??= (async () => {
         clearInterval(sweeper);
         security.stop();
+        await onboarding.close();
         await gateway.stop();
         await registry.close();
         await http.close();

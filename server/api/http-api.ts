@@ -24,6 +24,9 @@ import { rolloutsPlugin } from './rollouts.js';
 import { routersPlugin } from './routers.js';
 import { queueBoardPlugin } from './queue-board.js';
 import { BullMqJobRunner } from '../jobs/bullmq-runner.js';
+import type { OnboardingService } from '../onboarding/onboarding-service.js';
+import { jobsPlugin } from './jobs.js';
+import { onboardingPlugin } from './onboarding.js';
 
 export interface HttpApiDeps {
   db: PrismaClient;
@@ -36,6 +39,8 @@ export interface HttpApiDeps {
   jobs: JobRunner;
   gateway: AgentGateway;
   metrics: ControllerMetrics;
+  /** Onboarding over SSH and its jobs (issue 7). */
+  onboarding?: OnboardingService;
   logger: Logger;
   /** Largest accepted request body; larger ones get 413. */
   bodyLimitBytes?: number;
@@ -104,6 +109,10 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
   await app.register(rolloutsPlugin, { rollouts: deps.rollouts, previews: deps.previews, db: deps.db });
   await app.register(auditPlugin, { db: deps.db });
   await app.register(metricsPlugin, { metrics: deps.metrics });
+  if (deps.onboarding) {
+    await app.register(onboardingPlugin, { onboarding: deps.onboarding });
+    await app.register(jobsPlugin, { db: deps.db, onboarding: deps.onboarding });
+  }
   if (deps.jobs instanceof BullMqJobRunner) await app.register(queueBoardPlugin, { queue: deps.jobs.queue });
   return app as unknown as FastifyInstance;
 }

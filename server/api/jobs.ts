@@ -1,0 +1,85 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import type { OnboardingService } from '../onboarding/onboarding-service.js';
+import { ApiError, errorBodySchema } from './errors.js';
+
+const IdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
+
+const JobView = Type.Object({
+  id: Type.String(),
+  kind: Type.String(),
+  state: Type.String(),
+  step: Type.Union([Type.String(), Type.Null()]),
+  percent: Type.Integer(),
+  message: Type.Union([Type.String(), Type.Null()]),
+  input: Type.Unknown(),
+  result: Type.Unknown(),
+  error: Type.Union([Type.String(), Type.Null()]),
+  cancelRequested: Type.Boolean(),
+  createdBy: Type.String(),
+  createdAt: Type.String(),
+  finishedAt: Type.Union([Type.String(), Type.Null()]),
+});
+
+type Row = { id: string; kind: string; state: string; step: string | null; percent: number; message: string | null; input: unknown; result: unknown; error: string | null; cancelRequested: boolean; createdBy: string; createdAt: Date; finishedAt: Date | null };
+
+const view = (j: Row) => ({ ...j, createdAt: j.createdAt.toISOString(), finishedAt: j.finishedAt?.toISOString() ?? null });
+
+/** Jobs (onboarding today): state, live progress over server-sent events, cancel. */
+export const jobsPlugin: FastifyPluginAsyncTypebox<{ db: PrismaClient; onboarding: OnboardingService }> = async (app, { db, onboarding }) => {
+  const find = async (id: string) => {
+    const j = await db.job.findUnique({ where: { id } });
+    if (!j) throw new ApiError(404, 'not_found', `no job ${id}`);
+    return j as Row;
+  };
+
+  app.get('/v1/jobs/:id', { schema: { tags: ['routers'], summary: 'A job: state, step, percent, message, result', params: IdParam, response: { 200: JobView, 404: errorBodySchema } } }, async (request) =>
+    view(await find(request.params.id)),
+  );
+
+  app.post(
+    '/v1/jobs/:id/cancel',
+    {
+      config: { scope: 'write' },
+      schema: { tags: ['routers'], summary: 'Cancel a job: it stops between steps and rolls back what it did', params: IdParam, response: { 202: JobView, 404: errorBodySchema, 409: errorBodySchema } },
+    },
+    async (request, reply) => {
+      const outcome = await onboarding.cancel(request.params.id, request.actor.id, request.id);
+      if (outcome === null) throw new ApiError(404, 'not_found', `no job ${request.params.id}`);
+      if (outcome === 'finished') throw new ApiError(409, 'conflict', `job ${request.params.id} has already finished`);
+      return reply.status(202).send(view(await find(request.params.id)));
+    },
+  );
+
+  app.get(
+    '/v1/jobs/:id/events',
+    { schema: { tags: ['routers'], summary: 'Live progress as server-sent events (event: progress, data: {state, step, percent, message}); ends with the job', params: IdParam, produces: ['text/event-stream'] } },
+    async (request, reply) => {
+      let job: Row | null = await find(request.params.id);
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+      let closed = false;
+      request.raw.on('close', () => (closed = true));
+      let last = '';
+      let idle = 0;
+      // Read from the database: right whichever replica (or BullMQ worker) runs the job.
+      while (!closed && job) {
+        const data = JSON.stringify({ state: job.state, step: job.step, percent: job.percent, message: job.message });
+        if (data !== last) {
+          res.write(`event: progress\ndata: ${data}\n\n`);
+          last = data;
+          idle = 0;
+        } else if (++idle % 60 === 0) res.write(': keepalive\n\n');
+        if (TERMINAL.has(job.state)) break;
+        await new Promise((r) => setTimeout(r, 250));
+        job = (await db.job.findUnique({ where: { id: request.params.id } })) as Row | null;
+      }
+      if (!closed) {
+        res.write(`event: end\ndata: ${JSON.stringify({ state: job?.state ?? 'unknown', message: job?.message ?? null, error: job?.error ?? null, result: job?.result ?? null })}\n\n`);
+        res.end();
+      }
+    },
+  );
+};

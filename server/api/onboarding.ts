@@ -1,0 +1,71 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { OnboardingService } from '../onboarding/onboarding-service.js';
+import { ApiError, errorBodySchema } from './errors.js';
+
+const Printable = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^[^\\u0000-\\u001f\\u007f]+$' });
+
+export const OnboardingBody = Type.Object(
+  {
+    host: Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:_\\[\\]-]+$' }),
+    port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+    user: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$' })),
+    password: Type.Optional(Printable(1024)),
+    privateKey: Type.Optional(Type.String({ minLength: 1, maxLength: 16 * 1024 })),
+    passphrase: Type.Optional(Printable(1024)),
+    hostKeyFingerprint: Type.Optional(Type.String({ pattern: '^SHA256:[A-Za-z0-9+/]{43}=?$', description: 'Expected host key, as `ssh-keygen -lf` prints it; without it the first key seen is pinned' })),
+    tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]*$' }), { maxItems: 32 })),
+    placement: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('on-router'), Type.Literal('proxy')])),
+    install: Type.Optional(Type.Boolean({ description: 'Install missing packages (opkg/apk); otherwise report them' })),
+    identity: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._:,@/+-]*$' })),
+    name: Type.Optional(Printable(128)),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * `POST /v1/onboarding`: starts an onboarding job (issue 7). The password or key is sealed
+ * for the job and never stored in Job.input, returned, logged or audited (the route's body is
+ * covered by the logger's redaction of `password`, `privateKey`, `passphrase`).
+ */
+export const onboardingPlugin: FastifyPluginAsyncTypebox<{ onboarding: OnboardingService }> = async (app, { onboarding }) => {
+  app.post(
+    '/v1/onboarding',
+    {
+      config: { scope: 'write' },
+      schema: {
+        tags: ['routers'],
+        summary: 'Onboard a router over SSH (a job: connect, facts, packages, placement, first Hello, first plan)',
+        body: OnboardingBody,
+        response: { 202: Type.Object({ jobId: Type.String(), events: Type.String() }), 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema },
+      },
+    },
+    async (request, reply) => {
+      const b = request.body;
+      if (!b.password === !b.privateKey) {
+        throw new ApiError(400, 'invalid_request', 'invalid body parameter: give exactly one of password or privateKey', [{ path: '/password', in: 'body', message: 'exactly one of password, privateKey' }]);
+      }
+      if (b.passphrase && !b.privateKey) throw new ApiError(400, 'invalid_request', 'invalid body parameter: passphrase goes with privateKey', [{ path: '/passphrase', in: 'body', message: 'only with privateKey' }]);
+      if (b.privateKey && !/^-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]+-----END [A-Z0-9 ]*PRIVATE KEY-----\s*$/.test(b.privateKey.trim())) {
+        throw new ApiError(400, 'invalid_request', 'invalid body parameter: privateKey must be a PEM or OpenSSH private key', [{ path: '/privateKey', in: 'body', message: 'not a PEM/OpenSSH private key' }]);
+      }
+      const { id } = await onboarding.create(
+        {
+          host: b.host,
+          port: b.port ?? 22,
+          user: b.user ?? 'root',
+          authType: b.password ? 'password' : 'privateKey',
+          hostKeyFingerprint: b.hostKeyFingerprint,
+          tags: b.tags ?? [],
+          placement: b.placement ?? 'auto',
+          install: b.install ?? false,
+          identity: b.identity,
+          name: b.name,
+        },
+        { password: b.password, privateKey: b.privateKey, passphrase: b.passphrase },
+        request.actor.id,
+        request.id,
+      );
+      return reply.status(202).send({ jobId: id, events: `/v1/jobs/${id}/events` });
+    },
+  );
+};
