@@ -165,10 +165,22 @@ export class RouterAgent {
       proxyHost: this.options.proxyHost,
       facts,
       predicted,
-      probed: this.probed ? { flags: { ...predicted, ...this.probed.flags }, reasons: { ...predicted.reasons, ...this.probed.reasons } } : undefined,
+      probed: this.probed ? this.probedForHello(predicted) : undefined,
       applied: this.manager.appliedRevision(),
       live: await this.liveMessage().catch(() => undefined),
     });
+  }
+
+  /**
+   * The probed set as the contract carries it: four flags. Hardware offload cannot be probed
+   * without switching it on (fw4 checks at reload), so where the probe left a flag open the
+   * prediction stands in and the reason says so.
+   */
+  private probedForHello(predicted: PredictedCapabilities) {
+    const names = ['hardwareOffload', 'softwareOffload', 'ebpf', 'tcx'] as const;
+    const flags = Object.fromEntries(names.map((n) => [n, this.probed!.flags[n] ?? predicted[n]])) as Record<(typeof names)[number], boolean>;
+    const reasons = Object.fromEntries(names.map((n) => [n, this.probed!.reasons[n] ?? `not probed on the device (${n === 'hardwareOffload' ? 'fw4 checks it only when it is switched on' : 'no probe'}); predicted: ${predicted.reasons[n]}`]));
+    return { flags, reasons };
   }
 
   private startTelemetry(intervalSeconds: number): void {
