@@ -20,6 +20,7 @@ import { checkWire } from '../datapath/wire.js';
 import { eventually } from '../support/controller.js';
 import { FakeController } from '../support/fake-controller.js';
 import { capture, fullState } from '../support/router-state.js';
+import { FaultHost, nth } from '../support/fault-host.js';
 import { sh } from '../support/ssh-router.js';
 
 const id = randomBytes(3).toString('hex');
@@ -28,7 +29,9 @@ const octet = 1 + (randomBytes(1)[0]! % 250);
 const ADDR = { wan: `10.202.${octet}.1`, peer: `10.202.${octet}.2` };
 const pinRoot = `/sys/fs/bpf/wrtfleet/test-onr-${id}`;
 const local = new LocalHost();
-const host = new NetnsHost(local, ns.router);
+const netns = new NetnsHost(local, ns.router);
+/** The agent's host: the namespace, with a switch to make one command fail. */
+const host = new FaultHost(netns);
 const controller = new FakeController();
 const work = mkdtempSync(join(tmpdir(), 'wf-onr-'));
 const ID = `on-router:${id}`;
@@ -126,6 +129,18 @@ describe('on-router placement (NetnsHost in a namespace)', () => {
       await controller.start(controller.port);
     }
     await eventually(async () => controller.results(ID).some((x) => x.status === ApplyResult_Status.STATUS_ROLLED_BACK), 15_000, 'ROLLED_BACK reported');
+  });
+
+  it('a failure in the middle of switching to nftables (eBPF already detached) restores the TCX chain exactly', async () => {
+    await eventually(async () => controller.connected(ID), 10_000, 'reconnected');
+    const before = await state();
+    host.fault = nth((argv) => argv[0] === 'nft' && argv[1] === '-f', 1, { fail: { code: 1, stdout: '', stderr: 'Error: injected: Could not process rule: No buffer space available' } });
+    const r = await push({ l3Rewrite: { ebpf: 'off', ttl: { value: 71 } } });
+    host.fault = undefined;
+    expect(r.status).toBe(ApplyResult_Status.STATUS_FAILED);
+    expect(r.error).toMatch(/injected: Could not process rule[\s\S]*previous state restored and verified/);
+    expect(await state()).toEqual(before);
+    expect(await tcxCount()).toBe(4);
   });
 
   it('drift: a TCX program detached by hand is reported, and REPROBE answers', async () => {
