@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { ApiCallError, ApiClient } from './api-client.js';
 import { progressBar, table } from './output.js';
+import { parseInventory } from '../onboarding/inventory.js';
 
 const USAGE = `usage: wrtfleet [--url URL] [--token TOKEN] [--json] <command>
 
@@ -30,6 +31,8 @@ const USAGE = `usage: wrtfleet [--url URL] [--token TOKEN] [--json] <command>
   audit ls [--router ID] [--profile NAME] [--rollout ID] [--actor A] [--from ISO] [--to ISO] [--limit N]
   audit verify
   audit export [-o FILE] [filters as for ls]
+  onboard --host H [--port P] [--user U] (--password-file F | --key-file F) [--fingerprint SHA256:..] [--tag T]... [--placement auto|on-router|proxy] [--install]
+  onboard --inventory FILE.csv|yaml [--concurrency N]   many routers; prints a summary
 
 SELECTOR: --all | --id ID... --soc SOC... --openwrt VER... --tag TAG...`;
 
@@ -66,6 +69,16 @@ const { values: opts, positionals } = (() => {
         from: { type: 'string' },
         to: { type: 'string' },
         output: { type: 'string', short: 'o' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        user: { type: 'string' },
+        'password-file': { type: 'string' },
+        'key-file': { type: 'string' },
+        fingerprint: { type: 'string' },
+        placement: { type: 'string' },
+        install: { type: 'boolean', default: false },
+        inventory: { type: 'string' },
+        concurrency: { type: 'string' },
       },
     });
   } catch (err) {
@@ -145,6 +158,90 @@ async function watchRollout(api: ApiClient, id: string): Promise<number> {
   return last.state === 'completed' ? 0 : 3;
 }
 
+/** Follows a job's server-sent events; a progress bar on a terminal, lines otherwise. Returns the end event. */
+async function followJob(api: ApiClient, id: string, show: boolean): Promise<{ state: string; message: string | null; error: string | null }> {
+  const res = await api.raw('GET', `/v1/jobs/${id}/events`);
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const tty = show && process.stderr.isTTY && !opts.json;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let cut: number;
+    while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      const frame = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      const event = /^event: (.+)$/m.exec(frame)?.[1];
+      const data = /^data: (.+)$/m.exec(frame)?.[1];
+      if (!data) continue;
+      const d = JSON.parse(data);
+      if (event === 'end') {
+        if (tty) process.stderr.write('\n');
+        return d;
+      }
+      if (!show) continue;
+      const line = `${progressBar(d.percent, 100)}  ${d.step ?? ''}  ${d.message ?? ''}`;
+      if (opts.json) console.log(JSON.stringify(d));
+      else if (tty) process.stderr.write(`\r\x1b[2K${line}`);
+      else console.error(line);
+    }
+  }
+  return { state: 'unknown', message: 'the event stream ended early', error: null };
+}
+
+async function onboardBody(e: { host: string; port?: number; user?: string; passwordFile?: string; keyFile?: string; fingerprint?: string; tags: string[]; placement?: string; install?: boolean; identity?: string; name?: string }) {
+  if (!e.passwordFile === !e.keyFile) throw new UsageError(`${e.host}: give exactly one of --password-file or --key-file`);
+  const secret = (await readFile((e.passwordFile ?? e.keyFile)!, 'utf8'));
+  return {
+    host: e.host,
+    ...(e.port ? { port: e.port } : {}),
+    ...(e.user ? { user: e.user } : {}),
+    ...(e.passwordFile ? { password: secret.replace(/\r?\n$/, '') } : { privateKey: secret }),
+    ...(e.fingerprint ? { hostKeyFingerprint: e.fingerprint } : {}),
+    ...(e.tags.length ? { tags: e.tags } : {}),
+    ...(e.placement ? { placement: e.placement } : {}),
+    ...(e.install ? { install: true } : {}),
+    ...(e.identity ? { identity: e.identity } : {}),
+    ...(e.name ? { name: e.name } : {}),
+  };
+}
+
+async function onboard(api: ApiClient): Promise<number> {
+  if (!opts.inventory) {
+    if (!opts.host) throw new UsageError('onboard needs --host (or --inventory FILE)');
+    const body = await onboardBody({ host: opts.host, port: intOpt('port', opts.port), user: opts.user, passwordFile: opts['password-file'], keyFile: opts['key-file'], fingerprint: opts.fingerprint, tags: opts.tag ?? [], placement: opts.placement, install: opts.install });
+    const { jobId } = await api.call('POST', '/v1/onboarding', body);
+    if (!opts.json) console.error(`onboarding job ${jobId}`);
+    const end = await followJob(api, jobId, true);
+    print(end, () => `${opts.host}: ${end.state}: ${end.error ?? end.message}`);
+    return end.state === 'succeeded' ? 0 : 3;
+  }
+  const entries = parseInventory(opts.inventory, await readFile(opts.inventory, 'utf8'));
+  const concurrency = intOpt('concurrency', opts.concurrency) ?? 10;
+  if (concurrency < 1) throw new UsageError('--concurrency must be at least 1');
+  const results: { host: string; state: string; reason: string | null; jobId: string | null }[] = [];
+  let next = 0;
+  const started = Date.now();
+  // Bounded: at most `concurrency` jobs in flight, each followed to its end before the next starts.
+  const worker = async () => {
+    while (next < entries.length) {
+      const e = entries[next++]!;
+      try {
+        const { jobId } = await api.call('POST', '/v1/onboarding', await onboardBody(e));
+        const end = await followJob(api, jobId, false);
+        results.push({ host: e.host, state: end.state, reason: end.state === 'succeeded' ? end.message : (end.error ?? end.message), jobId });
+      } catch (err) {
+        results.push({ host: e.host, state: 'failed', reason: (err as Error).message, jobId: null });
+      }
+      if (!opts.json) console.error(`[${results.length}/${entries.length}] ${e.host}: ${results.at(-1)!.state}`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, entries.length) }, worker));
+  const ok = results.filter((r) => r.state === 'succeeded').length;
+  const summary = { total: entries.length, succeeded: ok, failed: entries.length - ok, seconds: (Date.now() - started) / 1000, results };
+  print(summary, () => `${table(results, ['host', 'state', 'reason'])}\n${ok}/${entries.length} onboarded in ${summary.seconds.toFixed(1)} s`);
+  return ok === entries.length ? 0 : 3;
+}
+
 async function main(): Promise<number> {
   if (opts.help || positionals.length === 0) {
     console.log(USAGE);
@@ -153,6 +250,7 @@ async function main(): Promise<number> {
   const api = new ApiClient((opts.url ?? process.env.WRTFLEET_URL ?? 'http://127.0.0.1:8080').replace(/\/$/, ''), await resolveToken());
   const [group, command, ...args] = positionals;
   const key = `${group} ${command ?? ''}`.trim();
+  if (group === 'onboard') return onboard(api);
 
   switch (key) {
     case 'routers ls': {
