@@ -65,6 +65,7 @@ export async function startController(config: ControllerConfig, logger: Logger =
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : `${config.dataDir}/pglite`,
+    pgliteTemplate: true,
     logger: logger.child({ component: 'storage' }),
   });
   logger.info({ storage: db.kind, location: db.location }, 'storage ready');

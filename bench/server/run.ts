@@ -11,7 +11,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { pino } from 'pino';
@@ -21,6 +20,7 @@ import { verifyAuditChain } from '../../server/audit/audit-verify.js';
 import { startController } from '../../server/controller.js';
 import { createPgliteDatabase, createPostgresDatabase, type TestDatabase } from '../../test/support/databases.js';
 import { testConfig } from '../../test/support/controller.js';
+import { freePort } from '../../test/support/ports.js';
 
 const ROUTERS = Number(process.env.WF_BENCH_ROUTERS ?? 10_000);
 const AGENTS = Number(process.env.WF_BENCH_AGENTS ?? 1_000);
@@ -30,14 +30,6 @@ const REDIS_URL = process.env.WRTFLEET_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379
 const repo = path.resolve(import.meta.dirname, '../..');
 const silent = pino({ level: 'silent' });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -1,6 +1,7 @@
 // Offline equivalents of `prisma migrate deploy`, `prisma migrate dev --create-only` and
 // `prisma migrate diff --exit-code`, driven through the WASM schema engine and a driver adapter,
 // so they work on PGlite and PostgreSQL without Prisma's downloadable native engine.
+import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -149,6 +150,9 @@ async function withEngine<T>(
  */
 export async function applyMigrations(target: MigrationTarget, paths: MigrationPaths = {}): Promise<string[]> {
   const migrationsList = await readMigrationList(paths.migrationsDir);
+  // Most starts find nothing to do: answer that from _prisma_migrations without loading the
+  // WASM engine (seconds on a small CPU).
+  if (await isUpToDate(target, migrationsList)) return [];
   return withEngine(target, paths, async (engine) => {
     // Prisma refuses to go on after a failed migration until someone runs `prisma migrate
     // resolve`, which needs the native engine. Here every migration runs as one transaction
@@ -159,6 +163,27 @@ export async function applyMigrations(target: MigrationTarget, paths: MigrationP
     }
     const result = await engine.applyMigrations({ migrationsList, filters: noFilters });
     return result.appliedMigrationNames;
+  });
+}
+
+/**
+ * True when every migration folder is recorded as applied with the checksum Prisma records
+ * (sha256 of migration.sql). Anything else (a new, failed, or edited migration) goes to the
+ * engine, which applies, retries or refuses exactly as `prisma migrate deploy` would.
+ */
+async function isUpToDate(target: MigrationTarget, list: MigrationList): Promise<boolean> {
+  const sql = `SELECT migration_name, checksum FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
+  let rows: { migration_name: string; checksum: string }[];
+  try {
+    rows = target instanceof pg.Pool ? (await target.query(sql)).rows : (await target.query<{ migration_name: string; checksum: string }>(sql)).rows;
+  } catch (error) {
+    if ((error as { code?: string }).code === '42P01') return false;
+    throw error;
+  }
+  const applied = new Map(rows.map((r) => [r.migration_name, r.checksum]));
+  return list.migrationDirectories.every((dir) => {
+    const content = dir.migrationFile.content;
+    return content.tag === 'ok' && applied.get(dir.path) === createHash('sha256').update(content.value).digest('hex');
   });
 }
 

@@ -1,4 +1,4 @@
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -6,6 +6,7 @@ import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../../prisma/generated/client/client.js';
 import { applyMigrations } from '../../prisma/tools/migrations.js';
+import { readPgliteTemplate } from '../../prisma/tools/pglite-template.js';
 import type { MigrationTarget } from '../../prisma/tools/migrations.js';
 import { describeConnectError, parseDatabaseUrl } from './database-url.js';
 import type { PostgresLocation } from './database-url.js';
@@ -30,6 +31,11 @@ export interface OpenDatabaseOptions {
   connectTimeoutMs?: number;
   /** Override for tests; default prisma/migrations. */
   migrationsDir?: string;
+  /**
+   * Start a new PGlite directory from the pre-built, migrated template when one exists
+   * (prisma/tools/pglite-template.ts): the first start takes a fraction of initdb's time.
+   */
+  pgliteTemplate?: boolean;
 }
 
 export interface Database {
@@ -199,7 +205,10 @@ async function openPglite(dataDir: string, options: OpenDatabaseOptions, logger:
   let pglite: PGlite | undefined;
   try {
     try {
-      pglite = await PGlite.create(dataDir);
+      const fresh = !(await readdir(dataDir).then((entries) => entries.length > 0).catch(() => false));
+      const template = fresh && options.pgliteTemplate ? await readPgliteTemplate(options.migrationsDir) : null;
+      pglite = await PGlite.create(dataDir, template ? { loadDataDir: template } : {});
+      if (template) logger.info({ dataDir }, 'initialised the embedded database from the migrated template');
     } catch (error) {
       throw new StorageError(
         `Cannot open the embedded database in ${dataDir} (${firstLine(error)}); check the directory or move it aside.`,

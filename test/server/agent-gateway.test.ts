@@ -1,5 +1,4 @@
 import { Client, credentials, Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureModels, defaultFixturesDir, startSimulatedFleet, stopFleet } from '../../agent/simulated-fleet.js';
 import { RouterAgent } from '../../agent/router-agent.js';
@@ -7,8 +6,10 @@ import type { SimulatedRouter } from '../../agent/simulated-router.js';
 import { FixtureHost } from '../../agent/host/fixture-host.js';
 import { AgentServiceClient, type AgentMessage, type ControllerMessage } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { Controller } from '../../server/controller.js';
+import { helloFor } from '../support/agents.js';
 import { BACKENDS, type TestDatabase } from '../support/databases.js';
 import { authedFetch, eventually, startTestController } from '../support/controller.js';
+import { freePort } from '../support/ports.js';
 
 const EXPECTED = {
   'tplink-archer-c7-v2': { soc: 'QCA9558', arch: 'mips_24kc', endian: 'big', kernel: '5.15.150' },
@@ -16,16 +17,6 @@ const EXPECTED = {
   'glinet-gl-mt6000-mt7986': { soc: 'MT7986', arch: 'aarch64_cortex-a53', endian: 'little', kernel: '5.15.150' },
 } as const;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 
 /** Opens a raw Connect stream, sends `messages`, and resolves with how the controller ended it. */
@@ -47,21 +38,7 @@ function rawStream(address: string, messages: AgentMessage[]): Promise<{ code: n
   });
 }
 
-const goodHello = (identity: string): AgentMessage => ({
-  seq: 1,
-  sentAt: new Date(),
-  body: {
-    $case: 'hello',
-    value: {
-      router: { identity, name: identity },
-      agent: { version: 'test', placement: 1, proxyHost: '' },
-      facts: undefined,
-      capabilities: undefined,
-      applied: undefined,
-      live: undefined,
-    },
-  },
-});
+const goodHello = (identity: string): AgentMessage => helloFor(identity);
 
 describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)', (_name, createDatabase) => {
   let db: TestDatabase;

@@ -1,24 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultFixturesDir, fixtureModels, startSimulatedFleet, stopFleet } from '../../agent/simulated-fleet.js';
 import type { SimulatedRouter } from '../../agent/simulated-router.js';
 import { createPostgresDatabase } from '../support/databases.js';
 import { authedFetch, eventually } from '../support/controller.js';
+import { freePort } from '../support/ports.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
 const REDIS_URL = process.env.WRTFLEET_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('a controller killed mid-rollout (SIGKILL, PostgreSQL + BullMQ)', () => {
   const children: ChildProcess[] = [];

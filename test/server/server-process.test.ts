@@ -1,21 +1,13 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/controller.js';
+import { freePort } from '../support/ports.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function run(script: string, env: Record<string, string>) {
   // A process group of its own, so a signal reaches npm and node alike, as Ctrl-C in a terminal does.
