@@ -13,6 +13,7 @@
  * run also takes --state-file FILE (default /etc/wrtfleet/state.json: survives a reboot, so
  * an unconfirmed apply still rolls back), --pin-root DIR, --helper PATH (wf-tcx), --upload-dir DIR.
  */
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { factsSummary, predictCapabilities } from './capabilities.js';
 import { collectFacts } from './facts/index.js';
@@ -21,9 +22,11 @@ import type { RouterHost } from './host/host.js';
 import { LocalHost } from './host/local-host.js';
 import { probeCapabilities } from './probe/index.js';
 import { RouterAgent } from './router-agent.js';
+import { deriveRouterIdentity } from './identity.js';
 
 const USAGE = `usage: agent facts [--root DIR]
        agent run --controller HOST:PORT [--root DIR] [--identity ID] [--name NAME] [--placement on_router|proxy]
+             [--credentials-dir DIR] [--enroll-token-file FILE --ca-fingerprint SHA256:...] [--insecure]
        agent fleet --controller HOST:PORT [--fixtures DIR] [--per-model N]
        agent proxy --config FILE [--controller HOST:PORT]
        agent probe
@@ -52,6 +55,10 @@ const { values } = (() => {
         'pin-root': { type: 'string' },
         helper: { type: 'string' },
         'upload-dir': { type: 'string' },
+        'credentials-dir': { type: 'string' },
+        'enroll-token-file': { type: 'string' },
+        'ca-fingerprint': { type: 'string' },
+        insecure: { type: 'boolean', default: false },
       },
     });
   } catch (err) {
@@ -60,6 +67,33 @@ const { values } = (() => {
 })();
 
 const hostFor = (root: string | undefined): RouterHost => (root ? new FixtureHost(root) : new LocalHost());
+
+/**
+ * The agent's mTLS identity: the certificate kept in --credentials-dir, or, on first start,
+ * one obtained with a single-use enrollment token (read from a file, so it never shows in
+ * `ps`) and the controller CA's pinned fingerprint. The identity in the certificate is the
+ * router's from then on.
+ */
+async function agentTrust(host: RouterHost, controller: string) {
+  // Loaded only here: the x509 code is not part of an insecure agent's footprint.
+  const { AgentCredentials, keepRenewed } = await import('./enrollment/agent-credentials.js');
+  const dir = values['credentials-dir'] ?? (values.root ? undefined : '/etc/wrtfleet/credentials');
+  if (!dir) fail('--credentials-dir is required (or --insecure for a plaintext controller)');
+  const saved = await AgentCredentials.load(dir);
+  if (saved) return { credentials: saved, identity: saved.identity.identity, keepRenewed };
+  if (!values['enroll-token-file'] || !values['ca-fingerprint']) {
+    fail(`no credentials in ${dir}: enroll once with --enroll-token-file FILE --ca-fingerprint SHA256:... (or --insecure for a plaintext controller)`);
+  }
+  const token = (await readFile(values['enroll-token-file'], 'utf8')).trim();
+  const identity = values.identity ?? (await deriveRouterIdentity(host, await collectFacts(host)));
+  try {
+    const credentials = await AgentCredentials.enroll({ address: controller, token, identity, name: values.name, caFingerprint: values['ca-fingerprint'], stateDir: dir });
+    console.error(`agent: enrolled as ${identity}`);
+    return { credentials, identity, keepRenewed };
+  } catch (err) {
+    return fail(`enrollment failed: ${(err as Error).message}`);
+  }
+}
 
 function onSignals(stop: () => Promise<void>) {
   const handler = () => void stop().then(() => process.exit(0));
@@ -77,11 +111,14 @@ switch (command) {
   case 'run': {
     if (!values.controller) fail('--controller is required');
     if (values.placement !== 'on_router' && values.placement !== 'proxy') fail('--placement must be on_router or proxy');
+    const host = hostFor(values.root);
+    const trust = values.insecure ? { credentials: undefined, identity: values.identity, keepRenewed: undefined } : await agentTrust(host, values.controller!);
     const agent = new RouterAgent({
-      host: hostFor(values.root),
+      host,
       controller: values.controller,
       placement: values.placement,
-      identity: values.identity,
+      credentials: trust.credentials?.channelCredentials,
+      identity: trust.identity,
       name: values.name,
       // A fixture tree cannot hold state or run anything; a real router keeps its state across reboots.
       stateFile: values.root ? values['state-file'] : (values['state-file'] ?? '/etc/wrtfleet/state.json'),
@@ -92,7 +129,11 @@ switch (command) {
     agent.link.on('disconnected', (d) => console.error(`agent: disconnected (${d.details})`));
     agent.link.on('retry', (ms) => console.error(`agent: reconnecting in ${ms} ms`));
     agent.start();
-    onSignals(() => agent.stop());
+    const stopRenewing = trust.credentials && trust.keepRenewed ? trust.keepRenewed(agent.link, trust.credentials, { onError: (e) => console.error(`agent: certificate renewal failed: ${e.message}`) }) : () => {};
+    onSignals(async () => {
+      stopRenewing();
+      await agent.stop();
+    });
     break;
   }
   case 'fleet': {
