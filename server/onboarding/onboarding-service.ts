@@ -316,9 +316,10 @@ export class OnboardingService {
       } else if (input.placement === 'proxy') placement = 'proxy';
       else placement = node ? 'on-router' : 'proxy';
       result.placement = placement;
+      let onRouter: { enrollmentTokenFile?: string } | undefined;
       if (placement === 'on-router') {
         await this.progress(jobId, 'placement', 55, `installing the agent on the router (node ${node!.version})`);
-        await this.installOnRouter(ssh, node!.path, { identity, name, tags: input.tags, actor, facts }, undo);
+        onRouter = await this.installOnRouter(ssh, node!.path, { identity, name, tags: input.tags, actor, facts }, undo);
       } else {
         await this.progress(jobId, 'placement', 55, `starting the controller-hosted proxy agent (${this.proxies.proxyIdentity})`);
         await this.proxies.start(
@@ -355,6 +356,10 @@ export class OnboardingService {
           hostKeyFingerprint: fingerprint,
           proxyIdentity: this.proxies.proxyIdentity,
         });
+      }
+      if (onRouter?.enrollmentTokenFile) {
+        // Spent once the agent holds its certificate (a Hello over mTLS proves it): leave nothing usable behind.
+        await ssh.run(['rm', '-f', onRouter.enrollmentTokenFile]);
       }
       await auditStep('hello_received', { routerId: router.id, identity, tags });
 
@@ -424,43 +429,79 @@ export class OnboardingService {
   }
 
   /**
-   * The on-router placement: the bundle, the BPF objects for the router's endianness, the
-   * procd init script and the UCI config (plus a one-time enrollment token, 0600, when agents
-   * use mutual TLS), then the service. On a Linux box without procd (no /etc/rc.common) the
-   * agent is started detached with a pid file instead.
+   * The on-router placement: the bundle, the BPF objects for the router's endianness (and
+   * wf-tcx when it was built for the router's CPU), the procd init script and the UCI config
+   * (plus a one-time enrollment token, 0600, and the CA fingerprint, when agents use mutual
+   * TLS), then the service. On a Linux box without procd (no /etc/rc.common) the agent is
+   * started detached with a pid file instead. The agent's command line is agent/main.ts's
+   * `run`: `--credentials-dir` (its key and certificate, kept after the first enrollment),
+   * `--enroll-token-file` + `--ca-fingerprint` (first start only), `--insecure` for a
+   * plaintext controller.
    */
-  private async installOnRouter(ssh: SshHost, node: string, r: { identity: string; name: string; tags: string[]; actor: string; facts: RouterFacts }, undo: Undo[]): Promise<void> {
+  private async installOnRouter(ssh: SshHost, node: string, r: { identity: string; name: string; tags: string[]; actor: string; facts: RouterFacts }, undo: Undo[]): Promise<{ enrollmentTokenFile?: string }> {
     const bundle = resolve(this.options.bundleDir ?? 'dist/agent');
     if (!existsSync(join(bundle, 'agent.mjs'))) throw new StepFailure(`the agent bundle is missing (${join(bundle, 'agent.mjs')}): run npm run agent:bundle on the controller`);
     const p = this.options.onRouterPrefix ?? '';
     const home = `${p}/usr/lib/wrtfleet`;
-    const files = { init: `${p}/etc/init.d/wrtfleet-agent`, config: `${p}/etc/config/wrtfleet`, stateDir: `${p}/etc/wrtfleet`, pid: `${p}/var/run/wrtfleet-agent.pid`, log: `${p}/tmp/wrtfleet-agent.log` };
-    const created: string[] = [];
+    const files = {
+      init: `${p}/etc/init.d/wrtfleet-agent`,
+      config: `${p}/etc/config/wrtfleet`,
+      stateDir: `${p}/etc/wrtfleet`,
+      credentials: `${p}/etc/wrtfleet/credentials`,
+      token: `${p}/etc/wrtfleet/enrollment-token`,
+      pid: `${p}/var/run/wrtfleet-agent.pid`,
+      log: `${p}/tmp/wrtfleet-agent.log`,
+      uploads: `${p}/tmp`,
+    };
     const procd = (await ssh.run(['test', '-f', '/etc/rc.common'])).code === 0 && !p;
+    const q = shellQuote;
     undo.push({
       what: `agent service stopped and its files removed (${home}, ${files.init}, ${files.config}, ${files.stateDir})`,
       run: async () => {
-        if (procd) await ssh.run(['sh', '-c', `${shellQuote(files.init)} stop; ${shellQuote(files.init)} disable`]);
-        await ssh.run(['sh', '-c', `[ -f ${shellQuote(files.pid)} ] && kill $(cat ${shellQuote(files.pid)}) 2>/dev/null; rm -f ${shellQuote(files.pid)}`]);
-        await ssh.run(['rm', '-rf', home, files.init, files.config, files.stateDir]);
+        if (procd) await ssh.run(['sh', '-c', `${q(files.init)} stop; ${q(files.init)} disable`]);
+        // SIGTERM (the agent closes its stream and exits), then up to ~5 s, then SIGKILL.
+        const stop = [
+          `[ -f ${q(files.pid)} ] || exit 0`,
+          `pid=$(cat ${q(files.pid)})`,
+          'kill "$pid" 2>/dev/null',
+          'i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 25 ]; do sleep 0.2 2>/dev/null || sleep 1; i=$((i+1)); done',
+          'kill -9 "$pid" 2>/dev/null',
+          `rm -f ${q(files.pid)}`,
+          'exit 0',
+        ].join('\n');
+        const s = await ssh.run(['sh', '-c', stop], { timeoutMs: 30_000 });
+        if (s.code !== 0) throw new Error(`stopping the agent: ${s.stderr.trim() || `exit ${s.code}`}`);
+        const rm = await ssh.run(['rm', '-rf', home, files.init, files.config, files.stateDir, files.log]);
+        if (rm.code !== 0) throw new Error(`removing the agent's files: ${rm.stderr.trim()}`);
       },
     });
     const mkdir = async (d: string) => {
       const m = await ssh.run(['mkdir', '-p', d]);
       if (m.code !== 0) throw new StepFailure(`cannot create ${d} on the router: ${m.stderr.trim()}`);
     };
-    for (const d of [`${home}/bpf/build`, `${p}/etc/init.d`, `${p}/etc/config`, files.stateDir, `${p}/var/run`, `${p}/tmp`]) await mkdir(d);
+    for (const d of [`${home}/bpf/build`, `${p}/etc/init.d`, `${p}/etc/config`, files.stateDir, `${p}/var/run`, files.uploads]) await mkdir(d);
     await ssh.writeFile(`${home}/agent.mjs`, readFileSync(join(bundle, 'agent.mjs')), 0o755);
-    created.push(`${home}/agent.mjs`);
     const endian = r.facts.endian === 'big' ? 'bpfeb' : 'bpfel';
     const objDir = join(bundle, 'bpf/build', endian);
     if (existsSync(objDir)) {
       await mkdir(`${home}/bpf/build/${endian}`);
       for (const f of readdirSync(objDir)) await ssh.writeFile(`${home}/bpf/build/${endian}/${f}`, readFileSync(join(objDir, f)), 0o644);
     }
-    const initScript = readFileSync(join(bundle, 'openwrt/wrtfleet-agent.init'), 'utf8');
-    await ssh.writeFile(files.init, initScript, 0o755);
+    // wf-tcx is a native binary built for the controller's CPU: only useful on a router with the same one.
+    const helper = join(bundle, 'bpf/build/wf-tcx');
+    if (existsSync(helper) && sameCpu(r.facts.arch)) await ssh.writeFile(`${home}/bpf/build/wf-tcx`, readFileSync(helper), 0o755);
+
     const controller = this.options.agentControllerAddress ?? this.deps.grpcAddress();
+    const pki = this.deps.security.pki;
+    const caFingerprint = pki ? `SHA256:${pki.caFingerprint}` : undefined;
+    let enrollmentTokenFile: string | undefined;
+    if (pki) {
+      // One-time, short-lived, bound to the router's name: useless once the agent has enrolled.
+      const { secret } = await this.deps.security.enrollmentTokens.create({ routerName: r.name, tags: r.tags, ttlSeconds: 3600, createdBy: r.actor });
+      await ssh.writeFile(files.token, `${secret}\n`, 0o600);
+      await ssh.writeFile(`${files.stateDir}/ca-fingerprint`, `${caFingerprint}\n`, 0o644);
+      enrollmentTokenFile = files.token;
+    }
     const uci = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
     const config = [
       "config agent 'main'",
@@ -470,25 +511,52 @@ export class OnboardingService {
       `\toption name ${uci(r.name)}`,
       `\toption state_file ${uci(`${files.stateDir}/state.json`)}`,
       `\toption node ${uci(node)}`,
+      ...(pki
+        ? [`\toption credentials_dir ${uci(files.credentials)}`, `\toption enroll_token_file ${uci(files.token)}`, `\toption ca_fingerprint ${uci(caFingerprint!)}`]
+        : ["\toption insecure '1'"]),
       '',
     ].join('\n');
     await ssh.writeFile(files.config, config, 0o644);
-    if (this.deps.security.pki) {
-      // One-time, short-lived, bound to the router's name: useless once the agent has enrolled.
-      const { secret } = await this.deps.security.enrollmentTokens.create({ routerName: r.name, tags: r.tags, ttlSeconds: 3600, createdBy: r.actor });
-      await ssh.writeFile(`${files.stateDir}/enrollment-token`, `${secret}\n`, 0o600);
-      await ssh.writeFile(`${files.stateDir}/ca-fingerprint`, `${this.deps.security.pki.caFingerprint}\n`, 0o644);
-    }
+
     if (procd) {
-      const s = await ssh.run(['sh', '-c', `${shellQuote(files.init)} enable && ${shellQuote(files.init)} start`], { timeoutMs: 30_000 });
+      await ssh.writeFile(files.init, withTrustOptions(readFileSync(join(bundle, 'openwrt/wrtfleet-agent.init'), 'utf8')), 0o755);
+      const s = await ssh.run(['sh', '-c', `${q(files.init)} enable && ${q(files.init)} start`], { timeoutMs: 30_000 });
       if (s.code !== 0) throw new StepFailure(`starting the agent service failed: ${s.stderr.trim()}`);
     } else {
-      const cmd = [node, `${home}/agent.mjs`, 'run', '--placement', 'on_router', '--controller', controller, '--identity', r.identity, '--name', r.name, '--state-file', `${files.stateDir}/state.json`]
-        .map(shellQuote)
-        .join(' ');
-      const s = await ssh.run(['sh', '-c', `WRTFLEET_HOME=${shellQuote(home)} setsid ${cmd} > ${shellQuote(files.log)} 2>&1 < /dev/null & echo $! > ${shellQuote(files.pid)}`]);
+      const trust = pki ? ['--credentials-dir', files.credentials, '--enroll-token-file', files.token, '--ca-fingerprint', caFingerprint!] : ['--insecure'];
+      const argv = [
+        node,
+        // As the procd script: a small young generation, one GC thread.
+        '--max-semi-space-size=1',
+        '--single-threaded-gc',
+        `${home}/agent.mjs`,
+        'run',
+        '--placement',
+        'on_router',
+        '--controller',
+        controller,
+        '--identity',
+        r.identity,
+        '--name',
+        r.name,
+        '--state-file',
+        `${files.stateDir}/state.json`,
+        '--upload-dir',
+        files.uploads,
+        ...trust,
+      ];
+      const cmd = argv.map(q).join(' ');
+      const s = await ssh.run(['sh', '-c', `WRTFLEET_HOME=${q(home)} setsid ${cmd} > ${q(files.log)} 2>&1 < /dev/null & echo $! > ${q(files.pid)}`]);
       if (s.code !== 0) throw new StepFailure(`starting the agent failed: ${s.stderr.trim()}`);
+      // An agent that cannot start (bad option, enrollment refused) exits at once: say so with its log, not after the Hello timeout.
+      await new Promise((res) => setTimeout(res, 300));
+      const alive = await ssh.run(['sh', '-c', `kill -0 $(cat ${q(files.pid)}) 2>/dev/null`]);
+      if (alive.code !== 0) {
+        const log = (await ssh.readFile(files.log)) ?? '';
+        throw new StepFailure(`the agent exited right after starting: ${log.trim().split('\n').slice(-3).join(' | ') || 'no output'}`);
+      }
     }
+    return { enrollmentTokenFile };
   }
 
   private async waitFor<T>(jobId: string, timeoutMs: number, check: () => Promise<T | null>): Promise<T | null> {
@@ -511,4 +579,38 @@ export class OnboardingService {
     await this.deps.audit.append({ actor, action: `onboarding.${state}`, targetType: 'job', targetId: jobId, after: { message, routerId: result.routerId ?? null, placement: result.placement ?? null } });
     this.deps.log.info({ jobId, state, message }, 'onboarding finished');
   }
+}
+
+/** Whether a native binary built for this (controller) machine runs on a router of CPU `arch` (uname -m). */
+function sameCpu(arch: string | null | undefined): boolean {
+  const mine: Record<string, string[]> = { x64: ['x86_64', 'amd64'], arm64: ['aarch64', 'arm64'] };
+  return !!arch && (mine[process.arch] ?? []).includes(arch);
+}
+
+/**
+ * The procd script as shipped passes no trust options; until it reads them from UCI itself,
+ * the service adds them (credentials dir, first-start enrollment token and CA pin, or
+ * --insecure) right after the script's `--name` line. A script that already passes
+ * `--credentials-dir` is used as it is.
+ */
+export function withTrustOptions(script: string): string {
+  if (script.includes('--credentials-dir') || script.includes('--insecure')) return script;
+  const anchor = /^(\s*)\[ -n "\$name" \] && procd_append_param command --name "\$name"\s*$/m;
+  const m = anchor.exec(script);
+  if (!m) throw new StepFailure('the agent bundle\'s procd script has changed (no `--name` line to add the trust options after); update withTrustOptions');
+  const i = m[1]!;
+  const lines = [
+    `${i}local credentials_dir enroll_token_file ca_fingerprint insecure`,
+    `${i}config_get credentials_dir main credentials_dir /etc/wrtfleet/credentials`,
+    `${i}config_get enroll_token_file main enroll_token_file`,
+    `${i}config_get ca_fingerprint main ca_fingerprint`,
+    `${i}config_get_bool insecure main insecure 0`,
+    `${i}if [ "$insecure" = 1 ]; then`,
+    `${i}\tprocd_append_param command --insecure`,
+    `${i}else`,
+    `${i}\tprocd_append_param command --credentials-dir "$credentials_dir"`,
+    `${i}\t[ -f "$enroll_token_file" ] && [ -n "$ca_fingerprint" ] && procd_append_param command --enroll-token-file "$enroll_token_file" --ca-fingerprint "$ca_fingerprint"`,
+    `${i}fi`,
+  ];
+  return script.slice(0, m.index + m[0].length) + '\n' + lines.join('\n') + script.slice(m.index + m[0].length);
 }
