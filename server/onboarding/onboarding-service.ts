@@ -519,7 +519,7 @@ export class OnboardingService {
     await ssh.writeFile(files.config, config, 0o644);
 
     if (procd) {
-      await ssh.writeFile(files.init, withTrustOptions(readFileSync(join(bundle, 'openwrt/wrtfleet-agent.init'), 'utf8')), 0o755);
+      await ssh.writeFile(files.init, readFileSync(join(bundle, 'openwrt/wrtfleet-agent.init'), 'utf8'), 0o755);
       const s = await ssh.run(['sh', '-c', `${q(files.init)} enable && ${q(files.init)} start`], { timeoutMs: 30_000 });
       if (s.code !== 0) throw new StepFailure(`starting the agent service failed: ${s.stderr.trim()}`);
     } else {
@@ -587,30 +587,3 @@ function sameCpu(arch: string | null | undefined): boolean {
   return !!arch && (mine[process.arch] ?? []).includes(arch);
 }
 
-/**
- * The procd script as shipped passes no trust options; until it reads them from UCI itself,
- * the service adds them (credentials dir, first-start enrollment token and CA pin, or
- * --insecure) right after the script's `--name` line. A script that already passes
- * `--credentials-dir` is used as it is.
- */
-export function withTrustOptions(script: string): string {
-  if (script.includes('--credentials-dir') || script.includes('--insecure')) return script;
-  const anchor = /^(\s*)\[ -n "\$name" \] && procd_append_param command --name "\$name"\s*$/m;
-  const m = anchor.exec(script);
-  if (!m) throw new StepFailure('the agent bundle\'s procd script has changed (no `--name` line to add the trust options after); update withTrustOptions');
-  const i = m[1]!;
-  const lines = [
-    `${i}local credentials_dir enroll_token_file ca_fingerprint insecure`,
-    `${i}config_get credentials_dir main credentials_dir /etc/wrtfleet/credentials`,
-    `${i}config_get enroll_token_file main enroll_token_file`,
-    `${i}config_get ca_fingerprint main ca_fingerprint`,
-    `${i}config_get_bool insecure main insecure 0`,
-    `${i}if [ "$insecure" = 1 ]; then`,
-    `${i}\tprocd_append_param command --insecure`,
-    `${i}else`,
-    `${i}\tprocd_append_param command --credentials-dir "$credentials_dir"`,
-    `${i}\t[ -f "$enroll_token_file" ] && [ -n "$ca_fingerprint" ] && procd_append_param command --enroll-token-file "$enroll_token_file" --ca-fingerprint "$ca_fingerprint"`,
-    `${i}fi`,
-  ];
-  return script.slice(0, m.index + m[0].length) + '\n' + lines.join('\n') + script.slice(m.index + m[0].length);
-}
