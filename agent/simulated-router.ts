@@ -43,6 +43,8 @@ export class SimulatedRouter {
   private facts: RouterFacts | undefined;
   readonly history: { profile: string; revision: number; status: 'applied' | 'failed' | 'rolled_back' | 'refused' }[] = [];
   confirmations = 0;
+  /** The last desired state the controller sent (tests read what was delivered). */
+  lastDesired: DesiredState | undefined;
   /** Reports made while disconnected (a rollback after losing the controller) go out on reconnect. */
   private readonly outbox: Parameters<ControllerLink['send']>[0][] = [];
 
@@ -82,7 +84,10 @@ export class SimulatedRouter {
 
   private onMessage(message: ControllerMessage): void {
     const body = message.body;
-    if (body?.$case === 'desiredState') void this.apply(body.value);
+    if (body?.$case === 'desiredState') {
+      this.lastDesired = body.value;
+      void this.apply(body.value);
+    }
     if (body?.$case === 'confirmApply' && this.applied?.pendingConfirm && body.value.revision === this.applied.revision && body.value.profile === this.applied.profile) {
       clearTimeout(this.confirmTimer);
       this.applied = { ...this.applied, pendingConfirm: false };

@@ -36,6 +36,20 @@ export function overlay(base: unknown, patch: unknown): unknown {
   return out;
 }
 
+/**
+ * A router's effective spec: the revision's spec with the router's overrides laid over it
+ * (only when the assignment is for that same profile), validated. The one rule for previews
+ * and for what is sent to the agent.
+ */
+export function effectiveSpec(
+  revision: { spec: unknown; profileId: string },
+  assignment: { profileId: string; overrides: unknown } | null | undefined,
+): { spec: ProfileSpec; overrides: unknown } | { error: string; overrides: unknown } {
+  const overrides = assignment && assignment.profileId === revision.profileId ? (assignment.overrides ?? null) : null;
+  const valid = validateProfileSpec(overrides ? overlay(revision.spec, overrides) : revision.spec);
+  return valid.ok ? { spec: valid.spec, overrides } : { error: valid.errors.map((e) => `${e.path} ${e.message}`).join('; '), overrides };
+}
+
 export interface EffectiveProfile {
   profile: string;
   revision: number;
@@ -63,14 +77,11 @@ export class PlanPreview {
     const number = choice?.revision ?? (choice ? profile.latestRevision : (assignment?.pinnedRevision ?? profile.latestRevision));
     const revision = await this.db.profileRevision.findUnique({ where: { profileId_number: { profileId: profile.id, number } } });
     if (!revision) throw new EffectiveProfileError(`profile ${profileName} has no revision ${number}`);
-    // Overrides apply only when previewing the router's own assignment's profile.
-    const overrides = assignment && assignment.profileId === profile.id ? assignment.overrides : null;
-    const merged = overrides ? overlay(revision.spec, overrides) : revision.spec;
-    const valid = validateProfileSpec(merged);
-    if (!valid.ok) {
-      throw new EffectiveProfileError(`the router's overrides make profile ${profileName} r${number} invalid: ${valid.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`);
+    const effective = effectiveSpec(revision, assignment);
+    if ('error' in effective) {
+      throw new EffectiveProfileError(`the router's overrides make profile ${profileName} r${number} invalid: ${effective.error}`);
     }
-    return { profile: profileName, revision: number, revisionId: revision.id, spec: valid.spec, overrides: overrides ?? null };
+    return { profile: profileName, revision: number, revisionId: revision.id, spec: effective.spec, overrides: effective.overrides };
   }
 
   async forRouter(routerId: string, choice?: { profile: string; revision?: number }) {

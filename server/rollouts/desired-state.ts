@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
-import { validateProfileSpec, type ProfileSpec } from '../../agent/profile-spec.js';
-import { overlay } from '../fleet/plan-preview.js';
+import type { ProfileSpec } from '../../agent/profile-spec.js';
+import { effectiveSpec } from '../fleet/plan-preview.js';
 
 /**
  * Pushes each router's desired revision down its stream, on the replica that holds the
@@ -34,8 +34,8 @@ export class DesiredStateDelivery {
       const key = `${revision.id}\u0000${JSON.stringify(overrides)}`;
       let spec = specs.get(key);
       if (!spec) {
-        const valid = validateProfileSpec(overrides ? overlay(revision.spec, overrides) : revision.spec);
-        spec = valid.ok ? valid.spec : new Error(valid.errors.map((e) => `${e.path} ${e.message}`).join('; '));
+        const effective = effectiveSpec(revision, router.assignment);
+        spec = 'error' in effective ? new Error(effective.error) : effective.spec;
         specs.set(key, spec);
       }
       if (spec instanceof Error) {

@@ -180,6 +180,24 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
     expect(lines.map((e) => Number(e.seq))).toEqual([...lines.map((e) => Number(e.seq))].sort((a, b) => a - b));
   });
 
+  it('per-router overrides change that router\'s preview and what it is sent; invalid overrides are refused by path', async () => {
+    const router = (await api('/v1/routers?soc=QCA9558&limit=1')).body.items[0];
+    const bad = await api(`/v1/routers/${router.id}/assignment`, { method: 'PUT', body: { profile: 'home', overrides: { l3Rewrite: { ttl: { value: 0 } } } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details[0].path).toBe('/overrides/l3Rewrite/ttl/value');
+    const ok = await api(`/v1/routers/${router.id}/assignment`, { method: 'PUT', body: { profile: 'home', overrides: { l3Rewrite: { ttl: { value: 42 } } } } });
+    expect(ok.status).toBe(200);
+    const preview = (await api(`/v1/routers/${router.id}/plan`)).body;
+    expect(preview.effective.overrides).toEqual({ l3Rewrite: { ttl: { value: 42 } } });
+    expect(preview.plan.datapath.programs.find((p: any) => p.name === 'set_ip_ttl').config.ttl).toBe(42);
+    const rollout = await api('/v1/rollouts', { method: 'POST', body: { profile: 'home', selector: { ids: [router.id] } } });
+    await waitFor(rollout.body.id, 'completed');
+    const sim = fleet.find((r) => (r as any).options.identity === router.identity)!;
+    expect(sim.lastDesired?.spec?.l3Rewrite?.ttl?.value).toBe(42);
+    const audit = (await api(`/v1/audit?router=${router.id}&action=router.assignment.set`)).body.items;
+    expect(audit.at(-1).diff).toEqual(expect.arrayContaining([expect.objectContaining({ path: '/overrides' })]));
+  });
+
   it('mounts Bull Board for the Redis queue, for admin tokens only', async () => {
     const board = await fetch(`${controller.httpUrl}/admin/queues`, { headers: { authorization: `Bearer ${token}` } });
     expect(board.status).toBe(200);
