@@ -255,7 +255,9 @@ describe('certificate renewal over the authenticated stream (embedded PGlite)', 
       await eventually(
         async () => {
           const session = controller.gateway.sessions.get(router.id);
-          return session?.certificateSerial && session.certificateSerial !== firstSerial.toLowerCase().replace(/^0+/, '') ? session : undefined;
+          // Serials are compared without case or leading zeros: the two sides print them differently.
+          const norm = (serial: string) => serial.toLowerCase().replace(/^0+/, '');
+          return link.sessions >= 2 && session?.certificateSerial && norm(session.certificateSerial) !== norm(firstSerial) ? session : undefined;
         },
         15_000,
         'a session authenticated by a renewed certificate',
