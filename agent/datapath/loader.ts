@@ -22,6 +22,7 @@
  * leaves only things this layout names, which detach() removes. cls_bpf filters are owned
  * by priority (CLS_PRIO) and handle (CLS_HANDLE), so leftovers are found even without pins.
  */
+import { randomBytes } from 'node:crypto';
 import type { RouterHost } from '../host/host.js';
 import { readCounters, type ProgramCounters } from './counters.js';
 import {
@@ -407,7 +408,9 @@ export async function applyEbpf(host: RouterHost, opts: DatapathOptions): Promis
       let progId = existing ? await progIdOf(host, `${pdir}/prog`) : null;
       if (progId === null) {
         if (existing) await helperJson(host, helper, ['rm', pdir]);
-        const objPath = `${uploadDir}/wrtfleet-${iface.ifname}-${program}-${obj.fingerprint}.o`;
+        // A random part: two agents sharing a /tmp (namespaced routers on one host, an agent
+        // restarted mid-load) must never load or delete each other's upload.
+        const objPath = `${uploadDir}/wrtfleet-${iface.ifname}-${program}-${obj.fingerprint}-${randomBytes(4).toString('hex')}.o`;
         await host.writeFile(objPath, obj.bytes, 0o600);
         await helperJson(host, helper, ['mkdir', pdir]);
         try {
