@@ -13,6 +13,7 @@ import { LOG_REDACTION } from '../../server/secrets/redaction.js';
 import { authedFetch, eventually, testConfig } from '../support/controller.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
 import { SshRouter } from '../support/ssh-router.js';
+import { jobFinished, startOnboarding } from '../support/onboarding-jobs.js';
 
 let db: TestDatabase;
 let controller: Controller;
@@ -27,22 +28,8 @@ async function newRouter(): Promise<SshRouter> {
   return r;
 }
 
-async function onboard(body: Record<string, unknown>) {
-  const res = await api('/v1/onboarding', { method: 'POST', body });
-  expect(res.status, JSON.stringify(res.body)).toBe(202);
-  return res.body.jobId as string;
-}
-
-async function finished(jobId: string, timeoutMs = 60_000) {
-  return eventually(
-    async () => {
-      const j = (await api(`/v1/jobs/${jobId}`)).body;
-      return ['succeeded', 'failed', 'cancelled'].includes(j.state) ? j : null;
-    },
-    timeoutMs,
-    `job ${jobId} to finish`,
-  );
-}
+const onboard = (body: Record<string, unknown>) => startOnboarding(api, body);
+const finished = (jobId: string, timeoutMs?: number) => jobFinished(api, jobId, timeoutMs);
 
 beforeAll(async () => {
   db = await createPostgresDatabase();
