@@ -39,6 +39,9 @@ import { DEFAULT_REWRITE, PROGRAM_NAMES, type BpfEndian, type ProgramName, type 
 import { openWrtAtLeast } from './facts/release.js';
 import type { Endian } from './facts/types.js';
 import type { ConflictPolicy, DriftPolicy, FlowOffloadMode, ProfileSpec } from './profile-spec.js';
+import { canonicalJson } from './canonical-json.js';
+
+export { canonicalJson };
 
 export const PLAN_VERSION = 1 as const;
 
@@ -318,15 +321,6 @@ export function computePlanHash(plan: Omit<Plan, 'planHash'>): string {
   return createHash('sha256').update(canonicalJson(planHashInput(plan))).digest('hex');
 }
 
-/** JSON with object keys sorted at every level (arrays keep their order): one spelling per value. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-}
 
 // --- 1. capabilities ---------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import { canonicalJson } from '../../agent/canonical-json.js';
 
 /** The prevHash of the first event: the chain starts from a known, all-zero anchor. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -17,20 +18,6 @@ export interface AuditEntry {
   requestId?: string | null;
 }
 
-/** JSON with object keys sorted at every depth, so the same event always hashes the same. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || value === undefined) return 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value instanceof Date) return JSON.stringify(value.toISOString());
-  if (typeof value === 'bigint') return JSON.stringify(value.toString());
-  if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 export function eventHash(prevHash: string, event: { id: string; at: Date } & AuditEntry): string {
   const body = canonicalJson({

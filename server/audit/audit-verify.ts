@@ -25,18 +25,8 @@ export async function verifyAuditChain(db: PrismaClient): Promise<ChainVerdict> 
     for (const e of rows) {
       const where = { seq: e.seq.toString(), id: e.id };
       if (e.prevHash !== prevHash) return { ok: false, checked, firstBroken: { ...where, reason: 'prevHash does not match the hash of the event before (an event was removed, inserted or reordered)' } };
-      const expected = eventHash(prevHash, {
-        id: e.id,
-        at: e.at,
-        actor: e.actor,
-        action: e.action,
-        targetType: e.targetType,
-        targetId: e.targetId,
-        before: e.before,
-        after: e.after,
-        diff: e.diff,
-        requestId: e.requestId,
-      });
+      // eventHash reads only the hashed fields, so the stored row is its own input.
+      const expected = eventHash(prevHash, e);
       if (expected !== e.hash) return { ok: false, checked, firstBroken: { ...where, reason: 'the event content does not match its hash (the row was edited)' } };
       prevHash = e.hash;
       checked++;

@@ -2,6 +2,7 @@ import { validateProfileSpec, type ProfileSpec, type ProfileSpecError } from '..
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { jsonDiff } from '../audit/json-diff.js';
+import { canonicalJson } from '../../agent/canonical-json.js';
 
 export const PROFILE_NAME_PATTERN = '^[a-z0-9][a-z0-9._-]{0,62}$';
 const PROFILE_NAME = new RegExp(PROFILE_NAME_PATTERN);
@@ -75,7 +76,7 @@ export class ProfileStore {
     const latest = await this.db.profileRevision.findUniqueOrThrow({
       where: { profileId_number: { profileId: existing.id, number: existing.latestRevision } },
     });
-    if (JSON.stringify(canonical(latest.spec)) === JSON.stringify(canonical(spec))) {
+    if (canonicalJson(latest.spec) === canonicalJson(spec)) {
       return { name, revision: latest.number, changed: false, created: false, spec };
     }
     if (baseRevision !== existing.latestRevision) throw new StaleRevision(existing.latestRevision, baseRevision);
@@ -138,13 +139,4 @@ export class ProfileStore {
     const items = rows.slice(0, limit);
     return { items, nextCursor: rows.length > limit ? String(items[items.length - 1]!.number) : null };
   }
-}
-
-/** Key order does not make two specs different. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, canonical(v)]));
-  }
-  return value;
 }
