@@ -49,4 +49,22 @@ export class ApiClient {
   get<T = any>(path: string) {
     return this.call<T>('GET', path);
   }
+
+  /** Follows a server-sent-events stream, yielding each frame's event name and parsed data. */
+  async *events(path: string): AsyncGenerator<{ event: string | undefined; data: any }> {
+    const res = await this.raw('GET', path);
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let cut: number;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const frame = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        const data = /^data: (.+)$/m.exec(frame)?.[1];
+        // Comment frames (keepalives) carry no data.
+        if (data) yield { event: /^event: (.+)$/m.exec(frame)?.[1], data: JSON.parse(data) };
+      }
+    }
+  }
 }

@@ -128,28 +128,17 @@ async function resolveToken(): Promise<string | undefined> {
 const print = (value: unknown, human: () => string) => console.log(opts.json ? JSON.stringify(value, null, 2) : human());
 
 async function watchRollout(api: ApiClient, id: string): Promise<number> {
-  const res = await api.raw('GET', `/v1/rollouts/${id}/events`);
-  const decoder = new TextDecoder();
-  let buffer = '';
   let last: any;
   const tty = process.stderr.isTTY && !opts.json;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let cut: number;
-    while ((cut = buffer.indexOf('\n\n')) >= 0) {
-      const frame = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      const event = /^event: (.+)$/m.exec(frame)?.[1];
-      const data = /^data: (.+)$/m.exec(frame)?.[1];
-      if (event !== 'progress' || !data) continue;
-      last = JSON.parse(data);
-      if (opts.json) console.log(JSON.stringify(last));
-      else {
-        const c = last.counts;
-        const line = `${progressBar(last.finished, last.total)}  ${last.state}  batch ${last.currentBatch + 1}/${last.batchCount}  applied ${c.applied} failed ${c.failed} rolled back ${c.rolled_back} skipped ${c.skipped}${last.pauseReason ? `  (${last.pauseReason})` : ''}`;
-        if (tty) process.stderr.write(`\r\x1b[2K${line}`);
-        else console.error(line);
-      }
+  for await (const { event, data } of api.events(`/v1/rollouts/${id}/events`)) {
+    if (event !== 'progress') continue;
+    last = data;
+    if (opts.json) console.log(JSON.stringify(last));
+    else {
+      const c = last.counts;
+      const line = `${progressBar(last.finished, last.total)}  ${last.state}  batch ${last.currentBatch + 1}/${last.batchCount}  applied ${c.applied} failed ${c.failed} rolled back ${c.rolled_back} skipped ${c.skipped}${last.pauseReason ? `  (${last.pauseReason})` : ''}`;
+      if (tty) process.stderr.write(`\r\x1b[2K${line}`);
+      else console.error(line);
     }
   }
   if (tty) process.stderr.write('\n');
@@ -160,30 +149,17 @@ async function watchRollout(api: ApiClient, id: string): Promise<number> {
 
 /** Follows a job's server-sent events; a progress bar on a terminal, lines otherwise. Returns the end event. */
 async function followJob(api: ApiClient, id: string, show: boolean): Promise<{ state: string; message: string | null; error: string | null }> {
-  const res = await api.raw('GET', `/v1/jobs/${id}/events`);
-  const decoder = new TextDecoder();
-  let buffer = '';
   const tty = show && process.stderr.isTTY && !opts.json;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let cut: number;
-    while ((cut = buffer.indexOf('\n\n')) >= 0) {
-      const frame = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      const event = /^event: (.+)$/m.exec(frame)?.[1];
-      const data = /^data: (.+)$/m.exec(frame)?.[1];
-      if (!data) continue;
-      const d = JSON.parse(data);
-      if (event === 'end') {
-        if (tty) process.stderr.write('\n');
-        return d;
-      }
-      if (!show) continue;
-      const line = `${progressBar(d.percent, 100)}  ${d.step ?? ''}  ${d.message ?? ''}`;
-      if (opts.json) console.log(JSON.stringify(d));
-      else if (tty) process.stderr.write(`\r\x1b[2K${line}`);
-      else console.error(line);
+  for await (const { event, data: d } of api.events(`/v1/jobs/${id}/events`)) {
+    if (event === 'end') {
+      if (tty) process.stderr.write('\n');
+      return d;
     }
+    if (!show) continue;
+    const line = `${progressBar(d.percent, 100)}  ${d.step ?? ''}  ${d.message ?? ''}`;
+    if (opts.json) console.log(JSON.stringify(d));
+    else if (tty) process.stderr.write(`\r\x1b[2K${line}`);
+    else console.error(line);
   }
   return { state: 'unknown', message: 'the event stream ended early', error: null };
 }
