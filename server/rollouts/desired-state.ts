@@ -16,7 +16,8 @@ export class DesiredStateDelivery {
     private readonly log: Logger,
   ) {}
 
-  async deliver(routerIds: string[]): Promise<void> {
+  /** `running`: what agents said they run; a router already on its desired revision is not sent it again. */
+  async deliver(routerIds: string[], running?: Map<string, { profile: string; revision: number }>): Promise<void> {
     const here = routerIds.filter((id) => this.gateway.sessions.has(id));
     if (here.length === 0) return;
     // One query for the whole batch: a rollout batch of hundreds of routers must not cost
@@ -30,6 +31,8 @@ export class DesiredStateDelivery {
       const revision = router.desiredRevision;
       const session = this.gateway.sessions.get(router.id);
       if (!revision || !session) continue;
+      const current = running?.get(router.id);
+      if (current && current.profile === revision.profile.name && current.revision === revision.number) continue;
       const overrides = router.assignment && router.assignment.profileId === revision.profileId ? router.assignment.overrides : null;
       const key = `${revision.id}\u0000${JSON.stringify(overrides)}`;
       let spec = specs.get(key);
@@ -57,11 +60,6 @@ export class DesiredStateDelivery {
 
   /** On connect: send the desired revision unless the agent says it already runs it. */
   async onConnected(routerId: string, applied: { profile: string; revision: number } | undefined): Promise<void> {
-    const router = await this.db.router.findUnique({ where: { id: routerId }, include: { desiredRevision: { include: { profile: true } } } });
-    const desired = router?.desiredRevision;
-    if (!desired) return;
-    if (applied && applied.profile === desired.profile.name && applied.revision === desired.number) return;
-    await this.deliver([routerId]);
+    await this.deliver([routerId], applied ? new Map([[routerId, applied]]) : undefined);
   }
-
 }
