@@ -1,4 +1,4 @@
-import { securityConfigFromEnv, type SecurityConfig } from './auth/security-config.js';
+import type { SecurityConfig } from './auth/security-config.js';
 
 /**
  * Controller configuration, read once from the environment at start.
@@ -41,6 +41,29 @@ function positive(name: string, value: string | undefined, fallback: number): nu
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`${name} must be a positive number, got "${value}"`);
   return n;
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function securityConfigFromEnv(env: NodeJS.ProcessEnv): SecurityConfig {
+  const insecure = (env.WRTFLEET_INSECURE_AGENTS ?? '').toLowerCase();
+  return {
+    insecureAgents: insecure === 'true' || insecure === '1',
+    grpcTlsNames: list(env.WRTFLEET_GRPC_TLS_NAMES),
+    clientCertificateLifetimeSeconds: Math.round(positive('WRTFLEET_CLIENT_CERT_HOURS', env.WRTFLEET_CLIENT_CERT_HOURS, 24) * 3600),
+    caCertFile: env.WRTFLEET_CA_CERT_FILE || undefined,
+    caKeyFile: env.WRTFLEET_CA_KEY_FILE || undefined,
+    tlsCertFile: env.WRTFLEET_TLS_CERT_FILE || undefined,
+    tlsKeyFile: env.WRTFLEET_TLS_KEY_FILE || undefined,
+    dataKey: env.WRTFLEET_DATA_KEY || undefined,
+    previousDataKeys: list(env.WRTFLEET_DATA_KEY_PREVIOUS),
+    authFailuresPerMinute: positive('WRTFLEET_AUTH_FAILURES_PER_MINUTE', env.WRTFLEET_AUTH_FAILURES_PER_MINUTE, 20),
+  };
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerConfig {

@@ -1,6 +1,6 @@
 /**
  * Security settings, read from the environment with the rest of the controller
- * configuration (server/config.ts holds them under `security`). Every default is the safe
+ * configuration (server/config.ts reads them, and holds them under `security`). Every default is the safe
  * one: agents need mutual TLS unless WRTFLEET_INSECURE_AGENTS=true is set explicitly.
  */
 export interface SecurityConfig {
@@ -31,36 +31,6 @@ export const DEFAULT_SECURITY: SecurityConfig = {
   previousDataKeys: [],
   authFailuresPerMinute: 20,
 };
-
-function list(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
-
-function positiveNumber(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${value}"`);
-  return n;
-}
-
-export function securityConfigFromEnv(env: NodeJS.ProcessEnv = process.env): SecurityConfig {
-  const insecure = (env.WRTFLEET_INSECURE_AGENTS ?? '').toLowerCase();
-  return {
-    insecureAgents: insecure === 'true' || insecure === '1',
-    grpcTlsNames: list(env.WRTFLEET_GRPC_TLS_NAMES),
-    clientCertificateLifetimeSeconds: Math.round(positiveNumber('WRTFLEET_CLIENT_CERT_HOURS', env.WRTFLEET_CLIENT_CERT_HOURS, 24) * 3600),
-    caCertFile: env.WRTFLEET_CA_CERT_FILE || undefined,
-    caKeyFile: env.WRTFLEET_CA_KEY_FILE || undefined,
-    tlsCertFile: env.WRTFLEET_TLS_CERT_FILE || undefined,
-    tlsKeyFile: env.WRTFLEET_TLS_KEY_FILE || undefined,
-    dataKey: env.WRTFLEET_DATA_KEY || undefined,
-    previousDataKeys: list(env.WRTFLEET_DATA_KEY_PREVIOUS),
-    authFailuresPerMinute: positiveNumber('WRTFLEET_AUTH_FAILURES_PER_MINUTE', env.WRTFLEET_AUTH_FAILURES_PER_MINUTE, 20),
-  };
-}
 
 export function resolveSecurity(partial: Partial<SecurityConfig> | undefined): SecurityConfig {
   return { ...DEFAULT_SECURITY, ...partial };
