@@ -75,7 +75,7 @@ export async function startController(config: ControllerConfig, logger: Logger =
   const adminTokenFile = await bootstrapAdminToken(tokens, config.dataDir, logger.child({ component: 'auth' }));
   const security = await startSecurity(config, db.prisma, audit, tokens, logger.child({ component: 'security' }));
   const registry = new RouterRegistry(db.prisma, audit, { autoRegister: config.autoRegister }, logger.child({ component: 'fleet' }));
-  const directory = new RouterDirectory(db.prisma);
+  const directory = new RouterDirectory(db);
   const profiles = new ProfileStore(db.prisma, audit);
   const previews = new PlanPreview(db.prisma);
 

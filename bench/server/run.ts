@@ -6,7 +6,8 @@
  *     POST /v1/rollouts to `completed` (controller in its own process, PostgreSQL + BullMQ);
  *  3. verifying a 100,000-event audit chain.
  *
- * Run: npm run bench:server   (knobs: WF_BENCH_ROUTERS, WF_BENCH_AGENTS, WF_BENCH_EVENTS, WF_BENCH_SECONDS)
+ * Run: npm run bench:server   (knobs: WF_BENCH_ROUTERS, WF_BENCH_AGENTS, WF_BENCH_EVENTS, WF_BENCH_SECONDS,
+ *                                     WF_BENCH_SERVER_NODE_FLAGS)
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -45,7 +46,9 @@ async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs: 
 /** The controller as operators run it: its own process (the load generator must not share its event loop). */
 async function startServerProcess(db: TestDatabase, extraEnv: Record<string, string> = {}) {
   const [httpPort, grpcPort] = [await freePort(), await freePort()];
-  const server = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  // WF_BENCH_SERVER_NODE_FLAGS: extra node flags for the controller (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
+  const flags = (process.env.WF_BENCH_SERVER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const server = spawn(process.execPath, [...flags, '--import', 'tsx', 'server/main.ts'], {
     cwd: repo,
     env: {
       ...process.env,

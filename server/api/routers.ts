@@ -194,10 +194,11 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { limit, cursor, soc, status } = request.query;
       try {
-        return await directory.list({ soc, status }, { limit, cursor });
+        // The body comes from the database already in the response schema's shape (see listJson).
+        return reply.type('application/json; charset=utf-8').send((await directory.listJson({ soc, status }, { limit, cursor })) as never);
       } catch (err) {
         if (err instanceof InvalidCursor) {
           throw new ApiError(400, 'invalid_request', `invalid querystring parameter: cursor ${err.message}`, [

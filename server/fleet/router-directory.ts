@@ -1,4 +1,5 @@
-import { Prisma, type PrismaClient } from '../../prisma/generated/client/client.js';
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import type { Database } from '../storage/database.js';
 
 export type ConnectionStatus = 'online' | 'offline' | 'never_seen';
 
@@ -103,39 +104,62 @@ function summaryView(r: SummaryRow) {
 
 export type RouterSummary = ReturnType<typeof summaryView>;
 
+/** A timestamptz column as Date.prototype.toISOString() writes it (UTC, milliseconds, "Z"), or NULL. */
+function isoUtc(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
 /** Read side of the fleet for the API: filtered, keyset-paginated listings and single routers. */
 export class RouterDirectory {
-  constructor(private readonly db: PrismaClient) {}
+  private readonly db: PrismaClient;
+
+  constructor(private readonly database: Database) {
+    this.db = database.prisma;
+  }
 
   /**
-   * The hot path of the API (dashboards and scripts poll it), so it is one hand-written
-   * query: Prisma's generated queries for the same page (with the applied-revision relation)
-   * cost about three times as much here.
+   * The hot path of the API (dashboards and scripts poll it). PostgreSQL builds each router's
+   * JSON object (the shape of summaryView, which the single-router read uses; a test holds the
+   * two equal) and the server only joins the rows into the page, through the driver rather
+   * than Prisma: converting 100 rows to objects, mapping and serialising them again was most
+   * of a page's event-loop time, and the database has a core of its own. Returns the body text.
    */
-  async list(filter: RouterFilter, page: PageRequest): Promise<{ items: RouterSummary[]; nextCursor: string | null }> {
+  async listJson(filter: RouterFilter, page: PageRequest): Promise<string> {
     const after = page.cursor ? decodeCursor(page.cursor) : undefined;
-    const conditions: Prisma.Sql[] = [];
-    if (filter.soc) conditions.push(Prisma.sql`lower(r.soc) = lower(${filter.soc})`);
-    if (filter.status) conditions.push(Prisma.sql`r.status = CAST(${filter.status} AS "ConnectionStatus")`);
-    if (after) conditions.push(Prisma.sql`(r."createdAt", r.id) > (${after.createdAt}, ${after.id})`);
-    const where = conditions.length ? Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}` : Prisma.empty;
-    const rows = await this.db.$queryRaw<(Omit<SummaryRow, 'appliedRevision'> & { appliedNumber: number | null; appliedProfile: string | null })[]>`
-      SELECT r.id, r.name, r.identity, r.status::text AS status, r."lastSeenAt", r."connectedAt", r."agentVersion",
-             r.placement::text AS placement, r.soc, r.arch, r.endian, r.kernel, r."openwrtVersion", r."openwrtTarget",
-             r.model, r.tags, r."createdAt", r."updatedAt", r."decommissionedAt",
-             pr.number AS "appliedNumber", p.name AS "appliedProfile"
-        FROM "Router" r
-        LEFT JOIN "ProfileRevision" pr ON pr.id = r."appliedRevisionId"
-        LEFT JOIN "Profile" p ON p.id = pr."profileId"
-        ${where}
-       ORDER BY r."createdAt", r.id
-       LIMIT ${page.limit + 1}`;
-    const more = rows.length > page.limit;
-    const items = rows.slice(0, page.limit).map(({ appliedNumber, appliedProfile, ...r }) =>
-      summaryView({ ...r, appliedRevision: appliedNumber !== null && appliedProfile !== null ? { number: appliedNumber, profile: { name: appliedProfile } } : null }),
+    const params: unknown[] = [];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const conditions: string[] = [];
+    if (filter.soc) conditions.push(`lower(r.soc) = lower(${param(filter.soc)})`);
+    if (filter.status) conditions.push(`r.status = CAST(${param(filter.status)} AS "ConnectionStatus")`);
+    if (after) conditions.push(`(r."createdAt", r.id) > (${param(after.createdAt.toISOString())}::timestamptz, ${param(after.id)})`);
+    const rows = await this.database.queryRows<{ item: string; createdAt: string; id: string }>(
+      `SELECT json_build_object(
+                'id', r.id, 'name', r.name, 'identity', r.identity, 'status', r.status,
+                'lastSeenAt', ${isoUtc('r."lastSeenAt"')}, 'connectedAt', ${isoUtc('r."connectedAt"')},
+                'agentVersion', r."agentVersion", 'placement', r.placement,
+                'soc', r.soc, 'arch', r.arch, 'endian', r.endian, 'kernel', r.kernel,
+                'openwrt', CASE WHEN coalesce(r."openwrtVersion", '') = '' THEN NULL
+                                ELSE json_build_object('version', r."openwrtVersion", 'target', r."openwrtTarget") END,
+                'model', r.model, 'tags', coalesce(to_json(r.tags), '[]'::json),
+                'appliedRevision', CASE WHEN pr.number IS NULL OR p.name IS NULL THEN NULL
+                                        ELSE json_build_object('profile', p.name, 'revision', pr.number) END,
+                'decommissionedAt', ${isoUtc('r."decommissionedAt"')},
+                'createdAt', ${isoUtc('r."createdAt"')}, 'updatedAt', ${isoUtc('r."updatedAt"')}
+              )::text AS item,
+              ${isoUtc('r."createdAt"')} AS "createdAt", r.id
+         FROM "Router" r
+         LEFT JOIN "ProfileRevision" pr ON pr.id = r."appliedRevisionId"
+         LEFT JOIN "Profile" p ON p.id = pr."profileId"
+         ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''}
+        ORDER BY r."createdAt", r.id
+        LIMIT ${param(page.limit + 1)}`,
+      params,
     );
-    const last = rows[Math.min(rows.length, page.limit) - 1];
-    return { items, nextCursor: more && last ? encodeCursor(last.createdAt, last.id) : null };
+    const more = rows.length > page.limit;
+    const items = rows.slice(0, page.limit);
+    const last = items[items.length - 1];
+    const nextCursor = more && last ? JSON.stringify(encodeCursor(new Date(last.createdAt), last.id)) : 'null';
+    return `{"items":[${items.map((r) => r.item).join(',')}],"nextCursor":${nextCursor}}`;
   }
 
   async get(id: string) {

@@ -40,6 +40,12 @@ export interface OpenDatabaseOptions {
 
 export interface Database {
   prisma: PrismaClient;
+  /**
+   * Plain parameterised SQL ($1, $2, ...) on the same connections Prisma uses, for the few hot
+   * reads where Prisma's per-row conversion costs more than the query (the router listing).
+   * Everything that writes goes through `prisma`.
+   */
+  queryRows<T>(sql: string, params: unknown[]): Promise<T[]>;
   kind: 'postgresql' | 'pglite';
   /** Where the data lives, safe to print (no password). */
   location: string;
@@ -120,20 +126,27 @@ async function openPostgres(
     await migrationPool.end().catch(() => {});
   }
 
-  const adapter = new PrismaPg(
-    { ...connection, max: options.poolSize ?? 10 },
-    {
-      onPoolError: (error) => logger.warn({ err: error.message, where: location.where }, 'idle PostgreSQL connection failed'),
-    },
-  );
+  // One pool, shared by Prisma's adapter and queryRows, so the connection limit stays poolSize.
+  const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
+  const adapter = new PrismaPg(pool, {
+    onPoolError: (error) => logger.warn({ err: error.message, where: location.where }, 'idle PostgreSQL connection failed'),
+  });
   const prisma = new PrismaClient({ adapter });
   logger.info({ database: location.redacted }, 'using PostgreSQL');
   let closed: Promise<void> | undefined;
   return {
     prisma,
+    queryRows: async <T>(sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as T[],
     kind: 'postgresql',
     location: location.redacted,
-    close: () => (closed ??= prisma.$disconnect()),
+    close: () =>
+      (closed ??= (async () => {
+        try {
+          await prisma.$disconnect();
+        } finally {
+          await pool.end();
+        }
+      })()),
   };
 }
 
@@ -224,6 +237,7 @@ async function openPglite(dataDir: string, options: OpenDatabaseOptions, logger:
     let closed: Promise<void> | undefined;
     return {
       prisma,
+      queryRows: async <T>(sql: string, params: unknown[]) => (await db.query<T>(sql, params)).rows,
       kind: 'pglite',
       location: dataDir,
       close: () =>

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Controller } from '../../server/controller.js';
+import { BACKENDS, type TestDatabase } from '../support/databases.js';
+import { startTestController } from '../support/controller.js';
+
+/**
+ * GET /v1/routers has PostgreSQL build each item's JSON (server/fleet/router-directory.ts
+ * listJson) while GET /v1/routers/{id} maps a Prisma row in JavaScript (summaryView). The two
+ * are independent implementations of one shape, so each listed item must equal the detail's
+ * summary part, field for field, for routers with every field set and with none.
+ */
+describe.each(BACKENDS)('GET /v1/routers items equal the single-router view (%s)', (_name, createDatabase) => {
+  let db: TestDatabase;
+  let controller: Controller;
+  let api: (path: string) => Promise<{ status: number; body: any }>;
+
+  beforeAll(async () => {
+    db = await createDatabase();
+    ({ controller, fetch: api } = await startTestController(db));
+    const prisma = controller.db.prisma;
+    const profile = await prisma.profile.create({ data: { name: 'shape-check', latestRevision: 3 } });
+    const revision = await prisma.profileRevision.create({ data: { profileId: profile.id, number: 3, spec: {}, createdBy: 'test' } });
+    await prisma.router.create({
+      data: {
+        name: 'full', identity: 'test:full', status: 'online', soc: 'MT7621', arch: 'mipsel_24kc', endian: 'little',
+        kernel: '6.6.73', openwrtVersion: '24.10.0', openwrtTarget: 'ramips/mt7621', model: 'Xiaomi "AX" \\ 3000',
+        agentVersion: '0.1.0', placement: 'proxy', tags: ['group:canary', 'site:ams'],
+        lastSeenAt: new Date('2026-11-30T05:06:07.089Z'), connectedAt: new Date('2026-11-30T05:00:00.001Z'),
+        decommissionedAt: new Date('2026-12-01T00:00:00.000Z'), createdAt: new Date('2026-01-02T03:04:05.678Z'),
+        appliedRevisionId: revision.id,
+      },
+    });
+    await prisma.router.create({ data: { name: 'bare', identity: 'test:bare', openwrtVersion: '', createdAt: new Date('2026-01-02T03:04:05.679Z') } });
+    await prisma.router.create({ data: { name: 'no-target', identity: 'test:no-target', openwrtVersion: '23.05.5', tags: [] } });
+  });
+
+  afterAll(async () => {
+    await controller?.close();
+    await db?.drop();
+  });
+
+  it('every field, nulls, nested objects, escaping and timestamps to the millisecond', async () => {
+    const list = await api('/v1/routers?limit=10');
+    expect(list.status).toBe(200);
+    expect(list.body.items.map((r: any) => r.name)).toEqual(['full', 'bare', 'no-target']);
+    expect(list.body.nextCursor).toBeNull();
+    for (const item of list.body.items) {
+      const detail = await api(`/v1/routers/${item.id}`);
+      expect(detail.status).toBe(200);
+      const { facts: _f, capabilities: _c, liveState: _l, ...summary } = detail.body;
+      expect(item).toStrictEqual(summary);
+    }
+    const full = list.body.items[0];
+    expect(full).toMatchObject({
+      model: 'Xiaomi "AX" \\ 3000',
+      openwrt: { version: '24.10.0', target: 'ramips/mt7621' },
+      appliedRevision: { profile: 'shape-check', revision: 3 },
+      lastSeenAt: '2026-11-30T05:06:07.089Z',
+      createdAt: '2026-01-02T03:04:05.678Z',
+    });
+    expect(list.body.items[1]).toMatchObject({ openwrt: null, appliedRevision: null, tags: [], lastSeenAt: null });
+  });
+
+  it('the cursor of a page continues after its last item (millisecond ties broken by id)', async () => {
+    const first = await api('/v1/routers?limit=1');
+    expect(first.body.items.map((r: any) => r.name)).toEqual(['full']);
+    const second = await api(`/v1/routers?limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`);
+    expect(second.body.items.map((r: any) => r.name)).toEqual(['bare']);
+  });
+});
