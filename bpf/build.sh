@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 CLANG=${CLANG:-clang}
 CC=${CC:-cc}
 OUT=build
-PROGRAMS=(set_ip_id_zero set_ip_ttl set_tcp_syn_window clear_tcp_syn_ts)
+PROGRAMS=(set_ip_id_zero set_ip_ttl set_tcp_syn_window clear_tcp_syn_ts wf_chain)
 # asm/types.h lives in the multiarch dir on Debian; harmless elsewhere.
 MULTIARCH_INC=/usr/include/$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
 # -mcpu=v2: ALU32 + JMP32, kernel >= 5.1 (OpenWrt 23.05 ships 5.15); -g: BTF, so

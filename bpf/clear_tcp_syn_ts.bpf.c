@@ -111,24 +111,21 @@ static __always_inline int wf_ts_step(struct wf_ts_walk *w, const __u32 p)
 #define WF_STEP4(p) WF_STEP(p); WF_STEP(p + 1); WF_STEP(p + 2); WF_STEP(p + 3)
 #define WF_STEP20(p) WF_STEP4(p); WF_STEP4(p + 4); WF_STEP4(p + 8); WF_STEP4(p + 12); WF_STEP4(p + 16)
 
-SEC("tc")
-int clear_tcp_syn_ts(struct __sk_buff *skb)
+/* The rewrite on a parsed frame (shared with wf_chain.bpf.c); 1 when bytes changed. */
+static __always_inline int wf_clear_tcp_syn_ts(struct __sk_buff *skb, __u16 proto, __u32 l3off)
 {
-	struct wf_counters *c = wf_counters_get();
-	__u32 l3off = 0, l4off, thl = 0;
+	__u32 l4off, thl = 0;
 	struct wf_ts_walk w = {};
 
-	if (c)
-		c->seen++;
-	if (wf_parse_l2(skb, &l3off) != WF_ETH_P_IP)
-		return WF_CONTINUE;
+	if (proto != WF_ETH_P_IP)
+		return 0;
 	l4off = wf_ipv4_first_syn(skb, l3off, &thl);
 	if (!l4off || thl <= WF_TCP_MIN_HLEN)
-		return WF_CONTINUE;
+		return 0;
 	if (l4off > WF_MAX_HDR_OFF - 60 || thl > 60)
-		return WF_CONTINUE;
+		return 0;
 	if (!wf_linear(skb, l4off + thl))
-		return WF_CONTINUE;
+		return 0;
 
 	w.data_end = (__u8 *)(long)skb->data_end;
 	w.opt = (__u8 *)(long)skb->data + l4off + WF_TCP_MIN_HLEN;
@@ -140,13 +137,19 @@ int clear_tcp_syn_ts(struct __sk_buff *skb)
 	WF_STEP20(20);
 walked:
 	if (!w.new_sum)
-		return WF_CONTINUE;
+		return 0;
 
 	/* size 0: "to" is a checksum diff (new - old); the helper handles CHECKSUM_PARTIAL. */
 	bpf_l4_csum_replace(skb, l4off + WF_TCP_CSUM_OFF, 0, wf_csum_add32(w.new_sum, ~w.old_sum), 0);
-	if (c)
-		c->rewritten++;
-	return WF_CONTINUE;
+	return 1;
+}
+
+#ifndef WF_IN_CHAIN
+SEC("tc")
+int clear_tcp_syn_ts(struct __sk_buff *skb)
+{
+	return wf_run_one(skb, wf_clear_tcp_syn_ts);
 }
 
 char _license[] SEC("license") = "GPL";
+#endif

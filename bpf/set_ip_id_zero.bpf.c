@@ -12,29 +12,31 @@
  */
 #include "wf_common.h"
 
+/* The rewrite on a parsed frame (shared with wf_chain.bpf.c); 1 when bytes changed. */
+static __always_inline int wf_set_ip_id_zero(struct __sk_buff *skb, __u16 proto, __u32 l3off)
+{
+	struct iphdr *iph;
+	__u16 old;
+
+	if (proto != WF_ETH_P_IP)
+		return 0;
+	iph = wf_ipv4(skb, l3off);
+	if (!iph)
+		return 0;
+	old = iph->id;
+	if (old == 0)
+		return 0;
+	iph->id = 0;
+	wf_csum_replace2(&iph->check, old, 0);
+	return 1;
+}
+
+#ifndef WF_IN_CHAIN
 SEC("tc")
 int set_ip_id_zero(struct __sk_buff *skb)
 {
-	struct wf_counters *c = wf_counters_get();
-	struct iphdr *iph;
-	__u32 l3off = 0;
-	__u16 old;
-
-	if (c)
-		c->seen++;
-	if (wf_parse_l2(skb, &l3off) != WF_ETH_P_IP)
-		return WF_CONTINUE;
-	iph = wf_ipv4(skb, l3off);
-	if (!iph)
-		return WF_CONTINUE;
-	old = iph->id;
-	if (old == 0)
-		return WF_CONTINUE;
-	iph->id = 0;
-	wf_csum_replace2(&iph->check, old, 0);
-	if (c)
-		c->rewritten++;
-	return WF_CONTINUE;
+	return wf_run_one(skb, wf_set_ip_id_zero);
 }
 
 char _license[] SEC("license") = "GPL";
+#endif

@@ -13,41 +13,41 @@ volatile const __u8 wf_cfg_ipv6_hop_limit = 0;   /* 1 = also rewrite IPv6 hop li
 #define WF_IPV4_TTL_WORD_OFF 8   /* TTL shares a 16-bit checksum word with the protocol byte */
 #define WF_IPV6_HOP_LIMIT_OFF 7
 
-SEC("tc")
-int set_ip_ttl(struct __sk_buff *skb)
+/* The rewrite on a parsed frame (shared with wf_chain.bpf.c); 1 when bytes changed. */
+static __always_inline int wf_set_ip_ttl(struct __sk_buff *skb, __u16 proto, __u32 l3off)
 {
-	struct wf_counters *c = wf_counters_get();
-	__u32 l3off = 0;
-	__u16 proto;
-
-	if (c)
-		c->seen++;
-	proto = wf_parse_l2(skb, &l3off);
 	if (proto == WF_ETH_P_IP) {
 		struct iphdr *iph = wf_ipv4(skb, l3off);
 		__u16 *word, old;
 
 		if (!iph || iph->ttl == wf_cfg_ttl)
-			return WF_CONTINUE;
+			return 0;
 		word = (__u16 *)((__u8 *)iph + WF_IPV4_TTL_WORD_OFF);
 		old = *word;
 		iph->ttl = wf_cfg_ttl;
 		wf_csum_replace2(&iph->check, old, *word);
-		if (c)
-			c->rewritten++;
-	} else if (proto == WF_ETH_P_IPV6 && wf_cfg_ipv6_hop_limit) {
+		return 1;
+	}
+	if (proto == WF_ETH_P_IPV6 && wf_cfg_ipv6_hop_limit) {
 		__u8 *ip6 = wf_ptr(skb, l3off, WF_IPV6_HOP_LIMIT_OFF + 1);
 
 		if (!ip6 || (ip6[0] >> 4) != 6 || ip6[WF_IPV6_HOP_LIMIT_OFF] == wf_cfg_ttl)
-			return WF_CONTINUE;
+			return 0;
 		/* A header cut before the addresses is garbage, not IPv6: leave it alone. */
 		if (l3off + WF_IPV6_HLEN > skb->len)
-			return WF_CONTINUE;
+			return 0;
 		ip6[WF_IPV6_HOP_LIMIT_OFF] = wf_cfg_ttl;
-		if (c)
-			c->rewritten++;
+		return 1;
 	}
-	return WF_CONTINUE;
+	return 0;
+}
+
+#ifndef WF_IN_CHAIN
+SEC("tc")
+int set_ip_ttl(struct __sk_buff *skb)
+{
+	return wf_run_one(skb, wf_set_ip_ttl);
 }
 
 char _license[] SEC("license") = "GPL";
+#endif

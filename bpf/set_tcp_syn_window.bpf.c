@@ -14,34 +14,37 @@ volatile const __u16 wf_cfg_syn_window = 65535; /* window in the SYN (unscaled: 
 
 #define WF_TCP_WINDOW_OFF 14
 
-SEC("tc")
-int set_tcp_syn_window(struct __sk_buff *skb)
+/* The rewrite on a parsed frame (shared with wf_chain.bpf.c); 1 when bytes changed. */
+static __always_inline int wf_set_tcp_syn_window(struct __sk_buff *skb, __u16 proto, __u32 l3off)
 {
-	struct wf_counters *c = wf_counters_get();
-	__u32 l3off = 0, l4off, thl = 0;
+	__u32 l4off, thl = 0;
 	__u16 *win, old, new;
 	__u8 *th;
 
-	if (c)
-		c->seen++;
-	if (wf_parse_l2(skb, &l3off) != WF_ETH_P_IP)
-		return WF_CONTINUE;
+	if (proto != WF_ETH_P_IP)
+		return 0;
 	l4off = wf_ipv4_first_syn(skb, l3off, &thl);
 	if (!l4off)
-		return WF_CONTINUE;
+		return 0;
 	th = wf_ptr(skb, l4off, WF_TCP_MIN_HLEN);
 	if (!th)
-		return WF_CONTINUE;
+		return 0;
 	win = (__u16 *)(th + WF_TCP_WINDOW_OFF);
 	old = *win;
 	new = bpf_htons(wf_cfg_syn_window);
 	if (old == new)
-		return WF_CONTINUE;
+		return 0;
 	*win = new;
 	bpf_l4_csum_replace(skb, l4off + WF_TCP_CSUM_OFF, old, new, sizeof(new));
-	if (c)
-		c->rewritten++;
-	return WF_CONTINUE;
+	return 1;
+}
+
+#ifndef WF_IN_CHAIN
+SEC("tc")
+int set_tcp_syn_window(struct __sk_buff *skb)
+{
+	return wf_run_one(skb, wf_set_tcp_syn_window);
 }
 
 char _license[] SEC("license") = "GPL";
+#endif

@@ -9,6 +9,24 @@ import { patchRodata } from './elf.js';
 export const PROGRAM_NAMES = ['set_ip_id_zero', 'set_ip_ttl', 'set_tcp_syn_window', 'clear_tcp_syn_ts'] as const;
 export type ProgramName = (typeof PROGRAM_NAMES)[number];
 
+/**
+ * The merged program (bpf/wf_chain.bpf.c): the selected rewrites in one attachment, one
+ * dispatch and one parse per packet. Each rewrite is the same code its own program runs.
+ */
+export const CHAIN_OBJECT = 'wf_chain';
+/** A BPF object the loader can attach: one rewrite, or the merged chain. */
+export type ObjectName = ProgramName | typeof CHAIN_OBJECT;
+
+/** wf_cfg_chain of wf_chain.bpf.c: bit i selects PROGRAM_NAMES[i] (the WF_CHAIN_* slots). */
+export function chainMask(programs: readonly ProgramName[]): number {
+  return programs.reduce((mask, p) => mask | (1 << PROGRAM_NAMES.indexOf(p)), 0);
+}
+
+/** The rewrites a wf_cfg_chain value selects, in PROGRAM_NAMES order. */
+export function programsOfMask(mask: number): ProgramName[] {
+  return PROGRAM_NAMES.filter((_, i) => mask & (1 << i));
+}
+
 /** clang targets: bpfel for x86_64/aarch64/mipsel (mt7621), bpfeb for mips (ath79). */
 export type BpfEndian = 'bpfel' | 'bpfeb';
 
@@ -48,7 +66,7 @@ export const BPF_BUILD_DIR = join(REPO_ROOT, 'bpf', 'build');
 export const LOCAL_TCX_HELPER = join(BPF_BUILD_DIR, 'wf-tcx');
 
 /** Path of the compiled object of `program` for the given byte order (built by `npm run bpf:build`). */
-export function bpfObjectFor(endian: BpfEndian, program: ProgramName): string {
+export function bpfObjectFor(endian: BpfEndian, program: ObjectName): string {
   return join(BPF_BUILD_DIR, endian, `${program}.o`);
 }
 
@@ -64,25 +82,27 @@ export async function detectEndian(host: RouterHost): Promise<BpfEndian> {
   throw new Error(`${host.description}: unknown EI_DATA ${head[5]}`);
 }
 
-/** The .rodata values a program object gets for `cfg` on an interface with framing `l2`. */
-export function rodataFor(program: ProgramName, cfg: RewriteConfig, l2: L2Mode): Record<string, number> {
+/** The .rodata values an object gets for `cfg` on an interface with framing `l2`. */
+export function rodataFor(object: ObjectName, cfg: RewriteConfig, l2: L2Mode): Record<string, number> {
   const values: Record<string, number> = { wf_cfg_l2: L2_MODE_VALUE[l2] };
-  if (program === 'set_ip_ttl') {
+  const has = (p: ProgramName) => object === p || (object === CHAIN_OBJECT && cfg.programs.includes(p));
+  if (has('set_ip_ttl')) {
     values.wf_cfg_ttl = cfg.ttl;
     values.wf_cfg_ipv6_hop_limit = cfg.ipv6HopLimit ? 1 : 0;
   }
-  if (program === 'set_tcp_syn_window') values.wf_cfg_syn_window = cfg.synWindow;
+  if (has('set_tcp_syn_window')) values.wf_cfg_syn_window = cfg.synWindow;
+  if (object === CHAIN_OBJECT) values.wf_cfg_chain = chainMask(cfg.programs);
   return values;
 }
 
 export interface ConfiguredObject {
-  program: ProgramName;
+  program: ObjectName;
   bytes: Buffer;
   /** First 12 hex digits of sha256(bytes): names pins and uploads, detects config changes. */
   fingerprint: string;
 }
 
-export function configuredObject(endian: BpfEndian, program: ProgramName, cfg: RewriteConfig, l2: L2Mode): ConfiguredObject {
+export function configuredObject(endian: BpfEndian, program: ObjectName, cfg: RewriteConfig, l2: L2Mode): ConfiguredObject {
   const bytes = patchRodata(readFileSync(bpfObjectFor(endian, program)), rodataFor(program, cfg, l2));
   return { program, bytes, fingerprint: createHash('sha256').update(bytes).digest('hex').slice(0, 12) };
 }

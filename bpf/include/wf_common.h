@@ -94,6 +94,8 @@ struct wf_counters {
 	__u64 rewritten;
 };
 
+/* wf_chain.bpf.c keeps one struct wf_counters per program in a map of its own. */
+#ifndef WF_IN_CHAIN
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -101,18 +103,19 @@ struct {
 	__type(value, struct wf_counters);
 } wf_stats SEC(".maps");
 
+static __always_inline struct wf_counters *wf_counters_get(void)
+{
+	__u32 zero = 0;
+	return bpf_map_lookup_elem(&wf_stats, &zero);
+}
+#endif
+
 /*
  * Link-level framing of the attached device. .rodata: the loader patches the value in
  * the object file per interface before loading, so the verifier sees a constant and
  * drops the branch that does not apply.
  */
 volatile const __u8 wf_cfg_l2 = WF_L2_ETHERNET;
-
-static __always_inline struct wf_counters *wf_counters_get(void)
-{
-	__u32 zero = 0;
-	return bpf_map_lookup_elem(&wf_stats, &zero);
-}
 
 /*
  * Pointer to [off, off+len) in the linear area, pulling it in when the frame is long
@@ -302,5 +305,28 @@ static __always_inline __u32 wf_ipv4_first_syn(struct __sk_buff *skb, __u32 l3of
 	*tcp_hlen = thl;
 	return l4off;
 }
+
+/* A rewrite on a parsed frame: (skb, WF_ETH_P_IP or WF_ETH_P_IPV6, L3 offset) -> 1 if changed. */
+typedef int (*wf_rewrite_fn)(struct __sk_buff *skb, __u16 proto, __u32 l3off);
+
+#ifndef WF_IN_CHAIN
+/*
+ * The body of every stand-alone program: count, parse the link layer, rewrite, count.
+ * Always inlined with a constant `rewrite`, so no indirect call survives compilation.
+ */
+static __always_inline int wf_run_one(struct __sk_buff *skb, wf_rewrite_fn rewrite)
+{
+	struct wf_counters *c = wf_counters_get();
+	__u32 l3off = 0;
+	__u16 proto;
+
+	if (c)
+		c->seen++;
+	proto = wf_parse_l2(skb, &l3off);
+	if (proto && rewrite(skb, proto, l3off) && c)
+		c->rewritten++;
+	return WF_CONTINUE;
+}
+#endif
 
 #endif /* WF_COMMON_H */

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { readElf, readRodata } from '../../agent/datapath/elf.js';
-import { bpfObjectFor, configuredObject, DEFAULT_REWRITE, PROGRAM_NAMES, type ProgramName } from '../../agent/datapath/programs.js';
+import { bpfObjectFor, CHAIN_OBJECT, configuredObject, DEFAULT_REWRITE, PROGRAM_NAMES, type ObjectName, type ProgramName } from '../../agent/datapath/programs.js';
 import {
   checksum,
   ether,
@@ -245,6 +245,58 @@ for (const name of PROGRAM_NAMES) {
   });
 }
 
+/**
+ * wf_chain (bpf/wf_chain.bpf.c) runs the same rewrite functions in one program. Its output
+ * must be byte-for-byte what the selected stand-alone programs produce one after another,
+ * on every frame of the catalogue, for the full chain and for subsets.
+ */
+describe('wf_chain: the merged program equals its programs run in sequence', () => {
+  const SUBSETS: ProgramName[][] = [[...PROGRAM_NAMES], ['set_ip_ttl', 'clear_tcp_syn_ts'], ['set_ip_id_zero', 'set_tcp_syn_window'], ['clear_tcp_syn_ts']];
+  const chains = new Map<string, TestProgram>();
+  const chain = (subset: ProgramName[], raw: boolean) => chains.get(`${subset.join(',')}:${raw}`)!;
+
+  beforeAll(async () => {
+    for (const [i, subset] of SUBSETS.entries()) {
+      for (const raw of [false, true]) {
+        const cfg = { ttl: TTL, synWindow: WINDOW, ipv6HopLimit: true, programs: subset };
+        chains.set(`${subset.join(',')}:${raw}`, await TestProgram.load(CHAIN_OBJECT, cfg, raw ? 'raw-ip' : 'ethernet', `chain${i}${raw ? 'raw' : 'eth'}`));
+      }
+    }
+  });
+  afterAll(async () => {
+    for (const p of chains.values()) await p.unload();
+  });
+
+  for (const subset of SUBSETS) {
+    it(`${subset.join(' + ')}: every TCP case and every garbage frame`, async () => {
+      for (const c of [...tcpCases(), ...garbageCases()]) {
+        const raw = !!c.raw;
+        let sequential = c.frame;
+        for (const n of subset) sequential = (await get(n, raw).run(sequential)).out;
+        const r = await chain(subset, raw).run(c.frame);
+        expect(r.retval, c.name).toBe(RET_CONTINUE);
+        expect(r.out.toString('hex'), `${subset.join('+')} / ${c.name}`).toBe(sequential.toString('hex'));
+      }
+    });
+  }
+
+  it('keeps seen/rewritten per rewrite, like the separate programs', async () => {
+    const subset: ProgramName[] = ['set_ip_ttl', 'clear_tcp_syn_ts'];
+    const p = await TestProgram.load(CHAIN_OBJECT, { ttl: 63, programs: subset }, 'ethernet', 'chaincnt');
+    try {
+      await p.run(ether(syn(linuxSynOptions())), 3); // TTL already 63; TS cleared on the first run only
+      await p.run(ether(ipv4(tcp({}), { ttl: 9 })), 2); // TTL rewritten on the first run; not a SYN
+      await p.run(ether(Buffer.alloc(28), { ethertype: 0x0806 })); // ARP: seen by both
+      expect(await p.chainCounters(subset)).toEqual({
+        set_ip_ttl: { seen: 6n, rewritten: 1n },
+        clear_tcp_syn_ts: { seen: 6n, rewritten: 1n },
+      });
+    } finally {
+      await p.unload();
+    }
+  });
+});
+
 describe('what each program changes (spot checks on decoded fields)', () => {
   it('odd-offset TS: clear_tcp_syn_ts leaves 10 NOPs, same header length, valid checksum', async () => {
     const f = ether(syn(oddTsSynOptions(), { ipOpts: IP_OPTS_RA }), { tags: [[0x88a8, 1], [0x8100, 2]] });
@@ -337,7 +389,7 @@ describe('what each program changes (spot checks on decoded fields)', () => {
 
 describe('objects', () => {
   it('bpfel and bpfeb objects exist for every program with the right byte order and patchable .rodata', () => {
-    for (const name of PROGRAM_NAMES) {
+    for (const name of [...PROGRAM_NAMES, CHAIN_OBJECT] as ObjectName[]) {
       for (const endian of ['bpfel', 'bpfeb'] as const) {
         const buf = readFileSync(bpfObjectFor(endian, name));
         expect(readElf(buf).littleEndian, `${endian}/${name}`).toBe(endian === 'bpfel');
@@ -345,6 +397,9 @@ describe('objects', () => {
         expect(readRodata(o.bytes, 'wf_cfg_l2')).toBe(1);
         if (name === 'set_ip_ttl') expect(readRodata(o.bytes, 'wf_cfg_ttl')).toBe(128);
         if (name === 'set_tcp_syn_window') expect(readRodata(o.bytes, 'wf_cfg_syn_window')).toBe(1234);
+        if (name === CHAIN_OBJECT) {
+          expect([readRodata(o.bytes, 'wf_cfg_ttl'), readRodata(o.bytes, 'wf_cfg_syn_window'), readRodata(o.bytes, 'wf_cfg_chain')]).toEqual([128, 1234, 0b1111]);
+        }
       }
     }
   });

@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { LocalHost } from '../../agent/host/local-host.js';
-import { readCounters, type ProgramCounters } from '../../agent/datapath/counters.js';
-import { configuredObject, DEFAULT_REWRITE, type L2Mode, type ProgramName, type RewriteConfig } from '../../agent/datapath/programs.js';
+import { readChainCounters, readCounters, type ProgramCounters } from '../../agent/datapath/counters.js';
+import { configuredObject, DEFAULT_REWRITE, type L2Mode, type ObjectName, type ProgramName, type RewriteConfig } from '../../agent/datapath/programs.js';
 
 const exec = promisify(execFile);
 export const TEST_PIN_ROOT = '/sys/fs/bpf/wrtfleet-test';
@@ -35,12 +35,12 @@ export interface RunResult {
 
 export class TestProgram {
   private constructor(
-    readonly name: ProgramName,
+    readonly name: ObjectName,
     readonly dir: string,
     private readonly work: string,
   ) {}
 
-  static async load(name: ProgramName, cfg: Partial<RewriteConfig> = {}, l2: L2Mode = 'ethernet', tag = 'p'): Promise<TestProgram> {
+  static async load(name: ObjectName, cfg: Partial<RewriteConfig> = {}, l2: L2Mode = 'ethernet', tag = 'p'): Promise<TestProgram> {
     await ensureBpffs();
     const work = mkdtempSync(join(tmpdir(), 'wf-progrun-'));
     const obj = configuredObject('bpfel', name, { ...DEFAULT_REWRITE, ...cfg }, l2);
@@ -70,6 +70,11 @@ export class TestProgram {
 
   counters(): Promise<ProgramCounters> {
     return readCounters(new LocalHost(), `${this.dir}/maps/wf_stats`);
+  }
+
+  /** wf_chain's per-rewrite counters. */
+  chainCounters(programs: readonly ProgramName[]) {
+    return readChainCounters(new LocalHost(), `${this.dir}/maps/wf_chain_stats`, programs);
   }
 
   async unload(): Promise<void> {
