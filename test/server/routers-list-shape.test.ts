@@ -4,10 +4,10 @@ import { BACKENDS, type TestDatabase } from '../support/databases.js';
 import { startTestController } from '../support/controller.js';
 
 /**
- * GET /v1/routers has PostgreSQL build each item's JSON (server/fleet/router-directory.ts
- * listJson) while GET /v1/routers/{id} maps a Prisma row in JavaScript (summaryView). The two
- * are independent implementations of one shape, so each listed item must equal the detail's
- * summary part, field for field, for routers with every field set and with none.
+ * GET /v1/routers reads its page with hand-written SQL through the driver (timestamps as
+ * epoch milliseconds, the applied revision from a join; server/fleet/router-directory.ts
+ * listJson) while GET /v1/routers/{id} reads a Prisma row. Each listed item must equal the
+ * detail's summary part, field for field, for routers with every field set and with none.
  */
 describe.each(BACKENDS)('GET /v1/routers items equal the single-router view (%s)', (_name, createDatabase) => {
   let db: TestDatabase;
