@@ -37,6 +37,11 @@ export interface RouterAgentOptions {
   probe?: boolean;
   /** Drift-check interval override (default: the applied profile's drift.intervalSeconds). */
   driftIntervalMs?: number;
+  /**
+   * How often the eligible WAN set is polled while a datapath plan is applied, so a WAN that
+   * comes up late gets the datapath (default 5000; 0: never). Only where the agent probes.
+   */
+  wanWatchMs?: number;
   /** Telemetry interval override (default: Welcome.telemetryIntervalSeconds). */
   telemetryIntervalMs?: number;
   /** Test hooks for every transaction. */
@@ -81,6 +86,7 @@ export class RouterAgent {
       send: (body) => this.link.send(body),
       log: options.log,
       transaction: options.transaction,
+      wanWatch: this.probeEnabled && options.wanWatchMs !== 0 ? { intervalMs: options.wanWatchMs } : undefined,
     });
     this.link.on('welcome', (w: { telemetryIntervalSeconds: number }) => {
       void this.manager.flush();

@@ -5,8 +5,13 @@
  * Also the controller's Commands (REPROBE, REAPPLY, ROLLBACK, DETACH, CHECK_DRIFT) and
  * drift checks, since they all change or read the same state.
  *
- * Every operation runs through one queue: an apply, a rollback timer and a drift check
- * never interleave on the same router.
+ * Every operation runs through one queue: an apply, a rollback timer, a drift check and a
+ * WAN change never interleave on the same router.
+ *
+ * While a plan with an eBPF or nftables datapath is applied, the eligible WAN set is polled
+ * (agent/apply/wan-watch.ts): a WAN that comes up late, goes away or is re-created gets the
+ * applied plan's datapath at once, whatever the drift policy, and the controller gets an
+ * ApplyResult saying so.
  *
  * State (agent/apply/state-store.ts) is saved before any result is sent, so a crash or
  * restart never forgets an open window: on start, an expired window rolls back at once, an
@@ -23,6 +28,7 @@ import {
   type DriftReport,
 } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { AgentBody } from '../controller-link.js';
+import { EligibleWatch, wanDevices } from '../datapath/index.js';
 import type { RouterHost } from '../host/host.js';
 import { resolvePlan, type Plan, type PlanRouter } from '../plan.js';
 import { readLive, type DatapathPaths } from './live.js';
@@ -38,6 +44,7 @@ import {
   type Difference,
   type TransactionOptions,
 } from './transaction.js';
+import { followsWan, isWanReport, reapplyDatapathForWan } from './wan-watch.js';
 
 export interface ApplyManagerOptions {
   host: RouterHost;
@@ -53,11 +60,18 @@ export interface ApplyManagerOptions {
   log?: (message: string) => void;
   /** Test hooks passed to every transaction. */
   transaction?: Pick<TransactionOptions, 'afterDatapath'>;
+  /**
+   * Follow WAN changes of the applied plan (polls `ip route` + `ip link` on the host). Absent:
+   * off (hosts that cannot run commands, transcript tests).
+   */
+  wanWatch?: { intervalMs?: number };
 }
 
 type Json = Record<string, unknown>;
 
-const MAX_QUEUED_DRIFT_REPORTS = 20;
+const MAX_QUEUED_REPORTS = 20;
+/** Outbox entries that only describe the router: past the latest few, older ones say nothing newer ones do not. */
+const REPORT_KINDS: ((entry: OutboxEntry) => boolean)[] = [(e) => e.$case === 'driftReport', isWanReport];
 
 /** Struct-safe copy: no undefined, no bigint, no class instances. */
 function jsonSafe(value: unknown): Json {
@@ -71,11 +85,26 @@ export class ApplyManager extends EventEmitter {
   private stopped = false;
   private readonly now: () => number;
   private readonly paths: DatapathPaths;
+  private readonly wan: EligibleWatch | undefined;
+  private wanError = '';
 
   constructor(private readonly options: ApplyManagerOptions) {
     super();
     this.now = options.now ?? Date.now;
     this.paths = options.paths ?? {};
+    if (options.wanWatch) {
+      this.wan = new EligibleWatch(options.host, {
+        intervalMs: options.wanWatch.intervalMs, // default 5 s
+        // After an agent restart the set is taken as the one the datapath was applied to.
+        adoptFirst: true,
+        onChange: () => this.enqueue(() => this.followWan()),
+        // Once per distinct error: an unreachable router (SSH down) would otherwise log every tick.
+        onError: (err) => {
+          if (err.message !== this.wanError) this.log(`wan watch: ${err.message}`);
+          this.wanError = err.message;
+        },
+      });
+    }
   }
 
   private log(message: string): void {
@@ -83,15 +112,16 @@ export class ApplyManager extends EventEmitter {
     this.emit('log', message);
   }
 
-  /** Serializes operations on this router. */
+  /** Serializes operations on this router; after each one the WAN watch runs iff a datapath plan is applied. */
   private enqueue<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
+    const run = this.queue.then(fn, fn).finally(() => this.syncWanWatch());
     this.queue = run.catch(() => undefined);
     return run;
   }
 
   async init(): Promise<void> {
     this.state = await this.options.store.load();
+    this.syncWanWatch();
     const pending = this.state.pending;
     if (pending) {
       const left = pending.deadline - this.now();
@@ -121,10 +151,11 @@ export class ApplyManager extends EventEmitter {
   private async deliver(entry: OutboxEntry): Promise<void> {
     const st = this.current;
     st.outbox.push(entry);
-    // An agent offline for days must not grow its state file with drift reports: keep the latest few.
-    const drift = st.outbox.filter((e) => e.$case === 'driftReport');
-    if (drift.length > MAX_QUEUED_DRIFT_REPORTS) {
-      const drop = new Set(drift.slice(0, drift.length - MAX_QUEUED_DRIFT_REPORTS));
+    // An agent offline for days must not grow its state file with drift or WAN-change reports: keep the latest few of each.
+    for (const kind of REPORT_KINDS) {
+      const reports = st.outbox.filter(kind);
+      if (reports.length <= MAX_QUEUED_REPORTS) continue;
+      const drop = new Set(reports.slice(0, reports.length - MAX_QUEUED_REPORTS));
       st.outbox = st.outbox.filter((e) => !drop.has(e));
     }
     await this.save();
@@ -216,11 +247,13 @@ export class ApplyManager extends EventEmitter {
       this.log(`${desired.profile}@${desired.revision} already applied but the router differs (${differences.length}): re-applying`);
     }
 
-    const outcome = await applyTransaction(this.options.host, plan, st.applied, {
-      paths: this.paths,
-      requireHardware: requiresHardware(spec),
-      ...this.options.transaction,
-    });
+    const outcome = await this.followingWan(() =>
+      applyTransaction(this.options.host, plan, st.applied, {
+        paths: this.paths,
+        requireHardware: requiresHardware(spec),
+        ...this.options.transaction,
+      }),
+    );
     if (outcome.status === 'failed') {
       this.log(`${desired.profile}@${desired.revision} failed: ${outcome.error}`);
       return this.result(ApplyResult_Status.STATUS_FAILED, {
@@ -293,7 +326,7 @@ export class ApplyManager extends EventEmitter {
     const p = st.pending;
     if (!p) return;
     const startedAt = this.now();
-    const restore = await restoreSnapshot(this.options.host, this.paths, p.snapshot);
+    const restore = await this.followingWan(() => restoreSnapshot(this.options.host, this.paths, p.snapshot));
     st.applied = p.previous;
     st.pending = null;
     await this.save();
@@ -343,7 +376,8 @@ export class ApplyManager extends EventEmitter {
         if (!st.applied || !st.rollback) return 'nothing to roll back';
         const startedAt = this.now();
         const { profile, revision, planHash } = st.applied;
-        const restore = await restoreSnapshot(this.options.host, this.paths, st.rollback.snapshot);
+        const rollback = st.rollback;
+        const restore = await this.followingWan(() => restoreSnapshot(this.options.host, this.paths, rollback.snapshot));
         st.applied = st.rollback.previous;
         st.rollback = null;
         await this.save();
@@ -410,6 +444,69 @@ export class ApplyManager extends EventEmitter {
     return a ? a.plan.drift.intervalSeconds * 1000 : null;
   }
 
+  // ------------------------------------------------------------------ WAN changes
+
+  /** Starts or stops the WAN watch: it runs while a plan with an eBPF or nftables datapath is applied. */
+  private syncWanWatch(): void {
+    const wan = this.wan;
+    if (!wan) return;
+    const applied = this.state?.applied;
+    if (!this.stopped && applied && followsWan(applied.plan)) wan.start();
+    else {
+      wan.stop();
+      wan.baseline = null;
+    }
+  }
+
+  /**
+   * Runs `fn`, which brings the datapath to the eligible set of now (an apply, a restore):
+   * the set read before it becomes the WAN watch's baseline, so a change while `fn` runs is
+   * still seen by the next tick.
+   */
+  private async followingWan<T>(fn: () => Promise<T>): Promise<T> {
+    const wan = this.wan;
+    if (!wan) return fn();
+    const before = await wan.read().catch(() => null);
+    try {
+      return await fn();
+    } finally {
+      wan.baseline = before ? wanDevices(before) : null;
+    }
+  }
+
+  /**
+   * The watch saw the eligible set change: bring the applied plan's datapath (only it) to the
+   * new set and report it. Regardless of the drift policy: which interfaces the datapath
+   * covers is the plan's own scope, not a hand edit. A failure is reported as FAILED and
+   * changes nothing else (no rollback; the set is taken as handled, drift checks keep
+   * reporting what is missing).
+   */
+  private async followWan(): Promise<void> {
+    const wan = this.wan!;
+    const applied = this.current.applied;
+    if (this.stopped || !applied || !followsWan(applied.plan)) return;
+    const now = await wan.read();
+    const before = wan.baseline;
+    // An operation queued before this one may have followed the change already.
+    if (!wan.differs(now)) return;
+    if (before === null) {
+      wan.baseline = wanDevices(now);
+      return;
+    }
+    const startedAt = this.now();
+    const outcome = await reapplyDatapathForWan(this.options.host, this.paths, applied, before, now);
+    wan.baseline = wanDevices(now);
+    this.log(`${applied.profile}@${applied.revision}: ${outcome.ok ? outcome.summary : outcome.error}`);
+    await this.result(outcome.ok ? ApplyResult_Status.STATUS_APPLIED : ApplyResult_Status.STATUS_FAILED, {
+      profile: applied.profile,
+      revision: applied.revision,
+      planHash: applied.planHash,
+      error: outcome.error,
+      evidence: outcome.evidence,
+      startedAt,
+    });
+  }
+
   /** Waits for queued work (tests, shutdown). */
   async idle(): Promise<void> {
     await this.queue;
@@ -418,6 +515,7 @@ export class ApplyManager extends EventEmitter {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.confirmTimer);
+    this.wan?.stop();
   }
 }
 

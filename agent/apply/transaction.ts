@@ -12,9 +12,9 @@
  */
 import {
   applyNft,
-  configuredObject,
   detachEbpf,
   ensureRewrite,
+  expectedFingerprint,
   nftRules,
   removeNft,
   removeRewrite,
@@ -161,7 +161,7 @@ export function comparePlanToLive(plan: Plan, live: LiveState, opts: { requireHa
     for (const ifname of live.eligible) {
       const iface = attached.get(ifname);
       for (const name of names) {
-        const want = configuredObject(endian, name, rewrite, iface?.l2 ?? 'ethernet').fingerprint;
+        const want = expectedFingerprint(endian, name, rewrite, iface?.l2 ?? 'ethernet');
         const got = iface?.programs.find((p) => p.program === name);
         const expected = `attached (${plan.datapath.attach}, config ${want})`;
         if (!got) d(`datapath/${ifname}/${name}`, expected, 'missing');
@@ -244,7 +244,7 @@ export async function applyTransaction(host: RouterHost, plan: Plan, previous: A
       ? { uci: offload.uci, live: offload.live, fallback: offload.fallback, flowtables: offload.flowtables, changes: offload.changes, warnings: offload.warnings }
       : (offload ?? { managed: false, reason: plan.offload.uci ? 'unsupported' : 'not OpenWrt: no uci/fw4' });
     evidence.eligible = live.eligible;
-    if (live.eligible.length === 0 && plan.datapath.mode !== 'none') evidence.warning = 'no eligible WAN interface right now (no IPv4 default route over Ethernet/PPP): nothing attached yet; drift checks attach when it appears';
+    if (live.eligible.length === 0 && plan.datapath.mode !== 'none') evidence.warning = 'no eligible WAN interface right now (no IPv4 default route over Ethernet/PPP): nothing attached yet; the agent attaches the datapath as soon as one appears';
     evidence.timingsMs = { ...steps, totalMs: Date.now() - t0 };
     return { status: 'applied', evidence, changed: canonicalJson(before) !== canonicalJson(after), snapshot };
   } catch (err) {

@@ -24,15 +24,19 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { RouterHost } from '../host/host.js';
-import { readCounters, type ProgramCounters } from './counters.js';
+import { readChainCounters, readCounters, type ProgramCounters } from './counters.js';
 import {
+  CHAIN_OBJECT,
+  chainMask,
   configuredObject,
   detectEndian,
   LOCAL_TCX_HELPER,
   PROGRAM_NAMES,
+  programsOfMask,
   validateRewrite,
   type BpfEndian,
   type L2Mode,
+  type ObjectName,
   type ProgramName,
   type RewriteConfig,
 } from './programs.js';
@@ -42,20 +46,42 @@ export const DEFAULT_PIN_ROOT = '/sys/fs/bpf/wrtfleet';
 export const DEFAULT_SKIP = ['lo', 'br-lan'];
 
 /**
- * cls_bpf priorities we own, one per program: filters run in ascending priority, and
+ * cls_bpf priorities we own, one per object: filters run in ascending priority, and
  * 0xC0DE.. sits far from tc's auto-assigned 49152 (0xC000) and from the small numbers
- * people type by hand. Each program returns TC_ACT_UNSPEC, so all four run.
+ * people type by hand. Each program returns TC_ACT_UNSPEC, so all of them run.
  */
-export const CLS_PRIO: Record<ProgramName, number> = {
+export const CLS_PRIO: Record<ObjectName, number> = {
   set_ip_id_zero: 0xc0de,
   set_ip_ttl: 0xc0df,
   set_tcp_syn_window: 0xc0e0,
   clear_tcp_syn_ts: 0xc0e1,
+  wf_chain: 0xc0e2,
 };
 export const CLS_HANDLE = 0x5746; // "WF"
 const OUR_PRIOS = new Set(Object.values(CLS_PRIO));
 
 export type AttachMode = 'tcx' | 'cls_bpf';
+
+/**
+ * 'merged' (default): the selected rewrites run as one wf_chain program per interface when
+ * there are two or more: one dispatch and one parse per packet instead of one per program,
+ * which is most of what four programs cost on forwarded traffic (docs/BENCHMARKS.md).
+ * 'separate': one program (and one TCX link or cls_bpf filter) per rewrite.
+ */
+export type ProgramLayout = 'merged' | 'separate';
+
+/** What gets attached for a rewrite configuration: BPF objects and the rewrites each runs. */
+export function attachUnits(rewrite: RewriteConfig, layout: ProgramLayout = 'merged'): { object: ObjectName; programs: ProgramName[] }[] {
+  const programs = PROGRAM_NAMES.filter((p) => rewrite.programs.includes(p));
+  if (layout === 'merged' && programs.length > 1) return [{ object: CHAIN_OBJECT, programs }];
+  return programs.map((p) => ({ object: p, programs: [p] }));
+}
+
+/** Fingerprint of the object that should run `program` (what drift checks compare with). */
+export function expectedFingerprint(endian: BpfEndian, program: ProgramName, rewrite: RewriteConfig, l2: L2Mode, layout: ProgramLayout = 'merged'): string {
+  const unit = attachUnits(rewrite, layout).find((u) => u.programs.includes(program));
+  return configuredObject(endian, unit?.object ?? program, rewrite, l2).fingerprint;
+}
 
 export interface DatapathOptions {
   rewrite: RewriteConfig;
@@ -80,10 +106,14 @@ export interface DatapathOptions {
   /** Explicit interface list instead of the default-route rule (types are still checked). */
   interfaces?: string[];
   skip?: string[];
+  /** See ProgramLayout; default 'merged'. */
+  layout?: ProgramLayout;
 }
 
 export interface AttachedProgram {
   program: ProgramName;
+  /** The BPF object running it: the program's own, or wf_chain with the other rewrites. */
+  object: ObjectName;
   fingerprint: string;
   progId: number;
   linkId?: number;
@@ -116,7 +146,6 @@ interface LinkInfo {
   flags?: string[];
   gso_max_segs?: number;
   tso_max_segs?: number;
-  operstate?: string;
 }
 
 // ------------------------------------------------------------------ small command layer
@@ -245,8 +274,11 @@ export async function probeTcx(host: RouterHost, helper = LOCAL_TCX_HELPER): Pro
 
 // ------------------------------------------------------------------ per-interface state
 
+/** One pinned object on an interface: <object>-<fingerprint>/{prog,maps,link[,programs-<mask>]}. */
 interface ProgState {
-  program: ProgramName;
+  program: ObjectName;
+  /** The rewrites it runs (wf_chain: from its programs-<mask> marker). */
+  programs: ProgramName[];
   fingerprint: string;
   dir: string;
   hasLink: boolean;
@@ -273,10 +305,13 @@ async function readIfaceState(host: RouterHost, helper: string, root: string, if
     if ((m = e.name.match(/^ifindex-(\d+)$/))) st.ifindex = Number(m[1]);
     else if ((m = e.name.match(/^gso_max_segs-(\d+)$/))) st.gsoOriginal = Number(m[1]);
     else if (e.name === 'clsact-ours') st.clsactOurs = true;
-    else if ((m = e.name.match(/^([a-z_]+)-([0-9a-f]{12})$/)) && (PROGRAM_NAMES as readonly string[]).includes(m[1]!)) {
+    else if ((m = e.name.match(/^([a-z_]+)-([0-9a-f]{12})$/)) && m[1]! in CLS_PRIO) {
       const pdir = `${dir}/${e.name}`;
       const inner = await ls(host, helper, pdir);
-      st.progs.push({ program: m[1] as ProgramName, fingerprint: m[2]!, dir: pdir, hasLink: inner.some((x) => x.name === 'link') });
+      const object = m[1] as ObjectName;
+      const mask = inner.map((x) => /^programs-(\d+)$/.exec(x.name)).find(Boolean);
+      const programs = object === CHAIN_OBJECT ? programsOfMask(Number(mask?.[1] ?? 0)) : [object];
+      st.progs.push({ program: object, programs, fingerprint: m[2]!, dir: pdir, hasLink: inner.some((x) => x.name === 'link') });
     }
   }
   return st;
@@ -401,7 +436,8 @@ export async function applyEbpf(host: RouterHost, opts: DatapathOptions): Promis
     if (mode === 'tcx') await deleteOwnedFilters(host, iface.ifname, changes);
 
     const attached: AttachedProgram[] = [];
-    for (const program of opts.rewrite.programs) {
+    const units = attachUnits(opts.rewrite, opts.layout);
+    for (const { object: program, programs: runs } of units) {
       const obj = configuredObject(endian, program, opts.rewrite, iface.l2);
       const pdir = `${st.dir}/${program}-${obj.fingerprint}`;
       const existing = st.progs.find((p) => p.program === program && p.fingerprint === obj.fingerprint);
@@ -413,6 +449,7 @@ export async function applyEbpf(host: RouterHost, opts: DatapathOptions): Promis
         const objPath = `${uploadDir}/wrtfleet-${iface.ifname}-${program}-${obj.fingerprint}-${randomBytes(4).toString('hex')}.o`;
         await host.writeFile(objPath, obj.bytes, 0o600);
         await helperJson(host, helper, ['mkdir', pdir]);
+        if (program === CHAIN_OBJECT) await helperJson(host, helper, ['mkdir', `${pdir}/programs-${chainMask(runs)}`]);
         try {
           await run(host, ['bpftool', 'prog', 'load', objPath, `${pdir}/prog`, 'type', 'classifier', 'pinmaps', `${pdir}/maps`]);
         } finally {
@@ -422,7 +459,7 @@ export async function applyEbpf(host: RouterHost, opts: DatapathOptions): Promis
         changes.push(`${iface.ifname}: loaded ${program}-${obj.fingerprint} (prog id ${progId})`);
       }
 
-      const entry: AttachedProgram = { program, fingerprint: obj.fingerprint, progId, pinDir: pdir };
+      const entry: Omit<AttachedProgram, 'program'> = { object: program, fingerprint: obj.fingerprint, progId, pinDir: pdir };
       if (mode === 'tcx') {
         let info = existing?.hasLink
           ? await helperJson<{ link_id: number; prog_id: number; ifindex: number }>(host, helper, ['info', `${pdir}/link`]).catch(() => null)
@@ -449,7 +486,7 @@ export async function applyEbpf(host: RouterHost, opts: DatapathOptions): Promis
         }
         entry.prio = prio;
       }
-      attached.push(entry);
+      for (const p of runs) attached.push({ program: p, ...entry });
 
       // Older configurations of this program on this interface (new one already runs).
       for (const old of st.progs.filter((p) => p.program === program && p.fingerprint !== obj.fingerprint)) {
@@ -457,8 +494,8 @@ export async function applyEbpf(host: RouterHost, opts: DatapathOptions): Promis
         changes.push(`${iface.ifname}: removed ${old.program}-${old.fingerprint}`);
       }
     }
-    // Programs no longer in the chain.
-    for (const old of st.progs.filter((p) => !opts.rewrite.programs.includes(p.program))) {
+    // Objects no longer attached: programs taken out of the chain, or the other layout.
+    for (const old of st.progs.filter((p) => !units.some((u) => u.object === p.program))) {
       await removeProg(host, helper, iface.ifname, old, changes);
       changes.push(`${iface.ifname}: removed ${old.program} (not in chain)`);
     }
@@ -552,7 +589,7 @@ export async function ebpfStatus(host: RouterHost, opts: Partial<DatapathOptions
     for (const p of st.progs) {
       const progId = await progIdOf(host, `${p.dir}/prog`);
       if (progId === null) continue;
-      const a: AttachedProgram = { program: p.program, fingerprint: p.fingerprint, progId, pinDir: p.dir };
+      const a: Omit<AttachedProgram, 'program'> = { object: p.program, fingerprint: p.fingerprint, progId, pinDir: p.dir };
       if (p.hasLink) {
         const info = await helperJson<{ link_id: number; ifindex: number }>(host, helper, ['info', `${p.dir}/link`]).catch(() => null);
         if (!info || info.ifindex !== l.ifindex) continue;
@@ -563,7 +600,7 @@ export async function ebpfStatus(host: RouterHost, opts: Partial<DatapathOptions
         if (!f) continue;
         a.prio = f.prio;
       }
-      programs.push(a);
+      for (const program of p.programs) programs.push({ program, ...a });
     }
     programs.sort((x, y) => PROGRAM_NAMES.indexOf(x.program) - PROGRAM_NAMES.indexOf(y.program));
     interfaces.push({
@@ -582,42 +619,133 @@ export async function ebpfStatus(host: RouterHost, opts: Partial<DatapathOptions
 /** Counters of every attached program, keyed "ifname/program". */
 export async function readAllCounters(host: RouterHost, evidence: DatapathEvidence, endian: BpfEndian = 'bpfel'): Promise<Record<string, ProgramCounters>> {
   const out: Record<string, ProgramCounters> = {};
-  for (const i of evidence.interfaces)
-    for (const p of i.programs) out[`${i.ifname}/${p.program}`] = await readCounters(host, `${p.pinDir}/maps/wf_stats`, endian === 'bpfel');
+  for (const i of evidence.interfaces) {
+    const merged = i.programs.filter((p) => p.object === CHAIN_OBJECT);
+    if (merged.length) {
+      const counters = await readChainCounters(host, `${merged[0]!.pinDir}/maps/wf_chain_stats`, merged.map((p) => p.program), endian === 'bpfel');
+      for (const p of merged) out[`${i.ifname}/${p.program}`] = counters[p.program]!;
+    }
+    for (const p of i.programs) {
+      if (p.object !== CHAIN_OBJECT) out[`${i.ifname}/${p.program}`] = await readCounters(host, `${p.pinDir}/maps/wf_stats`, endian === 'bpfel');
+    }
+  }
   return out;
 }
 
+/** An eligible interface as the WAN watch compares it: same name with a new ifindex is a new device. */
+export interface WanDevice {
+  ifname: string;
+  ifindex: number;
+}
+
+export function wanDevices(e: Eligibility): WanDevice[] {
+  return e.eligible.map(({ ifname, ifindex }) => ({ ifname, ifindex }));
+}
+
+/** The eligible set as one comparable string ("ifname#ifindex", sorted). */
+export function eligibleKey(devices: readonly WanDevice[]): string {
+  return devices
+    .map((d) => `${d.ifname}#${d.ifindex}`)
+    .sort()
+    .join(' ');
+}
+
+export interface EligibleWatchOptions extends Pick<DatapathOptions, 'interfaces' | 'skip'> {
+  /** Default 5000. */
+  intervalMs?: number;
+  /**
+   * The eligible set differs from `baseline`. The watch waits for it before the next tick;
+   * it sets the new baseline (normally the set read before it re-applied).
+   */
+  onChange: (now: Eligibility) => Promise<void>;
+  onError?: (err: Error) => void;
+  /** With no baseline yet, the first reading becomes the baseline instead of a change. */
+  adoptFirst?: boolean;
+}
+
 /**
- * Polls routes and links and re-applies when they change (OpenWrt has no event stream
- * over a plain command channel; hotplug scripts can call reevaluate directly instead).
- * Returns a stop function.
+ * Polls the eligible set (eligibleInterfaces: one `ip route` and one `ip link` per tick) and
+ * calls onChange when it differs from the baseline: a WAN that comes up late, goes away, or
+ * is re-created (a redialled pppoe-wan has a new ifindex). OpenWrt has no event stream over
+ * a plain command channel; hotplug scripts can call applyEbpf directly instead.
  */
+export class EligibleWatch {
+  /** The set the datapath was last brought in line with (null: not known yet). */
+  baseline: WanDevice[] | null = null;
+  private timer: NodeJS.Timeout | undefined;
+  /** Bumped by start/stop, so a tick still running after stop() does not schedule another. */
+  private generation = 0;
+  private active = false;
+
+  constructor(
+    private readonly host: RouterHost,
+    private readonly options: EligibleWatchOptions,
+  ) {}
+
+  get running(): boolean {
+    return this.active;
+  }
+
+  read(): Promise<Eligibility> {
+    return eligibleInterfaces(this.host, this.options);
+  }
+
+  differs(now: Eligibility): boolean {
+    return this.baseline === null || eligibleKey(this.baseline) !== eligibleKey(now.eligible);
+  }
+
+  start(): void {
+    if (this.active) return;
+    this.active = true;
+    this.schedule(++this.generation, 0);
+  }
+
+  stop(): void {
+    this.active = false;
+    this.generation += 1;
+    clearTimeout(this.timer);
+  }
+
+  private schedule(generation: number, delay: number): void {
+    this.timer = setTimeout(() => void this.tick(generation), delay);
+    this.timer.unref();
+  }
+
+  private async tick(generation: number): Promise<void> {
+    try {
+      const now = await this.read();
+      if (generation !== this.generation) return;
+      if (this.baseline === null && this.options.adoptFirst) this.baseline = wanDevices(now);
+      else if (this.differs(now)) await this.options.onChange(now);
+    } catch (err) {
+      this.options.onError?.(err as Error);
+    } finally {
+      if (generation === this.generation) this.schedule(generation, this.options.intervalMs ?? 5000);
+    }
+  }
+}
+
+/** applyEbpf whenever the eligible set changes (and once at start). Returns a stop function. */
 export function watchAndReevaluate(
   host: RouterHost,
   opts: DatapathOptions,
   { intervalMs = 5000, onApplied }: { intervalMs?: number; onApplied?: (e: DatapathEvidence | Error) => void } = {},
 ): () => void {
-  let last = '';
-  let busy = false;
-  const tick = async () => {
-    if (busy) return;
-    busy = true;
-    try {
-      const sig =
-        (await run(host, ['ip', '-4', '-j', 'route', 'show', 'default', 'table', 'all'])) +
-        JSON.stringify((await links(host)).map((l) => [l.ifname, l.ifindex, l.operstate]));
-      if (sig !== last) {
+  const watch: EligibleWatch = new EligibleWatch(host, {
+    intervalMs,
+    interfaces: opts.interfaces,
+    skip: opts.skip,
+    onChange: async (now) => {
+      try {
         const ev = await applyEbpf(host, opts);
-        last = sig;
+        watch.baseline = wanDevices(now);
         onApplied?.(ev);
+      } catch (e) {
+        onApplied?.(e as Error);
       }
-    } catch (e) {
-      onApplied?.(e as Error);
-    } finally {
-      busy = false;
-    }
-  };
-  const t = setInterval(() => void tick(), intervalMs);
-  void tick();
-  return () => clearInterval(t);
+    },
+    onError: (e) => onApplied?.(e),
+  });
+  watch.start();
+  return () => watch.stop();
 }

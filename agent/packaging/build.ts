@@ -2,7 +2,7 @@
  * `npm run agent:bundle`: the agent as ONE file for routers and proxy hosts.
  *
  *   dist/agent/agent.mjs               esbuild bundle of agent/main.ts (ESM, node20, minified)
- *   dist/agent/bpf/build/bpfel/*.o     the four programs, little-endian (x86_64, aarch64, mipsel)
+ *   dist/agent/bpf/build/bpfel/*.o     the four programs and wf_chain, little-endian (x86_64, aarch64, mipsel)
  *   dist/agent/bpf/build/bpfeb/*.o     big-endian (ath79 mips)
  *   dist/agent/bpf/build/wf-tcx        TCX helper built for THIS machine (cross-compile for a router)
  *   dist/agent/openwrt/, systemd/      init script, UCI config, proxy unit
@@ -36,6 +36,22 @@ const relocateBpf: Plugin = {
   },
 };
 
+/**
+ * `import { connect } from 'node:tls'` in an ESM bundle makes Node build an ES module facade
+ * for the builtin, which reads every export once, lazy getters included: `tls.rootCertificates`
+ * (all bundled root CAs as PEM strings), `crypto.webcrypto`/`subtle` (the WebCrypto modules),
+ * and so on, at startup, whether or not the agent ever uses them. Requiring the builtin instead
+ * (through the bundle's `require`, see the banner) touches an export only when the code does.
+ * Measured on the idle on-router agent: docs/BENCHMARKS.md, Agent.
+ */
+const builtinsByRequire: Plugin = {
+  name: 'wrtfleet-builtins-by-require',
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) => (args.kind === 'import-statement' || args.kind === 'dynamic-import' ? { path: args.path, namespace: 'wf-builtin' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'wf-builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+  },
+};
+
 export async function bundleAgent(): Promise<{ bundle: string; bytes: number; objects: string[] }> {
   for (const endian of ['bpfel', 'bpfeb']) {
     if (!existsSync(join(BPF, endian, 'set_ip_ttl.o'))) throw new Error(`missing ${join(BPF, endian)}: run npm run bpf:build first`);
@@ -61,7 +77,7 @@ export async function bundleAgent(): Promise<{ bundle: string; bytes: number; ob
         'const require = __wfRequire(import.meta.url); const __filename = __wfPath(import.meta.url); const __dirname = __wfDir(__filename);',
       ].join('\n'),
     },
-    plugins: [relocateBpf],
+    plugins: [relocateBpf, builtinsByRequire],
     logLevel: 'warning',
   });
   chmodSync(bundle, 0o755);

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApplyResult_Status, Command_Kind, OffloadState_Mode, type DesiredState } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { FileStateStore } from '../../agent/apply/state-store.js';
 import { NetnsHost } from '../../agent/datapath/netns-host.js';
-import { LOCAL_TCX_HELPER } from '../../agent/datapath/programs.js';
+import { LOCAL_TCX_HELPER, PROGRAM_NAMES } from '../../agent/datapath/programs.js';
 import { LocalHost } from '../../agent/host/local-host.js';
 import { RouterAgent } from '../../agent/router-agent.js';
 import { checkWire } from '../datapath/wire.js';
@@ -22,6 +22,9 @@ import { FakeController } from '../support/fake-controller.js';
 import { capture, fullState } from '../support/router-state.js';
 import { FaultHost, nth } from '../support/fault-host.js';
 import { sh } from '../support/ssh-router.js';
+
+/** TCX links on the WAN: the loader's default layout runs the four rewrites as one wf_chain program. */
+const CHAIN_LINKS = 1;
 
 const id = randomBytes(3).toString('hex');
 const ns = { router: `wf-onr-${id}-r`, peer: `wf-onr-${id}-p` };
@@ -90,7 +93,7 @@ describe('on-router placement (NetnsHost in a namespace)', () => {
   it('applies the eBPF plan: four TCX programs on wan0, wire checks pass', async () => {
     const r = await push({ l3Rewrite: { ttl: { value: 128 } } });
     expect(r.status, r.error).toBe(ApplyResult_Status.STATUS_APPLIED);
-    expect(await tcxCount()).toBe(4);
+    expect(await tcxCount()).toBe(CHAIN_LINKS);
     const pkts = await capture(ns.peer, 'up0', async () => {
       expect((await host.run(['ping', '-c', '3', '-i', '0.2', '-W', '2', ADDR.peer])).code).toBe(0);
     });
@@ -122,7 +125,7 @@ describe('on-router placement (NetnsHost in a namespace)', () => {
     try {
       await eventually(async () => agent.manager.current.pending === null, 10_000, 'rollback');
       expect(await state()).toEqual(confirmed);
-      expect(await tcxCount()).toBe(4);
+      expect(await tcxCount()).toBe(CHAIN_LINKS);
       expect((await host.run(['nft', 'list', 'table', 'inet', 'wrtfleet'])).code).not.toBe(0);
     } finally {
       controller.autoConfirm = true;
@@ -140,16 +143,17 @@ describe('on-router placement (NetnsHost in a namespace)', () => {
     expect(r.status).toBe(ApplyResult_Status.STATUS_FAILED);
     expect(r.error).toMatch(/injected: Could not process rule[\s\S]*previous state restored and verified/);
     expect(await state()).toEqual(before);
-    expect(await tcxCount()).toBe(4);
+    expect(await tcxCount()).toBe(CHAIN_LINKS);
   });
 
   it('drift: a TCX program detached by hand is reported, and REPROBE answers', async () => {
     await eventually(async () => controller.connected(ID), 10_000, 'reconnected');
-    const dir = (await host.run(['sh', '-c', `ls -d ${pinRoot}/wan0/set_ip_id_zero[.-]*`])).stdout.trim();
+    const dir = (await host.run(['sh', '-c', `ls -d ${pinRoot}/wan0/wf_chain-*`])).stdout.trim();
     expect((await host.run([LOCAL_TCX_HELPER, 'detach', `${dir}/link`])).code).toBe(0);
     controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_CHECK_DRIFT } });
     const rep = await eventually(async () => controller.driftReports(ID).at(-1), 10_000, 'drift report');
-    expect(rep.differences).toEqual([{ path: 'datapath/wan0/set_ip_id_zero', expected: expect.stringMatching(/^attached \(tcx/), actual: 'missing' }]);
+    // The default layout runs the four rewrites in that one program: each is reported missing.
+    expect(rep.differences).toEqual(PROGRAM_NAMES.map((p) => ({ path: `datapath/wan0/${p}`, expected: expect.stringMatching(/^attached \(tcx/), actual: 'missing' })));
     const seq = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_REPROBE } });
     const res = await eventually(async () => controller.commandResults(ID).find((c) => c.commandSeq === seq), 10_000, 'REPROBE result');
     expect(res.ok).toBe(true);

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApplyResult_Status, Command_Kind, type DesiredState } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { FileStateStore } from '../../agent/apply/state-store.js';
-import { LOCAL_TCX_HELPER } from '../../agent/datapath/programs.js';
+import { LOCAL_TCX_HELPER, PROGRAM_NAMES } from '../../agent/datapath/programs.js';
 import { SshHost } from '../../agent/host/ssh-host.js';
 import { RouterAgent } from '../../agent/router-agent.js';
 import { checkWire } from '../datapath/wire.js';
@@ -22,6 +22,9 @@ import { FakeController } from '../support/fake-controller.js';
 import { FaultHost, nth } from '../support/fault-host.js';
 import { capture, fullState } from '../support/router-state.js';
 import { SshRouter } from '../support/ssh-router.js';
+
+/** TCX links on the WAN: the loader's default layout runs the four rewrites as one wf_chain program. */
+const CHAIN_LINKS = 1;
 
 const router = new SshRouter();
 const controller = new FakeController();
@@ -123,10 +126,10 @@ describe('apply over SSH', () => {
     expect(ev.datapath.ebpf[0]!.programs.map((p) => p.program)).toEqual(['set_ip_id_zero', 'set_ip_ttl', 'set_tcp_syn_window', 'clear_tcp_syn_ts']);
     expect(JSON.stringify(ev.offload)).toMatch(/not OpenWrt|unsupported/);
     // Independently of the agent: the kernel's TCX chain on wan0, nothing on mgmt0.
-    expect(await tcxPrograms()).toBe(4);
+    expect(await tcxPrograms()).toBe(CHAIN_LINKS);
     applied = await state();
     expect(applied['tcx mgmt0']).toBe(empty['tcx mgmt0']);
-    expect(applied.pins).toMatch(/wrtfleet\/wan0\/set_ip_ttl[.-][0-9a-f]{12}\/link/);
+    expect(applied.pins).toMatch(/wrtfleet\/wan0\/wf_chain-[0-9a-f]{12}\/link/);
     await eventually(async () => agent.manager.current.pending === null, 5_000, 'ConfirmApply processed');
     expect(agent.manager.appliedRevision()).toMatchObject({ profile: 'p-e2e', revision: 1, pendingConfirm: false });
   });
@@ -180,15 +183,15 @@ describe('apply over SSH', () => {
     expect(agent.manager.current.applied?.revision).toBe(1);
   });
 
-  it('a forced failure mid-apply (the second TCX attach fails, after the first program was swapped) leaves the router exactly as before', async () => {
+  it('a forced failure mid-apply (the new chain is attached, detaching the old one fails) leaves the router exactly as before', async () => {
     const before = await state();
-    // TTL and window change: two objects are loaded and attached; the first swap has happened when the second fails.
-    faults.fault = nth((argv) => argv[0] === LOCAL_TCX_HELPER && argv[1] === 'attach', 2, { fail: { code: 1, stdout: '{"error":"injected: attach refused","errno":1}', stderr: '' } });
+    // TTL and window change: a new wf_chain is loaded and attached next to the old one, then the old link is detached: that fails.
+    faults.fault = nth((argv) => argv[0] === LOCAL_TCX_HELPER && argv[1] === 'detach', 1, { fail: { code: 1, stdout: '{"error":"injected: detach refused","errno":1}', stderr: '' } });
     const r = await push(desired({ ...SPEC, l3Rewrite: { ttl: { value: 99 }, tcpwin: { value: 1000 } } }));
     expect(faults.hits).toHaveLength(1);
     faults.fault = undefined;
     expect(r.status).toBe(ApplyResult_Status.STATUS_FAILED);
-    expect(r.error).toMatch(/injected: attach refused/);
+    expect(r.error).toMatch(/injected: detach refused/);
     expect(r.error).toMatch(/previous state restored and verified/);
     expect(await state()).toEqual(before);
     expect(agent.manager.current.applied?.revision).toBe(1);
@@ -197,7 +200,7 @@ describe('apply over SSH', () => {
   it('a command that hangs on the router times out (remote process killed) and the apply rolls back', async () => {
     const before = await state();
     const marker = `100.${process.pid}`;
-    faults.fault = nth((argv) => argv[0] === 'bpftool' && argv[2] === 'load', 2, { replace: ['sleep', marker] });
+    faults.fault = nth((argv) => argv[0] === 'bpftool' && argv[2] === 'load', 1, { replace: ['sleep', marker] });
     const t0 = Date.now();
     const r = await push(desired({ ...SPEC, l3Rewrite: { ttl: { value: 101 }, tcpwin: { value: 1001 } } }));
     faults.fault = undefined;
@@ -254,14 +257,15 @@ describe('drift and commands over SSH', () => {
   it('a program detached by hand is reported exactly by CHECK_DRIFT', async () => {
     await eventually(async () => controller.connected(ID), 10_000, 'connected');
     const a = agent.manager.current.applied!;
-    const pins = (await router.inside.run(['sh', '-c', 'ls -d /sys/fs/bpf/wrtfleet/wan0/set_ip_ttl[.-]*'])).stdout.trim();
-    expect(pins).toMatch(/set_ip_ttl[.-][0-9a-f]{12}$/);
+    const pins = (await router.inside.run(['sh', '-c', 'ls -d /sys/fs/bpf/wrtfleet/wan0/wf_chain-*'])).stdout.trim();
+    expect(pins).toMatch(/wf_chain-[0-9a-f]{12}$/);
     expect((await router.inside.run([LOCAL_TCX_HELPER, 'detach', `${pins}/link`])).code).toBe(0);
-    expect(await tcxPrograms()).toBe(3);
+    expect(await tcxPrograms()).toBe(0);
     const seq = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_CHECK_DRIFT } });
     const report = await eventually(async () => controller.driftReports(ID).at(-1), 10_000, 'drift report');
     expect(report.revision).toBe(a.revision);
-    expect(report.differences).toEqual([{ path: 'datapath/wan0/set_ip_ttl', expected: expect.stringMatching(/^attached \(tcx, config [0-9a-f]{12}\)$/), actual: 'missing' }]);
+    // The four rewrites ran in that one program: each is reported missing.
+    expect(report.differences).toEqual(PROGRAM_NAMES.map((p) => ({ path: `datapath/wan0/${p}`, expected: expect.stringMatching(/^attached \(tcx, config [0-9a-f]{12}\)$/), actual: 'missing' })));
     await eventually(async () => controller.commandResults(ID).find((c) => c.commandSeq === seq), 5_000, 'CommandResult');
     expect(controller.commandResults(ID).find((c) => c.commandSeq === seq)).toMatchObject({ ok: true, error: '' });
   });
@@ -270,7 +274,7 @@ describe('drift and commands over SSH', () => {
     const seq = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_REAPPLY } });
     await eventually(async () => controller.commandResults(ID).find((c) => c.commandSeq === seq), 20_000, 'REAPPLY result');
     expect(controller.commandResults(ID).find((c) => c.commandSeq === seq)?.ok).toBe(true);
-    expect(await tcxPrograms()).toBe(4);
+    expect(await tcxPrograms()).toBe(CHAIN_LINKS);
 
     const det = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_DETACH } });
     await eventually(async () => controller.commandResults(ID).find((c) => c.commandSeq === det), 20_000, 'DETACH result');
@@ -292,12 +296,12 @@ describe('drift and commands over SSH', () => {
     expect(r.status).toBe(ApplyResult_Status.STATUS_APPLIED);
     await eventually(async () => agent.manager.current.pending === null, 5_000, 'confirmed');
     const reportsBefore = controller.driftReports(ID).length;
-    const tcFilterless = (await router.inside.run(['sh', '-c', 'ls -d /sys/fs/bpf/wrtfleet/wan0/clear_tcp_syn_ts[.-]*'])).stdout.trim();
-    await router.inside.run([LOCAL_TCX_HELPER, 'detach', `${tcFilterless}/link`]);
-    expect(await tcxPrograms()).toBe(3);
-    await eventually(async () => (await tcxPrograms()) === 4, 15_000, 're-applied by the drift timer');
+    const chainDir = (await router.inside.run(['sh', '-c', 'ls -d /sys/fs/bpf/wrtfleet/wan0/wf_chain-*'])).stdout.trim();
+    await router.inside.run([LOCAL_TCX_HELPER, 'detach', `${chainDir}/link`]);
+    expect(await tcxPrograms()).toBe(0);
+    await eventually(async () => (await tcxPrograms()) === CHAIN_LINKS, 15_000, 're-applied by the drift timer');
     const report = controller.driftReports(ID)[reportsBefore]!;
-    expect(report.differences.map((x) => x.path)).toEqual(['datapath/wan0/clear_tcp_syn_ts']);
+    expect(report.differences.map((x) => x.path)).toEqual(PROGRAM_NAMES.map((p) => `datapath/wan0/${p}`));
   });
 });
 

@@ -90,7 +90,7 @@ describe('eligibility and late WAN', () => {
       await waitFor(() => seen.length >= 1);
       expect((await tcxQuery()).length).toBe(0);
       await topo.addDefaultRoute();
-      await waitFor(async () => (await tcxQuery()).length === 4);
+      await waitFor(async () => (await tcxQuery()).length === 1); // the default layout: one wf_chain link
       await topo.delDefaultRoute();
       await waitFor(async () => (await tcxQuery()).length === 0);
       expect(seen.filter((e) => e instanceof Error)).toEqual([]);
@@ -117,129 +117,161 @@ describe('eligibility and late WAN', () => {
   });
 });
 
-describe('TCX', () => {
-  let first: DatapathEvidence;
+for (const layout of ['merged', 'separate'] as const) {
+  // merged (the default): one wf_chain per interface; separate: one program per rewrite.
+  const links = layout === 'merged' ? 1 : 4;
+  const opts = (extra: Partial<DatapathOptions> = {}): DatapathOptions => ({ rewrite: REWRITE, pinRoot: topo.pinRoot, layout, ...extra });
 
-  it('attaches four pinned TCX links with evidence', async () => {
-    first = await applyEbpf(topo.router, opts({ mode: 'tcx' }));
-    expect(first.mode).toBe('tcx');
-    const wan = first.interfaces[0]!;
-    expect(wan.programs.map((p) => p.program)).toEqual([...PROGRAM_NAMES]);
-    expect(wan.programs.every((p) => p.linkId! > 0 && p.progId > 0)).toBe(true);
-    expect(wan.gsoMaxSegs).toEqual({ original: 65535, current: 1 });
-    const q = await tcxQuery();
-    expect(q.map((x) => x.prog_id).sort()).toEqual(wan.programs.map((p) => p.progId).sort());
-    expect(await egressFilters()).toEqual([]); // no cls_bpf
+  describe(`TCX, layout ${layout}`, () => {
+    let first: DatapathEvidence;
+
+    it(`attaches ${links} pinned TCX link(s) running the four programs, with evidence`, async () => {
+      first = await applyEbpf(topo.router, opts({ mode: 'tcx' }));
+      expect(first.mode).toBe('tcx');
+      const wan = first.interfaces[0]!;
+      expect(wan.programs.map((p) => p.program)).toEqual([...PROGRAM_NAMES]);
+      expect(wan.programs.every((p) => p.linkId! > 0 && p.progId > 0)).toBe(true);
+      expect(wan.programs.map((p) => p.object)).toEqual(layout === 'merged' ? PROGRAM_NAMES.map(() => 'wf_chain') : [...PROGRAM_NAMES]);
+      expect(wan.gsoMaxSegs).toEqual({ original: 65535, current: 1 });
+      const q = await tcxQuery();
+      expect(q.map((x) => x.prog_id).sort()).toEqual([...new Set(wan.programs.map((p) => p.progId))].sort());
+      expect(q.length).toBe(links);
+      expect(await egressFilters()).toEqual([]); // no cls_bpf
+    });
+
+    it('re-apply and an agent restart change nothing and duplicate nothing', async () => {
+      const again = await applyEbpf(topo.router, opts({ mode: 'tcx' }));
+      expect(again.changes).toEqual([]);
+      expect(again.interfaces).toEqual(first.interfaces);
+      const status = await ebpfStatus(topo.router, opts()); // a fresh process only has the pins
+      expect(status.interfaces[0]!.programs.map((p) => [p.program, p.progId, p.linkId])).toEqual(first.interfaces[0]!.programs.map((p) => [p.program, p.progId, p.linkId]));
+      expect((await tcxQuery()).length).toBe(links);
+    });
+
+    it('wire: offload off (software GSO after TC, full checksums)', async () => {
+      await wireCheck('tcx-offload-off', false);
+    });
+
+    it('wire: offload on (TSO/GSO super-packets, checksum offload)', async () => {
+      await wireCheck('tcx-offload-on', true);
+    });
+
+    it('counters show traffic seen and rewritten by every program', async () => {
+      const c = await readAllCounters(topo.router, first);
+      for (const p of PROGRAM_NAMES) {
+        expect(c[`wan0/${p}`]!.seen, p).toBeGreaterThan(100n);
+        expect(c[`wan0/${p}`]!.rewritten, p).toBeGreaterThan(0n);
+      }
+      // SYN-only programs rewrite only first SYNs: a handful, not the bulk
+      expect(c['wan0/set_tcp_syn_window']!.rewritten).toBeLessThan(50n);
+    });
+
+    it(`a config change replaces the programs in place (still ${links} link(s))`, async () => {
+      const ev = await applyEbpf(topo.router, opts({ mode: 'tcx', rewrite: { ...REWRITE, ttl: 99 } }));
+      expect(ev.changes.some((c) => c.includes(layout === 'merged' ? 'removed wf_chain-' : 'removed set_ip_ttl-'))).toBe(true);
+      expect((await tcxQuery()).length).toBe(links);
+      const pk = await topo.capture(async () => void (await topo.router.run(['ping', '-c', '2', '-i', '0.2', ADDR.peer])), 'ttl99');
+      expect(checkWire(pk, { ttl: 99, idZero: true }).violations).toEqual([]);
+      expect(pk.length).toBe(2);
+      await applyEbpf(topo.router, opts({ mode: 'tcx' }));
+    });
+
+    it('a recreated device (same name, new ifindex) is re-attached; defunct links are dropped', async () => {
+      await topo.router.run(['ip', 'link', 'del', 'wan0']);
+      await topo.router.run(['ip', 'link', 'add', 'wan0', 'type', 'veth', 'peer', 'name', 'up0', 'netns', topo.ns.peer]);
+      await topo.router.run(['ip', 'addr', 'add', `${ADDR.routerWan}/24`, 'dev', 'wan0']);
+      await topo.router.run(['ip', 'link', 'set', 'wan0', 'up']);
+      await topo.peer.run(['ip', 'addr', 'add', `${ADDR.peer}/24`, 'dev', 'up0']);
+      await topo.peer.run(['ip', 'link', 'set', 'up0', 'up']);
+      await topo.peer.run(['ip', 'route', 'add', '10.213.1.0/24', 'via', ADDR.routerWan]);
+      await topo.addDefaultRoute();
+      const ev = await applyEbpf(topo.router, opts({ mode: 'tcx' }));
+      expect(ev.changes.some((c) => c.includes('device recreated'))).toBe(true);
+      expect((await tcxQuery()).length).toBe(links);
+      const pk = await topo.capture(async () => void (await topo.router.run(['ping', '-c', '2', '-i', '0.2', ADDR.peer])), 'recreated');
+      expect(checkWire(pk, { ttl: REWRITE.ttl, idZero: true }).violations).toEqual([]);
+      expect(pk.length).toBe(2);
+    });
+
+    it('detach leaves no link, filter, pin or gso change', async () => {
+      await detachEbpf(topo.router, opts());
+      expect(await tcxQuery()).toEqual([]);
+      expect(await egressFilters()).toEqual([]);
+      expect((await topo.router.run([LOCAL_TCX_HELPER, 'ls', topo.pinRoot])).stdout).toContain('"entries":[]');
+      expect(await gsoMaxSegs()).toBe(65535);
+      const pk = await topo.capture(async () => void (await topo.router.run(['ping', '-c', '1', ADDR.peer])), 'detached');
+      expect(findTtl(pk)).toEqual([64]); // the stack's own TTL again
+    });
   });
 
-  it('re-apply and an agent restart change nothing and duplicate nothing', async () => {
-    const again = await applyEbpf(topo.router, opts({ mode: 'tcx' }));
-    expect(again.changes).toEqual([]);
-    expect(again.interfaces).toEqual(first.interfaces);
-    const status = await ebpfStatus(topo.router, opts()); // a fresh process only has the pins
-    expect(status.interfaces[0]!.programs.map((p) => [p.program, p.progId, p.linkId])).toEqual(first.interfaces[0]!.programs.map((p) => [p.program, p.progId, p.linkId]));
-    expect((await tcxQuery()).length).toBe(4);
-  });
+  describe(`forced cls_bpf, layout ${layout}`, () => {
+    it(`attaches ${links} direct-action filter(s) at our priorities, idempotently`, async () => {
+      const ev = await applyEbpf(topo.router, opts({ mode: 'cls_bpf' }));
+      expect(ev.mode).toBe('cls_bpf');
+      const prios = (await egressFilters()).filter((f) => f.kind === 'bpf').map((f) => f.pref);
+      expect([...new Set(prios)].sort()).toEqual(layout === 'merged' ? [CLS_PRIO.wf_chain] : PROGRAM_NAMES.map((p) => CLS_PRIO[p]).sort());
+      expect(await tcxQuery()).toEqual([]);
+      const again = await applyEbpf(topo.router, opts({ mode: 'cls_bpf' }));
+      expect(again.changes).toEqual([]);
+      expect(again.interfaces).toEqual(ev.interfaces);
+    });
 
-  it('wire: offload off (software GSO after TC, full checksums)', async () => {
-    await wireCheck('tcx-offload-off', false);
-  });
+    it('wire: offload off', async () => {
+      await wireCheck('cls-offload-off', false);
+    });
 
-  it('wire: offload on (TSO/GSO super-packets, checksum offload)', async () => {
-    await wireCheck('tcx-offload-on', true);
-  });
+    it('wire: offload on', async () => {
+      await wireCheck('cls-offload-on', true);
+    });
 
-  it('counters show traffic seen and rewritten by every program', async () => {
-    const c = await readAllCounters(topo.router, first);
-    for (const p of PROGRAM_NAMES) {
-      expect(c[`wan0/${p}`]!.seen, p).toBeGreaterThan(100n);
-      expect(c[`wan0/${p}`]!.rewritten, p).toBeGreaterThan(0n);
-    }
-    // SYN-only programs rewrite only first SYNs: a handful, not the bulk
-    expect(c['wan0/set_tcp_syn_window']!.rewritten).toBeLessThan(50n);
-  });
+    it('switching to TCX removes the filters; back to cls_bpf removes the links', async () => {
+      await applyEbpf(topo.router, opts({ mode: 'tcx' }));
+      expect((await egressFilters()).filter((f) => f.kind === 'bpf')).toEqual([]);
+      expect((await tcxQuery()).length).toBe(links);
+      await applyEbpf(topo.router, opts({ mode: 'cls_bpf' }));
+      expect(await tcxQuery()).toEqual([]);
+      expect((await egressFilters()).filter((f) => f.kind === 'bpf').length).toBeGreaterThan(0);
+    });
 
-  it('a config change replaces the programs in place (still four links)', async () => {
-    const ev = await applyEbpf(topo.router, opts({ mode: 'tcx', rewrite: { ...REWRITE, ttl: 99 } }));
-    expect(ev.changes.some((c) => c.includes('removed set_ip_ttl-'))).toBe(true);
-    expect((await tcxQuery()).length).toBe(4);
-    const pk = await topo.capture(async () => void (await topo.router.run(['ping', '-c', '2', '-i', '0.2', ADDR.peer])), 'ttl99');
-    expect(checkWire(pk, { ttl: 99, idZero: true }).violations).toEqual([]);
-    expect(pk.length).toBe(2);
-    await applyEbpf(topo.router, opts({ mode: 'tcx' }));
+    it('detach after a crash that lost the pins still removes our filters and clsact', async () => {
+      // "crash": the pin directory is gone, the filters (holding the programs) remain
+      await topo.router.run([LOCAL_TCX_HELPER, 'rm', topo.pinRoot]);
+      expect((await egressFilters()).length).toBeGreaterThan(0);
+      await detachEbpf(topo.router, opts());
+      expect(await egressFilters()).toEqual([]);
+      // clsact.ours marker was lost with the pins, so the (empty) qdisc may stay; with the
+      // marker intact (normal detach) it goes:
+      await topo.router.run(['tc', 'qdisc', 'del', 'dev', 'wan0', 'clsact']);
+      await applyEbpf(topo.router, opts({ mode: 'cls_bpf' }));
+      await detachEbpf(topo.router, opts());
+      expect(await egressFilters()).toEqual([]);
+      expect(await qdiscKinds()).not.toContain('clsact');
+      expect(await gsoMaxSegs()).toBe(65535);
+    });
   });
+}
 
-  it('a recreated device (same name, new ifindex) is re-attached; defunct links are dropped', async () => {
-    await topo.router.run(['ip', 'link', 'del', 'wan0']);
-    await topo.router.run(['ip', 'link', 'add', 'wan0', 'type', 'veth', 'peer', 'name', 'up0', 'netns', topo.ns.peer]);
-    await topo.router.run(['ip', 'addr', 'add', `${ADDR.routerWan}/24`, 'dev', 'wan0']);
-    await topo.router.run(['ip', 'link', 'set', 'wan0', 'up']);
-    await topo.peer.run(['ip', 'addr', 'add', `${ADDR.peer}/24`, 'dev', 'up0']);
-    await topo.peer.run(['ip', 'link', 'set', 'up0', 'up']);
-    await topo.peer.run(['ip', 'route', 'add', '10.213.1.0/24', 'via', ADDR.routerWan]);
-    await topo.addDefaultRoute();
-    const ev = await applyEbpf(topo.router, opts({ mode: 'tcx' }));
-    expect(ev.changes.some((c) => c.includes('device recreated'))).toBe(true);
-    expect((await tcxQuery()).length).toBe(4);
-    const pk = await topo.capture(async () => void (await topo.router.run(['ping', '-c', '2', '-i', '0.2', ADDR.peer])), 'recreated');
+describe('switching layouts in place', () => {
+  const opts = (layout: 'merged' | 'separate', mode: 'tcx' | 'cls_bpf'): DatapathOptions => ({ rewrite: REWRITE, pinRoot: topo.pinRoot, layout, mode });
+
+  it.each(['tcx', 'cls_bpf'] as const)('%s: separate -> merged -> separate leaves only the current layout, and it rewrites', async (mode) => {
+    const attachments = async () => (mode === 'tcx' ? (await tcxQuery()).length : new Set((await egressFilters()).filter((f) => f.kind === 'bpf').map((f) => f.pref)).size);
+    await applyEbpf(topo.router, opts('separate', mode));
+    expect(await attachments()).toBe(4);
+    const merged = await applyEbpf(topo.router, opts('merged', mode));
+    expect(merged.changes.filter((c) => c.includes('not in chain'))).toHaveLength(4);
+    expect(await attachments()).toBe(1);
+    expect(merged.interfaces[0]!.programs.map((p) => [p.program, p.object])).toEqual(PROGRAM_NAMES.map((p) => [p, 'wf_chain']));
+    const pk = await topo.capture(async () => void (await topo.router.run(['ping', '-c', '2', '-i', '0.2', ADDR.peer])), `switch-${mode}`);
     expect(checkWire(pk, { ttl: REWRITE.ttl, idZero: true }).violations).toEqual([]);
     expect(pk.length).toBe(2);
-  });
-
-  it('detach leaves no link, filter, pin or gso change', async () => {
-    await detachEbpf(topo.router, opts());
-    expect(await tcxQuery()).toEqual([]);
-    expect(await egressFilters()).toEqual([]);
-    expect((await topo.router.run([LOCAL_TCX_HELPER, 'ls', topo.pinRoot])).stdout).toContain('"entries":[]');
-    expect(await gsoMaxSegs()).toBe(65535);
-    const pk = await topo.capture(async () => void (await topo.router.run(['ping', '-c', '1', ADDR.peer])), 'detached');
-    expect(findTtl(pk)).toEqual([64]); // the stack's own TTL again
-  });
-});
-
-describe('forced cls_bpf', () => {
-  it('attaches four direct-action filters at our priorities, idempotently', async () => {
-    const ev = await applyEbpf(topo.router, opts({ mode: 'cls_bpf' }));
-    expect(ev.mode).toBe('cls_bpf');
-    const prios = (await egressFilters()).filter((f) => f.kind === 'bpf').map((f) => f.pref);
-    expect([...new Set(prios)].sort()).toEqual(Object.values(CLS_PRIO).sort());
-    expect(await tcxQuery()).toEqual([]);
-    const again = await applyEbpf(topo.router, opts({ mode: 'cls_bpf' }));
-    expect(again.changes).toEqual([]);
-    expect(again.interfaces).toEqual(ev.interfaces);
-  });
-
-  it('wire: offload off', async () => {
-    await wireCheck('cls-offload-off', false);
-  });
-
-  it('wire: offload on', async () => {
-    await wireCheck('cls-offload-on', true);
-  });
-
-  it('switching to TCX removes the filters; back to cls_bpf removes the links', async () => {
-    await applyEbpf(topo.router, opts({ mode: 'tcx' }));
-    expect((await egressFilters()).filter((f) => f.kind === 'bpf')).toEqual([]);
-    expect((await tcxQuery()).length).toBe(4);
-    await applyEbpf(topo.router, opts({ mode: 'cls_bpf' }));
-    expect(await tcxQuery()).toEqual([]);
-    expect((await egressFilters()).filter((f) => f.kind === 'bpf').length).toBeGreaterThan(0);
-  });
-
-  it('detach after a crash that lost the pins still removes our filters and clsact', async () => {
-    // "crash": the pin directory is gone, the filters (holding the programs) remain
-    await topo.router.run([LOCAL_TCX_HELPER, 'rm', topo.pinRoot]);
-    expect((await egressFilters()).length).toBeGreaterThan(0);
-    await detachEbpf(topo.router, opts());
-    expect(await egressFilters()).toEqual([]);
-    // clsact.ours marker was lost with the pins, so the (empty) qdisc may stay; with the
-    // marker intact (normal detach) it goes:
-    await topo.router.run(['tc', 'qdisc', 'del', 'dev', 'wan0', 'clsact']);
-    await applyEbpf(topo.router, opts({ mode: 'cls_bpf' }));
-    await detachEbpf(topo.router, opts());
-    expect(await egressFilters()).toEqual([]);
-    expect(await qdiscKinds()).not.toContain('clsact');
-    expect(await gsoMaxSegs()).toBe(65535);
+    // A fresh process reads the same attachments back from the pins (programs-<mask> marker).
+    const status = await ebpfStatus(topo.router, { pinRoot: topo.pinRoot });
+    expect(status.interfaces[0]!.programs).toEqual(merged.interfaces[0]!.programs);
+    await applyEbpf(topo.router, opts('separate', mode));
+    expect(await attachments()).toBe(4);
+    await detachEbpf(topo.router, { pinRoot: topo.pinRoot });
+    expect(mode === 'tcx' ? await tcxQuery() : await egressFilters()).toEqual([]);
   });
 });
 

@@ -39,6 +39,8 @@ export class FakeController {
 
   /** Loopback by default; an address on a veth we created when an agent runs in another namespace. */
   bindHost = '127.0.0.1';
+  /** Plaintext by default; TLS (e.g. requiring client certificates, as the real controller does) when set. */
+  credentials: ServerCredentials | undefined;
 
   get address(): string {
     return `${this.bindHost}:${this.port}`;
@@ -51,7 +53,7 @@ export class FakeController {
       enroll: (_call: unknown, cb: (err: { code: number; details: string }) => void) => cb({ code: status.UNIMPLEMENTED, details: 'no enrollment here' }),
     });
     this.port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(`${this.bindHost}:${port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+      server.bindAsync(`${this.bindHost}:${port}`, this.credentials ?? ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
     );
     this.server = server;
   }

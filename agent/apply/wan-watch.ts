@@ -1,0 +1,106 @@
+/**
+ * A WAN that changes while a plan is applied: PPPoE dialling after boot, a DHCP lease
+ * arriving, a redialled pppoe-wan (same name, new ifindex), a WAN that goes away.
+ *
+ * Which interfaces the datapath covers is part of the plan itself (every eligible WAN,
+ * agent/datapath/loader.ts eligibleInterfaces), so following such a change is not a drift
+ * repair: it happens whatever the profile's drift policy says. The ApplyManager polls the
+ * eligible set (EligibleWatch, one `ip route` + one `ip link` per tick) while a plan with an
+ * eBPF or nftables datapath is applied, and on a change runs `reapplyDatapathForWan` in its
+ * queue (never alongside an apply): only the datapath half of the applied plan is brought to
+ * the new set (applyEbpf / applyNft, the same applyDatapath a transaction uses), read back,
+ * and reported as an ApplyResult of the applied revision whose evidence says
+ * `trigger: 'wan-changed'` and what changed. A failure is reported as FAILED and leaves
+ * everything else as it was: no rollback, the applied record stays, offloading is untouched.
+ */
+import { wanDevices, type Eligibility, type WanDevice } from '../datapath/index.js';
+import type { RouterHost } from '../host/host.js';
+import type { Plan } from '../plan.js';
+import { readLive, type DatapathPaths } from './live.js';
+import type { OutboxEntry } from './state-store.js';
+import { applyDatapath, comparePlanToLive, requiresHardware, summarizeDatapath, VerifyError, type AppliedRecord } from './transaction.js';
+
+export const WAN_TRIGGER = 'wan-changed';
+
+/** Whether the plan has anything to attach to a WAN (the watch runs only then). */
+export function followsWan(plan: Plan): boolean {
+  return plan.datapath.mode === 'ebpf' || plan.datapath.mode === 'nftables';
+}
+
+/** An outbox entry that reports a WAN change (the outbox keeps only the latest few). */
+export function isWanReport(entry: OutboxEntry): boolean {
+  return entry.$case === 'applyResult' && (entry.value.evidence as { trigger?: string } | undefined)?.trigger === WAN_TRIGGER;
+}
+
+const dev = (d: WanDevice) => `${d.ifname} (ifindex ${d.ifindex})`;
+
+/**
+ * What changed between two eligible sets: as seen ("wan0 (ifindex 5) appeared") and as done
+ * about it ("attached to wan0 (ifindex 5)").
+ */
+export function describeWanChange(before: readonly WanDevice[], after: readonly WanDevice[]): { seen: string[]; done: string[] } {
+  const was = new Map(before.map((d) => [d.ifname, d]));
+  const is = new Set(after.map((d) => d.ifname));
+  const seen: string[] = [];
+  const done: string[] = [];
+  for (const d of after) {
+    const old = was.get(d.ifname);
+    if (!old) {
+      seen.push(`${dev(d)} appeared`);
+      done.push(`attached to ${dev(d)}`);
+    } else if (old.ifindex !== d.ifindex) {
+      seen.push(`${d.ifname} re-created (ifindex ${old.ifindex} -> ${d.ifindex})`);
+      done.push(`re-attached to ${d.ifname} (device re-created, ifindex ${old.ifindex} -> ${d.ifindex})`);
+    }
+  }
+  for (const d of before) {
+    if (is.has(d.ifname)) continue;
+    seen.push(`${d.ifname} is no longer an eligible WAN interface`);
+    done.push(`detached from ${d.ifname}`);
+  }
+  if (after.length === 0) done.push('no eligible WAN interface now');
+  return { seen, done };
+}
+
+export interface WanReapply {
+  ok: boolean;
+  /** "wan changed: attached to wan0 (ifindex 5)", or on failure "wan changed: wan0 (ifindex 5) appeared". */
+  summary: string;
+  error?: string;
+  evidence: Record<string, unknown>;
+}
+
+/**
+ * Brings the datapath of `applied` (and nothing else) to the eligible set `now`, then reads
+ * the router back. Never throws: a failure is in the result, with what runs now.
+ */
+export async function reapplyDatapathForWan(host: RouterHost, paths: DatapathPaths, applied: AppliedRecord, before: readonly WanDevice[], now: Eligibility): Promise<WanReapply> {
+  const after = wanDevices(now);
+  const change = describeWanChange(before, after);
+  const evidence: Record<string, unknown> = { trigger: WAN_TRIGGER, datapathMode: applied.plan.datapath.mode, wan: { before, after, skipped: now.skipped } };
+  let error: string | undefined;
+  try {
+    const result = await applyDatapath(host, applied.plan, paths);
+    evidence.changes = (result as { changes?: string[] }).changes ?? [];
+  } catch (err) {
+    error = `re-applying the datapath failed: ${(err as Error).message}`;
+  }
+  // Read back either way: the report says what runs now (the part of the plan that held, too).
+  try {
+    const live = await readLive(host, paths);
+    evidence.datapath = summarizeDatapath(live);
+    evidence.eligible = live.eligible;
+    // Offloading is not this step's business (drift reports it).
+    const differences = comparePlanToLive(applied.plan, live, { requireHardware: requiresHardware(applied.spec) }).filter((d) => !d.path.startsWith('offload'));
+    if (differences.length > 0) {
+      evidence.differences = differences;
+      error ??= new VerifyError(differences).message;
+    }
+  } catch (err) {
+    error ??= `reading the router back failed: ${(err as Error).message}`;
+  }
+  const summary = `wan changed: ${(error ? change.seen : change.done).join('; ')}`;
+  evidence.summary = summary;
+  if (!error) return { ok: true, summary, evidence };
+  return { ok: false, summary, evidence, error: `${summary}: ${error}; the rest of ${applied.profile}@${applied.revision} is left as it was` };
+}
