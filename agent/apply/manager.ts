@@ -16,6 +16,11 @@
  * State (agent/apply/state-store.ts) is saved before any result is sent, so a crash or
  * restart never forgets an open window: on start, an expired window rolls back at once, an
  * open one gets a timer for what is left.
+ *
+ * The router kernel's boot id is recorded with the applied state (agent/apply/reboot.ts): on
+ * start, another boot id means the router rebooted and lost its datapath, and the applied
+ * plan is put back (reported with trigger 'reboot'); a window open at the reboot rolls back
+ * at once instead.
  */
 import { EventEmitter } from 'node:events';
 import {
@@ -42,8 +47,10 @@ import {
   summarizeDatapath,
   type AppliedRecord,
   type Difference,
+  type Reapplied,
   type TransactionOptions,
 } from './transaction.js';
+import { readBootId, reapplyAfterReboot } from './reboot.js';
 import { followsWan, isWanReport, reapplyDatapathForWan } from './wan-watch.js';
 
 export interface ApplyManagerOptions {
@@ -87,6 +94,7 @@ export class ApplyManager extends EventEmitter {
   private readonly paths: DatapathPaths;
   private readonly wan: EligibleWatch | undefined;
   private wanError = '';
+  private bootIdError = '';
 
   constructor(private readonly options: ApplyManagerOptions) {
     super();
@@ -121,6 +129,8 @@ export class ApplyManager extends EventEmitter {
 
   async init(): Promise<void> {
     this.state = await this.options.store.load();
+    // Queued first: a reboot decides before the confirm timer below (a rollback it ran leaves the timer nothing to do).
+    void this.enqueue(() => this.checkReboot()).catch((err: unknown) => this.log(`reboot check failed: ${(err as Error).message}`));
     this.syncWanWatch();
     const pending = this.state.pending;
     if (pending) {
@@ -281,6 +291,7 @@ export class ApplyManager extends EventEmitter {
       };
     }
     st.applied = record;
+    st.bootId = await this.bootId();
     await this.save();
     if (confirm) this.armConfirmTimer();
     this.log(`${desired.profile}@${desired.revision} applied${confirm ? `; waiting ${windowSeconds} s for ConfirmApply` : ''}`);
@@ -329,6 +340,7 @@ export class ApplyManager extends EventEmitter {
     const restore = await this.followingWan(() => restoreSnapshot(this.options.host, this.paths, p.snapshot));
     st.applied = p.previous;
     st.pending = null;
+    st.bootId = await this.bootId();
     await this.save();
     this.log(`${p.profile}@${p.revision} rolled back: ${reason}${restore.ok ? '' : ` (restore incomplete: ${restore.error ?? restore.problems.join('; ')})`}`);
     this.emit('rolledBack', { profile: p.profile, revision: p.revision, reason, restore });
@@ -380,6 +392,7 @@ export class ApplyManager extends EventEmitter {
         const restore = await this.followingWan(() => restoreSnapshot(this.options.host, this.paths, rollback.snapshot));
         st.applied = st.rollback.previous;
         st.rollback = null;
+        st.bootId = await this.bootId();
         await this.save();
         await this.result(ApplyResult_Status.STATUS_ROLLED_BACK, { profile, revision, planHash, error: 'rollback requested by the controller', evidence: { restore }, startedAt });
         return restore.ok ? '' : `restore incomplete: ${restore.error ?? restore.problems.join('; ')}`;
@@ -425,7 +438,10 @@ export class ApplyManager extends EventEmitter {
   checkDriftAndMaybeReapply(): Promise<DriftReport | null> {
     return this.enqueue(async () => {
       const st = this.current;
-      if (!st.applied || st.pending) return null;
+      if (!st.applied) return null;
+      // A proxy outlives the reboots of the router it drives: a changed boot id is not drift.
+      if (await this.checkReboot()) return null;
+      if (st.pending) return null;
       const report = await this.driftCheck();
       if (report.differences.length === 0) return report;
       this.emit('drift', report);
@@ -496,6 +512,11 @@ export class ApplyManager extends EventEmitter {
     const startedAt = this.now();
     const outcome = await reapplyDatapathForWan(this.options.host, this.paths, applied, before, now);
     wan.baseline = wanDevices(now);
+    await this.reportReapplied(applied, outcome, startedAt);
+  }
+
+  /** A re-applied record (WAN change, reboot) as an ApplyResult of the applied revision. */
+  private async reportReapplied(applied: AppliedRecord, outcome: Reapplied, startedAt: number): Promise<void> {
     this.log(`${applied.profile}@${applied.revision}: ${outcome.ok ? outcome.summary : outcome.error}`);
     await this.result(outcome.ok ? ApplyResult_Status.STATUS_APPLIED : ApplyResult_Status.STATUS_FAILED, {
       profile: applied.profile,
@@ -505,6 +526,54 @@ export class ApplyManager extends EventEmitter {
       evidence: outcome.evidence,
       startedAt,
     });
+  }
+
+  // ------------------------------------------------------------------ reboots
+
+  /** The router kernel's boot id now; null where it cannot be read (why is logged once per reason). */
+  private async bootId(): Promise<string | null> {
+    const boot = await readBootId(this.options.host);
+    const reason = boot.id === null ? boot.reason : '';
+    if (reason && reason !== this.bootIdError) this.log(`boot id: ${reason}; recorded as unknown: a router reboot cannot be told from an agent restart`);
+    this.bootIdError = reason;
+    return boot.id;
+  }
+
+  /**
+   * At start and before every drift check (a proxy agent keeps running while its router
+   * reboots): a boot id other than the recorded one means the router rebooted since the
+   * applied state was recorded, and the kernel lost the datapath. An unconfirmed revision
+   * is rolled back at once (the last confirmed one is what the router should run; the
+   * confirm timer then finds nothing pending); otherwise the applied plan is put back,
+   * whatever the drift policy. Same boot id (an agent restart) or none to compare: nothing.
+   * True when it handled a reboot.
+   */
+  private async checkReboot(): Promise<boolean> {
+    const st = this.current;
+    const applied = st.applied;
+    if (this.stopped || !applied) return false;
+    const now = await this.bootId();
+    const recorded = st.bootId;
+    if (now === null || now === recorded) return false;
+    if (recorded === null) {
+      this.log(`no boot id recorded with ${applied.profile}@${applied.revision} (state from an older agent, or unreadable then): whether the router rebooted since cannot be told; recording this boot (${now})`);
+      st.bootId = now;
+      await this.save();
+      return false;
+    }
+    const rebooted = `the router rebooted (boot id ${recorded} -> ${now})`;
+    if (st.pending) {
+      this.log(`${rebooted} inside the confirm window of ${st.pending.profile}@${st.pending.revision}: rolling back`);
+      await this.rollbackPending(`${rebooted} before ConfirmApply`);
+      return true;
+    }
+    this.log(`${rebooted} since ${applied.profile}@${applied.revision} was applied: re-applying it`);
+    const startedAt = this.now();
+    const outcome = await this.followingWan(() => reapplyAfterReboot(this.options.host, this.paths, applied, { recorded, now }));
+    // A failure keeps the old boot id: the next start tries again.
+    if (outcome.ok) st.bootId = now;
+    await this.reportReapplied(applied, outcome, startedAt);
+    return true;
   }
 
   /** Waits for queued work (tests, shutdown). */

@@ -37,9 +37,15 @@ export interface AgentState {
   /** After a confirm: where ROLLBACK goes (one level). */
   rollback: { snapshot: Snapshot; previous: AppliedRecord | null } | null;
   outbox: OutboxEntry[];
+  /**
+   * The router kernel's boot id when `applied` was last applied, re-applied or restored
+   * (agent/apply/reboot.ts): another one at start means the router rebooted and lost it.
+   * Null: not known (unreadable then, or a state file written before it was recorded).
+   */
+  bootId: string | null;
 }
 
-export const EMPTY_STATE: AgentState = { version: 1, applied: null, pending: null, rollback: null, outbox: [] };
+export const EMPTY_STATE: AgentState = { version: 1, applied: null, pending: null, rollback: null, outbox: [], bootId: null };
 
 export interface StateStore {
   load(): Promise<AgentState>;

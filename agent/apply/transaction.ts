@@ -25,7 +25,7 @@ import type { RouterHost } from '../host/host.js';
 import { applyOffload, readUciOffload, verifyOffload, type OffloadApplyEvidence, type UciOffloadValues } from '../offload/index.js';
 import { canonicalJson, rewriteConfigOf, UCI_FLOW_OFFLOADING, UCI_FLOW_OFFLOADING_HW, type Plan } from '../plan.js';
 import type { ProfileSpec } from '../profile-spec.js';
-import { normalizeLive, readLive, type DatapathPaths, type LiveState } from './live.js';
+import { cachedOffloadSupport, normalizeLive, readLive, type DatapathPaths, type LiveState } from './live.js';
 
 export interface AppliedRecord {
   profile: string;
@@ -107,6 +107,66 @@ export async function applyDatapath(host: RouterHost, plan: Plan, paths: Datapat
   }
   await removeRewrite(host, opts);
   return { mode: 'none' };
+}
+
+/**
+ * The offload half of a plan: its uci values applied (fw4 reloaded when they or the live
+ * flowtable differ), as evidence. `supported`: uci/fw4 can be managed on this router.
+ */
+async function applyPlanOffload(host: RouterHost, plan: Plan, supported: boolean): Promise<Record<string, unknown>> {
+  const target = uciTarget(plan);
+  if (!target) return { managed: false, reason: 'not OpenWrt: no uci/fw4' };
+  if (!supported) return { unsupported: 'flow offloading is not manageable on this router (no uci/fw4)' };
+  const o: OffloadApplyEvidence = await applyOffload(host, target);
+  return { uci: o.uci, live: o.live, fallback: o.fallback, flowtables: o.flowtables, changes: o.changes, warnings: o.warnings };
+}
+
+/** A re-applied record (WAN change, reboot), as reported: an ApplyResult of the applied revision. */
+export interface Reapplied {
+  ok: boolean;
+  /** One line: what happened ("wan changed: attached to wan0 (ifindex 5)"). */
+  summary: string;
+  error?: string;
+  evidence: Record<string, unknown>;
+}
+
+/**
+ * Puts an applied plan back on a router that lost part of it (a WAN that changed, a reboot),
+ * without a transaction: the record says what runs, there is nothing earlier to restore.
+ * The datapath (and with `offload`, the offload settings) is applied again, then the router
+ * is read back and compared with the plan (offload left out without `offload`). Never throws:
+ * `error` says what failed and the evidence what runs now, the part that held included.
+ */
+export async function reapplyRecord(host: RouterHost, paths: DatapathPaths, applied: AppliedRecord, { offload }: { offload: boolean }): Promise<{ error?: string; evidence: Record<string, unknown> }> {
+  const plan = applied.plan;
+  const evidence: Record<string, unknown> = { datapathMode: plan.datapath.mode };
+  const errors: string[] = [];
+  try {
+    const result = await applyDatapath(host, plan, paths);
+    evidence.changes = (result as { changes?: string[] }).changes ?? [];
+  } catch (err) {
+    errors.push(`re-applying the datapath failed: ${(err as Error).message}`);
+  }
+  if (offload) {
+    try {
+      evidence.offload = await applyPlanOffload(host, plan, (await cachedOffloadSupport(host)).supported);
+    } catch (err) {
+      errors.push(`re-applying the offload settings failed: ${(err as Error).message}`);
+    }
+  }
+  try {
+    const live = await readLive(host, paths);
+    evidence.datapath = summarizeDatapath(live);
+    evidence.eligible = live.eligible;
+    const differences = comparePlanToLive(plan, live, { requireHardware: requiresHardware(applied.spec) }).filter((d) => offload || !d.path.startsWith('offload'));
+    if (differences.length > 0) {
+      evidence.differences = differences;
+      if (errors.length === 0) errors.push(new VerifyError(differences).message);
+    }
+  } catch (err) {
+    if (errors.length === 0) errors.push(`reading the router back failed: ${(err as Error).message}`);
+  }
+  return errors.length > 0 ? { error: errors.join('; '), evidence } : { evidence };
 }
 
 export async function takeSnapshot(host: RouterHost, paths: DatapathPaths, previous: AppliedRecord | null): Promise<Snapshot> {
@@ -223,12 +283,7 @@ export async function applyTransaction(host: RouterHost, plan: Plan, previous: A
     await options.afterDatapath?.();
 
     const t2 = Date.now();
-    let offload: OffloadApplyEvidence | { unsupported: string } | null = null;
-    const target = uciTarget(plan);
-    if (target) {
-      if (snapshot.uci === null) offload = { unsupported: 'flow offloading is not manageable on this router (no uci/fw4)' };
-      else offload = await applyOffload(host, target);
-    }
+    const offload = await applyPlanOffload(host, plan, snapshot.uci !== null);
     steps.offloadMs = Date.now() - t2;
 
     const t3 = Date.now();
@@ -240,9 +295,7 @@ export async function applyTransaction(host: RouterHost, plan: Plan, previous: A
 
     evidence.datapath = summarizeDatapath(live);
     evidence.changes = (datapath as { changes?: string[] }).changes ?? [];
-    evidence.offload = offload && 'configured' in offload
-      ? { uci: offload.uci, live: offload.live, fallback: offload.fallback, flowtables: offload.flowtables, changes: offload.changes, warnings: offload.warnings }
-      : (offload ?? { managed: false, reason: plan.offload.uci ? 'unsupported' : 'not OpenWrt: no uci/fw4' });
+    evidence.offload = offload;
     evidence.eligible = live.eligible;
     if (live.eligible.length === 0 && plan.datapath.mode !== 'none') evidence.warning = 'no eligible WAN interface right now (no IPv4 default route over Ethernet/PPP): nothing attached yet; the agent attaches the datapath as soon as one appears';
     evidence.timingsMs = { ...steps, totalMs: Date.now() - t0 };

@@ -16,9 +16,9 @@
 import { wanDevices, type Eligibility, type WanDevice } from '../datapath/index.js';
 import type { RouterHost } from '../host/host.js';
 import type { Plan } from '../plan.js';
-import { readLive, type DatapathPaths } from './live.js';
+import type { DatapathPaths } from './live.js';
 import type { OutboxEntry } from './state-store.js';
-import { applyDatapath, comparePlanToLive, requiresHardware, summarizeDatapath, VerifyError, type AppliedRecord } from './transaction.js';
+import { reapplyRecord, type AppliedRecord, type Reapplied } from './transaction.js';
 
 export const WAN_TRIGGER = 'wan-changed';
 
@@ -62,45 +62,17 @@ export function describeWanChange(before: readonly WanDevice[], after: readonly 
   return { seen, done };
 }
 
-export interface WanReapply {
-  ok: boolean;
-  /** "wan changed: attached to wan0 (ifindex 5)", or on failure "wan changed: wan0 (ifindex 5) appeared". */
-  summary: string;
-  error?: string;
-  evidence: Record<string, unknown>;
-}
-
 /**
  * Brings the datapath of `applied` (and nothing else) to the eligible set `now`, then reads
  * the router back. Never throws: a failure is in the result, with what runs now.
  */
-export async function reapplyDatapathForWan(host: RouterHost, paths: DatapathPaths, applied: AppliedRecord, before: readonly WanDevice[], now: Eligibility): Promise<WanReapply> {
+export async function reapplyDatapathForWan(host: RouterHost, paths: DatapathPaths, applied: AppliedRecord, before: readonly WanDevice[], now: Eligibility): Promise<Reapplied> {
   const after = wanDevices(now);
   const change = describeWanChange(before, after);
-  const evidence: Record<string, unknown> = { trigger: WAN_TRIGGER, datapathMode: applied.plan.datapath.mode, wan: { before, after, skipped: now.skipped } };
-  let error: string | undefined;
-  try {
-    const result = await applyDatapath(host, applied.plan, paths);
-    evidence.changes = (result as { changes?: string[] }).changes ?? [];
-  } catch (err) {
-    error = `re-applying the datapath failed: ${(err as Error).message}`;
-  }
-  // Read back either way: the report says what runs now (the part of the plan that held, too).
-  try {
-    const live = await readLive(host, paths);
-    evidence.datapath = summarizeDatapath(live);
-    evidence.eligible = live.eligible;
-    // Offloading is not this step's business (drift reports it).
-    const differences = comparePlanToLive(applied.plan, live, { requireHardware: requiresHardware(applied.spec) }).filter((d) => !d.path.startsWith('offload'));
-    if (differences.length > 0) {
-      evidence.differences = differences;
-      error ??= new VerifyError(differences).message;
-    }
-  } catch (err) {
-    error ??= `reading the router back failed: ${(err as Error).message}`;
-  }
+  // Offloading is not this step's business (drift reports it).
+  const { error, evidence: done } = await reapplyRecord(host, paths, applied, { offload: false });
   const summary = `wan changed: ${(error ? change.seen : change.done).join('; ')}`;
-  evidence.summary = summary;
+  const evidence: Record<string, unknown> = { trigger: WAN_TRIGGER, wan: { before, after, skipped: now.skipped }, ...done, summary };
   if (!error) return { ok: true, summary, evidence };
   return { ok: false, summary, evidence, error: `${summary}: ${error}; the rest of ${applied.profile}@${applied.revision} is left as it was` };
 }

@@ -12,15 +12,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApplyResult_Status, Command_Kind, type ApplyResult, type DesiredState } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { ebpfStatus } from '../../agent/datapath/loader.js';
-import { LOCAL_TCX_HELPER, PROGRAM_NAMES } from '../../agent/datapath/programs.js';
+import { PROGRAM_NAMES } from '../../agent/datapath/programs.js';
 import { RouterAgent } from '../../agent/router-agent.js';
 import { requireFeatures } from '../datapath/features.js';
 import { ADDR, Topology } from '../datapath/topology.js';
-import { checkWire } from '../datapath/wire.js';
 import { eventually } from '../support/controller.js';
 import { FakeController } from '../support/fake-controller.js';
 import { FaultHost } from '../support/fault-host.js';
 import { sh } from '../support/ssh-router.js';
+import { fourRewritesRun, tcxProgIds as routerTcxProgIds, wireFromRouter as routerWire } from './router-checks.js';
 
 const topo = new Topology();
 /** The agent's host: the router namespace, with a switch to make one command fail or wait. */
@@ -56,43 +56,14 @@ async function ifindex(dev = 'wan0'): Promise<number> {
   return (JSON.parse((await host.run(['ip', '-j', 'link', 'show', dev])).stdout) as { ifindex: number }[])[0]!.ifindex;
 }
 
-/** Ids of the TCX programs on the device, asked of the kernel (wf-tcx query), not of our pins. */
-async function tcxProgIds(dev = 'wan0'): Promise<number[]> {
-  const r = await host.run([LOCAL_TCX_HELPER, 'query', String(await ifindex(dev))]);
-  return (JSON.parse(r.stdout) as { programs: { prog_id: number }[] }).programs.map((p) => p.prog_id).sort();
-}
+const tcxProgIds = (dev = 'wan0') => routerTcxProgIds(host, dev);
+const chainRuns = (dev = 'wan0') => fourRewritesRun(host, topo.pinRoot, dev);
+const wireFromRouter = (label: string) => routerWire(topo, label, TTL);
 
 /** Rewrites attached per interface, as the loader's ebpfStatus reads them. */
 async function attached(): Promise<Record<string, string[]>> {
   const st = await ebpfStatus(host, { pinRoot: topo.pinRoot });
   return Object.fromEntries(st.interfaces.map((i) => [i.ifname, i.programs.map((p) => p.program)]));
-}
-
-/**
- * The four rewrites run on the device: ebpfStatus lists all four, and the kernel runs
- * exactly their programs (one per rewrite, or one chained program: the loader's layout).
- */
-async function chainRuns(dev = 'wan0'): Promise<boolean> {
-  const iface = (await ebpfStatus(host, { pinRoot: topo.pinRoot })).interfaces.find((i) => i.ifname === dev);
-  if (!iface || iface.mode !== 'tcx' || iface.programs.map((p) => p.program).join() !== PROGRAM_NAMES.join()) return false;
-  const ids = [...new Set(iface.programs.map((p) => p.progId))].sort();
-  return ids.join() === (await tcxProgIds(dev)).join();
-}
-
-/** Router-originated ping + iperf3 (two TCP handshakes) captured on the peer, checked on the wire. */
-async function wireFromRouter(label: string): Promise<ReturnType<typeof checkWire>> {
-  const pkts = await topo.capture(async () => {
-    const p = await topo.router.run(['ping', '-c', '3', '-i', '0.2', '-W', '2', ADDR.peer]);
-    if (p.code !== 0) throw new Error(`ping: ${p.stdout}${p.stderr}`);
-    const r = await topo.router.run(['iperf3', '-c', ADDR.peer, '-p', '5201', '-n', '1M', '-J'], { timeoutMs: 30_000 });
-    if (r.code !== 0) throw new Error(`iperf3: ${r.stdout.slice(-300)}${r.stderr}`);
-  }, label);
-  const rep = checkWire(pkts, { ttl: TTL, idZero: true, synWindow: 65535, noSynTimestamp: true, allowPartialChecksum: true });
-  expect(rep.violations, label).toEqual([]);
-  // The checks had something to bite on: ICMP and the first SYNs of iperf3's control and data connections.
-  expect(rep.icmp, `${label}: ICMP echo requests`).toBe(3);
-  expect(rep.firstSyns, `${label}: first SYNs`).toBeGreaterThanOrEqual(2);
-  return rep;
 }
 
 /** Polls of the eligible set (the watch's `ip route show default`) seen by the host during `ms`. */
