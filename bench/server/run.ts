@@ -9,7 +9,7 @@
  * Run: npm run bench:server   (knobs: WF_BENCH_ROUTERS, WF_BENCH_AGENTS, WF_BENCH_EVENTS, WF_BENCH_SECONDS,
  *                                     WF_BENCH_SERVER_NODE_FLAGS)
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -94,6 +94,10 @@ async function listLatency(label: string, db: TestDatabase) {
   try {
     const rows = [];
     for (const connections of [1, 10]) {
+      // wrk first: a load generator in C, in its own process (2 threads), leaves the controller
+      // and PostgreSQL the CPU that autocannon (JavaScript, in this process) takes for itself.
+      const w = wrk(`${server.url}/v1/routers?limit=100`, connections, server.token);
+      rows.push({ label, tool: 'wrk', connections, ...w });
       const result = await autocannon({
         url: `${server.url}/v1/routers?limit=100`,
         connections,
@@ -101,13 +105,37 @@ async function listLatency(label: string, db: TestDatabase) {
         headers: { authorization: `Bearer ${server.token}` },
       });
       if (result.non2xx > 0 || result.errors > 0) throw new Error(`${label}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-      rows.push({ label, connections, requests: result.requests.total, rps: Math.round(result.requests.average), p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max });
+      rows.push({ label, tool: 'autocannon', connections, requests: result.requests.total, rps: Math.round(result.requests.average), p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max });
     }
     return rows;
   } finally {
     await server.stop();
     await db.drop();
   }
+}
+
+/** wrk (Debian's package; installed when missing) against one URL: requests, req/s and latency percentiles in ms. */
+function wrk(url: string, connections: number, token: string) {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+  } catch (err) {
+    // wrk --version exits 1 after printing its version; only a missing binary is ENOENT.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') execFileSync('apt-get', ['install', '-y', '-qq', 'wrk'], { stdio: 'inherit' });
+  }
+  const out = execFileSync('wrk', ['-t', String(Math.min(2, connections)), '-c', String(connections), '-d', `${SECONDS}s`, '--latency', '-H', `authorization: Bearer ${token}`, url]).toString();
+  const toMs = (v: string, unit: string) => Number(v) * (unit === 'us' ? 1e-3 : unit === 's' ? 1e3 : 1);
+  const percentile = (p: string) => {
+    const m = new RegExp(`^\\s*${p}%\\s+([\\d.]+)(us|ms|s)\\b`, 'm').exec(out);
+    if (!m) throw new Error(`wrk output without the ${p}% latency:\n${out}`);
+    return toMs(m[1]!, m[2]!);
+  };
+  // "    Latency   2.31ms    1.02ms   15.12ms   88.00%": average, stdev, max
+  const max = /^\s*Latency(?:\s+[\d.]+(?:us|ms|s)){2}\s+([\d.]+)(us|ms|s)/m.exec(out);
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  if (non2xx > 0 || !requests || !max) throw new Error(`wrk: ${non2xx} non-2xx of ${requests}:\n${out}`);
+  const rps = Math.round(Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]));
+  return { requests, rps, p50: percentile('50'), p90: percentile('90'), p99: percentile('99'), max: toMs(max[1]!, max[2]!) };
 }
 
 async function rolloutToFleet() {
