@@ -9,8 +9,7 @@ import { startSecurity, type ControllerSecurity } from './auth/security.js';
 import type { ControllerConfig } from './config.js';
 import { RouterDirectory } from './fleet/router-directory.js';
 import { RouterRegistry } from './fleet/router-registry.js';
-import { BullMqJobRunner } from './jobs/bullmq-runner.js';
-import { InProcessFleetBus, RedisFleetBus, type FleetBus } from './jobs/fleet-bus.js';
+import { InProcessFleetBus, type FleetBus } from './jobs/fleet-bus.js';
 import { InProcessJobRunner } from './jobs/in-process-runner.js';
 import type { JobRunner } from './jobs/job-runner.js';
 import { PlanPreview } from './fleet/plan-preview.js';
@@ -83,6 +82,8 @@ export async function startController(config: ControllerConfig, logger: Logger =
   let jobs: JobRunner;
   let bus: FleetBus;
   if (config.redisUrl) {
+    // Loaded only here: bullmq and ioredis cost the embedded default ~0.5 s of start-up.
+    const [{ BullMqJobRunner }, { RedisFleetBus }] = await Promise.all([import('./jobs/bullmq-runner.js'), import('./jobs/redis-fleet-bus.js')]);
     jobs = new BullMqJobRunner(config.redisUrl, logger.child({ component: 'jobs' }));
     const redisBus = new RedisFleetBus(config.redisUrl, logger.child({ component: 'bus' }));
     await redisBus.start();

@@ -22,8 +22,6 @@ import { metricsPlugin, type ControllerMetrics } from './metrics.js';
 import { profilesPlugin } from './profiles.js';
 import { rolloutsPlugin } from './rollouts.js';
 import { routersPlugin } from './routers.js';
-import { queueBoardPlugin } from './queue-board.js';
-import { BullMqJobRunner } from '../jobs/bullmq-runner.js';
 import type { OnboardingService } from '../onboarding/onboarding-service.js';
 import { jobsPlugin } from './jobs.js';
 import { onboardingPlugin } from './onboarding.js';
@@ -113,6 +111,10 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
     await app.register(onboardingPlugin, { onboarding: deps.onboarding });
     await app.register(jobsPlugin, { db: deps.db, onboarding: deps.onboarding });
   }
-  if (deps.jobs instanceof BullMqJobRunner) await app.register(queueBoardPlugin, { queue: deps.jobs.queue });
+  if (deps.jobs.kind === 'bullmq') {
+    // Bull Board exists only for the Redis queue; loaded then, not on the embedded default.
+    const [{ queueBoardPlugin }, { BullMqJobRunner }] = await Promise.all([import('./queue-board.js'), import('../jobs/bullmq-runner.js')]);
+    if (deps.jobs instanceof BullMqJobRunner) await app.register(queueBoardPlugin, { queue: deps.jobs.queue });
+  }
   return app as unknown as FastifyInstance;
 }
