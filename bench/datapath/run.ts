@@ -65,11 +65,21 @@ async function progRunBench() {
   execFileSync('bpftool', ['prog', 'load', emptyObj, emptyPin, 'type', 'classifier']);
   const work = join(BPF_BUILD_DIR, 'bench-frames');
   mkdirSync(work, { recursive: true });
-  const runEmpty = (f: Buffer) => {
+  const runPinned = (pin: string) => async (f: Buffer, repeat: number) => {
     writeFileSync(join(work, 'in.bin'), f);
-    const out = execFileSync('bpftool', ['-j', 'prog', 'run', 'pinned', emptyPin, 'data_in', join(work, 'in.bin'), 'repeat', String(REPEAT)]);
-    return (JSON.parse(String(out)) as { duration: number }).duration;
+    const out = execFileSync('bpftool', ['-j', 'prog', 'run', 'pinned', pin, 'data_in', join(work, 'in.bin'), 'repeat', String(repeat)]);
+    return { durationNs: (JSON.parse(String(out)) as { duration: number }).duration };
   };
+
+  // WF_BENCH_REFERENCE_OBJ: a BPF object holding the reference implementation's four programs
+  // under the same names (built by you from its source; not part of this repository), measured
+  // in the same rounds so "no program slower than the reference" is a same-run comparison.
+  const referenceObj = process.env.WF_BENCH_REFERENCE_OBJ;
+  const referencePins = `${TEST_PIN_ROOT}/bench-reference-${process.pid}`;
+  if (referenceObj) {
+    rmSync(referencePins, { recursive: true, force: true });
+    execFileSync('bpftool', ['prog', 'loadall', referenceObj, referencePins, 'type', 'classifier']);
+  }
 
   // Every program is loaded first and the rounds interleave them, so load that drifts during
   // the run (a 2-vCPU machine shared with other work) lands on all rows alike; best of ROUNDS.
@@ -77,19 +87,23 @@ async function progRunBench() {
     ...PROGRAM_NAMES.map((name) => ({ name: name as string, load: () => TestProgram.load(name, REWRITE, 'ethernet', 'bench') })),
     { name: `${CHAIN_OBJECT} (all four merged, as the loader attaches them)`, load: () => TestProgram.load(CHAIN_OBJECT, REWRITE, 'ethernet', 'bench') },
   ];
-  const programs = await Promise.all(loaded.map(async (l) => ({ name: l.name, prog: await l.load() })));
-  const rows: { name: string; syn: number; data: number }[] = [{ name: 'empty program (harness floor)', syn: Infinity, data: Infinity }, ...programs.map((p) => ({ name: p.name, syn: Infinity, data: Infinity }))];
+  const ours = await Promise.all(loaded.map(async (l) => ({ name: l.name, prog: await l.load() })));
+  const programs: { name: string; run: (f: Buffer, repeat: number) => Promise<{ durationNs: number }> }[] = [
+    { name: 'empty program (harness floor)', run: runPinned(emptyPin) },
+    ...ours.map((p) => ({ name: p.name, run: (f: Buffer, repeat: number) => p.prog.run(f, repeat) })),
+    ...(referenceObj ? PROGRAM_NAMES.map((name) => ({ name: `reference ${name}`, run: runPinned(`${referencePins}/${name}`) })) : []),
+  ];
+  const rows = programs.map((p) => ({ name: p.name, syn: Infinity, data: Infinity }));
   try {
     for (let round = 0; round < ROUNDS; round++) {
-      rows[0]!.syn = Math.min(rows[0]!.syn, runEmpty(frames.syn));
-      rows[0]!.data = Math.min(rows[0]!.data, runEmpty(frames.data1500));
       for (const [i, p] of programs.entries()) {
-        rows[i + 1]!.syn = Math.min(rows[i + 1]!.syn, (await p.prog.run(frames.syn, REPEAT)).durationNs);
-        rows[i + 1]!.data = Math.min(rows[i + 1]!.data, (await p.prog.run(frames.data1500, REPEAT)).durationNs);
+        rows[i]!.syn = Math.min(rows[i]!.syn, (await p.run(frames.syn, REPEAT)).durationNs);
+        rows[i]!.data = Math.min(rows[i]!.data, (await p.run(frames.data1500, REPEAT)).durationNs);
       }
     }
   } finally {
-    for (const p of programs) await p.prog.unload();
+    for (const p of ours) await p.prog.unload();
+    rmSync(referencePins, { recursive: true, force: true });
   }
   rmSync(emptyPin, { force: true });
   rmSync(work, { recursive: true, force: true });
@@ -243,6 +257,11 @@ lines.push('| program | first SYN with options (ns) | 1500-byte data segment (ns
 lines.push('|---|---|---|---|---|');
 for (const r of pr.rows) lines.push(`| ${r.name} | ${r.syn} | ${r.data} | ${r.syn - pr.floor.syn} | ${r.data - pr.floor.data} |`);
 lines.push(`| four separate programs (sum of their runs) | ${pr.chain.syn} | ${pr.chain.data} | ${pr.chain.syn - 4 * pr.floor.syn} | ${pr.chain.data - 4 * pr.floor.data} |`);
+const reference = pr.rows.filter((r) => r.name.startsWith('reference '));
+if (reference.length === 4) {
+  const [syn, data] = [reference.reduce((a, r) => a + r.syn, 0), reference.reduce((a, r) => a + r.data, 0)];
+  lines.push(`| reference, four separate programs (sum of their runs) | ${syn} | ${data} | ${syn - 4 * pr.floor.syn} | ${data - 4 * pr.floor.data} |`);
+}
 lines.push('');
 for (const k of tp) {
   lines.push(`| iperf3 ${k.kind}, veth, GSO/TSO off, pinned to CPU ${PIN_CPU} | Gbit/s (median) | best | vs none | vs none without TS | CPU s per GB | vs none | retransmits (median) | runs (Gbit/s) |`);

@@ -188,6 +188,11 @@ static __always_inline __u16 wf_parse_l2(struct __sk_buff *skb, __u32 *l3off)
 		return 0;
 	proto = wf_load_be16(p + WF_ETH_PROTO_OFF);
 	off = WF_ETH_HLEN;
+	/* The common case first: untagged IPv4 skips the tag and PPPoE checks. */
+	if (proto == WF_ETH_P_IP) {
+		*l3off = off;
+		return proto;
+	}
 
 #pragma unroll
 	for (int i = 0; i < WF_MAX_VLAN_TAGS; i++) {
