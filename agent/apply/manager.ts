@@ -52,6 +52,7 @@ import {
 } from './transaction.js';
 import { readBootId, reapplyAfterReboot } from './reboot.js';
 import { followsWan, isWanReport, reapplyDatapathForWan } from './wan-watch.js';
+import { isoTime } from '../iso-time.js';
 
 export interface ApplyManagerOptions {
   host: RouterHost;
@@ -201,8 +202,8 @@ export class ApplyManager extends EventEmitter {
       error: fields.error ?? '',
       evidence: jsonSafe(fields.evidence),
       planHash: fields.planHash ?? '',
-      startedAt: new Date(fields.startedAt).toISOString(),
-      finishedAt: new Date(this.now()).toISOString(),
+      startedAt: isoTime(new Date(fields.startedAt)),
+      finishedAt: isoTime(new Date(this.now())),
     };
     this.emit('result', value);
     await this.deliver({ $case: 'applyResult', value });
@@ -275,7 +276,7 @@ export class ApplyManager extends EventEmitter {
       });
     }
 
-    const record: AppliedRecord = { profile: desired.profile, revision: desired.revision, planHash: plan.planHash, spec, plan, appliedAt: new Date(this.now()).toISOString() };
+    const record: AppliedRecord = { profile: desired.profile, revision: desired.revision, planHash: plan.planHash, spec, plan, appliedAt: isoTime(new Date(this.now())) };
     const windowSeconds = desired.confirmWindowSeconds > 0 ? desired.confirmWindowSeconds : plan.commitConfirm.windowSeconds;
     const wasPending = st.pending;
     if (confirm) {

@@ -26,6 +26,7 @@ import { applyOffload, readUciOffload, verifyOffload, type OffloadApplyEvidence,
 import { canonicalJson, rewriteConfigOf, UCI_FLOW_OFFLOADING, UCI_FLOW_OFFLOADING_HW, type Plan } from '../plan.js';
 import type { ProfileSpec } from '../profile-spec.js';
 import { cachedOffloadSupport, normalizeLive, readLive, type DatapathPaths, type LiveState } from './live.js';
+import { isoTime } from '../iso-time.js';
 
 export interface AppliedRecord {
   profile: string;
@@ -172,7 +173,7 @@ export async function reapplyRecord(host: RouterHost, paths: DatapathPaths, appl
 export async function takeSnapshot(host: RouterHost, paths: DatapathPaths, previous: AppliedRecord | null): Promise<Snapshot> {
   const live = await readLive(host, paths);
   return {
-    takenAt: new Date().toISOString(),
+    takenAt: isoTime(),
     normalized: normalizeLive(live),
     uci: live.offload.support.supported ? live.offload.uci : null,
     nftRuleset: live.nft.ruleset,

@@ -4,9 +4,7 @@ import path from 'node:path';
 import { connect as tlsConnect, type DetailedPeerCertificate } from 'node:tls';
 import { credentials as grpcCredentials, experimental, Metadata, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import { AgentServiceClient, type EnrollResponse, type Renewed } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
-import { x509 } from './x509.js';
 
-const subtle = webcrypto.subtle;
 const KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 
 /** What an enrolled agent holds for one router: its key, its certificate, the CAs it trusts. */
@@ -36,6 +34,11 @@ function pem(label: string, der: ArrayBuffer | Buffer): string {
 
 /** A fresh key pair and a CSR for it; the private key never leaves the agent. */
 export async function newKeyAndCsr(identity: string): Promise<{ keyPem: string; csrPem: string }> {
+  // Loaded here only (enrollment, renewal): @peculiar/x509 and its ASN.1 schemas cost the
+  // connected on-router agent ~2.5 MiB of memory, plus 2.7 MiB of TurboFan code pages they
+  // warmed up, for a CSR made once a day at most (docs/BENCHMARKS.md, Agent).
+  const { x509 } = await import('./x509.js');
+  const subtle = webcrypto.subtle; // read here: the getter loads Node's WebCrypto modules
   const keys = (await subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
   const csr = await x509.Pkcs10CertificateRequestGenerator.create({
     name: new x509.Name([{ CN: [identity] }]),

@@ -14,11 +14,20 @@
  *
  * ssh2's optional native pieces (sshcrypto.node, cpu-features) stay out: ssh2 loads them in a
  * try/catch and falls back to pure JS, which keeps the bundle portable across CPU types.
+ *
+ * Still one file, but in two layers (SECTIONS below): the code a connected on-router agent
+ * runs is plain JavaScript; the parts it never runs at idle (the proxy with ssh2 and yaml, the
+ * simulated fleet, the x509/ASN.1 code for enrollment, TypeBox for the first DesiredState) are
+ * separate bundles stored in agent.mjs brotli-compressed and evaluated on first use. V8 keeps
+ * a script's whole source in the heap for as long as the script runs, so this is what keeps the
+ * idle agent's heap from carrying ~0.9 MB of source it never executes (docs/BENCHMARKS.md, Agent).
  */
-import { build, type Plugin } from 'esbuild';
+import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { isBuiltin } from 'node:module';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants as zlibConstants } from 'node:zlib';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = join(ROOT, 'dist/agent');
@@ -52,23 +61,149 @@ const builtinsByRequire: Plugin = {
   },
 };
 
-export async function bundleAgent(): Promise<{ bundle: string; bytes: number; objects: string[] }> {
+/**
+ * grpc-js times its backoff with `date.setMilliseconds(date.getMilliseconds() + delay)`: local
+ * time, so the first retry timer (every connection starts one) makes V8 load the host time zone
+ * from ICU, ~0.6 MiB of the node binary's pages for the life of the process. The same instant in
+ * UTC milliseconds (`setTime(getTime() + delay)`) needs no time zone and is what grpc-js means
+ * (the local form can even be off by the DST shift when the delay crosses a transition).
+ * Fails the build if grpc-js stops doing it this way, so the rewrite cannot silently go stale.
+ */
+const LOCAL_MS = /(\b[\w$.]+)\.setMilliseconds\(\s*\1\.getMilliseconds\(\)\s*\+/g;
+const grpcUtcTimers: Plugin = {
+  name: 'wrtfleet-grpc-utc-timers',
+  setup(b) {
+    b.onLoad({ filter: /@grpc[\\/]grpc-js[\\/]build[\\/]src[\\/][\w-]+\.js$/ }, (args) => {
+      const src = readFileSync(args.path, 'utf8');
+      const out = src.replace(LOCAL_MS, '$1.setTime($1.getTime() +');
+      if (args.path.endsWith('backoff-timeout.js') && out === src) throw new Error(`${args.path} no longer computes its timers with setMilliseconds(getMilliseconds() + ...); update agent/packaging/build.ts`);
+      if (/\.(?:set|get)(?:Milliseconds|Seconds|Minutes|Hours|Date|Month|FullYear)\(/.test(out)) throw new Error(`${args.path} uses local-time Date accessors this build does not rewrite; update agent/packaging/build.ts`);
+      return { contents: out, loader: 'js' };
+    });
+  },
+};
+
+/**
+ * Lazily evaluated parts of the bundle: name -> entry module (relative to the repo). Each is
+ * reached only through a dynamic `import()` (or, for proto-loader, a `require` inside a function
+ * of grpc-js), which the build points at the section loader instead. Modules a section shares
+ * with the always-loaded part stay there, once: the section gets them from it (`wf-core:`), so
+ * a RouterAgent, grpc-js or a credentials object is the same in both.
+ */
+const SECTIONS: Record<string, string> = {
+  // The proxy placement: ssh2 (+ its crypto) and yaml. Never on a router.
+  proxy: 'agent/proxy/index.ts',
+  // `agent fleet`, for tests and demos.
+  fleet: 'agent/simulated-fleet.ts',
+  // @peculiar/x509 and its ASN.1 schemas: only to make a CSR (enrollment, certificate renewal).
+  x509: 'agent/enrollment/x509.ts',
+  // TypeBox, for the profile schema: loaded with the first DesiredState.
+  'profile-spec': 'agent/profile-spec.ts',
+  // grpc-js requires it only to serve channelz or ORCA, which an agent never does.
+  'proto-loader': 'node_modules/@grpc/proto-loader/build/src/index.js',
+};
+const SKIP_SECTION_RESOLVE = Symbol('wf-section-resolve');
+const rel = (path: string) => relative(ROOT, path).split(sep).join('/');
+const sectionOf = (path: string) => {
+  const p = path.split(sep).join('/');
+  // A package may be installed anywhere up the tree (hoisted, linked): match it by its path inside node_modules.
+  return Object.entries(SECTIONS).find(([, entry]) => rel(path) === entry || (entry.startsWith('node_modules/') && p.endsWith(`/${entry}`)))?.[0];
+};
+
+/** Points imports of a section's entry at the loader (the always-loaded part, and one section using another). */
+function sectionRefs(self: string | undefined, coreInputs?: Set<string>): Plugin {
+  return {
+    name: 'wrtfleet-sections',
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.pluginData === SKIP_SECTION_RESOLVE || args.kind === 'entry-point' || isBuiltin(args.path) || args.namespace !== 'file') return undefined;
+        const r = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: SKIP_SECTION_RESOLVE });
+        if (r.errors.length > 0 || r.external || r.namespace !== 'file') return undefined;
+        const section = sectionOf(r.path);
+        if (self === undefined) {
+          // The always-loaded part: a section is reached only lazily, through the loader.
+          if (!section) return undefined;
+          if (args.kind !== 'dynamic-import' && args.kind !== 'require-call') throw new Error(`${args.importer} imports ${args.path} statically: it is the lazy section "${section}" (agent/packaging/build.ts SECTIONS); import it with await import() or take it out of SECTIONS`);
+          return { path: section, namespace: 'wf-section' };
+        }
+        if (section && section !== self) return { path: `wf-section:${section}`, external: true };
+        if (coreInputs?.has(rel(r.path))) return { path: `wf-core:${rel(r.path)}`, external: true };
+        return undefined;
+      });
+      b.onLoad({ filter: /.*/, namespace: 'wf-section' }, (args) => ({ contents: `module.exports = require('wf-sections').load(${JSON.stringify(args.path)});`, loader: 'js', resolveDir: ROOT }));
+    },
+  };
+}
+
+/**
+ * The loader, in the always-loaded part: decompresses a section, runs it as a CommonJS module
+ * (its `require` gives it the always-loaded modules it shares, other sections, and Node's
+ * builtins) and keeps its exports. Each payload sits in a function of its own, so the string
+ * exists on the heap only once that section is loaded.
+ */
+function sectionLoader(payloads: Record<string, string>, shared: string[]): Plugin {
+  const source = [
+    "const { brotliDecompressSync } = require('node:zlib');",
+    "const { runInThisContext } = require('node:vm');",
+    "const { pathToFileURL } = require('node:url');",
+    `const shared = {${shared.map((m) => `${JSON.stringify(m)}: () => require(${JSON.stringify(join(ROOT, m))})`).join(',')}};`,
+    `const payloads = {${Object.entries(payloads).map(([name, b64]) => `${JSON.stringify(name)}: () => ${JSON.stringify(b64)}`).join(',')}};`,
+    'const nodeRequire = __wfRequire(__filename);',
+    'const loaded = new Map();',
+    'function load(name) {',
+    '  let m = loaded.get(name);',
+    '  if (m) return m.exports;',
+    '  if (!payloads[name]) throw new Error(`agent bundle: no section ${name}`);',
+    '  m = { exports: {} };',
+    '  loaded.set(name, m);',
+    "  const code = brotliDecompressSync(Buffer.from(payloads[name](), 'base64')).toString('utf8');",
+    '  const fn = runInThisContext(`(function (exports, require, module, __filename, __dirname, __wfMetaUrl) {${code}\\n})`, { filename: `${__filename}#${name}` });',
+    "  const sectionRequire = (id) => (id.startsWith('wf-core:') ? shared[id.slice(8)]() : id.startsWith('wf-section:') ? load(id.slice(11)) : nodeRequire(id));",
+    '  fn.call(m.exports, m.exports, sectionRequire, m, __filename, __dirname, pathToFileURL(__filename).href);',
+    '  return m.exports;',
+    '}',
+    'module.exports = { load };',
+  ].join('\n');
+  return {
+    name: 'wrtfleet-section-loader',
+    setup(b) {
+      b.onResolve({ filter: /^wf-sections$/ }, () => ({ path: 'wf-sections', namespace: 'wf-loader' }));
+      b.onLoad({ filter: /.*/, namespace: 'wf-loader' }, () => ({ contents: source, loader: 'js', resolveDir: ROOT }));
+    },
+  };
+}
+
+export interface AgentBundle {
+  bundle: string;
+  bytes: number;
+  objects: string[];
+  /** Each lazy section: its JavaScript, and what it takes in agent.mjs (brotli, base64). */
+  sections: Record<string, { bytes: number; storedBytes: number }>;
+}
+
+export async function bundleAgent(): Promise<AgentBundle> {
   for (const endian of ['bpfel', 'bpfeb']) {
     if (!existsSync(join(BPF, endian, 'set_ip_ttl.o'))) throw new Error(`missing ${join(BPF, endian)}: run npm run bpf:build first`);
   }
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
   const bundle = join(OUT, 'agent.mjs');
-  await build({
-    entryPoints: [join(ROOT, 'agent/main.ts')],
-    outfile: bundle,
+  const common: BuildOptions = {
+    absWorkingDir: ROOT,
     bundle: true,
     platform: 'node',
     target: 'node20',
-    format: 'esm',
     minify: true,
     legalComments: 'none',
     external: ['*.node', 'cpu-features'],
+    metafile: true,
+    logLevel: 'warning',
+  };
+  const core: BuildOptions = {
+    ...common,
+    entryPoints: [join(ROOT, 'agent/main.ts')],
+    outfile: bundle,
+    format: 'esm',
     // CommonJS dependencies (grpc-js, ssh2) use require, __dirname and __filename: give the ESM bundle them.
     banner: {
       js: [
@@ -77,9 +212,32 @@ export async function bundleAgent(): Promise<{ bundle: string; bytes: number; ob
         'const require = __wfRequire(import.meta.url); const __filename = __wfPath(import.meta.url); const __dirname = __wfDir(__filename);',
       ].join('\n'),
     },
-    plugins: [relocateBpf, builtinsByRequire],
-    logLevel: 'warning',
-  });
+  };
+  // 1. What the always-loaded part holds (sections stubbed out).
+  const first = await build({ ...core, write: false, plugins: [relocateBpf, builtinsByRequire, grpcUtcTimers, sectionRefs(undefined), sectionLoader({}, [])] });
+  const coreInputs = new Set(Object.keys(first.metafile!.inputs));
+  for (const name of Object.keys(SECTIONS)) if (!coreInputs.has(`wf-section:${name}`)) throw new Error(`lazy section "${name}" (${SECTIONS[name]}) is not imported anywhere any more: update SECTIONS in agent/packaging/build.ts`);
+  // 2. Each section on its own, sharing what the always-loaded part already has.
+  const payloads: Record<string, string> = {};
+  const shared = new Set<string>();
+  const sectionBytes: Record<string, number> = {};
+  for (const [name, entry] of Object.entries(SECTIONS)) {
+    const r = await build({
+      ...common,
+      entryPoints: [join(ROOT, entry)],
+      outfile: join(OUT, `${name}.section.js`),
+      write: false,
+      format: 'cjs',
+      define: { 'import.meta.url': '__wfMetaUrl', 'import.meta.dirname': '__dirname', 'import.meta.filename': '__filename' },
+      plugins: [relocateBpf, grpcUtcTimers, sectionRefs(name, coreInputs)],
+    });
+    const out = r.outputFiles!.find((f) => f.path.endsWith('.section.js'))!;
+    for (const imp of Object.values(r.metafile!.outputs).flatMap((o: Metafile['outputs'][string]) => o.imports)) if (imp.path.startsWith('wf-core:')) shared.add(imp.path.slice(8));
+    sectionBytes[name] = out.contents.length;
+    payloads[name] = brotliCompressSync(out.contents, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: out.contents.length } }).toString('base64');
+  }
+  // 3. The always-loaded part with the sections in it.
+  await build({ ...core, plugins: [relocateBpf, builtinsByRequire, grpcUtcTimers, sectionRefs(undefined), sectionLoader(payloads, [...shared].sort())] });
   chmodSync(bundle, 0o755);
   const objects: string[] = [];
   for (const endian of ['bpfel', 'bpfeb']) {
@@ -101,10 +259,12 @@ export async function bundleAgent(): Promise<{ bundle: string; bytes: number; ob
     mkdirSync(join(OUT, dir), { recursive: true });
     for (const f of files) copyFileSync(join(here, dir, f), join(OUT, dir, f));
   }
-  return { bundle, bytes: statSync(bundle).size, objects };
+  const sections = Object.fromEntries(Object.keys(SECTIONS).map((n) => [n, { bytes: sectionBytes[n]!, storedBytes: payloads[n]!.length }]));
+  return { bundle, bytes: statSync(bundle).size, objects, sections };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const r = await bundleAgent();
   console.log(`agent bundle: ${r.bundle} (${(r.bytes / 1024).toFixed(0)} KiB), ${r.objects.length} BPF objects`);
+  for (const [name, s] of Object.entries(r.sections)) console.log(`  lazy section ${name}: ${(s.bytes / 1024).toFixed(0)} KiB of JavaScript, ${(s.storedBytes / 1024).toFixed(0)} KiB in agent.mjs`);
 }

@@ -25,6 +25,7 @@ import type { CapabilityFlags } from '../capabilities.js';
 import { configuredObject, DEFAULT_PIN_ROOT, DEFAULT_REWRITE, detectEndian, LOCAL_TCX_HELPER, probeTcx, type BpfEndian } from '../datapath/index.js';
 import type { Endian } from '../facts/types.js';
 import type { RouterHost } from '../host/host.js';
+import { isoTime } from '../iso-time.js';
 import { offloadSupport } from '../offload/index.js';
 
 export interface ProbeOptions {
@@ -76,7 +77,7 @@ export async function probeCapabilities(host: RouterHost, opts: ProbeOptions = {
     flags,
     reasons,
     details: { ebpf, tcx: { ok: tcx.ok, ...(tcx.ok ? {} : { error: tcx.reason }) }, offload },
-    probedAt: new Date().toISOString(),
+    probedAt: isoTime(),
     durationMs: Date.now() - started,
   };
 }

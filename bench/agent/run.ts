@@ -2,8 +2,13 @@
  * `npm run -s bench:agent`: the agent's numbers (docs/BENCHMARKS.md, section "Agent").
  *
  *  1. bundle size (dist/agent/agent.mjs, budget 3 MB)
- *  2. on-router agent idle RSS: the bundle running `run` inside a namespace against a
- *     controller on loopback, after it connected, probed and sat idle (budget 50 MB)
+ *  2. on-router agent idle RSS: the bundle started the way the procd init script starts it
+ *     (agent/packaging/openwrt/wrtfleet-agent.init: its start_service runs with procd's and
+ *     UCI's shell functions stubbed, and the bench runs the command line and environment it
+ *     hands procd), inside a namespace against a controller on a veth, after it connected,
+ *     probed and sat idle; with mutual TLS (the default configuration: a client certificate
+ *     in the credentials directory, a controller that requires it) and with `insecure '1'`
+ *     (plaintext) for contrast (budget 50 MB)
  *  3. proxy RSS per router: the bundle running `proxy` for 1 and for N routers, each a real
  *     SSH session to one sshd in a namespace (MaxSessions/MaxStartups raised), every router
  *     connected to the controller with facts collected and capabilities probed over SSH
@@ -15,15 +20,18 @@
  *     against the jitter window (ControllerLink reconnect.jitterWindowMs), and without jitter
  *
  * Knobs: WF_BENCH_ROUTERS (200), WF_BENCH_AGENTS (1000), WF_BENCH_JITTER_MS (5000),
- * WF_BENCH_APPLIES (10), WF_BENCH_IDLE_S (10).
+ * WF_BENCH_APPLIES (10), WF_BENCH_IDLE_S (10), WF_BENCH_ONLY, WF_BENCH_NODE_FLAGS (replaces the
+ * node flags of the init script and of the systemd unit, for experiments).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, webcrypto } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { ServerCredentials } from '@grpc/grpc-js';
 import { ApplyResult_Status, type DesiredState } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { ControllerLink } from '../../agent/controller-link.js';
+import { x509 } from '../../agent/enrollment/x509.js';
 import { bundleAgent } from '../../agent/packaging/build.js';
 import { FakeController } from '../../test/support/fake-controller.js';
 import { sh, SshRouter } from '../../test/support/ssh-router.js';
@@ -34,8 +42,11 @@ const JITTER_MS = Number(process.env.WF_BENCH_JITTER_MS ?? 5000);
 const APPLIES = Number(process.env.WF_BENCH_APPLIES ?? 10);
 const IDLE_S = Number(process.env.WF_BENCH_IDLE_S ?? 10);
 const MB = 1024 * 1024;
-/** The flags the procd init script and the systemd unit start the agent with (agent/packaging). */
-const NODE_FLAGS = (process.env.WF_BENCH_NODE_FLAGS ?? '--max-semi-space-size=1 --single-threaded-gc').split(' ').filter(Boolean);
+const INIT_SCRIPT = join(process.cwd(), 'agent/packaging/openwrt/wrtfleet-agent.init');
+const PROXY_UNIT = join(process.cwd(), 'agent/packaging/systemd/wrtfleet-proxy.service');
+const FLAGS_OVERRIDE = process.env.WF_BENCH_NODE_FLAGS?.split(' ').filter(Boolean);
+/** The node flags of the proxy's systemd unit (its ExecStart, between node and agent.mjs). */
+const NODE_FLAGS = FLAGS_OVERRIDE ?? readFileSync(PROXY_UNIT, 'utf8').match(/^ExecStart=\S+ (.*?)\s*\S+agent\.mjs proxy /m)![1]!.split(' ').filter(Boolean);
 const work = mkdtempSync(join(tmpdir(), 'wf-bench-agent-'));
 const results: Record<string, unknown> = {};
 
@@ -77,14 +88,93 @@ function pct(sorted: number[], p: number): number {
 
 async function benchBundle(): Promise<string> {
   const b = await bundleAgent();
-  results.bundle = { bytes: b.bytes, mib: +(b.bytes / MB).toFixed(2), budgetMiB: 3, objects: b.objects.length };
-  console.log(`bundle: ${(b.bytes / MB).toFixed(2)} MiB (budget 3 MiB), ${b.objects.length} BPF objects`);
+  results.bundle = { bytes: b.bytes, mib: +(b.bytes / MB).toFixed(2), budgetMiB: 3, objects: b.objects.length, lazySections: b.sections };
+  console.log(`bundle: ${(b.bytes / MB).toFixed(2)} MiB (budget 3 MiB), ${b.objects.length} BPF objects; lazy sections (JavaScript -> stored): ${Object.entries(b.sections).map(([n, s]) => `${n} ${(s.bytes / 1024).toFixed(0)} -> ${(s.storedBytes / 1024).toFixed(0)} KiB`).join(', ')}`);
   return b.bundle;
 }
 
-async function benchOnRouterIdle(bundle: string): Promise<void> {
-  const ns = `wf-bench-onr-${randomBytes(2).toString('hex')}`;
-  const hostIf = `wfb${randomBytes(2).toString('hex')}`;
+/**
+ * What procd would run for the on-router agent: the init script's start_service under sh, with
+ * UCI's config_* and procd's procd_* functions stubbed (options come from `uci`, the stubs print
+ * what procd would be handed). PROG is pointed at the bundle being measured.
+ */
+function procdInstance(uci: Record<string, string>, prog: string): { command: string[]; env: Record<string, string> } {
+  const stubs = [
+    'config_load() { :; }',
+    'config_get() { eval "v=\\${UCI_$3-}"; [ -n "$v" ] || v="$4"; eval "$1=\\$v"; }',
+    'config_get_bool() { config_get "$@"; eval "v=\\$$1"; case "$v" in 1|on|true|yes|enabled) eval "$1=1" ;; *) eval "$1=0" ;; esac; }',
+    'procd_open_instance() { :; }',
+    'procd_close_instance() { :; }',
+    "procd_set_param() { t=$1; shift; printf 'S\\t%s\\0' \"$t\"; for a in \"$@\"; do printf 'A\\t%s\\t%s\\0' \"$t\" \"$a\"; done; }",
+    "procd_append_param() { t=$1; shift; for a in \"$@\"; do printf 'A\\t%s\\t%s\\0' \"$t\" \"$a\"; done; }",
+    '. "$WF_INIT"',
+    'PROG="$WF_PROG"',
+    'start_service',
+  ].join('\n');
+  const out = execFileSync('sh', ['-c', stubs], { env: { PATH: process.env.PATH, WF_INIT: INIT_SCRIPT, WF_PROG: prog, ...Object.fromEntries(Object.entries(uci).map(([k, v]) => [`UCI_${k}`, v])) }, encoding: 'utf8' });
+  const params: Record<string, string[]> = {};
+  for (const rec of out.split('\0').filter(Boolean)) {
+    const [kind, type, ...rest] = rec.split('\t');
+    if (kind === 'S') params[type!] = [];
+    else (params[type!] ??= []).push(rest.join('\t'));
+  }
+  const env = Object.fromEntries((params.env ?? []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  let command = params.command ?? [];
+  if (!command.length) throw new Error(`${INIT_SCRIPT} start_service started nothing: ${out}`);
+  if (FLAGS_OVERRIDE) command = [command[0]!, ...FLAGS_OVERRIDE, ...command.slice(command.indexOf(prog))];
+  return { command, env };
+}
+
+/** A CA, the controller's server certificate (for `ip`) and a router's client certificate, as the controller's PKI issues them. */
+async function benchPki(ip: string, identity: string) {
+  const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+  const subtle = webcrypto.subtle;
+  const now = Date.now();
+  const validity = { notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000) };
+  const pem = async (k: CryptoKey) => `-----BEGIN PRIVATE KEY-----\n${Buffer.from(await subtle.exportKey('pkcs8', k)).toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END PRIVATE KEY-----\n`;
+  const caKeys = (await subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const ca = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: '01',
+    name: 'CN=wrtfleet bench CA',
+    ...validity,
+    signingAlgorithm: alg,
+    keys: caKeys,
+    extensions: [new x509.BasicConstraintsExtension(true, 0, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true)],
+  });
+  const leaf = async (serialNumber: string, subject: string, extensions: x509.Extension[]) => {
+    const keys = (await subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
+    const cert = await x509.X509CertificateGenerator.create({ serialNumber, subject, issuer: ca.subject, ...validity, signingAlgorithm: alg, signingKey: caKeys.privateKey, publicKey: keys.publicKey, extensions });
+    return { certPem: cert.toString('pem'), keyPem: await pem(keys.privateKey) };
+  };
+  return {
+    caPem: ca.toString('pem'),
+    server: await leaf('02', 'CN=wrtfleet controller', [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]), new x509.SubjectAlternativeNameExtension([{ type: 'ip', value: ip }])]),
+    client: await leaf('03', `CN=${identity}`, [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth])]),
+  };
+}
+
+/** Where a process's resident pages are (/proc/PID/smaps): the node binary, other files, malloc's heap, the rest of anonymous memory. */
+function rssBreakdown(pid: number): Record<string, number> {
+  const parts = { nodeBinary: 0, otherFiles: 0, mallocHeap: 0, otherAnon: 0 };
+  let key: keyof typeof parts = 'otherAnon';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = line.match(/^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/);
+    if (head) {
+      const path = head[1]!;
+      key = path === '[heap]' ? 'mallocHeap' : path.startsWith('/') ? (path === process.execPath ? 'nodeBinary' : 'otherFiles') : 'otherAnon';
+      continue;
+    }
+    const rss = line.match(/^Rss:\s+(\d+) kB/);
+    if (rss) parts[key] += Number(rss[1]) * 1024;
+  }
+  return Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, +(v / MB).toFixed(1)]));
+}
+
+async function idleRss(bundle: string, mode: 'mtls' | 'plaintext'): Promise<Record<string, unknown>> {
+  const tag = randomBytes(2).toString('hex');
+  const ns = `wf-bench-onr-${tag}`;
+  const hostIf = `wfb${tag}`;
+  const identity = 'bench-onr';
   // The namespace reaches the controller over a veth of ours (its WAN, with the default route).
   await sh(['ip', 'netns', 'add', ns]);
   await sh(['ip', '-n', ns, 'link', 'set', 'lo', 'up']);
@@ -96,9 +186,38 @@ async function benchOnRouterIdle(bundle: string): Promise<void> {
   await sh(['ip', '-n', ns, 'route', 'add', 'default', 'via', '10.204.0.1']);
   const controller = new FakeController();
   controller.bindHost = '10.204.0.1';
+  const dir = join(work, `onr-${mode}`);
+  const credentials = join(dir, 'credentials');
+  mkdirSync(credentials, { recursive: true, mode: 0o700 });
+  if (mode === 'mtls') {
+    // What an enrolled router holds (agent/enrollment/agent-credentials.ts), and a controller that, like the real one, requires a client certificate from that CA.
+    const pki = await benchPki(controller.bindHost, identity);
+    writeFileSync(join(credentials, 'client.key'), pki.client.keyPem, { mode: 0o600 });
+    writeFileSync(join(credentials, 'client.crt'), pki.client.certPem);
+    writeFileSync(join(credentials, 'ca.crt'), pki.caPem);
+    writeFileSync(join(credentials, 'identity.json'), JSON.stringify({ identity, routerId: `r-${identity}`, receivedAt: Date.now() }));
+    controller.credentials = ServerCredentials.createSsl(Buffer.from(pki.caPem), [{ private_key: Buffer.from(pki.server.keyPem), cert_chain: Buffer.from(pki.server.certPem) }], true);
+  }
   await controller.start();
-  const p = spawn('nsenter', [`--net=/run/netns/${ns}`, 'node', ...NODE_FLAGS, bundle, 'run', '--controller', controller.address, '--identity', 'bench-onr', '--state-file', join(work, 'onr-state.json'), '--pin-root', `/sys/fs/bpf/wrtfleet/bench-${ns}`], {
+  const home = dirname(bundle);
+  const { command, env } = procdInstance(
+    {
+      enabled: '1',
+      controller: controller.address,
+      identity,
+      state_file: join(dir, 'state.json'),
+      pin_root: `/sys/fs/bpf/wrtfleet/bench-${ns}`,
+      helper: join(home, 'bpf/build/wf-tcx'),
+      node: process.execPath,
+      credentials_dir: credentials,
+      insecure: mode === 'plaintext' ? '1' : '0',
+    },
+    bundle,
+  );
+  // procd's own environment is PATH and little else; /usr/lib/wrtfleet is the bundle's directory here.
+  const p = spawn('nsenter', [`--net=/run/netns/${ns}`, ...command], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', ...env, WRTFLEET_HOME: home },
   });
   let err = '';
   p.stderr!.on('data', (d) => {
@@ -106,7 +225,7 @@ async function benchOnRouterIdle(bundle: string): Promise<void> {
     if (process.env.WF_BENCH_VERBOSE) process.stderr.write(String(d));
   });
   try {
-    await until(() => controller.connected('bench-onr'), 30_000, `on-router agent to connect (${err})`);
+    await until(() => controller.connected(identity), 30_000, `on-router agent (${mode}) to connect (${err})`);
     const samples: number[] = [];
     for (let i = 0; i < IDLE_S; i++) {
       await sleep(1000);
@@ -114,8 +233,39 @@ async function benchOnRouterIdle(bundle: string): Promise<void> {
     }
     const idle = samples.at(-1)!;
     const parts = rssParts(p.pid!);
-    results.onRouterIdleRss = { anonMiB: +(parts.anon / MB).toFixed(1), fileMiB: +(parts.file / MB).toFixed(1), bytes: idle, mib: +(idle / MB).toFixed(1), maxMiB: +(Math.max(...samples) / MB).toFixed(1), idleSeconds: IDLE_S, budgetMiB: 50 };
-    console.log(`on-router agent idle RSS: ${(idle / MB).toFixed(1)} MiB after ${IDLE_S} s idle (max ${(Math.max(...samples) / MB).toFixed(1)}; budget 50 MiB): anonymous ${(parts.anon / MB).toFixed(1)} MiB + file-backed ${(parts.file / MB).toFixed(1)} MiB (the node binary's pages)`);
+    const r = {
+      bytes: idle,
+      mib: +(idle / MB).toFixed(1),
+      anonMiB: +(parts.anon / MB).toFixed(1),
+      fileMiB: +(parts.file / MB).toFixed(1),
+      maxMiB: +(Math.max(...samples) / MB).toFixed(1),
+      breakdownMiB: rssBreakdown(p.pid!),
+      idleSeconds: IDLE_S,
+      node: command.slice(1, command.indexOf(bundle)).join(' '),
+      env: Object.keys(env).join(' '),
+      budgetBytes: 50e6,
+    };
+    console.log(
+      `on-router agent idle RSS, ${mode === 'mtls' ? 'mutual TLS' : 'plaintext'}: ${r.mib} MiB (${(idle / 1e6).toFixed(1)} MB; budget 50 MB) after ${IDLE_S} s idle (max ${r.maxMiB}) = anonymous ${r.anonMiB} + file-backed ${r.fileMiB} MiB; ${JSON.stringify(r.breakdownMiB)}`,
+    );
+    if (mode !== 'mtls') return r;
+    // The same agent once it manages something: one DesiredState applied (eBPF on its WAN), then idle again.
+    const d: DesiredState = { profile: 'bench', revision: 1, spec: { l3Rewrite: { ttl: { value: 64 }, tcpwin: { value: 60000 } } } as DesiredState['spec'], confirmWindowSeconds: 0, rolloutId: '' };
+    controller.send(identity, { $case: 'desiredState', value: d });
+    await until(() => controller.results(identity).length > 0, 30_000, 'the on-router apply');
+    const applied = controller.results(identity)[0]!;
+    if (applied.status !== ApplyResult_Status.STATUS_APPLIED) throw new Error(`on-router apply: ${applied.status} ${applied.error}`);
+    // Applied, the agent polls its WAN and checks drift: RSS saws up and down; say how far.
+    await sleep(10_000);
+    const after: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      await sleep(1000);
+      after.push(rssOf(p.pid!));
+    }
+    const sorted = [...after].sort((a, b) => a - b);
+    const afterApply = { medianMiB: +(pct(sorted, 50) / MB).toFixed(1), minMiB: +(sorted[0]! / MB).toFixed(1), maxMiB: +(sorted.at(-1)! / MB).toFixed(1), window: '10-40 s after the apply' };
+    console.log(`  the same agent 10-40 s after applying a profile (eBPF on its WAN): median ${afterApply.medianMiB} MiB (min ${afterApply.minMiB}, max ${afterApply.maxMiB})`);
+    return { ...r, afterApply };
   } finally {
     await stopProc(p);
     await controller.stop();
@@ -123,6 +273,12 @@ async function benchOnRouterIdle(bundle: string): Promise<void> {
     await sh(['ip', 'link', 'del', hostIf]).catch(() => undefined);
     await sh([join(process.cwd(), 'bpf/build/wf-tcx'), 'rm', `/sys/fs/bpf/wrtfleet/bench-${ns}`]).catch(() => undefined);
   }
+}
+
+async function benchOnRouterIdle(bundle: string): Promise<void> {
+  const first = procdInstance({ enabled: '1', controller: 'x:1' }, bundle);
+  console.log(`on-router agent as the init script starts it: node ${first.command.slice(1, first.command.indexOf(bundle)).join(' ')}; env ${Object.entries(first.env).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  results.onRouterIdleRss = { mtls: await idleRss(bundle, 'mtls'), plaintext: await idleRss(bundle, 'plaintext') };
 }
 
 async function proxyRss(bundle: string, router: SshRouter, n: number): Promise<{ rss: number; connectMs: number }> {

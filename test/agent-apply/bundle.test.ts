@@ -3,7 +3,7 @@
  * objects for both byte orders, and runs on its own (facts from a fixture tree; a real
  * probe inside a namespace, which proves it finds the objects and wf-tcx next to itself).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,6 +54,14 @@ describe('agent bundle', () => {
     const r = JSON.parse(out) as { probed: { flags: { ebpf: boolean; tcx: boolean }; details: { ebpf: { object: string } } } };
     expect(r.probed.flags).toMatchObject({ ebpf: true, tcx: true });
     expect(r.probed.details.ebpf.object).toBe('bpfel');
+  });
+
+  it('runs what it keeps as compressed lazy sections (agent/packaging/build.ts): the proxy reads its config, fleet starts', () => {
+    const proxy = spawnSync('node', [join(DIST, 'agent.mjs'), 'proxy', '--config', '/nonexistent/proxy.yaml'], { encoding: 'utf8', cwd: '/' });
+    expect(proxy.status).toBe(2);
+    expect(proxy.stderr).toMatch(/^agent: config: cannot read \/nonexistent\/proxy\.yaml/);
+    const fleet = spawnSync('node', [join(DIST, 'agent.mjs'), 'fleet', '--controller', '127.0.0.1:9', '--fixtures', SHARED_FIXTURES, '--per-model', '1'], { encoding: 'utf8', cwd: '/', timeout: 5_000, killSignal: 'SIGINT' });
+    expect(fleet.stderr).toMatch(/agent: started \d+ simulated routers against 127\.0\.0\.1:9/);
   });
 
   it('the procd init script and its UCI config parse', () => {
