@@ -14,7 +14,7 @@ import {
   applyNft,
   detachEbpf,
   ensureRewrite,
-  expectedFingerprint,
+  expectedFingerprints,
   nftRules,
   removeNft,
   removeRewrite,
@@ -221,8 +221,9 @@ export function comparePlanToLive(plan: Plan, live: LiveState, opts: { requireHa
     const endian = plan.datapath.bpfObject as BpfEndian;
     for (const ifname of live.eligible) {
       const iface = attached.get(ifname);
+      const wanted = expectedFingerprints(endian, rewrite, iface?.l2 ?? 'ethernet');
       for (const name of names) {
-        const want = expectedFingerprint(endian, name, rewrite, iface?.l2 ?? 'ethernet');
+        const want = wanted.get(name)!;
         const got = iface?.programs.find((p) => p.program === name);
         const expected = `attached (${plan.datapath.attach}, config ${want})`;
         if (!got) d(`datapath/${ifname}/${name}`, expected, 'missing');

@@ -77,10 +77,14 @@ export function attachUnits(rewrite: RewriteConfig, layout: ProgramLayout = 'mer
   return programs.map((p) => ({ object: p, programs: [p] }));
 }
 
-/** Fingerprint of the object that should run `program` (what drift checks compare with). */
-export function expectedFingerprint(endian: BpfEndian, program: ProgramName, rewrite: RewriteConfig, l2: L2Mode, layout: ProgramLayout = 'merged'): string {
-  const unit = attachUnits(rewrite, layout).find((u) => u.programs.includes(program));
-  return configuredObject(endian, unit?.object ?? program, rewrite, l2).fingerprint;
+/** Fingerprint of the object that should run each selected program (what drift checks compare with). */
+export function expectedFingerprints(endian: BpfEndian, rewrite: RewriteConfig, l2: L2Mode, layout: ProgramLayout = 'merged'): Map<ProgramName, string> {
+  const out = new Map<ProgramName, string>();
+  for (const unit of attachUnits(rewrite, layout)) {
+    const fingerprint = configuredObject(endian, unit.object, rewrite, l2).fingerprint;
+    for (const program of unit.programs) out.set(program, fingerprint);
+  }
+  return out;
 }
 
 export interface DatapathOptions {

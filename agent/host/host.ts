@@ -36,4 +36,36 @@ export interface RouterHost {
   close(): Promise<void>;
 }
 
+/**
+ * A host that runs on another host: files, and whatever a subclass does not override, go to
+ * `inner` unchanged (a namespace wrapper changes how commands run, a test wrapper which ones).
+ */
+export abstract class WrappedHost implements RouterHost {
+  readonly description: string;
+
+  constructor(readonly inner: RouterHost, description = inner.description) {
+    this.description = description;
+  }
+
+  run(argv: string[], options?: RunOptions): Promise<CommandResult> {
+    return this.inner.run(argv, options);
+  }
+
+  readFile(path: string): Promise<string | null> {
+    return this.inner.readFile(path);
+  }
+
+  readBinary(path: string): Promise<Buffer | null> {
+    return this.inner.readBinary(path);
+  }
+
+  writeFile(path: string, data: string | Buffer, mode?: number): Promise<void> {
+    return this.inner.writeFile(path, data, mode);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
 export const DEFAULT_COMMAND_TIMEOUT_MS = 15_000;
