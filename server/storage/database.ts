@@ -6,7 +6,7 @@ import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../../prisma/generated/client/client.js';
 import { applyMigrations } from '../../prisma/tools/migrations.js';
-import { readPgliteTemplate } from '../../prisma/tools/pglite-template.js';
+import { copyPgliteTemplate } from '../../prisma/tools/pglite-template.js';
 import type { MigrationTarget } from '../../prisma/tools/migrations.js';
 import { describeConnectError, parseDatabaseUrl } from './database-url.js';
 import type { PostgresLocation } from './database-url.js';
@@ -218,12 +218,13 @@ async function openPglite(dataDir: string, options: OpenDatabaseOptions, logger:
   }
   const unlock = await lockDataDir(dataDir);
   let pglite: PGlite | undefined;
+  let fromTemplate = false;
   try {
     try {
       const fresh = !(await readdir(dataDir).then((entries) => entries.length > 0).catch(() => false));
-      const template = fresh && options.pgliteTemplate ? await readPgliteTemplate(options.migrationsDir) : null;
-      pglite = await PGlite.create(dataDir, template ? { loadDataDir: template } : {});
-      if (template) logger.info({ dataDir }, 'initialised the embedded database from the migrated template');
+      fromTemplate = fresh && options.pgliteTemplate === true && (await copyPgliteTemplate(dataDir, options.migrationsDir));
+      pglite = await PGlite.create(dataDir);
+      if (fromTemplate) logger.info({ dataDir }, 'initialised the embedded database from the migrated template');
     } catch (error) {
       throw new StorageError(
         `Cannot open the embedded database in ${dataDir} (${firstLine(error)}); check the directory or move it aside.`,
@@ -231,7 +232,9 @@ async function openPglite(dataDir: string, options: OpenDatabaseOptions, logger:
         { cause: error },
       );
     }
-    await migrate(pglite, dataDir, options, logger);
+    // The template was migrated to exactly these migrations when it was built (its name holds
+    // their hash), so checking it again would only start the schema engine for nothing.
+    if (!fromTemplate) await migrate(pglite, dataDir, options, logger);
     const adapter = new PrismaPGlite(pglite);
     const prisma = new PrismaClient({ adapter });
     logger.info({ dataDir }, 'using embedded PGlite');

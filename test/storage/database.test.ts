@@ -184,6 +184,31 @@ describe('PGlite (embedded default)', () => {
     }
   });
 
+  it('a fresh directory copied from the migrated template holds every migration, and the schema engine agrees on reopen', async () => {
+    const fresh = path.join(dir, 'from-template');
+    const first = recordingLogger();
+    const a = await openDatabase({ dataDir: fresh, pgliteTemplate: true, logger: first.logger });
+    try {
+      expect(first.lines.map((l) => l.msg)).toContain('initialised the embedded database from the migrated template');
+      const rows = await a.prisma.$queryRaw<{ migration_name: string }[]>`SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY 1`;
+      const expected = (await readdir(defaultMigrationsDir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+      expect(rows.map((r) => r.migration_name)).toEqual(expected);
+      await a.prisma.router.create({ data: { name: 'from-template', identity: 'id-from-template' } });
+    } finally {
+      await a.close();
+    }
+    // Not fresh any more: opened as it is, checked by the schema engine, nothing to apply.
+    const second = recordingLogger();
+    const b = await openDatabase({ dataDir: fresh, pgliteTemplate: true, logger: second.logger });
+    try {
+      expect(second.lines.map((l) => l.msg)).not.toContain('initialised the embedded database from the migrated template');
+      expect(second.migrated()).toEqual([]);
+      expect(await b.prisma.router.findUnique({ where: { name: 'from-template' } })).not.toBeNull();
+    } finally {
+      await b.close();
+    }
+  });
+
   it('refuses a data directory that is already open', async () => {
     const a = await openDatabase({ dataDir });
     try {
