@@ -123,12 +123,16 @@ export class ControllerLink extends EventEmitter {
     void this.connect();
   }
 
-  /** Sends a message on the live stream; returns false when there is none. */
-  send(body: AgentBody): boolean {
-    if (!this.stream || this._state !== 'connected') return false;
+  /**
+   * Sends a message on the live stream. Returns its seq on this stream (what the controller's
+   * Ack names), or 0 when there is no stream. Written is not delivered: a stream can break
+   * with messages still in flight, which is why apply results wait for their Ack.
+   */
+  send(body: AgentBody): number {
+    if (!this.stream || this._state !== 'connected') return 0;
     this.seq += 1;
     this.stream.write({ seq: this.seq, sentAt: new Date(), body });
-    return true;
+    return this.seq;
   }
 
   async stop(): Promise<void> {

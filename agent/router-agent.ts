@@ -89,7 +89,7 @@ export class RouterAgent {
       wanWatch: this.probeEnabled && options.wanWatchMs !== 0 ? { intervalMs: options.wanWatchMs } : undefined,
     });
     this.link.on('welcome', (w: { telemetryIntervalSeconds: number }) => {
-      void this.manager.flush();
+      void this.manager.onSession();
       this.startTelemetry(w.telemetryIntervalSeconds);
     });
     this.link.on('message', (message) => void this.onMessage(message).catch((err: unknown) => this.log(`handling ${message.body?.$case}: ${(err as Error).message}`)));
@@ -114,6 +114,9 @@ export class RouterAgent {
         break;
       case 'command':
         await this.manager.onCommand(message.seq, body.value as never);
+        break;
+      case 'ack':
+        await this.manager.onAck((body.value as { agentSeq: number }).agentSeq);
         break;
       default:
         break;
@@ -202,7 +205,7 @@ export class RouterAgent {
     try {
       const endian = this.facts?.endian === 'big' ? 'bpfeb' : 'bpfel';
       const telemetry = await collectTelemetry(this.options.host, { ...this.options.paths, endian });
-      return this.link.send({ $case: 'telemetry', value: telemetry });
+      return this.link.send({ $case: 'telemetry', value: telemetry }) > 0;
     } catch (err) {
       this.log(`telemetry: ${(err as Error).message}`);
       return false;

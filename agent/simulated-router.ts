@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ChannelCredentials } from '@grpc/grpc-js';
 import { predictCapabilities } from './capabilities.js';
 import { ControllerLink, type ReconnectPolicy } from './controller-link.js';
@@ -101,7 +102,7 @@ export class SimulatedRouter {
     if (outcome === 'silent') return;
     if (this.options.applyDelayMs) await new Promise((r) => setTimeout(r, this.options.applyDelayMs));
     const spec = validateProfileSpec(desired.spec ?? {});
-    const base = { profile: desired.profile, revision: desired.revision, startedAt, finishedAt: new Date() };
+    const base = { resultId: randomUUID(), profile: desired.profile, revision: desired.revision, startedAt, finishedAt: new Date() };
     if (!spec.ok) {
       this.history.push({ profile: desired.profile, revision: desired.revision, status: 'refused' });
       this.report({ $case: 'applyResult', value: { ...base, status: ApplyResult_Status.STATUS_REFUSED, error: `invalid spec: ${spec.errors[0]?.message}`, evidence: undefined, planHash: '' } });
@@ -149,6 +150,7 @@ export class SimulatedRouter {
     this.report({
       $case: 'applyResult',
       value: {
+        resultId: randomUUID(),
         profile: unconfirmed.profile,
         revision: unconfirmed.revision,
         status: ApplyResult_Status.STATUS_ROLLED_BACK,

@@ -22,6 +22,7 @@
  * plan is put back (reported with trigger 'reboot'); a window open at the reboot rolls back
  * at once instead.
  */
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import {
   ApplyResult_Status,
@@ -62,8 +63,8 @@ export interface ApplyManagerOptions {
   router: () => Promise<PlanRouter>;
   /** Re-runs the capability probe (REPROBE). */
   reprobe?: () => Promise<void>;
-  /** Sends on the live stream; false when there is none (the message is kept for later). */
-  send: (body: AgentBody) => boolean;
+  /** Sends on the live stream: the message's seq there, or 0 when there is none (the message is kept for later). */
+  send: (body: AgentBody) => number;
   now?: () => number;
   log?: (message: string) => void;
   /** Test hooks passed to every transaction. */
@@ -174,28 +175,73 @@ export class ApplyManager extends EventEmitter {
   }
 
   private flushing: Promise<void> = Promise.resolve();
+  /** Apply results written on the current stream, by their seq there, until the controller's Ack. */
+  private readonly awaitingAck = new Map<number, OutboxEntry>();
 
-  /** Sends what the controller has not heard yet (call on every Welcome). Serialized: an entry is never sent twice. */
+  /** Sends what the controller has not heard yet. Serialized with acks: an entry is sent once per stream. */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(() => this.flushOnce()).catch((err: unknown) => this.log(`flush: ${(err as Error).message}`));
+    return this.serialize(() => this.flushOnce());
+  }
+
+  /**
+   * A new stream reached Welcome. Apply results written on the previous one and never acked
+   * may have been lost with it (written is not delivered): send them again. The controller
+   * records a result once per result_id, so one that did arrive is not counted twice.
+   */
+  onSession(): Promise<void> {
+    this.awaitingAck.clear();
+    return this.flush();
+  }
+
+  /** The controller stored the message with this seq on the current stream. */
+  onAck(seq: number): Promise<void> {
+    return this.serialize(async () => {
+      const entry = this.awaitingAck.get(seq);
+      const st = this.state;
+      if (!entry || !st) return;
+      this.awaitingAck.delete(seq);
+      st.outbox = st.outbox.filter((e) => e !== entry);
+      await this.save();
+    });
+  }
+
+  private serialize(step: () => Promise<void>): Promise<void> {
+    this.flushing = this.flushing.then(step).catch((err: unknown) => this.log(`outbox: ${(err as Error).message}`));
     return this.flushing;
   }
 
   private async flushOnce(): Promise<void> {
     const st = this.state;
     if (!st || st.outbox.length === 0) return;
-    const remaining: OutboxEntry[] = [];
+    const inFlight = new Set(this.awaitingAck.values());
+    const kept: OutboxEntry[] = [];
+    let blocked = false;
     for (const entry of st.outbox) {
-      if (remaining.length > 0 || !this.options.send(toBody(entry))) remaining.push(entry);
+      if (inFlight.has(entry)) {
+        kept.push(entry);
+        continue;
+      }
+      // In order: once one cannot be sent, the rest wait too.
+      const seq = blocked ? 0 : this.options.send(toBody(entry));
+      if (!seq) {
+        blocked = true;
+        kept.push(entry);
+      } else if (entry.$case === 'applyResult') {
+        // The one record of what an apply did: kept until acked. Drift reports and command
+        // results are repeated or re-asked if lost; written is enough for them.
+        this.awaitingAck.set(seq, entry);
+        kept.push(entry);
+      }
     }
-    if (remaining.length !== st.outbox.length) {
-      st.outbox = remaining;
+    if (kept.length !== st.outbox.length) {
+      st.outbox = kept;
       await this.save();
     }
   }
 
   private async result(status: ApplyResult_Status, fields: { profile: string; revision: number; planHash?: string; error?: string; evidence?: unknown; startedAt: number }): Promise<void> {
     const value = {
+      resultId: randomUUID(),
       profile: fields.profile,
       revision: fields.revision,
       status,

@@ -24,7 +24,7 @@ export interface PendingConfirm {
   previous: AppliedRecord | null;
 }
 
-/** An AgentMessage body kept until it could be sent (dates as ISO strings). */
+/** An AgentMessage body kept until the controller has it: an apply result until its Ack, the others until written to a stream (dates as ISO strings). */
 export interface OutboxEntry {
   $case: 'applyResult' | 'driftReport' | 'commandResult';
   value: Record<string, unknown>;
@@ -74,10 +74,23 @@ export class FileStateStore implements StateStore {
     }
   }
 
-  async save(state: AgentState): Promise<void> {
+  private writing: Promise<void> = Promise.resolve();
+
+  /**
+   * Writes the state as it is at this call. Saves run one after another: two writes into the
+   * same temporary file at once (an apply and an Ack, say) would interleave their bytes.
+   */
+  save(state: AgentState): Promise<void> {
+    const text = JSON.stringify(state);
+    const run = this.writing.then(() => this.write(text));
+    this.writing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async write(text: string): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true });
     const tmp = `${this.path}.tmp-${process.pid}`;
-    await writeFile(tmp, JSON.stringify(state), { mode: 0o600 });
+    await writeFile(tmp, text, { mode: 0o600 });
     await rename(tmp, this.path);
   }
 }

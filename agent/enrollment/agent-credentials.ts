@@ -236,7 +236,8 @@ export class AgentCredentials {
 
 /** The bits of ControllerLink renewal needs (kept structural so this module does not own the link). */
 export interface RenewableLink {
-  send(body: { $case: 'renewRequest'; value: { csrPem: string } }): boolean;
+  /** The message's seq on the live stream, 0 when there is none. */
+  send(body: { $case: 'renewRequest'; value: { csrPem: string } }): number;
   on(event: 'welcome' | 'message' | 'disconnected', listener: (arg: any) => void): unknown;
   off(event: 'welcome' | 'message' | 'disconnected', listener: (arg: any) => void): unknown;
   /** Next connection on a new channel, so the TLS handshake presents the renewed certificate. */

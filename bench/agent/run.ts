@@ -41,6 +41,7 @@ const AGENTS = Number(process.env.WF_BENCH_AGENTS ?? 1000);
 const JITTER_MS = Number(process.env.WF_BENCH_JITTER_MS ?? 5000);
 const APPLIES = Number(process.env.WF_BENCH_APPLIES ?? 10);
 const IDLE_S = Number(process.env.WF_BENCH_IDLE_S ?? 10);
+const AFTER_APPLY_S = Number(process.env.WF_BENCH_AFTER_APPLY_S ?? 30);
 const MB = 1024 * 1024;
 const INIT_SCRIPT = join(process.cwd(), 'agent/packaging/openwrt/wrtfleet-agent.init');
 const PROXY_UNIT = join(process.cwd(), 'agent/packaging/systemd/wrtfleet-proxy.service');
@@ -216,7 +217,7 @@ async function idleRss(bundle: string, mode: 'mtls' | 'plaintext'): Promise<Reco
   );
   // procd's own environment is PATH and little else; /usr/lib/wrtfleet is the bundle's directory here.
   const p = spawn('nsenter', [`--net=/run/netns/${ns}`, ...command], {
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', process.env.WF_BENCH_VERBOSE ? 'inherit' : 'ignore', 'pipe'],
     env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', ...env, WRTFLEET_HOME: home },
   });
   let err = '';
@@ -233,6 +234,7 @@ async function idleRss(bundle: string, mode: 'mtls' | 'plaintext'): Promise<Reco
     }
     const idle = samples.at(-1)!;
     const parts = rssParts(p.pid!);
+    if (process.env.WF_BENCH_HEAPSNAP) { p.kill('SIGUSR2'); await sleep(5000); }
     const r = {
       bytes: idle,
       mib: +(idle / MB).toFixed(1),
@@ -258,13 +260,25 @@ async function idleRss(bundle: string, mode: 'mtls' | 'plaintext'): Promise<Reco
     // Applied, the agent polls its WAN and checks drift: RSS saws up and down; say how far.
     await sleep(10_000);
     const after: number[] = [];
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < AFTER_APPLY_S; i++) {
       await sleep(1000);
       after.push(rssOf(p.pid!));
     }
     const sorted = [...after].sort((a, b) => a - b);
-    const afterApply = { medianMiB: +(pct(sorted, 50) / MB).toFixed(1), minMiB: +(sorted[0]! / MB).toFixed(1), maxMiB: +(sorted.at(-1)! / MB).toFixed(1), window: '10-40 s after the apply' };
-    console.log(`  the same agent 10-40 s after applying a profile (eBPF on its WAN): median ${afterApply.medianMiB} MiB (min ${afterApply.minMiB}, max ${afterApply.maxMiB})`);
+    const partsAfter = rssParts(p.pid!);
+    if (process.env.WF_BENCH_HEAPSNAP) { p.kill('SIGUSR2'); await sleep(5000); }
+    const afterApply = {
+      medianMiB: +(pct(sorted, 50) / MB).toFixed(1),
+      minMiB: +(sorted[0]! / MB).toFixed(1),
+      maxMiB: +(sorted.at(-1)! / MB).toFixed(1),
+      window: `10-${10 + AFTER_APPLY_S} s after the apply`,
+      anonMiB: +(partsAfter.anon / MB).toFixed(1),
+      fileMiB: +(partsAfter.file / MB).toFixed(1),
+      breakdownMiB: rssBreakdown(p.pid!),
+    };
+    console.log(
+      `  the same agent 10-${10 + AFTER_APPLY_S} s after applying a profile (eBPF on its WAN): median ${afterApply.medianMiB} MiB (min ${afterApply.minMiB}, max ${afterApply.maxMiB}); at the end anonymous ${afterApply.anonMiB} + file-backed ${afterApply.fileMiB} MiB; ${JSON.stringify(afterApply.breakdownMiB)}`,
+    );
     return { ...r, afterApply };
   } finally {
     await stopProc(p);

@@ -227,17 +227,28 @@ export class RouterRegistry implements AgentReportSink {
     const identity = await this.identityOf(routerId);
     const revisionId = result.profile ? await this.revisionId(result.profile, result.revision) : null;
     const revision = revisionId ? { id: revisionId } : null;
-    await this.db.applyResult.create({
-      data: {
-        routerId,
-        revisionId: revision?.id ?? null,
-        status,
-        evidence: result.evidence ? (result.evidence as object) : undefined,
-        error: result.error || null,
-        startedAt: result.startedAt ?? new Date(),
-        finishedAt: result.finishedAt ?? new Date(),
-      },
-    });
+    const agentResultId = result.resultId || null;
+    // A result the agent sends again because our Ack did not reach it: stored already, so
+    // nothing more to record, audit or tell the rollout. The gateway acks it again.
+    if (agentResultId && (await this.db.applyResult.findUnique({ where: { routerId_agentResultId: { routerId, agentResultId } }, select: { id: true } }))) return;
+    try {
+      await this.db.applyResult.create({
+        data: {
+          routerId,
+          revisionId: revision?.id ?? null,
+          status,
+          evidence: result.evidence ? (result.evidence as object) : undefined,
+          error: result.error || null,
+          startedAt: result.startedAt ?? new Date(),
+          finishedAt: result.finishedAt ?? new Date(),
+          agentResultId,
+        },
+      });
+    } catch (error) {
+      // The same result on two streams at once (a reconnect racing the old stream): the other one recorded it.
+      if ((error as { code?: string }).code === 'P2002' && agentResultId) return;
+      throw error;
+    }
     if (status === 'applied' && revision) {
       await this.db.router.update({ where: { id: routerId }, data: { appliedRevisionId: revision.id } });
     }

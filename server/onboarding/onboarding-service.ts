@@ -518,17 +518,18 @@ export class OnboardingService {
     ].join('\n');
     await ssh.writeFile(files.config, config, 0o644);
 
+    const initScript = readFileSync(join(bundle, 'openwrt/wrtfleet-agent.init'), 'utf8');
     if (procd) {
-      await ssh.writeFile(files.init, readFileSync(join(bundle, 'openwrt/wrtfleet-agent.init'), 'utf8'), 0o755);
+      await ssh.writeFile(files.init, initScript, 0o755);
       const s = await ssh.run(['sh', '-c', `${q(files.init)} enable && ${q(files.init)} start`], { timeoutMs: 30_000 });
       if (s.code !== 0) throw new StepFailure(`starting the agent service failed: ${s.stderr.trim()}`);
     } else {
       const trust = pki ? ['--credentials-dir', files.credentials, '--enroll-token-file', files.token, '--ca-fingerprint', caFingerprint!] : ['--insecure'];
+      // Started as the procd script starts it: the same node flags and environment, read from it.
+      const { nodeFlags, env } = agentRuntimeSettings(initScript);
       const argv = [
         node,
-        // As the procd script: a small young generation, one GC thread.
-        '--max-semi-space-size=1',
-        '--single-threaded-gc',
+        ...nodeFlags,
         `${home}/agent.mjs`,
         'run',
         '--placement',
@@ -546,7 +547,8 @@ export class OnboardingService {
         ...trust,
       ];
       const cmd = argv.map(q).join(' ');
-      const s = await ssh.run(['sh', '-c', `WRTFLEET_HOME=${q(home)} setsid ${cmd} > ${q(files.log)} 2>&1 < /dev/null & echo $! > ${q(files.pid)}`]);
+      const envPrefix = [...env, `WRTFLEET_HOME=${home}`].map(q).join(' ');
+      const s = await ssh.run(['sh', '-c', `env ${envPrefix} setsid ${cmd} > ${q(files.log)} 2>&1 < /dev/null & echo $! > ${q(files.pid)}`]);
       if (s.code !== 0) throw new StepFailure(`starting the agent failed: ${s.stderr.trim()}`);
       // An agent that cannot start (bad option, enrollment refused) exits at once: say so with its log, not after the Hello timeout.
       await new Promise((res) => setTimeout(res, 300));
@@ -587,3 +589,16 @@ function sameCpu(arch: string | null | undefined): boolean {
   return !!arch && (mine[process.arch] ?? []).includes(arch);
 }
 
+/**
+ * The node flags and environment the on-router agent runs with, as the procd init script
+ * declares them (AGENT_NODE_FLAGS, AGENT_ENV): one place says how the agent stays within its
+ * memory budget, and the start without procd follows it.
+ */
+export function agentRuntimeSettings(initScript: string): { nodeFlags: string[]; env: string[] } {
+  const value = (name: string) => {
+    const m = initScript.match(new RegExp(`^${name}="([^"]*)"$`, 'm'));
+    if (!m) throw new Error(`the agent's init script declares no ${name}`);
+    return m[1]!.split(/\s+/).filter(Boolean);
+  };
+  return { nodeFlags: value('AGENT_NODE_FLAGS'), env: value('AGENT_ENV') };
+}

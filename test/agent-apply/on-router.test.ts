@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -158,5 +159,33 @@ describe('on-router placement (NetnsHost in a namespace)', () => {
     const res = await eventually(async () => controller.commandResults(ID).find((c) => c.commandSeq === seq), 10_000, 'REPROBE result');
     expect(res.ok).toBe(true);
     expect(agent.probed?.flags.tcx).toBe(true);
+  });
+
+  it('an apply result whose Ack never came is sent again on the next stream, and not after it was acked', async () => {
+    await eventually(async () => controller.connected(ID), 10_000, 'reconnected');
+    const outbox = () => agent.manager.current.outbox.filter((e) => e.$case === 'applyResult');
+    // The result is written and received, but the stream breaks before an Ack (the controller
+    // stored it and crashed, or the Ack was lost with the connection).
+    controller.autoAck = false;
+    const r = await push({ l3Rewrite: { ttl: { value: 72 } } });
+    expect(r.status, r.error).toBe(ApplyResult_Status.STATUS_APPLIED);
+    expect(r.resultId).toMatch(/^[0-9a-f-]{36}$/);
+    const sent = () => controller.allResults(ID).filter((x) => x.resultId === r.resultId).length;
+    expect(outbox().map((e) => e.value.resultId)).toEqual([r.resultId]);
+    await controller.stop();
+    controller.autoAck = true;
+    await controller.start(controller.port);
+    // Sent again on the new stream, acked, and then gone from the agent's state file too.
+    await eventually(async () => sent() === 2, 15_000, 'the result re-sent');
+    await eventually(async () => outbox().length === 0, 5_000, 'acked and dropped');
+    expect(controller.results(ID).filter((x) => x.resultId === r.resultId)).toHaveLength(1);
+    const saved = JSON.parse(await readFile(join(work, 'state.json'), 'utf8')) as { outbox: unknown[] };
+    expect(saved.outbox).toEqual([]);
+    // Acked: another reconnect sends it no more.
+    await controller.stop();
+    await controller.start(controller.port);
+    await eventually(async () => controller.connected(ID), 15_000, 'reconnected');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(sent()).toBe(2);
   });
 });

@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleAgent } from '../../agent/packaging/build.js';
 import { startController, type Controller } from '../../server/controller.js';
 import { LOG_REDACTION } from '../../server/secrets/redaction.js';
+import { agentRuntimeSettings } from '../../server/onboarding/onboarding-service.js';
 import { authedFetch, eventually, testConfig } from '../support/controller.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
 import { SshRouter } from '../support/ssh-router.js';
@@ -127,6 +128,12 @@ describe('onboarding, on-router placement (agent bundle uploaded over SSH, start
     expect(pid).toMatch(/^\d+$/);
     const cmdline = (await router.inside.readFile(`/proc/${pid}/cmdline`))!.split('\0');
     expect(cmdline).toEqual(expect.arrayContaining([`${p}/usr/lib/wrtfleet/agent.mjs`, 'run', '--placement', 'on_router', '--credentials-dir', `${p}/etc/wrtfleet/credentials`]));
+    // Without procd it still runs as the init script would run it: the same node flags and environment.
+    const shipped = agentRuntimeSettings(readFileSync(join(import.meta.dirname, '../../agent/packaging/openwrt/wrtfleet-agent.init'), 'utf8'));
+    expect(shipped.nodeFlags).toContain('--jitless');
+    expect(cmdline.slice(1, cmdline.indexOf(`${p}/usr/lib/wrtfleet/agent.mjs`))).toEqual(shipped.nodeFlags);
+    const environ = (await router.inside.readFile(`/proc/${pid}/environ`))!.split('\0');
+    expect(environ).toEqual(expect.arrayContaining([...shipped.env, `WRTFLEET_HOME=${p}/usr/lib/wrtfleet`]));
     expect(readlinkSync(`/proc/${pid}/ns/net`)).toBe(readlinkSync(`/proc/${router.sshdPid()}/ns/net`));
     expect(readlinkSync(`/proc/${pid}/ns/net`)).not.toBe(readlinkSync('/proc/self/ns/net'));
     const config = (await router.inside.readFile(`${p}/etc/config/wrtfleet`))!;

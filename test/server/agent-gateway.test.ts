@@ -4,9 +4,9 @@ import { fixtureModels, defaultFixturesDir, startSimulatedFleet, stopFleet } fro
 import { RouterAgent } from '../../agent/router-agent.js';
 import type { SimulatedRouter } from '../../agent/simulated-router.js';
 import { FixtureHost } from '../../agent/host/fixture-host.js';
-import { AgentServiceClient, type AgentMessage, type ControllerMessage } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import { AgentServiceClient, ApplyResult_Status, type AgentMessage, type ControllerMessage } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { Controller } from '../../server/controller.js';
-import { helloFor } from '../support/agents.js';
+import { helloFor, openStream, type OpenStream } from '../support/agents.js';
 import { BACKENDS, type TestDatabase } from '../support/databases.js';
 import { authedFetch, eventually, startTestController } from '../support/controller.js';
 import { freePort } from '../support/ports.js';
@@ -131,6 +131,39 @@ describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)',
     const r = await rawStream(controller.grpcAddress, [goodHello(router.identity)]);
     expect(r.code).toBe(GrpcStatus.PERMISSION_DENIED);
     expect(r.details).toMatch(/decommissioned/);
+  });
+
+  it('records an ApplyResult re-sent after a lost Ack once (per result_id), and acks it every time', async () => {
+    const identity = 'resend:01';
+    const result = (seq: number, resultId: string): AgentMessage => ({
+      seq,
+      sentAt: new Date(),
+      body: {
+        $case: 'applyResult',
+        value: { resultId, profile: '', revision: 0, status: ApplyResult_Status.STATUS_FAILED, error: 'simulated failure', evidence: undefined, startedAt: new Date(1_000), finishedAt: new Date(2_000), planHash: '' },
+      },
+    });
+    const acks = (s: OpenStream) => s.received().filter((m) => m.body?.$case === 'ack').map((m) => (m.body as { value: { agentSeq: number } }).value.agentSeq);
+    // First stream: the result arrives and is stored, then the stream breaks (its Ack lost, as far as the agent knows).
+    const first = openStream(controller.grpcAddress, credentials.createInsecure(), identity);
+    await first.welcome;
+    first.write(result(2, 'r-1'));
+    await eventually(async () => acks(first).includes(2), 10_000, 'the first Ack');
+    first.close();
+    // Next stream: the agent sends it again, plus a new result; and once more on the same stream.
+    const second = openStream(controller.grpcAddress, credentials.createInsecure(), identity);
+    await second.welcome;
+    second.write(result(2, 'r-1'));
+    second.write(result(3, 'r-2'));
+    second.write(result(4, 'r-1'));
+    await eventually(async () => acks(second).length === 3, 10_000, 'three Acks');
+    second.close();
+    expect(acks(second).sort()).toEqual([2, 3, 4]);
+    const router = await controller.db.prisma.router.findUniqueOrThrow({ where: { identity } });
+    const rows = await controller.db.prisma.applyResult.findMany({ where: { routerId: router.id }, select: { agentResultId: true } });
+    expect(rows.map((r) => r.agentResultId).sort()).toEqual(['r-1', 'r-2']);
+    const audited = await controller.db.prisma.auditEvent.findMany({ where: { targetId: router.id, action: 'apply.failed' } });
+    expect(audited).toHaveLength(2);
   });
 
   it('marks a router offline when its agent stops', async () => {

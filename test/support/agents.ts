@@ -35,6 +35,8 @@ export interface OpenStream {
   /** Resolves with how the controller ended the stream (status code, details, when). */
   ended: Promise<{ code: number; details: string; at: number; received: ControllerMessage[] }>;
   write(message: AgentMessage): void;
+  /** Everything the controller sent on this stream so far. */
+  received(): ControllerMessage[];
   close(): void;
 }
 
@@ -71,6 +73,7 @@ export function openStream(address: string, credentials: ChannelCredentials, ide
     welcome,
     ended,
     write: (m) => stream.write(m),
+    received: () => received,
     close: () => {
       stream.cancel();
       client.close();

@@ -35,6 +35,8 @@ export class FakeController {
   private seq = 0;
   /** Answer APPLIED with ConfirmApply (the real controller does). */
   autoConfirm = true;
+  /** Ack every ApplyResult once recorded (the real controller does, after storing it). */
+  autoAck = true;
   telemetryIntervalSeconds = 0;
 
   /** Loopback by default; an address on a veth we created when an agent runs in another namespace. */
@@ -69,6 +71,7 @@ export class FakeController {
         return;
       }
       this.received.push({ identity, at: Date.now(), message });
+      if (this.autoAck && message.body?.$case === 'applyResult') this.write(stream, { $case: 'ack', value: { agentSeq: message.seq } });
       if (this.autoConfirm && message.body?.$case === 'applyResult' && message.body.value.status === ApplyResult_Status.STATUS_APPLIED) {
         this.write(stream, { $case: 'confirmApply', value: { profile: message.body.value.profile, revision: message.body.value.revision } });
       }
@@ -101,7 +104,14 @@ export class FakeController {
     return this.write(stream, body);
   }
 
+  /** Apply results as the real controller records them: once per result_id, however often one was sent. */
   results(identity: string): ApplyResult[] {
+    const seen = new Set<string>();
+    return this.allResults(identity).filter((r) => !r.resultId || (!seen.has(r.resultId) && seen.add(r.resultId)));
+  }
+
+  /** Every ApplyResult message received, re-sent ones included. */
+  allResults(identity: string): ApplyResult[] {
     return this.received.filter((r) => r.identity === identity && r.message.body?.$case === 'applyResult').map((r) => (r.message.body as { value: ApplyResult }).value);
   }
 

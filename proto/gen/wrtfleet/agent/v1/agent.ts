@@ -375,6 +375,13 @@ export interface ApplyResult {
   startedAt: Date | undefined;
   finishedAt: Date | undefined;
   planHash: string;
+  /**
+   * Minted by the agent for each result. The agent keeps a result until the controller's
+   * Ack for it arrives and sends it again on its next stream otherwise; a result that was
+   * stored but whose Ack was lost therefore arrives twice, and the controller records it
+   * once (per router and result_id). Empty from agents older than this field.
+   */
+  resultId: string;
 }
 
 export enum ApplyResult_Status {
@@ -2675,6 +2682,7 @@ function createBaseApplyResult(): ApplyResult {
     startedAt: undefined,
     finishedAt: undefined,
     planHash: "",
+    resultId: "",
   };
 }
 
@@ -2703,6 +2711,9 @@ export const ApplyResult: MessageFns<ApplyResult> = {
     }
     if (message.planHash !== "") {
       writer.uint32(66).string(message.planHash);
+    }
+    if (message.resultId !== "") {
+      writer.uint32(130).string(message.resultId);
     }
     return writer;
   },
@@ -2784,6 +2795,14 @@ export const ApplyResult: MessageFns<ApplyResult> = {
             message.planHash = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.resultId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2818,6 +2837,11 @@ export const ApplyResult: MessageFns<ApplyResult> = {
         : isSet(object.plan_hash)
         ? globalThis.String(object.plan_hash)
         : "",
+      resultId: isSet(object.resultId)
+        ? globalThis.String(object.resultId)
+        : isSet(object.result_id)
+        ? globalThis.String(object.result_id)
+        : "",
     };
   },
 
@@ -2847,6 +2871,9 @@ export const ApplyResult: MessageFns<ApplyResult> = {
     if (message.planHash !== "") {
       obj.planHash = message.planHash;
     }
+    if (message.resultId !== "") {
+      obj.resultId = message.resultId;
+    }
     return obj;
   },
 
@@ -2863,6 +2890,7 @@ export const ApplyResult: MessageFns<ApplyResult> = {
     message.startedAt = object.startedAt ?? undefined;
     message.finishedAt = object.finishedAt ?? undefined;
     message.planHash = object.planHash ?? "";
+    message.resultId = object.resultId ?? "";
     return message;
   },
 };
