@@ -11,6 +11,8 @@ export interface ControllerConfig {
   databaseUrl?: string;
   /** redis://… ; absent means jobs run in-process. */
   redisUrl?: string;
+  /** PostgreSQL connections this replica holds at most (WRTFLEET_DB_POOL_SIZE). */
+  dbPoolSize?: number;
   dataDir: string;
   httpHost: string;
   httpPort: number;
@@ -75,6 +77,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerC
     httpPort: port('WRTFLEET_HTTP_PORT', env.WRTFLEET_HTTP_PORT ?? env.PORT, 8080),
     grpcHost: env.WRTFLEET_GRPC_HOST || '127.0.0.1',
     grpcPort: port('WRTFLEET_GRPC_PORT', env.WRTFLEET_GRPC_PORT, 50051),
+    dbPoolSize: env.WRTFLEET_DB_POOL_SIZE ? Math.round(positive('WRTFLEET_DB_POOL_SIZE', env.WRTFLEET_DB_POOL_SIZE, 10)) : undefined,
     heartbeatIntervalSeconds: positive('WRTFLEET_HEARTBEAT_SECONDS', env.WRTFLEET_HEARTBEAT_SECONDS, 15),
     missedHeartbeatsBeforeOffline: positive('WRTFLEET_MISSED_HEARTBEATS', env.WRTFLEET_MISSED_HEARTBEATS, 3),
     autoRegister: (env.WRTFLEET_AUTO_REGISTER ?? 'true') !== 'false',

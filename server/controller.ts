@@ -65,6 +65,7 @@ export async function startController(config: ControllerConfig, logger: Logger =
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : `${config.dataDir}/pglite`,
     pgliteTemplate: true,
+    poolSize: config.dbPoolSize,
     logger: logger.child({ component: 'storage' }),
   });
   logger.info({ storage: db.kind, location: db.location }, 'storage ready');

@@ -1,5 +1,6 @@
 import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import os from 'node:os';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
@@ -129,7 +130,7 @@ async function openPostgres(
   }
 
   // One pool, shared by Prisma's adapter and queryRows, so the connection limit stays poolSize.
-  const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
+  const pool = new pg.Pool({ ...connection, max: options.poolSize ?? defaultPoolSize() });
   const adapter = new PrismaPg(pool, {
     onPoolError: (error) => logger.warn({ err: error.message, where: location.where }, 'idle PostgreSQL connection failed'),
   });
@@ -274,4 +275,16 @@ function engineErrorSummary(error: unknown): string {
 
 function firstLine(error: unknown): string {
   return (String((error as Error)?.message ?? error).split('\n')[0] ?? 'error').replace(/\.$/, '');
+}
+
+/**
+ * Connections per replica when WRTFLEET_DB_POOL_SIZE is not set: twice the cores, 4 to 10
+ * (PostgreSQL's own rule of thumb, which assumes the database has cores like ours; set the
+ * variable when it does not). More connections than cores do not add throughput, they add
+ * backends competing for the same CPUs: on 2 vCPUs, GET /v1/routers?limit=100 at 10 concurrent
+ * clients gave the same ~1,300 req/s with 10, 4 or 2 connections, but p99 50-65 ms with 10
+ * against 19-24 ms with 4 (wrk and autocannon, docs/BENCHMARKS.md, Server).
+ */
+function defaultPoolSize(): number {
+  return Math.min(10, Math.max(4, 2 * os.availableParallelism()));
 }
