@@ -2,7 +2,11 @@
 # Builds the four TC egress programs for both byte orders and the wf-tcx helper.
 #   bpf/build/bpfel/<program>.o   little-endian BPF (x86_64, aarch64, ramips/mt7621 mipsel)
 #   bpf/build/bpfeb/<program>.o   big-endian BPF (ath79/QCA9558 mips)
-#   bpf/build/wf-tcx              helper for the build host (CC=... cross-compiles it for a router)
+#   bpf/build/wf-tcx              helper for the build host
+#   bpf/build/<arch>/wf-tcx       the helper cross-built, static, for routers' CPUs: mipsel (ramips,
+#                                 MT7621), mips (ath79, QCA9558; big-endian), aarch64 (filogic, IPQ807x).
+#                                 Needs Debian's gcc-<triple> and libc6-dev-<arch>-cross (test/system-deps.sh
+#                                 installs them); WF_CROSS=0 skips them.
 # Idempotent: outputs are rebuilt into a temp file and replaced only when they differ.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -35,4 +39,24 @@ tmp="$OUT/.wf-tcx.tmp"
 replace_if_changed "$tmp" "$OUT/wf-tcx"
 chmod 0755 "$OUT/wf-tcx"
 
-echo "bpf: built ${#PROGRAMS[@]} programs x {bpfel,bpfeb} and wf-tcx in bpf/$OUT"
+# Static (routers run musl, not this glibc) and stripped (each is ~0.6 MB, the bundle carries
+# all three). -Os: the helper makes a few syscalls per run; size matters more on flash.
+CROSS=(mipsel:mipsel-linux-gnu mips:mips-linux-gnu aarch64:aarch64-linux-gnu)
+built_cross=()
+if [[ "${WF_CROSS:-1}" != 0 ]]; then
+  for entry in "${CROSS[@]}"; do
+    arch=${entry%%:*} triple=${entry#*:}
+    if ! command -v "$triple-gcc" >/dev/null; then
+      echo "bpf: $triple-gcc is missing: wf-tcx for $arch routers not built (apt install gcc-$triple)" >&2
+      exit 1
+    fi
+    mkdir -p "$OUT/$arch"
+    tmp="$OUT/$arch/.wf-tcx.tmp"
+    "$triple-gcc" -static -Os -s -Wall -Werror -o "$tmp" tcx-helper/wf-tcx.c
+    replace_if_changed "$tmp" "$OUT/$arch/wf-tcx"
+    chmod 0755 "$OUT/$arch/wf-tcx"
+    built_cross+=("$arch")
+  done
+fi
+
+echo "bpf: built ${#PROGRAMS[@]} programs x {bpfel,bpfeb}, wf-tcx, and wf-tcx for ${built_cross[*]:-no router CPU} in bpf/$OUT"

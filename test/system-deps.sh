@@ -19,6 +19,12 @@ have ethtool || need+=(ethtool)
 have ssh-keygen || need+=(openssh-client)
 have chromium || need+=(chromium)
 have redis-server || need+=(redis-server)
+# wf-tcx cross-built for routers (bpf/build.sh) and run under qemu-user in its test.
+for triple in mipsel-linux-gnu mips-linux-gnu aarch64-linux-gnu; do have "$triple-gcc" || need+=("gcc-$triple"); done
+[ -f /usr/mipsel-linux-gnu/lib/libc.a ] || need+=(libc6-dev-mipsel-cross)
+[ -f /usr/mips-linux-gnu/lib/libc.a ] || need+=(libc6-dev-mips-cross)
+[ -f /usr/aarch64-linux-gnu/lib/libc.a ] || need+=(libc6-dev-arm64-cross)
+have qemu-mipsel-static || need+=(qemu-user-static)
 
 if ((${#need[@]})); then
   echo "test setup: installing ${need[*]}"

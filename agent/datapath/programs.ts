@@ -65,6 +65,23 @@ export const BPF_BUILD_DIR = join(REPO_ROOT, 'bpf', 'build');
 /** wf-tcx built for this machine by bpf/build.sh (a router needs one built for its CPU). */
 export const LOCAL_TCX_HELPER = join(BPF_BUILD_DIR, 'wf-tcx');
 
+/** The router CPUs bpf/build.sh cross-builds wf-tcx for, as bpf/build/<dir>/wf-tcx (static). */
+export type TcxHelperCpu = 'mipsel' | 'mips' | 'aarch64';
+
+/**
+ * Which cross-built wf-tcx runs on a router, from its facts: `arch` is OpenWrt's package arch
+ * (mipsel_24kc, mips_24kc, aarch64_cortex-a53) or, on images without one, `uname -m`, which
+ * says "mips" for both byte orders, hence the endianness. Null: none of ours (x86_64 uses
+ * the build host's own helper; 64-bit MIPS, 32-bit ARM and unknowns have none yet).
+ */
+export function tcxHelperCpuFor(arch: string | null | undefined, endian: string | null | undefined): TcxHelperCpu | null {
+  if (!arch) return null;
+  if (/^(aarch64|arm64)(_|$)/.test(arch)) return 'aarch64';
+  if (/^mipsel(_|$)/.test(arch)) return 'mipsel';
+  if (/^mips(_|$)/.test(arch)) return endian === 'little' ? 'mipsel' : endian === 'big' ? 'mips' : null;
+  return null;
+}
+
 /** Path of the compiled object of `program` for the given byte order (built by `npm run bpf:build`). */
 export function bpfObjectFor(endian: BpfEndian, program: ObjectName): string {
   return join(BPF_BUILD_DIR, endian, `${program}.o`);

@@ -4,7 +4,8 @@
  *   dist/agent/agent.mjs               esbuild bundle of agent/main.ts (ESM, node20, minified)
  *   dist/agent/bpf/build/bpfel/*.o     the four programs and wf_chain, little-endian (x86_64, aarch64, mipsel)
  *   dist/agent/bpf/build/bpfeb/*.o     big-endian (ath79 mips)
- *   dist/agent/bpf/build/wf-tcx        TCX helper built for THIS machine (cross-compile for a router)
+ *   dist/agent/bpf/build/wf-tcx        TCX helper built for THIS machine
+ *   dist/agent/bpf/build/<cpu>/wf-tcx  the same, static, for mipsel, mips and aarch64 routers (onboarding uploads the fitting one)
  *   dist/agent/openwrt/, systemd/      init script, UCI config, proxy unit
  *
  * The datapath finds its objects relative to its own module (agent/datapath/programs.ts:
@@ -28,6 +29,7 @@ import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants as zlibConstants } from 'node:zlib';
+import type { TcxHelperCpu } from '../datapath/programs.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = join(ROOT, 'dist/agent');
@@ -179,6 +181,8 @@ export interface AgentBundle {
   objects: string[];
   /** Each lazy section: its JavaScript, and what it takes in agent.mjs (brotli, base64). */
   sections: Record<string, { bytes: number; storedBytes: number }>;
+  /** Size of each wf-tcx in the bundle, by path under bpf/build ("wf-tcx", "mipsel/wf-tcx", ...). */
+  helpers: Record<string, number>;
 }
 
 export async function bundleAgent(): Promise<AgentBundle> {
@@ -247,9 +251,14 @@ export async function bundleAgent(): Promise<AgentBundle> {
       objects.push(`${endian}/${f}`);
     }
   }
-  if (existsSync(join(BPF, 'wf-tcx'))) {
-    copyFileSync(join(BPF, 'wf-tcx'), join(OUT, 'bpf/build/wf-tcx'));
-    chmodSync(join(OUT, 'bpf/build/wf-tcx'), 0o755);
+  // The helper for this machine, and the static builds for routers' CPUs (onboarding uploads the one that fits).
+  const helpers: Record<string, number> = {};
+  for (const rel of ['wf-tcx', ...(['mipsel', 'mips', 'aarch64'] satisfies TcxHelperCpu[]).map((cpu) => `${cpu}/wf-tcx`)]) {
+    if (!existsSync(join(BPF, rel))) continue;
+    mkdirSync(dirname(join(OUT, 'bpf/build', rel)), { recursive: true });
+    copyFileSync(join(BPF, rel), join(OUT, 'bpf/build', rel));
+    chmodSync(join(OUT, 'bpf/build', rel), 0o755);
+    helpers[rel] = statSync(join(OUT, 'bpf/build', rel)).size;
   }
   const here = dirname(fileURLToPath(import.meta.url));
   for (const [dir, files] of [
@@ -260,7 +269,7 @@ export async function bundleAgent(): Promise<AgentBundle> {
     for (const f of files) copyFileSync(join(here, dir, f), join(OUT, dir, f));
   }
   const sections = Object.fromEntries(Object.keys(SECTIONS).map((n) => [n, { bytes: sectionBytes[n]!, storedBytes: payloads[n]!.length }]));
-  return { bundle, bytes: statSync(bundle).size, objects, sections };
+  return { bundle, bytes: statSync(bundle).size, objects, sections, helpers };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -89,8 +89,8 @@ function pct(sorted: number[], p: number): number {
 
 async function benchBundle(): Promise<string> {
   const b = await bundleAgent();
-  results.bundle = { bytes: b.bytes, mib: +(b.bytes / MB).toFixed(2), budgetMiB: 3, objects: b.objects.length, lazySections: b.sections };
-  console.log(`bundle: ${(b.bytes / MB).toFixed(2)} MiB (budget 3 MiB), ${b.objects.length} BPF objects; lazy sections (JavaScript -> stored): ${Object.entries(b.sections).map(([n, s]) => `${n} ${(s.bytes / 1024).toFixed(0)} -> ${(s.storedBytes / 1024).toFixed(0)} KiB`).join(', ')}`);
+  results.bundle = { bytes: b.bytes, mib: +(b.bytes / MB).toFixed(2), budgetMiB: 3, objects: b.objects.length, lazySections: b.sections, helpersKiB: Object.fromEntries(Object.entries(b.helpers).map(([k, v]) => [k, Math.round(v / 1024)])) };
+  console.log(`bundle: ${(b.bytes / MB).toFixed(2)} MiB (budget 3 MiB), ${b.objects.length} BPF objects, wf-tcx ${Object.entries(b.helpers).map(([k, v]) => `${k} ${(v / 1024).toFixed(0)} KiB`).join(', ')}; lazy sections (JavaScript -> stored): ${Object.entries(b.sections).map(([n, s]) => `${n} ${(s.bytes / 1024).toFixed(0)} -> ${(s.storedBytes / 1024).toFixed(0)} KiB`).join(', ')}`);
   return b.bundle;
 }
 

@@ -26,6 +26,7 @@ import type { Logger } from 'pino';
 import { predictCapabilities } from '../../agent/capabilities.js';
 import { collectFacts, type RouterFacts } from '../../agent/facts/index.js';
 import { shellQuote, SshError, SshHost, normalizeFingerprint } from '../../agent/host/ssh-host.js';
+import { tcxHelperCpuFor } from '../../agent/datapath/programs.js';
 import { deriveRouterIdentity } from '../../agent/identity.js';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog } from '../audit/audit-log.js';
@@ -487,9 +488,11 @@ export class OnboardingService {
       await mkdir(`${home}/bpf/build/${endian}`);
       for (const f of readdirSync(objDir)) await ssh.writeFile(`${home}/bpf/build/${endian}/${f}`, readFileSync(join(objDir, f)), 0o644);
     }
-    // wf-tcx is a native binary built for the controller's CPU: only useful on a router with the same one.
-    const helper = join(bundle, 'bpf/build/wf-tcx');
-    if (existsSync(helper) && sameCpu(r.facts.arch)) await ssh.writeFile(`${home}/bpf/build/wf-tcx`, readFileSync(helper), 0o755);
+    // wf-tcx is native code: the bundle's own build where the router has the controller's CPU,
+    // otherwise the static build for the router's CPU (bpf/build.sh), when there is one.
+    const cross = tcxHelperCpuFor(r.facts.arch, r.facts.endian);
+    const helper = sameCpu(r.facts.arch) ? join(bundle, 'bpf/build/wf-tcx') : cross ? join(bundle, 'bpf/build', cross, 'wf-tcx') : null;
+    if (helper && existsSync(helper)) await ssh.writeFile(`${home}/bpf/build/wf-tcx`, readFileSync(helper), 0o755);
 
     const controller = this.options.agentControllerAddress ?? this.deps.grpcAddress();
     const pki = this.deps.security.pki;
