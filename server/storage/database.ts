@@ -130,7 +130,8 @@ async function openPostgres(
   }
 
   // One pool, shared by Prisma's adapter and queryRows, so the connection limit stays poolSize.
-  const pool = new pg.Pool({ ...connection, max: options.poolSize ?? defaultPoolSize() });
+  const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
+  const pageQueries = concurrencyGate(pageQueryConcurrency());
   const adapter = new PrismaPg(pool, {
     onPoolError: (error) => logger.warn({ err: error.message, where: location.where }, 'idle PostgreSQL connection failed'),
   });
@@ -139,7 +140,7 @@ async function openPostgres(
   let closed: Promise<void> | undefined;
   return {
     prisma,
-    queryRows: async <T>(sql: string, params: unknown[], statement?: string) => (await pool.query({ text: sql, values: params, name: statement })).rows as T[],
+    queryRows: <T>(sql: string, params: unknown[], statement?: string) => pageQueries(async () => (await pool.query({ text: sql, values: params, name: statement })).rows as T[]),
     kind: 'postgresql',
     location: location.redacted,
     close: () =>
@@ -278,13 +279,31 @@ function firstLine(error: unknown): string {
 }
 
 /**
- * Connections per replica when WRTFLEET_DB_POOL_SIZE is not set: twice the cores, 4 to 10
- * (PostgreSQL's own rule of thumb, which assumes the database has cores like ours; set the
- * variable when it does not). More connections than cores do not add throughput, they add
- * backends competing for the same CPUs: on 2 vCPUs, GET /v1/routers?limit=100 at 10 concurrent
- * clients gave the same ~1,300 req/s with 10, 4 or 2 connections, but p99 50-65 ms with 10
- * against 19-24 ms with 4 (wrk and autocannon, docs/BENCHMARKS.md, Server).
+ * How many of the API's page queries (queryRows: the router listing that dashboards and scripts
+ * poll) run in PostgreSQL at once; the rest wait their turn here. Page queries are CPU work, and
+ * more of them at once than there are cores only adds backends competing for the same CPUs: on
+ * 2 vCPUs, GET /v1/routers?limit=100 with 10 concurrent clients gave the same ~1,300 req/s with
+ * 10, 4 or 2 of them in flight, but p99 50-65 ms with 10 against 16-21 ms with 2 (wrk and
+ * autocannon, docs/BENCHMARKS.md, Server). The pool itself stays larger: writes (apply results,
+ * audit appends of a 1,000-router rollout) wait on commits, not CPU, and a pool of 4 made that
+ * rollout take 10.5 s instead of ~6.
  */
-function defaultPoolSize(): number {
-  return Math.min(10, Math.max(4, 2 * os.availableParallelism()));
+function pageQueryConcurrency(): number {
+  return Math.max(2, os.availableParallelism());
+}
+
+/** Runs at most `limit` of the given tasks at once, the others in arrival order. */
+function concurrencyGate(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    running += 1;
+    try {
+      return await task();
+    } finally {
+      running -= 1;
+      waiting.shift()?.();
+    }
+  };
 }

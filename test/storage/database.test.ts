@@ -263,6 +263,30 @@ describe('PostgreSQL', () => {
     failedMigrationIsRetried((extra) => openDatabase({ databaseUrl: freshUrl, ...extra }));
   });
 
+  it('runs at most max(2, cores) page queries in PostgreSQL at once, the rest in arrival order, and Prisma is not held up by them', async () => {
+    const db = await openDatabase({ databaseUrl });
+    const limit = Math.max(2, os.availableParallelism());
+    const tag = `wf_gate_${randomUUID().slice(0, 8)}`;
+    try {
+      let peak = 0;
+      const watcher = setInterval(() => {
+        void db.prisma
+          .$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%${tag}%' AND query NOT LIKE '%pg_stat_activity%'`)
+          .then((r) => (peak = Math.max(peak, Number(r[0]!.n))))
+          .catch(() => undefined);
+      }, 20);
+      const finished: number[] = [];
+      const count = limit * 3;
+      await Promise.all(Array.from({ length: count }, (_, i) => db.queryRows(`SELECT pg_sleep(0.4), '${tag}' AS tag, ${i} AS i`, []).then(() => finished.push(i))));
+      clearInterval(watcher);
+      expect(peak).toBe(limit);
+      // In arrival order: the first `limit` finish before any of the last `limit` start.
+      expect(finished.slice(0, limit).sort((a, b) => a - b)).toEqual(Array.from({ length: limit }, (_, i) => i));
+    } finally {
+      await db.close();
+    }
+  });
+
   it('reports kind and a printable location; the password appears nowhere', async () => {
     const { logger, lines } = recordingLogger();
     const db = await openDatabase({ databaseUrl, logger });
