@@ -4,9 +4,10 @@
  * Node itself.
  *
  * Why not `node --import tsx`: on Node 20 tsx's loader hooks run on a separate thread and every
- * resolve and load of every module, npm packages included, crosses to it and back. For the
- * controller (~1,000 modules) that was ~2 s of a ~9.5 s `npm run demo` start on 2 cores; the
- * bundle takes ~0.4 s to build and none of that crossing. Tests and tools still use tsx.
+ * resolve and load of every module, npm packages included, crosses to it and back. Building the
+ * bundle takes ~0.4 s and saves that crossing: `npm run -s bench:startup` measured the demo at
+ * 6.05 s median through npm against 6.71 s for `node --import tsx server/demo.ts` without npm's
+ * ~0.3 s (2 vCPUs; docs/BENCHMARKS.md, Start-up). Tests and tools still use tsx.
  *
  * Each module keeps its own location: `import.meta.url`, `.dirname` and `.filename` are
  * replaced by the original file's values, so paths computed from them (fixtures, migrations,
