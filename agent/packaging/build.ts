@@ -5,7 +5,8 @@
  *   dist/agent/bpf/build/bpfel/*.o     the four programs and wf_chain, little-endian (x86_64, aarch64, mipsel)
  *   dist/agent/bpf/build/bpfeb/*.o     big-endian (ath79 mips)
  *   dist/agent/bpf/build/wf-tcx        TCX helper built for THIS machine
- *   dist/agent/bpf/build/<cpu>/wf-tcx  the same, static, for mipsel, mips and aarch64 routers (onboarding uploads the fitting one)
+ *   dist/agent/bpf/build/<cpu>/wf-tcx.gz  the same, static and gzipped, for mipsel, mips and aarch64 routers
+ *                                      (onboarding uploads the fitting one, unpacked)
  *   dist/agent/openwrt/, systemd/      init script, UCI config, proxy unit
  *
  * The datapath finds its objects relative to its own module (agent/datapath/programs.ts:
@@ -24,11 +25,11 @@
  * idle agent's heap from carrying ~0.9 MB of source it never executes (docs/BENCHMARKS.md, Agent).
  */
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants as zlibConstants } from 'node:zlib';
+import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib';
 import type { TcxHelperCpu } from '../datapath/programs.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -251,14 +252,20 @@ export async function bundleAgent(): Promise<AgentBundle> {
       objects.push(`${endian}/${f}`);
     }
   }
-  // The helper for this machine, and the static builds for routers' CPUs (onboarding uploads the one that fits).
+  // The helper for this machine, and the static builds for routers' CPUs, gzipped: static glibc
+  // makes each ~0.6 MB, and a router gets only its own (onboarding unpacks the one that fits).
   const helpers: Record<string, number> = {};
-  for (const rel of ['wf-tcx', ...(['mipsel', 'mips', 'aarch64'] satisfies TcxHelperCpu[]).map((cpu) => `${cpu}/wf-tcx`)]) {
-    if (!existsSync(join(BPF, rel))) continue;
-    mkdirSync(dirname(join(OUT, 'bpf/build', rel)), { recursive: true });
-    copyFileSync(join(BPF, rel), join(OUT, 'bpf/build', rel));
-    chmodSync(join(OUT, 'bpf/build', rel), 0o755);
-    helpers[rel] = statSync(join(OUT, 'bpf/build', rel)).size;
+  if (existsSync(join(BPF, 'wf-tcx'))) {
+    copyFileSync(join(BPF, 'wf-tcx'), join(OUT, 'bpf/build/wf-tcx'));
+    chmodSync(join(OUT, 'bpf/build/wf-tcx'), 0o755);
+    helpers['wf-tcx'] = statSync(join(OUT, 'bpf/build/wf-tcx')).size;
+  }
+  for (const cpu of ['mipsel', 'mips', 'aarch64'] satisfies TcxHelperCpu[]) {
+    if (!existsSync(join(BPF, cpu, 'wf-tcx'))) continue;
+    mkdirSync(join(OUT, 'bpf/build', cpu), { recursive: true });
+    const packed = gzipSync(readFileSync(join(BPF, cpu, 'wf-tcx')), { level: 9 });
+    writeFileSync(join(OUT, 'bpf/build', cpu, 'wf-tcx.gz'), packed);
+    helpers[`${cpu}/wf-tcx.gz`] = packed.length;
   }
   const here = dirname(fileURLToPath(import.meta.url));
   for (const [dir, files] of [

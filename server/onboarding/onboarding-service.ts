@@ -22,6 +22,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import type { Logger } from 'pino';
 import { predictCapabilities } from '../../agent/capabilities.js';
 import { collectFacts, type RouterFacts } from '../../agent/facts/index.js';
@@ -491,8 +492,10 @@ export class OnboardingService {
     // wf-tcx is native code: the bundle's own build where the router has the controller's CPU,
     // otherwise the static build for the router's CPU (bpf/build.sh), when there is one.
     const cross = tcxHelperCpuFor(r.facts.arch, r.facts.endian);
-    const helper = sameCpu(r.facts.arch) ? join(bundle, 'bpf/build/wf-tcx') : cross ? join(bundle, 'bpf/build', cross, 'wf-tcx') : null;
-    if (helper && existsSync(helper)) await ssh.writeFile(`${home}/bpf/build/wf-tcx`, readFileSync(helper), 0o755);
+    const native = join(bundle, 'bpf/build/wf-tcx');
+    const packed = cross ? join(bundle, 'bpf/build', cross, 'wf-tcx.gz') : null;
+    const helper = sameCpu(r.facts.arch) && existsSync(native) ? readFileSync(native) : packed && existsSync(packed) ? gunzipSync(readFileSync(packed)) : null;
+    if (helper) await ssh.writeFile(`${home}/bpf/build/wf-tcx`, helper, 0o755);
 
     const controller = this.options.agentControllerAddress ?? this.deps.grpcAddress();
     const pki = this.deps.security.pki;

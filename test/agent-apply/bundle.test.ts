@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factsSummary } from '../../agent/capabilities.js';
 import { collectFacts } from '../../agent/facts/index.js';
@@ -39,6 +40,12 @@ describe('agent bundle', () => {
         expect(obj[5], `${endian}/${p}.o EI_DATA`).toBe(endian === 'bpfel' ? 1 : 2);
       }
     expect(existsSync(join(DIST, 'bpf/build/wf-tcx'))).toBe(true);
+    // The routers' static helpers, gzipped, unpack to exactly what bpf/build.sh built.
+    for (const cpu of ['mipsel', 'mips', 'aarch64']) {
+      expect(gunzipSync(readFileSync(join(DIST, 'bpf/build', cpu, 'wf-tcx.gz'))).equals(readFileSync(join('bpf/build', cpu, 'wf-tcx'))), cpu).toBe(true);
+    }
+    // All of it, every router CPU's helper included, stays within the budget too.
+    expect(Number(execFileSync('du', ['-sb', DIST], { encoding: 'utf8' }).split('\t')[0])).toBeLessThan(3e6);
     for (const f of ['openwrt/wrtfleet-agent.init', 'openwrt/wrtfleet.config', 'systemd/wrtfleet-proxy.service']) expect(existsSync(join(DIST, f)), f).toBe(true);
   });
 
