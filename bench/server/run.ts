@@ -7,7 +7,7 @@
  *  3. verifying a 100,000-event audit chain.
  *
  * Run: npm run bench:server   (knobs: WF_BENCH_ROUTERS, WF_BENCH_AGENTS, WF_BENCH_EVENTS, WF_BENCH_SECONDS,
- *                                     WF_BENCH_SERVER_NODE_FLAGS)
+ *                                     WF_BENCH_SERVER_NODE_FLAGS, WF_BENCH_WRK_THREADS (1))
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -122,7 +122,11 @@ function wrk(url: string, connections: number, token: string) {
     // wrk --version exits 1 after printing its version; only a missing binary is ENOENT.
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') execFileSync('apt-get', ['install', '-y', '-qq', 'wrk'], { stdio: 'inherit' });
   }
-  const out = execFileSync('wrk', ['-t', String(Math.min(2, connections)), '-c', String(connections), '-d', `${SECONDS}s`, '--latency', '-H', `authorization: Bearer ${token}`, url]).toString();
+  // One thread, like autocannon: wrk is event-driven and one thread drives 10 connections at these
+  // rates; a second busy thread takes a whole core of the two the controller and PostgreSQL share
+  // (WF_BENCH_WRK_THREADS to change it).
+  const threads = Number(process.env.WF_BENCH_WRK_THREADS ?? 1);
+  const out = execFileSync('wrk', ['-t', String(Math.min(threads, connections)), '-c', String(connections), '-d', `${SECONDS}s`, '--latency', '-H', `authorization: Bearer ${token}`, url]).toString();
   const toMs = (v: string, unit: string) => Number(v) * (unit === 'us' ? 1e-3 : unit === 's' ? 1e3 : 1);
   const percentile = (p: string) => {
     const m = new RegExp(`^\\s*${p}%\\s+([\\d.]+)(us|ms|s)\\b`, 'm').exec(out);
