@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ChannelCredentials } from '@grpc/grpc-js';
 import { DatapathState_Mode, type LiveState as LiveStateMessage } from '../proto/gen/wrtfleet/agent/v1/agent.js';
 import { forgetOffloadSupport, readLive, type DatapathPaths } from './apply/live.js';
@@ -7,6 +8,7 @@ import type { TransactionOptions } from './apply/transaction.js';
 import { predictCapabilities, type PredictedCapabilities } from './capabilities.js';
 import { ControllerLink, type ReconnectPolicy } from './controller-link.js';
 import { DriftWatcher } from './drift/index.js';
+import { tcxHelperBinaryFor } from './datapath/programs.js';
 import { collectFacts, type RouterFacts } from './facts/index.js';
 import { helloMessage } from './hello.js';
 import { FixtureHost } from './host/fixture-host.js';
@@ -68,7 +70,14 @@ export class RouterAgent {
   private telemetryTimer: NodeJS.Timeout | undefined;
   private readonly probeEnabled: boolean;
 
+  /** Datapath locations, one object shared with the ApplyManager (a proxy fills in the helper it installs). */
+  private readonly paths: DatapathPaths;
+  /** The helper path the operator configured; absent, a proxy installs its own. */
+  private readonly configuredHelper: string | undefined;
+
   constructor(private readonly options: RouterAgentOptions) {
+    this.paths = { ...options.paths };
+    this.configuredHelper = options.paths?.helper;
     this.probeEnabled = options.probe ?? !(options.host instanceof FixtureHost);
     const store = options.store ?? (options.stateFile ? new FileStateStore(options.stateFile) : new MemoryStateStore());
     this.link = new ControllerLink({
@@ -80,7 +89,7 @@ export class RouterAgent {
     this.manager = new ApplyManager({
       host: options.host,
       store,
-      paths: options.paths,
+      paths: this.paths,
       router: () => this.planRouter(),
       reprobe: this.probeEnabled ? () => this.probe() : undefined,
       send: (body) => this.link.send(body),
@@ -125,7 +134,28 @@ export class RouterAgent {
 
   private async probe(): Promise<void> {
     forgetOffloadSupport(this.options.host);
-    this.probed = await probeCapabilities(this.options.host, { ...this.options.paths, endian: this.facts?.endian });
+    if (this.options.placement === 'proxy' && !this.configuredHelper) await this.installTcxHelper();
+    this.probed = await probeCapabilities(this.options.host, { ...this.paths, endian: this.facts?.endian });
+  }
+
+  /**
+   * A proxy brings wf-tcx to its router, as it brings the BPF objects: the build for the
+   * router's CPU (bpf/build, the static cross builds for MIPS and aarch64) goes to the upload
+   * directory, once per content (compared by SHA-256 on the router). Without it the probe
+   * could not load a program (wf-tcx mounts bpffs and pins) and TCX could not be used.
+   * Routers with no build of ours keep the probe's explanation.
+   */
+  private async installTcxHelper(): Promise<void> {
+    const binary = tcxHelperBinaryFor(this.facts?.arch, this.facts?.endian);
+    if (!binary) return;
+    const target = `${this.paths.uploadDir ?? '/tmp'}/wrtfleet-wf-tcx`;
+    const sha = createHash('sha256').update(binary).digest('hex');
+    const there = await this.options.host.run(['sha256sum', target]);
+    if (!(there.code === 0 && there.stdout.startsWith(sha))) {
+      await this.options.host.writeFile(target, binary, 0o755);
+      this.log(`installed wf-tcx (${binary.length} bytes, ${this.facts?.arch ?? 'this CPU'}) at ${target}`);
+    }
+    this.paths.helper = target;
   }
 
   private async planRouter(): Promise<PlanRouter> {
@@ -145,7 +175,7 @@ export class RouterAgent {
 
   private async liveMessage(): Promise<LiveStateMessage | undefined> {
     if (!this.probeEnabled) return undefined;
-    const live = await readLive(this.options.host, this.options.paths);
+    const live = await readLive(this.options.host, this.paths);
     const ebpf = live.ebpf.interfaces;
     const mode = ebpf.length > 0 ? (ebpf[0]!.mode === 'tcx' ? DatapathState_Mode.MODE_TCX : DatapathState_Mode.MODE_CLS_BPF) : live.nft.present ? DatapathState_Mode.MODE_NFTABLES : DatapathState_Mode.MODE_NONE;
     return {
@@ -204,7 +234,7 @@ export class RouterAgent {
   async sendTelemetry(): Promise<boolean> {
     try {
       const endian = this.facts?.endian === 'big' ? 'bpfeb' : 'bpfel';
-      const telemetry = await collectTelemetry(this.options.host, { ...this.options.paths, endian });
+      const telemetry = await collectTelemetry(this.options.host, { ...this.paths, endian });
       return this.link.send({ $case: 'telemetry', value: telemetry }) > 0;
     } catch (err) {
       this.log(`telemetry: ${(err as Error).message}`);

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import type { RouterHost } from '../host/host.js';
 import { patchRodata } from './elf.js';
 
@@ -74,6 +75,26 @@ export type TcxHelperCpu = 'mipsel' | 'mips' | 'aarch64';
  * says "mips" for both byte orders, hence the endianness. Null: none of ours (x86_64 uses
  * the build host's own helper; 64-bit MIPS, 32-bit ARM and unknowns have none yet).
  */
+/** Whether a binary built for this machine runs on a router whose CPU is `arch`. */
+export function runsOnThisCpu(arch: string | null | undefined): boolean {
+  const mine: Record<string, string[]> = { x64: ['x86_64', 'amd64'], arm64: ['aarch64', 'arm64'] };
+  return !!arch && (mine[process.arch] ?? []).some((a) => arch === a || arch.startsWith(`${a}_`));
+}
+
+/**
+ * The wf-tcx binary for a router, read from this machine's build (bpf/build, or the bundle's
+ * copy of it): the host build where the router has this machine's CPU, else the static
+ * cross build for its CPU (stored gzipped in the bundle). Null when there is none.
+ */
+export function tcxHelperBinaryFor(arch: string | null | undefined, endian: string | null | undefined, buildDir = BPF_BUILD_DIR): Buffer | null {
+  if (runsOnThisCpu(arch) && existsSync(join(buildDir, 'wf-tcx'))) return readFileSync(join(buildDir, 'wf-tcx'));
+  const cpu = tcxHelperCpuFor(arch, endian);
+  if (!cpu) return null;
+  if (existsSync(join(buildDir, cpu, 'wf-tcx'))) return readFileSync(join(buildDir, cpu, 'wf-tcx'));
+  if (existsSync(join(buildDir, cpu, 'wf-tcx.gz'))) return gunzipSync(readFileSync(join(buildDir, cpu, 'wf-tcx.gz')));
+  return null;
+}
+
 export function tcxHelperCpuFor(arch: string | null | undefined, endian: string | null | undefined): TcxHelperCpu | null {
   if (!arch) return null;
   if (/^(aarch64|arm64)(_|$)/.test(arch)) return 'aarch64';

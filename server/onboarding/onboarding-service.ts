@@ -22,12 +22,11 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import type { Logger } from 'pino';
 import { predictCapabilities } from '../../agent/capabilities.js';
 import { collectFacts, type RouterFacts } from '../../agent/facts/index.js';
 import { shellQuote, SshError, SshHost, normalizeFingerprint } from '../../agent/host/ssh-host.js';
-import { tcxHelperCpuFor } from '../../agent/datapath/programs.js';
+import { tcxHelperBinaryFor } from '../../agent/datapath/programs.js';
 import { deriveRouterIdentity } from '../../agent/identity.js';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog } from '../audit/audit-log.js';
@@ -491,10 +490,7 @@ export class OnboardingService {
     }
     // wf-tcx is native code: the bundle's own build where the router has the controller's CPU,
     // otherwise the static build for the router's CPU (bpf/build.sh), when there is one.
-    const cross = tcxHelperCpuFor(r.facts.arch, r.facts.endian);
-    const native = join(bundle, 'bpf/build/wf-tcx');
-    const packed = cross ? join(bundle, 'bpf/build', cross, 'wf-tcx.gz') : null;
-    const helper = sameCpu(r.facts.arch) && existsSync(native) ? readFileSync(native) : packed && existsSync(packed) ? gunzipSync(readFileSync(packed)) : null;
+    const helper = tcxHelperBinaryFor(r.facts.arch, r.facts.endian, join(bundle, 'bpf/build'));
     if (helper) await ssh.writeFile(`${home}/bpf/build/wf-tcx`, helper, 0o755);
 
     const controller = this.options.agentControllerAddress ?? this.deps.grpcAddress();
@@ -587,12 +583,6 @@ export class OnboardingService {
     await this.deps.audit.append({ actor, action: `onboarding.${state}`, targetType: 'job', targetId: jobId, after: { message, routerId: result.routerId ?? null, placement: result.placement ?? null } });
     this.deps.log.info({ jobId, state, message }, 'onboarding finished');
   }
-}
-
-/** Whether a native binary built for this (controller) machine runs on a router of CPU `arch` (uname -m). */
-function sameCpu(arch: string | null | undefined): boolean {
-  const mine: Record<string, string[]> = { x64: ['x86_64', 'amd64'], arm64: ['aarch64', 'arm64'] };
-  return !!arch && (mine[process.arch] ?? []).includes(arch);
 }
 
 /**

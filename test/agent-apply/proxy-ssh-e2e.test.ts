@@ -6,8 +6,9 @@
  * Checked from outside the agent: TCX links on wan0 (wf-tcx query), pins, tc filters,
  * nftables, gso_max_segs (full-state dumps), and packets captured in the peer namespace.
  */
+import { createHash } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,6 +58,8 @@ function newAgent(extra: Partial<ConstructorParameters<typeof RouterAgent>[0]> =
     store: new FileStateStore(join(work, 'state.json')),
     reconnect: { jitterWindowMs: 200, initialDelayMs: 100, maxDelayMs: 500 },
     log: (m) => logs.push(m),
+    // The helper as an operator would configure it; 'the proxy brings its own wf-tcx' below leaves it out.
+    paths: { helper: LOCAL_TCX_HELPER },
     ...extra,
   });
 }
@@ -108,6 +111,42 @@ describe('proxy agent over SSH: probe and Hello', () => {
     expect(hello.capabilities?.probed?.tcx?.value).toBe(true);
     expect(hello.capabilities?.probed?.softwareOffload).toMatchObject({ value: false, reason: expect.stringMatching(/no uci[\s\S]*no nf_flow_table/) });
     expect(agent.probed?.details.ebpf.jited).toBe(true);
+  });
+
+  it('the proxy brings its own wf-tcx when none is configured: the build for the router\'s CPU, uploaded over SSH once, used by the probe', async () => {
+    const uploadDir = mkdtempSync(join(tmpdir(), 'wf-e2e-helper-'));
+    const own: string[] = [];
+    const probeOnly = (n: number) =>
+      new RouterAgent({
+        host: new SshHost({ host: router.addr.router, username: 'root', privateKey: router.clientKey, hostKeyFingerprint: router.hostKeyFingerprint }),
+        controller: controller.address,
+        placement: 'proxy',
+        identity: `${ID}-own-helper-${n}`,
+        paths: { uploadDir, pinRoot: `/sys/fs/bpf/wrtfleet-own-helper-${n}` },
+        reconnect: { jitterWindowMs: 200, initialDelayMs: 100, maxDelayMs: 500 },
+        log: (m) => own.push(m),
+      });
+    try {
+      for (const n of [1, 2]) {
+        const a = probeOnly(n);
+        a.start();
+        try {
+          await eventually(async () => controller.connected(`${ID}-own-helper-${n}`), 20_000, 'connected');
+          // This "router" has the test machine's CPU, so it gets the host build; a MIPS router gets its cross build.
+          expect(a.probed?.flags.ebpf, JSON.stringify(a.probed?.reasons)).toBe(true);
+          expect(a.probed?.flags.tcx).toBe(true);
+        } finally {
+          await a.stop();
+        }
+      }
+      const there = await router.inside.run(['sha256sum', `${uploadDir}/wrtfleet-wf-tcx`]);
+      expect(there.stdout.split(' ')[0]).toBe(createHash('sha256').update(readFileSync(LOCAL_TCX_HELPER)).digest('hex'));
+      // Uploaded by the first agent; the second found the same content there and left it.
+      expect(own.filter((l) => /installed wf-tcx \(\d+ bytes, x86_64\) at /.test(l))).toHaveLength(1);
+    } finally {
+      for (const n of [1, 2]) await router.inside.run([LOCAL_TCX_HELPER, 'rm', `/sys/fs/bpf/wrtfleet-own-helper-${n}`]);
+      rmSync(uploadDir, { recursive: true, force: true });
+    }
   });
 });
 
