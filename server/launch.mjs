@@ -25,7 +25,7 @@ import { build } from 'esbuild';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = path.join(repoRoot, 'node_modules', '.cache', 'wrtfleet', 'launch');
-/** Bundles of earlier starts older than this are removed; a running process has long since read its own. */
+/** Bundles of earlier starts older than this, and run by no live process, are removed. */
 const STALE_BUNDLE_MS = 60 * 60 * 1000;
 
 const entry = process.argv[2];
@@ -87,6 +87,10 @@ if (!(await stat(bundleDir).catch(() => null))) {
     if (!(await stat(bundleDir).catch(() => null))) throw error;
   });
 }
+// A running process may still import a lazy chunk of its bundle hours after it started, so each
+// process marks the bundle it runs from, and only bundles no live process marked are removed.
+await mkdir(path.join(bundleDir, 'users'), { recursive: true });
+await writeFile(path.join(bundleDir, 'users', String(process.pid)), '');
 void pruneOldBundles(bundleDir);
 await import(pathToFileURL(path.join(bundleDir, 'entry.mjs')).href);
 
@@ -96,6 +100,19 @@ async function pruneOldBundles(keep) {
     const dir = path.join(outDir, name);
     if (dir === keep) continue;
     const info = await stat(dir).catch(() => null);
-    if (info && now - info.mtimeMs > STALE_BUNDLE_MS) await rm(dir, { recursive: true, force: true });
+    if (!info || now - info.mtimeMs <= STALE_BUNDLE_MS) continue;
+    const users = await readdir(path.join(dir, 'users')).catch(() => []);
+    if (users.some((pid) => isAlive(Number(pid)))) continue;
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
   }
 }

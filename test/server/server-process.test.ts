@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -41,6 +42,16 @@ describe('the server and demo processes', () => {
   }, 60_000);
 
   it('`npm run demo` serves the demo fleet at /v1/routers within 10 s and stops cleanly on Ctrl-C', async () => {
+    // server/launch.mjs removes old bundles of earlier starts, but never one a live process runs from.
+    const launchDir = path.join(repo, 'node_modules/.cache/wrtfleet/launch');
+    const tag = Math.random().toString(36).slice(2, 8);
+    const stale = { dead: path.join(launchDir, `test-dead-${tag}`), live: path.join(launchDir, `test-live-${tag}`) };
+    for (const [kind, dir] of Object.entries(stale)) {
+      await mkdir(path.join(dir, 'users'), { recursive: true });
+      await writeFile(path.join(dir, 'users', kind === 'live' ? String(process.pid) : '2147483646'), '');
+      const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+      await utimes(dir, twoHoursAgo, twoHoursAgo);
+    }
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'wrtfleet-demo-'));
     const [httpPort, grpcPort] = [await freePort(), await freePort()];
     const p = run('demo', { WRTFLEET_DATA_DIR: dataDir, WRTFLEET_HTTP_PORT: String(httpPort), WRTFLEET_GRPC_PORT: String(grpcPort) });
@@ -59,6 +70,8 @@ describe('the server and demo processes', () => {
       const fromStart = Date.now() - started;
       expect(new Set(items.map((r) => r.soc))).toEqual(new Set(['QCA9558', 'MT7621', 'MT7986']));
       expect(p.out()).toContain(`http://127.0.0.1:${httpPort}/docs`);
+      expect(existsSync(stale.dead)).toBe(false);
+      expect(existsSync(stale.live)).toBe(true);
       // The issue's bar is 10 s from start; npm + tsx start-up is part of that.
       expect(fromStart).toBeLessThan(10_000);
       p.signal('SIGINT');
@@ -70,6 +83,7 @@ describe('the server and demo processes', () => {
     } finally {
       p.signal('SIGKILL');
       await rm(dataDir, { recursive: true, force: true });
+      for (const dir of Object.values(stale)) await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
 });
