@@ -4,6 +4,7 @@ import path from 'node:path';
 import { connect as tlsConnect, type DetailedPeerCertificate } from 'node:tls';
 import { credentials as grpcCredentials, experimental, Metadata, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import { AgentServiceClient, type EnrollResponse, type Renewed } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import { concurrencyGate } from '../concurrency-gate.js';
 
 const KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 
@@ -297,18 +298,9 @@ export function enrollConcurrently(
 ): Map<string, Promise<AgentCredentials | undefined>> {
   const result = new Map<string, Promise<AgentCredentials | undefined>>();
   if (!enrollOne) return result;
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  const slot = async () => {
-    if (running >= concurrency) await new Promise<void>((r) => waiting.push(r));
-    running += 1;
-  };
-  const release = () => {
-    running -= 1;
-    waiting.shift()?.();
-  };
+  const limited = concurrencyGate(concurrency);
   for (const r of routers) {
-    const p = slot().then(() => enrollOne(r.identity, r.name).finally(release));
+    const p = limited(() => enrollOne(r.identity, r.name));
     p.catch(() => undefined); // awaited (and reported) by the caller
     result.set(r.identity, p);
   }

@@ -26,6 +26,7 @@ import type { Logger } from 'pino';
 import { predictCapabilities } from '../../agent/capabilities.js';
 import { collectFacts, type RouterFacts } from '../../agent/facts/index.js';
 import { shellQuote, SshError, SshHost, normalizeFingerprint } from '../../agent/host/ssh-host.js';
+import { concurrencyGate, type ConcurrencyGate } from '../../agent/concurrency-gate.js';
 import { tcxHelperBinaryFor } from '../../agent/datapath/programs.js';
 import { deriveRouterIdentity } from '../../agent/identity.js';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
@@ -95,8 +96,8 @@ const aad = (jobId: string) => `onboarding-job:${jobId}`;
 
 export class OnboardingService {
   readonly proxies: ControllerProxies;
-  private running = 0;
-  private readonly waiting: (() => void)[] = [];
+  /** Onboardings run at once in this process (options.concurrency, default 16). */
+  private readonly limited: ConcurrencyGate;
   private readonly active = new Set<Promise<void>>();
   private closed = false;
 
@@ -113,6 +114,7 @@ export class OnboardingService {
       options?: OnboardingOptions;
     },
   ) {
+    this.limited = concurrencyGate(deps.options?.concurrency ?? 16);
     this.proxies = new ControllerProxies({ db: deps.db, security: deps.security, grpcAddress: deps.grpcAddress, dataDir: deps.dataDir, log: deps.log, agent: deps.options?.proxyAgent });
     deps.jobs.register(ONBOARDING_JOB, (data) => this.handle(data));
   }
@@ -179,18 +181,6 @@ export class OnboardingService {
       return;
     }
     await work;
-  }
-
-  private async limited(fn: () => Promise<void>): Promise<void> {
-    const max = this.options.concurrency ?? 16;
-    while (this.running >= max) await new Promise<void>((r) => this.waiting.push(r));
-    this.running += 1;
-    try {
-      await fn();
-    } finally {
-      this.running -= 1;
-      this.waiting.shift()?.();
-    }
   }
 
   private async progress(jobId: string, step: StepName, percent: number, message: string): Promise<void> {

@@ -8,6 +8,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../../prisma/generated/client/client.js';
 import { applyMigrations } from '../../prisma/tools/migrations.js';
 import { copyPgliteTemplate } from '../../prisma/tools/pglite-template.js';
+import { concurrencyGate } from '../../agent/concurrency-gate.js';
 import type { MigrationTarget } from '../../prisma/tools/migrations.js';
 import { describeConnectError, parseDatabaseUrl } from './database-url.js';
 import type { PostgresLocation } from './database-url.js';
@@ -290,20 +291,4 @@ function firstLine(error: unknown): string {
  */
 function pageQueryConcurrency(): number {
   return Math.max(2, os.availableParallelism());
-}
-
-/** Runs at most `limit` of the given tasks at once, the others in arrival order. */
-function concurrencyGate(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async (task) => {
-    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    running += 1;
-    try {
-      return await task();
-    } finally {
-      running -= 1;
-      waiting.shift()?.();
-    }
-  };
 }
