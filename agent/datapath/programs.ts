@@ -69,12 +69,6 @@ export const LOCAL_TCX_HELPER = join(BPF_BUILD_DIR, 'wf-tcx');
 /** The router CPUs bpf/build.sh cross-builds wf-tcx for, as bpf/build/<dir>/wf-tcx (static). */
 export type TcxHelperCpu = 'mipsel' | 'mips' | 'aarch64';
 
-/**
- * Which cross-built wf-tcx runs on a router, from its facts: `arch` is OpenWrt's package arch
- * (mipsel_24kc, mips_24kc, aarch64_cortex-a53) or, on images without one, `uname -m`, which
- * says "mips" for both byte orders, hence the endianness. Null: none of ours (x86_64 uses
- * the build host's own helper; 64-bit MIPS, 32-bit ARM and unknowns have none yet).
- */
 /** Whether a binary built for this machine runs on a router whose CPU is `arch`. */
 export function runsOnThisCpu(arch: string | null | undefined): boolean {
   const mine: Record<string, string[]> = { x64: ['x86_64', 'amd64'], arm64: ['aarch64', 'arm64'] };
@@ -95,6 +89,12 @@ export function tcxHelperBinaryFor(arch: string | null | undefined, endian: stri
   return null;
 }
 
+/**
+ * Which cross-built wf-tcx runs on a router, from its facts: `arch` is OpenWrt's package arch
+ * (mipsel_24kc, mips_24kc, aarch64_cortex-a53) or, on images without one, `uname -m`, which
+ * says "mips" for both byte orders, hence the endianness. Null: none of ours (x86_64 uses
+ * the build host's own helper; 64-bit MIPS, 32-bit ARM and unknowns have none yet).
+ */
 export function tcxHelperCpuFor(arch: string | null | undefined, endian: string | null | undefined): TcxHelperCpu | null {
   if (!arch) return null;
   if (/^(aarch64|arm64)(_|$)/.test(arch)) return 'aarch64';

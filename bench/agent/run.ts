@@ -20,8 +20,11 @@
  *     against the jitter window (ControllerLink reconnect.jitterWindowMs), and without jitter
  *
  * Knobs: WF_BENCH_ROUTERS (200), WF_BENCH_AGENTS (1000), WF_BENCH_JITTER_MS (5000),
- * WF_BENCH_APPLIES (10), WF_BENCH_IDLE_S (10), WF_BENCH_ONLY, WF_BENCH_NODE_FLAGS (replaces the
- * node flags of the init script and of the systemd unit, for experiments).
+ * WF_BENCH_APPLIES (10), WF_BENCH_IDLE_S (10), WF_BENCH_AFTER_APPLY_S (30), WF_BENCH_ONLY,
+ * WF_BENCH_NODE_FLAGS (replaces the node flags of the init script and of the systemd unit, for
+ * experiments), WF_BENCH_VERBOSE (the on-router agent's stdout and stderr, e.g. with --trace-gc),
+ * WF_BENCH_HEAPSNAP (a heap snapshot after each idle measurement; needs
+ * --heapsnapshot-signal=SIGUSR2 in WF_BENCH_NODE_FLAGS).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, webcrypto } from 'node:crypto';
@@ -234,7 +237,6 @@ async function idleRss(bundle: string, mode: 'mtls' | 'plaintext'): Promise<Reco
     }
     const idle = samples.at(-1)!;
     const parts = rssParts(p.pid!);
-    if (process.env.WF_BENCH_HEAPSNAP) { p.kill('SIGUSR2'); await sleep(5000); }
     const r = {
       bytes: idle,
       mib: +(idle / MB).toFixed(1),
@@ -250,6 +252,7 @@ async function idleRss(bundle: string, mode: 'mtls' | 'plaintext'): Promise<Reco
     console.log(
       `on-router agent idle RSS, ${mode === 'mtls' ? 'mutual TLS' : 'plaintext'}: ${r.mib} MiB (${(idle / 1e6).toFixed(1)} MB; budget 50 MB) after ${IDLE_S} s idle (max ${r.maxMiB}) = anonymous ${r.anonMiB} + file-backed ${r.fileMiB} MiB; ${JSON.stringify(r.breakdownMiB)}`,
     );
+    await heapSnapshot(p);
     if (mode !== 'mtls') return r;
     // The same agent once it manages something: one DesiredState applied (eBPF on its WAN), then idle again.
     const d: DesiredState = { profile: 'bench', revision: 1, spec: { l3Rewrite: { ttl: { value: 64 }, tcpwin: { value: 60000 } } } as DesiredState['spec'], confirmWindowSeconds: 0, rolloutId: '' };
@@ -266,7 +269,6 @@ async function idleRss(bundle: string, mode: 'mtls' | 'plaintext'): Promise<Reco
     }
     const sorted = [...after].sort((a, b) => a - b);
     const partsAfter = rssParts(p.pid!);
-    if (process.env.WF_BENCH_HEAPSNAP) { p.kill('SIGUSR2'); await sleep(5000); }
     const afterApply = {
       medianMiB: +(pct(sorted, 50) / MB).toFixed(1),
       minMiB: +(sorted[0]! / MB).toFixed(1),
@@ -279,6 +281,7 @@ async function idleRss(bundle: string, mode: 'mtls' | 'plaintext'): Promise<Reco
     console.log(
       `  the same agent 10-${10 + AFTER_APPLY_S} s after applying a profile (eBPF on its WAN): median ${afterApply.medianMiB} MiB (min ${afterApply.minMiB}, max ${afterApply.maxMiB}); at the end anonymous ${afterApply.anonMiB} + file-backed ${afterApply.fileMiB} MiB; ${JSON.stringify(afterApply.breakdownMiB)}`,
     );
+    await heapSnapshot(p);
     return { ...r, afterApply };
   } finally {
     await stopProc(p);
@@ -287,6 +290,13 @@ async function idleRss(bundle: string, mode: 'mtls' | 'plaintext'): Promise<Reco
     await sh(['ip', 'link', 'del', hostIf]).catch(() => undefined);
     await sh([join(process.cwd(), 'bpf/build/wf-tcx'), 'rm', `/sys/fs/bpf/wrtfleet/bench-${ns}`]).catch(() => undefined);
   }
+}
+
+/** WF_BENCH_HEAPSNAP: the agent writes a heap snapshot (taken after the RSS was read: writing one grows it). */
+async function heapSnapshot(p: ChildProcess): Promise<void> {
+  if (!process.env.WF_BENCH_HEAPSNAP) return;
+  p.kill('SIGUSR2');
+  await sleep(5000);
 }
 
 async function benchOnRouterIdle(bundle: string): Promise<void> {

@@ -94,7 +94,7 @@ async function listLatency(label: string, db: TestDatabase) {
   try {
     const rows = [];
     for (const connections of [1, 10]) {
-      // wrk first: a load generator in C, in its own process (2 threads), leaves the controller
+      // wrk first: a load generator in C, in its own process (one thread by default), leaves the controller
       // and PostgreSQL the CPU that autocannon (JavaScript, in this process) takes for itself.
       const w = wrk(`${server.url}/v1/routers?limit=100`, connections, server.token);
       rows.push({ label, tool: 'wrk', connections, ...w });

@@ -228,9 +228,6 @@ export class RouterRegistry implements AgentReportSink {
     const revisionId = result.profile ? await this.revisionId(result.profile, result.revision) : null;
     const revision = revisionId ? { id: revisionId } : null;
     const agentResultId = result.resultId || null;
-    // A result the agent sends again because our Ack did not reach it: stored already, so
-    // nothing more to record, audit or tell the rollout. The gateway acks it again.
-    if (agentResultId && (await this.db.applyResult.findUnique({ where: { routerId_agentResultId: { routerId, agentResultId } }, select: { id: true } }))) return;
     try {
       await this.db.applyResult.create({
         data: {
@@ -245,7 +242,9 @@ export class RouterRegistry implements AgentReportSink {
         },
       });
     } catch (error) {
-      // The same result on two streams at once (a reconnect racing the old stream): the other one recorded it.
+      // A result the agent sent again because our Ack did not reach it (or on two streams at
+      // once): stored already, so nothing more to record, audit or tell the rollout. The
+      // gateway acks it again. One insert, no lookup first: duplicates are the rare case.
       if ((error as { code?: string }).code === 'P2002' && agentResultId) return;
       throw error;
     }

@@ -3,9 +3,9 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { FleetBus } from './fleet-bus.js';
 
-/** The fleet bus across replicas: Redis pub/sub (loaded only when REDIS_URL is set). */
 const CHANNEL = 'wrtfleet:desired';
 
+/** The fleet bus across replicas: Redis pub/sub (loaded only when REDIS_URL is set). */
 export class RedisFleetBus implements FleetBus {
   private readonly pub: Redis;
   private readonly sub: Redis;
