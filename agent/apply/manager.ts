@@ -24,6 +24,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { heapSettler } from '../heap-settle.js';
 import {
   ApplyResult_Status,
   Command_Kind,
@@ -252,6 +253,8 @@ export class ApplyManager extends EventEmitter {
       finishedAt: isoTime(new Date(this.now())),
     };
     this.emit('result', value);
+    // The router was just changed (or left alone after a refusal); either way the work that led here is garbage now.
+    heapSettler.soon();
     await this.deliver({ $case: 'applyResult', value });
   }
 

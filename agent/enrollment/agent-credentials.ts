@@ -5,6 +5,7 @@ import { connect as tlsConnect, type DetailedPeerCertificate } from 'node:tls';
 import { credentials as grpcCredentials, experimental, Metadata, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import { AgentServiceClient, type EnrollResponse, type Renewed } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { concurrencyGate } from '../concurrency-gate.js';
+import { heapSettler } from '../heap-settle.js';
 
 const KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 
@@ -270,7 +271,11 @@ export function keepRenewed(link: RenewableLink, creds: AgentCredentials, option
       .applyRenewal(message.body.value as Renewed)
       .then(() => link.renewChannel?.())
       .catch((err: Error) => options.onError?.(err))
-      .finally(() => (inFlight = false));
+      .finally(() => {
+        inFlight = false;
+        // The CSR's x509 section and the renewal's objects are garbage now (agent/heap-settle.ts).
+        heapSettler.soon();
+      });
   };
   // A request lost with its stream is asked again on the next Welcome.
   const onDisconnected = () => (inFlight = false);

@@ -25,10 +25,11 @@
  * idle agent's heap from carrying ~0.9 MB of source it never executes (docs/BENCHMARKS.md, Agent).
  */
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
 import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib';
 import type { TcxHelperCpu } from '../datapath/programs.js';
 
@@ -133,7 +134,11 @@ function sectionRefs(self: string | undefined, coreInputs?: Set<string>): Plugin
         if (coreInputs?.has(rel(r.path))) return { path: `wf-core:${rel(r.path)}`, external: true };
         return undefined;
       });
-      b.onLoad({ filter: /.*/, namespace: 'wf-section' }, (args) => ({ contents: `module.exports = require('wf-sections').load(${JSON.stringify(args.path)});`, loader: 'js', resolveDir: ROOT }));
+      b.onLoad({ filter: /.*/, namespace: 'wf-section' }, (args) => ({
+        contents: `module.exports = require('wf-sections').${TRANSIENT_SECTIONS.has(args.path) ? 'transient' : 'load'}(${JSON.stringify(args.path)});`,
+        loader: 'js',
+        resolveDir: ROOT,
+      }));
     },
   };
 }
@@ -141,32 +146,105 @@ function sectionRefs(self: string | undefined, coreInputs?: Set<string>): Plugin
 /**
  * The loader, in the always-loaded part: decompresses a section, runs it as a CommonJS module
  * (its `require` gives it the always-loaded modules it shares, other sections, and Node's
- * builtins) and keeps its exports. Each payload sits in a function of its own, so the string
- * exists on the heap only once that section is loaded.
+ * builtins) and returns its exports.
+ *
+ * The compressed sections are not JavaScript values: they sit in a comment at the end of
+ * agent.mjs (PAYLOAD_TRAILER), and the loader reads the one it needs from the file when it needs
+ * it. A string literal would stay on the heap once its function ran (bytecode keeps its
+ * constants), 35-92 KB per section. The trailer names the build, so a section is never taken
+ * from an agent.mjs that was replaced under the running process (an upgrade in progress).
+ *
+ * A section is kept once loaded, except the TRANSIENT ones: those are held weakly and loaded
+ * again if they were collected. Their importers get a view whose getters resolve against the
+ * live copy, so the section's code, its source and its data are garbage as soon as the last
+ * caller returns: the profile schema (used for one DesiredState, then idle for days) and the x509
+ * code (a CSR at enrollment and at each certificate renewal, every ~16 h). They are
+ * compiled with vm.compileFunction: a vm.Script (runInThisContext) stays in V8's compilation
+ * cache with its source and code after its last function died (1.2 MB kept for a 270 KB test
+ * script, measured with --expose-gc).
  */
-function sectionLoader(payloads: Record<string, string>, shared: string[]): Plugin {
-  const source = [
+const PAYLOAD_TRAILER = '/*wf-sections';
+const TRANSIENT_SECTIONS = new Set(['profile-spec', 'x509']);
+
+/** The comment appended to agent.mjs: the build id, then one `name:base64(brotli(js))` line per section. */
+export function payloadTrailer(buildId: string, payloads: Record<string, string>): string {
+  return `\n${PAYLOAD_TRAILER} ${buildId}\n${Object.entries(payloads).map(([name, b64]) => `${name}:${b64}\n`).join('')}*/\n`;
+}
+
+/**
+ * The loader's JavaScript (a CommonJS module: `module.exports = { load, transient, loaded }`).
+ * It expects the bundle banner's `__wfRequire` (module.createRequire) and `__filename`.
+ */
+export function sectionLoaderSource(buildId: string, shared: string[]): string {
+  return [
     "const { brotliDecompressSync } = require('node:zlib');",
-    "const { runInThisContext } = require('node:vm');",
+    "const { readFileSync } = require('node:fs');",
+    "const { compileFunction } = require('node:vm');",
     "const { pathToFileURL } = require('node:url');",
     `const shared = {${shared.map((m) => `${JSON.stringify(m)}: () => require(${JSON.stringify(join(ROOT, m))})`).join(',')}};`,
-    `const payloads = {${Object.entries(payloads).map(([name, b64]) => `${JSON.stringify(name)}: () => ${JSON.stringify(b64)}`).join(',')}};`,
+    `const BUILD = ${JSON.stringify(buildId)};`,
     'const nodeRequire = __wfRequire(__filename);',
-    'const loaded = new Map();',
-    'function load(name) {',
-    '  let m = loaded.get(name);',
-    '  if (m) return m.exports;',
-    '  if (!payloads[name]) throw new Error(`agent bundle: no section ${name}`);',
-    '  m = { exports: {} };',
-    '  loaded.set(name, m);',
-    "  const code = brotliDecompressSync(Buffer.from(payloads[name](), 'base64')).toString('utf8');",
-    '  const fn = runInThisContext(`(function (exports, require, module, __filename, __dirname, __wfMetaUrl) {${code}\\n})`, { filename: `${__filename}#${name}` });',
-    "  const sectionRequire = (id) => (id.startsWith('wf-core:') ? shared[id.slice(8)]() : id.startsWith('wf-section:') ? load(id.slice(11)) : nodeRequire(id));",
-    '  fn.call(m.exports, m.exports, sectionRequire, m, __filename, __dirname, pathToFileURL(__filename).href);',
+    '/* Sections kept for the life of the process, those being evaluated (cycles), transient ones held weakly. */',
+    'const kept = new Map();',
+    'const evaluating = new Map();',
+    'const weak = new Map();',
+    'function payload(name) {',
+    "  const text = readFileSync(__filename, 'latin1');",
+    `  const at = text.lastIndexOf(${JSON.stringify(`
+${PAYLOAD_TRAILER} `)});`,
+    "  const build = at < 0 ? '' : text.slice(at + " + String(PAYLOAD_TRAILER.length + 2) + ", text.indexOf('\\n', at + 1));",
+    '  if (build !== BUILD) throw new Error(`agent bundle: ${__filename} is not the build this agent runs (${BUILD}, the file has ${build || "no sections"}): restart the agent`);',
+    "  const key = '\\n' + name + ':';",
+    '  const start = text.indexOf(key, at);',
+    '  if (start < 0) throw new Error(`agent bundle: no section ${name}`);',
+    "  return Buffer.from(text.slice(start + key.length, text.indexOf('\\n', start + key.length)), 'base64');",
+    '}',
+    'function evaluate(name) {',
+    '  const m = { exports: {} };',
+    '  evaluating.set(name, m);',
+    '  try {',
+    "    const code = brotliDecompressSync(payload(name)).toString('utf8');",
+    "    const fn = compileFunction(code, ['exports', 'require', 'module', '__filename', '__dirname', '__wfMetaUrl'], { filename: `${__filename}#${name}` });",
+    "    const sectionRequire = (id) => (id.startsWith('wf-core:') ? shared[id.slice(8)]() : id.startsWith('wf-section:') ? load(id.slice(11)) : nodeRequire(id));",
+    '    fn.call(m.exports, m.exports, sectionRequire, m, __filename, __dirname, pathToFileURL(__filename).href);',
+    '  } finally {',
+    '    evaluating.delete(name);',
+    '  }',
     '  return m.exports;',
     '}',
-    'module.exports = { load };',
+    'function live(name) {',
+    '  return kept.get(name) ?? evaluating.get(name)?.exports ?? weak.get(name)?.deref();',
+    '}',
+    'function load(name) {',
+    '  let e = live(name);',
+    '  if (!evaluating.has(name) && !kept.has(name)) {',
+    '    e = e ?? evaluate(name);',
+    '    kept.set(name, e);',
+    '    weak.delete(name);',
+    '  }',
+    '  return e;',
+    '}',
+    'function current(name) {',
+    '  let e = live(name);',
+    '  if (!e) {',
+    '    e = evaluate(name);',
+    '    weak.set(name, new WeakRef(e));',
+    '  }',
+    '  return e;',
+    '}',
+    'function transient(name) {',
+    '  const view = {};',
+    '  const first = current(name);',
+    '  for (const k of Object.keys(first)) Object.defineProperty(view, k, { enumerable: true, get: () => current(name)[k] });',
+    "  if (first.__esModule) Object.defineProperty(view, '__esModule', { value: true });",
+    '  return view;',
+    '}',
+    'module.exports = { load, transient, loaded: (name) => live(name) !== undefined };',
   ].join('\n');
+}
+
+function sectionLoader(buildId: string, shared: string[]): Plugin {
+  const source = sectionLoaderSource(buildId, shared);
   return {
     name: 'wrtfleet-section-loader',
     setup(b) {
@@ -219,7 +297,7 @@ export async function bundleAgent(): Promise<AgentBundle> {
     },
   };
   // 1. What the always-loaded part holds (sections stubbed out).
-  const first = await build({ ...core, write: false, plugins: [relocateBpf, builtinsByRequire, grpcUtcTimers, sectionRefs(undefined), sectionLoader({}, [])] });
+  const first = await build({ ...core, write: false, plugins: [relocateBpf, builtinsByRequire, grpcUtcTimers, sectionRefs(undefined), sectionLoader('', [])] });
   const coreInputs = new Set(Object.keys(first.metafile!.inputs));
   for (const name of Object.keys(SECTIONS)) if (!coreInputs.has(`wf-section:${name}`)) throw new Error(`lazy section "${name}" (${SECTIONS[name]}) is not imported anywhere any more: update SECTIONS in agent/packaging/build.ts`);
   // 2. Each section on its own, sharing what the always-loaded part already has.
@@ -242,7 +320,10 @@ export async function bundleAgent(): Promise<AgentBundle> {
     payloads[name] = brotliCompressSync(out.contents, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: out.contents.length } }).toString('base64');
   }
   // 3. The always-loaded part with the sections in it.
-  await build({ ...core, plugins: [relocateBpf, builtinsByRequire, grpcUtcTimers, sectionRefs(undefined), sectionLoader(payloads, [...shared].sort())] });
+  const buildId = createHash('sha256').update(JSON.stringify(payloads)).digest('hex').slice(0, 16);
+  await build({ ...core, plugins: [relocateBpf, builtinsByRequire, grpcUtcTimers, sectionRefs(undefined), sectionLoader(buildId, [...shared].sort())] });
+  // The sections, after the code: one comment the JavaScript never reads as a value (see sectionLoader).
+  appendFileSync(bundle, payloadTrailer(buildId, payloads));
   chmodSync(bundle, 0o755);
   const objects: string[] = [];
   for (const endian of ['bpfel', 'bpfeb']) {

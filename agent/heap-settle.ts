@@ -1,0 +1,57 @@
+/**
+ * One full garbage collection a few seconds after the agent changed the router.
+ *
+ * Why: an apply runs for about a second and allocates a few MB (command output, the plan, the
+ * transaction's snapshot). Its objects live through several scavenges of the 1 MB young
+ * generation the on-router agent runs with, so V8 promotes them, and they die in the old
+ * generation. V8 collects that only at its allocation limit (~16 MB here, never reached by an
+ * idle agent) or from its memory reducer, which an apply does not arm once the first full GC
+ * has run. The garbage then stays resident for the life of the process: +1.6 MiB of RSS on
+ * the idle on-router agent after one apply (docs/BENCHMARKS.md, Agent).
+ *
+ * `gc` exists only where node runs with --expose-gc, which the procd init script passes
+ * (agent/packaging/openwrt/wrtfleet-agent.init, with --compact-on-every-full-gc so that the
+ * collection also moves survivors off sparse pages and frees them). Elsewhere (the proxy, tests,
+ * the simulated fleet) this does nothing.
+ */
+
+/** After the last apply result: long enough for its follow-up work (Ack, state save) to finish. */
+export const HEAP_SETTLE_DELAY_MS = 3_000;
+
+export class HeapSettler {
+  private timer: NodeJS.Timeout | undefined;
+  /** Full collections run so far (telemetry and tests). */
+  collections = 0;
+
+  constructor(
+    private readonly collect: (() => void) | undefined = (globalThis as { gc?: () => void }).gc,
+    private readonly delayMs = HEAP_SETTLE_DELAY_MS,
+  ) {}
+
+  /** Whether collections can run at all (node started with --expose-gc). */
+  get enabled(): boolean {
+    return this.collect !== undefined;
+  }
+
+  /** Schedules one collection delayMs from now; a later call postpones it (a burst of applies gets one). */
+  soon(): void {
+    const collect = this.collect;
+    if (!collect) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      collect();
+      this.collections += 1;
+    }, this.delayMs);
+    // Never what keeps an agent that is shutting down alive.
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+/** The process's one settler: collections are per process, not per managed router. */
+export const heapSettler = new HeapSettler();
