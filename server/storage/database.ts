@@ -132,10 +132,16 @@ async function openPostgres(
 
   // One pool, shared by Prisma's adapter and queryRows, so the connection limit stays poolSize.
   const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
-  const pageQueries = concurrencyGate(pageQueryConcurrency());
-  const adapter = new PrismaPg(pool, {
-    onPoolError: (error) => logger.warn({ err: error.message, where: location.where }, 'idle PostgreSQL connection failed'),
+  let closing = false;
+  // Our listener, not the Prisma adapter's (onPoolError): the adapter attaches its own on first
+  // use and removes it in $disconnect, before pool.end(), which does not wait for its connections
+  // to finish closing. A server that terminates them meanwhile (DROP DATABASE WITH (FORCE), a
+  // restart) then raised an 'error' nobody listened to: an uncaught exception (seen in CI).
+  pool.on('error', (error) => {
+    if (!closing) logger.warn({ err: error.message, where: location.where }, 'idle PostgreSQL connection failed');
   });
+  const pageQueries = concurrencyGate(pageQueryConcurrency());
+  const adapter = new PrismaPg(pool);
   const prisma = new PrismaClient({ adapter });
   logger.info({ database: location.redacted }, 'using PostgreSQL');
   let closed: Promise<void> | undefined;
@@ -146,6 +152,7 @@ async function openPostgres(
     location: location.redacted,
     close: () =>
       (closed ??= (async () => {
+        closing = true;
         try {
           await prisma.$disconnect();
         } finally {

@@ -3,7 +3,9 @@ import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+const originalEnd = pg.Pool.prototype.end;
 import { defaultMigrationsDir } from '../../prisma/tools/migrations.js';
 import { openDatabase, StorageError, withTriggerDisabled } from '../../server/storage/index.js';
 import type { Database, OpenDatabaseOptions, StorageLogger } from '../../server/storage/index.js';
@@ -285,6 +287,26 @@ describe('PostgreSQL', () => {
     } finally {
       await db.close();
     }
+  });
+
+  it('keeps its pool error listener through close: a connection the server terminates while the pool ends raises no uncaught error', async () => {
+    // CI saw an uncaught FATAL 57P01 after a test's controller closed and its database was dropped
+    // WITH (FORCE): the Prisma adapter removes its pool 'error' listener in $disconnect, and
+    // pg-pool's end() does not wait for its connections to finish closing.
+    const pools: pg.Pool[] = [];
+    const end = vi.spyOn(pg.Pool.prototype, 'end').mockImplementation(function (this: pg.Pool) {
+      pools.push(this);
+      return (originalEnd as () => Promise<void>).call(this);
+    });
+    const db = await openDatabase({ databaseUrl });
+    await db.prisma.$queryRawUnsafe('SELECT 1');
+    await db.queryRows('SELECT 2', []);
+    await db.close();
+    end.mockRestore();
+    const main = pools.at(-1)!;
+    const fatal = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    expect(main.listenerCount('error')).toBeGreaterThan(0);
+    expect(() => main.emit('error', fatal, {})).not.toThrow();
   });
 
   it('reports kind and a printable location; the password appears nowhere', async () => {
