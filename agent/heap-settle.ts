@@ -18,8 +18,18 @@
 /** After the last apply result: long enough for its follow-up work (Ack, state save) to finish. */
 export const HEAP_SETTLE_DELAY_MS = 3_000;
 
+/**
+ * Between applies, at most this far apart. The periodic work of an applied agent (WAN poll,
+ * drift check, telemetry, heartbeats) promotes a little garbage on every scavenge too: RSS crept
+ * from 48.1 to 49.6 MiB over 240 s without this. A full collection of the agent's ~7 MB heap
+ * takes ~14 ms here, so once a minute is noise even on a router CPU ten times slower.
+ */
+export const HEAP_SETTLE_PERIOD_MS = 60_000;
+
 export class HeapSettler {
   private timer: NodeJS.Timeout | undefined;
+  private periodic: NodeJS.Timeout | undefined;
+  private lastCollection = 0;
   /** Full collections run so far (telemetry and tests). */
   collections = 0;
 
@@ -40,16 +50,33 @@ export class HeapSettler {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      collect();
-      this.collections += 1;
+      this.collectNow(collect);
     }, this.delayMs);
     // Never what keeps an agent that is shutting down alive.
     this.timer.unref();
   }
 
+  /** Also collects every periodMs, skipping a period in which a collection already ran. */
+  every(periodMs = HEAP_SETTLE_PERIOD_MS, now: () => number = Date.now): void {
+    const collect = this.collect;
+    if (!collect || this.periodic) return;
+    this.periodic = setInterval(() => {
+      if (now() - this.lastCollection >= periodMs - 1_000) this.collectNow(collect, now);
+    }, periodMs);
+    this.periodic.unref();
+  }
+
   stop(): void {
     clearTimeout(this.timer);
+    clearInterval(this.periodic);
     this.timer = undefined;
+    this.periodic = undefined;
+  }
+
+  private collectNow(collect: () => void, now: () => number = Date.now): void {
+    collect();
+    this.collections += 1;
+    this.lastCollection = now();
   }
 }
 

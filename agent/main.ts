@@ -23,6 +23,7 @@ import { LocalHost } from './host/local-host.js';
 import { probeCapabilities } from './probe/index.js';
 import { RouterAgent } from './router-agent.js';
 import { deriveRouterIdentity } from './identity.js';
+import { heapSettler } from './heap-settle.js';
 
 const USAGE = `usage: agent facts [--root DIR]
        agent run --controller HOST:PORT [--root DIR] [--identity ID] [--name NAME] [--placement on_router|proxy]
@@ -129,9 +130,12 @@ switch (command) {
     agent.link.on('disconnected', (d) => console.error(`agent: disconnected (${d.details})`));
     agent.link.on('retry', (ms) => console.error(`agent: reconnecting in ${ms} ms`));
     agent.start();
+    // With --expose-gc (the procd init script): the garbage of periodic work does not pile up either.
+    heapSettler.every();
     const stopRenewing = trust.credentials && trust.keepRenewed ? trust.keepRenewed(agent.link, trust.credentials, { onError: (e) => console.error(`agent: certificate renewal failed: ${e.message}`) }) : () => {};
     onSignals(async () => {
       stopRenewing();
+      heapSettler.stop();
       await agent.stop();
     });
     break;

@@ -1,7 +1,7 @@
 /**
  * `npm run agent:bundle`: the agent as ONE file for routers and proxy hosts.
  *
- *   dist/agent/agent.mjs               esbuild bundle of agent/main.ts (ESM, node20, minified)
+ *   dist/agent/agent.cjs               esbuild bundle of agent/main.ts (node20, minified; see ENTRY_STUB)
  *   dist/agent/bpf/build/bpfel/*.o     the four programs and wf_chain, little-endian (x86_64, aarch64, mipsel)
  *   dist/agent/bpf/build/bpfeb/*.o     big-endian (ath79 mips)
  *   dist/agent/bpf/build/wf-tcx        TCX helper built for THIS machine
@@ -10,8 +10,8 @@
  *   dist/agent/openwrt/, systemd/      init script, UCI config, proxy unit
  *
  * The datapath finds its objects relative to its own module (agent/datapath/programs.ts:
- * `<repo>/bpf/build`). In the bundle that module is agent.mjs, so the build rewrites that one
- * line to "next to agent.mjs" (or $WRTFLEET_HOME), and fails loudly if the line changed, so a
+ * `<repo>/bpf/build`). In the bundle that module is agent.cjs, so the build rewrites that one
+ * line to "next to agent.cjs" (or $WRTFLEET_HOME), and fails loudly if the line changed, so a
  * refactor of the datapath cannot silently ship a bundle that looks for objects elsewhere.
  *
  * ssh2's optional native pieces (sshcrypto.node, cpu-features) stay out: ssh2 loads them in a
@@ -20,18 +20,19 @@
  * Still one file, but in two layers (SECTIONS below): the code a connected on-router agent
  * runs is plain JavaScript; the parts it never runs at idle (the proxy with ssh2 and yaml, the
  * simulated fleet, the x509/ASN.1 code for enrollment, TypeBox for the first DesiredState) are
- * separate bundles stored in agent.mjs brotli-compressed and evaluated on first use. V8 keeps
+ * separate bundles stored in agent.cjs brotli-compressed and evaluated on first use. V8 keeps
  * a script's whole source in the heap for as long as the script runs, so this is what keeps the
  * idle agent's heap from carrying ~0.9 MB of source it never executes (docs/BENCHMARKS.md, Agent).
  */
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
-import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib';
 import type { TcxHelperCpu } from '../datapath/programs.js';
+import { AGENT_ENTRY_FILE } from './layout.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = join(ROOT, 'dist/agent');
@@ -83,6 +84,32 @@ const grpcUtcTimers: Plugin = {
       if (args.path.endsWith('backoff-timeout.js') && out === src) throw new Error(`${args.path} no longer computes its timers with setMilliseconds(getMilliseconds() + ...); update agent/packaging/build.ts`);
       if (/\.(?:set|get)(?:Milliseconds|Seconds|Minutes|Hours|Date|Month|FullYear)\(/.test(out)) throw new Error(`${args.path} uses local-time Date accessors this build does not rewrite; update agent/packaging/build.ts`);
       return { contents: out, loader: 'js' };
+    });
+  },
+};
+
+/**
+ * The agent is a gRPC client. grpc-js's index loads its server, the server's interceptors and
+ * credentials, and the round-robin, outlier-detection and weighted-round-robin balancers (and
+ * ORCA, which those use) at startup all the same: 80 KB of code that would stay on the heap.
+ * The agent never runs them: its channel has no service config, so it uses pick_first. Each is
+ * replaced by a stub whose `setup()` (the balancers' registration) does nothing and whose every
+ * other member throws, naming itself, so a use would be loud, not a silent undefined.
+ */
+const GRPC_SERVER_SIDE = ['server', 'server-call', 'server-interceptors', 'server-credentials', 'load-balancer-round-robin', 'load-balancer-outlier-detection', 'load-balancer-weighted-round-robin', 'orca'];
+const grpcClientOnly: Plugin = {
+  name: 'wrtfleet-grpc-client-only',
+  setup(b) {
+    const filter = new RegExp(`@grpc[\\\\/]grpc-js[\\\\/]build[\\\\/]src[\\\\/](?:${GRPC_SERVER_SIDE.join('|')})\\.js$`);
+    b.onLoad({ filter }, (args) => {
+      const part = args.path.split(/[\\/]/).pop();
+      return {
+        contents: [
+          `const missing = (k) => { throw new Error('@grpc/grpc-js/${part}: ' + String(k) + ' is not in the agent bundle (agent/packaging/build.ts, grpcClientOnly)'); };`,
+          "module.exports = new Proxy({ setup() {} }, { get: (t, k) => (k in t ? t[k] : typeof k === 'symbol' || k === 'then' || k === '__esModule' ? undefined : missing(k)) });",
+        ].join('\n'),
+        loader: 'js',
+      };
     });
   },
 };
@@ -144,15 +171,54 @@ function sectionRefs(self: string | undefined, coreInputs?: Set<string>): Plugin
 }
 
 /**
+ * The entry, agent.cjs: a CommonJS stub that reads the always-loaded code from a comment of its
+ * own file and runs it through vm.compileFunction, inside an async function (top-level await).
+ *
+ * Why not an ES module: V8 keeps a script's whole source for as long as any of its functions
+ * lives, and Node keeps an ES module's script for the life of the process. An `agent.mjs` kept
+ * its whole 0.8 MB text, lazy sections included, on the heap forever. Here the stub's own script
+ * (the whole file) is garbage once it has run, as nothing it defines survives it (so no closure
+ * in ENTRY_STUB, not even an error handler: a failure is an unhandled rejection, which Node
+ * reports and exits 1 on), and the code that runs on keeps only its own text (0.49 MB). CommonJS
+ * also spares Node's ES module loader. Measured with the init script's flags: idle RSS
+ * 47.4 -> 46.6 MiB, after an apply 48.3 -> 47.7 MiB (docs/BENCHMARKS.md, Agent).
+ *
+ * A comment ends at the first `*' + '/`, which minified code can contain (regular expressions,
+ * strings): storeInComment() escapes it with a byte the build checks the code never has, and
+ * the stub undoes that when it reads the code.
+ */
+const CORE_START = '/*wf-core\n';
+const CORE_END = '\nwf-core*/';
+const COMMENT_END_ESCAPE = '\u0001';
+const ENTRY_STUB = [
+  '#!/usr/bin/env node',
+  "'use strict';",
+  '{',
+  "  const file = require('node:fs').readFileSync(__filename);",
+  `  const start = file.indexOf(${JSON.stringify(`\n${CORE_START}`)}) + ${CORE_START.length + 1};`,
+  `  const code = file.toString('latin1', start, file.indexOf(${JSON.stringify(CORE_END)}, start)).replaceAll(${JSON.stringify(`*${COMMENT_END_ESCAPE}/`)}, '*/');`,
+  "  require('node:vm')",
+  "    .compileFunction(`return (async () => {'use strict';\n${code}\n})();`, ['require', '__filename', '__dirname', '__wfRequire', '__wfMetaUrl'], { filename: __filename })",
+  "    (require, __filename, __dirname, require('node:module').createRequire, require('node:url').pathToFileURL(__filename).href);",
+  '}',
+].join('\n');
+
+function storeInComment(js: string): string {
+  if (js.includes(COMMENT_END_ESCAPE)) throw new Error('the always-loaded code contains U+0001, which the entry stub uses to escape comment ends');
+  if (js.includes(CORE_END)) throw new Error(`the always-loaded code contains ${JSON.stringify(CORE_END)}`);
+  return js.replaceAll('*/', `*${COMMENT_END_ESCAPE}/`);
+}
+
+/**
  * The loader, in the always-loaded part: decompresses a section, runs it as a CommonJS module
  * (its `require` gives it the always-loaded modules it shares, other sections, and Node's
  * builtins) and returns its exports.
  *
  * The compressed sections are not JavaScript values: they sit in a comment at the end of
- * agent.mjs (PAYLOAD_TRAILER), and the loader reads the one it needs from the file when it needs
+ * agent.cjs (PAYLOAD_TRAILER), and the loader reads the one it needs from the file when it needs
  * it. A string literal would stay on the heap once its function ran (bytecode keeps its
  * constants), 35-92 KB per section. The trailer names the build, so a section is never taken
- * from an agent.mjs that was replaced under the running process (an upgrade in progress).
+ * from an agent.cjs that was replaced under the running process (an upgrade in progress).
  *
  * A section is kept once loaded, except the TRANSIENT ones: those are held weakly and loaded
  * again if they were collected. Their importers get a view whose getters resolve against the
@@ -166,7 +232,7 @@ function sectionRefs(self: string | undefined, coreInputs?: Set<string>): Plugin
 const PAYLOAD_TRAILER = '/*wf-sections';
 const TRANSIENT_SECTIONS = new Set(['profile-spec', 'x509']);
 
-/** The comment appended to agent.mjs: the build id, then one `name:base64(brotli(js))` line per section. */
+/** The comment at the end of agent.cjs: the build id, then one `name:base64(brotli(js))` line per section. */
 export function payloadTrailer(buildId: string, payloads: Record<string, string>): string {
   return `\n${PAYLOAD_TRAILER} ${buildId}\n${Object.entries(payloads).map(([name, b64]) => `${name}:${b64}\n`).join('')}*/\n`;
 }
@@ -258,7 +324,7 @@ export interface AgentBundle {
   bundle: string;
   bytes: number;
   objects: string[];
-  /** Each lazy section: its JavaScript, and what it takes in agent.mjs (brotli, base64). */
+  /** Each lazy section: its JavaScript, and what it takes in agent.cjs (brotli, base64). */
   sections: Record<string, { bytes: number; storedBytes: number }>;
   /** Size of each wf-tcx in the bundle, by path under bpf/build ("wf-tcx", "mipsel/wf-tcx", ...). */
   helpers: Record<string, number>;
@@ -270,7 +336,7 @@ export async function bundleAgent(): Promise<AgentBundle> {
   }
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
-  const bundle = join(OUT, 'agent.mjs');
+  const bundle = join(OUT, AGENT_ENTRY_FILE);
   const common: BuildOptions = {
     absWorkingDir: ROOT,
     bundle: true,
@@ -282,22 +348,18 @@ export async function bundleAgent(): Promise<AgentBundle> {
     metafile: true,
     logLevel: 'warning',
   };
+  // The always-loaded part: ESM syntax (it has top-level await), but run as the body of an async
+  // function by the entry stub (ENTRY_STUB), which passes what CommonJS dependencies (grpc-js)
+  // use: require, __filename, __dirname.
   const core: BuildOptions = {
     ...common,
     entryPoints: [join(ROOT, 'agent/main.ts')],
-    outfile: bundle,
     format: 'esm',
-    // CommonJS dependencies (grpc-js, ssh2) use require, __dirname and __filename: give the ESM bundle them.
-    banner: {
-      js: [
-        '#!/usr/bin/env node',
-        "import { createRequire as __wfRequire } from 'node:module'; import { fileURLToPath as __wfPath } from 'node:url'; import { dirname as __wfDir } from 'node:path';",
-        'const require = __wfRequire(import.meta.url); const __filename = __wfPath(import.meta.url); const __dirname = __wfDir(__filename);',
-      ].join('\n'),
-    },
+    write: false,
+    define: { 'import.meta.url': '__wfMetaUrl' },
   };
   // 1. What the always-loaded part holds (sections stubbed out).
-  const first = await build({ ...core, write: false, plugins: [relocateBpf, builtinsByRequire, grpcUtcTimers, sectionRefs(undefined), sectionLoader('', [])] });
+  const first = await build({ ...core, plugins: [relocateBpf, builtinsByRequire, grpcClientOnly, grpcUtcTimers, sectionRefs(undefined), sectionLoader('', [])] });
   const coreInputs = new Set(Object.keys(first.metafile!.inputs));
   for (const name of Object.keys(SECTIONS)) if (!coreInputs.has(`wf-section:${name}`)) throw new Error(`lazy section "${name}" (${SECTIONS[name]}) is not imported anywhere any more: update SECTIONS in agent/packaging/build.ts`);
   // 2. Each section on its own, sharing what the always-loaded part already has.
@@ -321,9 +383,12 @@ export async function bundleAgent(): Promise<AgentBundle> {
   }
   // 3. The always-loaded part with the sections in it.
   const buildId = createHash('sha256').update(JSON.stringify(payloads)).digest('hex').slice(0, 16);
-  await build({ ...core, plugins: [relocateBpf, builtinsByRequire, grpcUtcTimers, sectionRefs(undefined), sectionLoader(buildId, [...shared].sort())] });
+  const last = await build({ ...core, plugins: [relocateBpf, builtinsByRequire, grpcClientOnly, grpcUtcTimers, sectionRefs(undefined), sectionLoader(buildId, [...shared].sort())] });
+  const coreJs = last.outputFiles![0]!.text;
+  const statements = Object.values(last.metafile!.outputs).flatMap((o) => o.imports.filter((i) => i.kind === 'import-statement'));
+  if (statements.length > 0 || /^\s*(?:import|export)\s/m.test(coreJs)) throw new Error(`the always-loaded part has ES module imports or exports (${statements.map((i) => i.path).join(', ')}); the entry stub runs it as a function body`);
   // The sections, after the code: one comment the JavaScript never reads as a value (see sectionLoader).
-  appendFileSync(bundle, payloadTrailer(buildId, payloads));
+  writeFileSync(bundle, `${ENTRY_STUB}\n${CORE_START}${storeInComment(coreJs)}${CORE_END}${payloadTrailer(buildId, payloads)}`);
   chmodSync(bundle, 0o755);
   const objects: string[] = [];
   for (const endian of ['bpfel', 'bpfeb']) {
@@ -363,5 +428,5 @@ export async function bundleAgent(): Promise<AgentBundle> {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const r = await bundleAgent();
   console.log(`agent bundle: ${r.bundle} (${(r.bytes / 1024).toFixed(0)} KiB), ${r.objects.length} BPF objects`);
-  for (const [name, s] of Object.entries(r.sections)) console.log(`  lazy section ${name}: ${(s.bytes / 1024).toFixed(0)} KiB of JavaScript, ${(s.storedBytes / 1024).toFixed(0)} KiB in agent.mjs`);
+  for (const [name, s] of Object.entries(r.sections)) console.log(`  lazy section ${name}: ${(s.bytes / 1024).toFixed(0)} KiB of JavaScript, ${(s.storedBytes / 1024).toFixed(0)} KiB in agent.cjs`);
 }

@@ -1,7 +1,7 @@
 /**
  * `npm run -s bench:agent`: the agent's numbers (docs/BENCHMARKS.md, section "Agent").
  *
- *  1. bundle size (dist/agent/agent.mjs, budget 3 MB)
+ *  1. bundle size (dist/agent/agent.cjs, budget 3 MB)
  *  2. on-router agent idle RSS: the bundle started the way the procd init script starts it
  *     (agent/packaging/openwrt/wrtfleet-agent.init: its start_service runs with procd's and
  *     UCI's shell functions stubbed, and the bench runs the command line and environment it
@@ -49,8 +49,8 @@ const MB = 1024 * 1024;
 const INIT_SCRIPT = join(process.cwd(), 'agent/packaging/openwrt/wrtfleet-agent.init');
 const PROXY_UNIT = join(process.cwd(), 'agent/packaging/systemd/wrtfleet-proxy.service');
 const FLAGS_OVERRIDE = process.env.WF_BENCH_NODE_FLAGS?.split(' ').filter(Boolean);
-/** The node flags of the proxy's systemd unit (its ExecStart, between node and agent.mjs). */
-const NODE_FLAGS = FLAGS_OVERRIDE ?? readFileSync(PROXY_UNIT, 'utf8').match(/^ExecStart=\S+ (.*?)\s*\S+agent\.mjs proxy /m)![1]!.split(' ').filter(Boolean);
+/** The node flags of the proxy's systemd unit (its ExecStart, between node and agent.cjs). */
+const NODE_FLAGS = FLAGS_OVERRIDE ?? readFileSync(PROXY_UNIT, 'utf8').match(/^ExecStart=\S+ (.*?)\s*\S+agent\.cjs proxy /m)![1]!.split(' ').filter(Boolean);
 const work = mkdtempSync(join(tmpdir(), 'wf-bench-agent-'));
 const results: Record<string, unknown> = {};
 

@@ -36,6 +36,7 @@ import type { JobRunner } from '../jobs/job-runner.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { ControllerProxies } from './controller-proxy.js';
 import { installPackages, PackageError, planPackages, type PackagePlan } from './packages.js';
+import { AGENT_ENTRY_FILE, OLD_AGENT_ENTRY_FILE } from '../../agent/packaging/layout.js';
 
 export const ONBOARDING_JOB = 'onboarding';
 
@@ -431,7 +432,7 @@ export class OnboardingService {
    */
   private async installOnRouter(ssh: SshHost, node: string, r: { identity: string; name: string; tags: string[]; actor: string; facts: RouterFacts }, undo: Undo[]): Promise<{ enrollmentTokenFile?: string }> {
     const bundle = resolve(this.options.bundleDir ?? 'dist/agent');
-    if (!existsSync(join(bundle, 'agent.mjs'))) throw new StepFailure(`the agent bundle is missing (${join(bundle, 'agent.mjs')}): run npm run agent:bundle on the controller`);
+    if (!existsSync(join(bundle, AGENT_ENTRY_FILE))) throw new StepFailure(`the agent bundle is missing (${join(bundle, AGENT_ENTRY_FILE)}): run npm run agent:bundle on the controller`);
     const p = this.options.onRouterPrefix ?? '';
     const home = `${p}/usr/lib/wrtfleet`;
     const files = {
@@ -471,7 +472,9 @@ export class OnboardingService {
       if (m.code !== 0) throw new StepFailure(`cannot create ${d} on the router: ${m.stderr.trim()}`);
     };
     for (const d of [`${home}/bpf/build`, `${p}/etc/init.d`, `${p}/etc/config`, files.stateDir, `${p}/var/run`, files.uploads]) await mkdir(d);
-    await ssh.writeFile(`${home}/agent.mjs`, readFileSync(join(bundle, 'agent.mjs')), 0o755);
+    await ssh.writeFile(`${home}/${AGENT_ENTRY_FILE}`, readFileSync(join(bundle, AGENT_ENTRY_FILE)), 0o755);
+    // Re-onboarding a router that runs an older bundle: its entry had another name.
+    await ssh.run(['rm', '-f', `${home}/${OLD_AGENT_ENTRY_FILE}`]);
     const endian = r.facts.endian === 'big' ? 'bpfeb' : 'bpfel';
     const objDir = join(bundle, 'bpf/build', endian);
     if (existsSync(objDir)) {
@@ -522,7 +525,7 @@ export class OnboardingService {
       const argv = [
         node,
         ...nodeFlags,
-        `${home}/agent.mjs`,
+        `${home}/${AGENT_ENTRY_FILE}`,
         'run',
         '--placement',
         'on_router',

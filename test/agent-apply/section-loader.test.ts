@@ -67,7 +67,7 @@ describe('bundle section loader', () => {
     expect(Number(r.residual)).toBeLessThan(300e3);
   });
 
-  it('refuses a payload from an agent.mjs that is not the running build (replaced under a running agent)', () => {
+  it('refuses a payload from an agent.cjs that is not the running build (replaced under a running agent)', () => {
     const r = harness('new-build', 'old-build', `sections.transient('heavy').rows();`);
     expect(String(r.error)).toMatch(/is not the build this agent runs \(old-build, the file has new-build\): restart the agent/);
   });

@@ -4,7 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { HeapSettler, HEAP_SETTLE_DELAY_MS } from '../../agent/heap-settle.js';
+import { HeapSettler, HEAP_SETTLE_DELAY_MS, HEAP_SETTLE_PERIOD_MS } from '../../agent/heap-settle.js';
 
 afterEach(() => vi.useRealTimers());
 
@@ -23,6 +23,27 @@ describe('HeapSettler', () => {
     expect(settler.collections).toBe(1);
     vi.advanceTimersByTime(10 * HEAP_SETTLE_DELAY_MS);
     expect(gc).toHaveBeenCalledTimes(1);
+  });
+
+  it('every(): once per period, skipping a period that already had a collection after an apply', () => {
+    vi.useFakeTimers();
+    const gc = vi.fn();
+    const settler = new HeapSettler(gc);
+    settler.every(HEAP_SETTLE_PERIOD_MS, () => Date.now());
+    vi.advanceTimersByTime(HEAP_SETTLE_PERIOD_MS);
+    expect(gc).toHaveBeenCalledTimes(1);
+    // An apply result half way through the next period: its collection replaces the periodic one.
+    vi.advanceTimersByTime(HEAP_SETTLE_PERIOD_MS / 2);
+    settler.soon();
+    vi.advanceTimersByTime(HEAP_SETTLE_DELAY_MS);
+    expect(gc).toHaveBeenCalledTimes(2);
+    vi.advanceTimersByTime(HEAP_SETTLE_PERIOD_MS / 2 - HEAP_SETTLE_DELAY_MS);
+    expect(gc).toHaveBeenCalledTimes(2);
+    vi.advanceTimersByTime(HEAP_SETTLE_PERIOD_MS);
+    expect(gc).toHaveBeenCalledTimes(3);
+    settler.stop();
+    vi.advanceTimersByTime(5 * HEAP_SETTLE_PERIOD_MS);
+    expect(gc).toHaveBeenCalledTimes(3);
   });
 
   it('does nothing without a collector (node without --expose-gc: proxy, tests, fleet), and stop() cancels', () => {
