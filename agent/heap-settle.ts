@@ -21,10 +21,12 @@ export const HEAP_SETTLE_DELAY_MS = 3_000;
 /**
  * Between applies, at most this far apart. The periodic work of an applied agent (WAN poll,
  * drift check, telemetry, heartbeats) promotes a little garbage on every scavenge too: RSS crept
- * from 48.1 to 49.6 MiB over 240 s without this. A full collection of the agent's ~7 MB heap
- * takes ~14 ms here, so once a minute is noise even on a router CPU ten times slower.
+ * from 48.1 to 49.6 MiB over 240 s without this; 10-250 s after an apply it stayed within
+ * 47.1-48.1 MiB with a 60 s period and 47.0-47.8 MiB with 30 s (docs/BENCHMARKS.md, Agent). A
+ * full collection of the agent's ~7 MB heap takes ~14 ms here: 0.05 % of a CPU at 30 s, well
+ * under 1 % on a router CPU ten times slower.
  */
-export const HEAP_SETTLE_PERIOD_MS = 60_000;
+export const HEAP_SETTLE_PERIOD_MS = 30_000;
 
 export class HeapSettler {
   private timer: NodeJS.Timeout | undefined;
