@@ -260,6 +260,16 @@ export class ApplyManager extends EventEmitter {
 
   // ------------------------------------------------------------------ desired state
 
+  /**
+   * Runs fn while nothing else of this manager runs: no apply, drift check or WAN follow-up
+   * starts until it ends. For maintenance that must look atomic to the agent (a test's
+   * simulated reboot: kernel state flushed and boot id changed in one step, as a real reboot
+   * does).
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.enqueue(fn);
+  }
+
   onDesiredState(desired: DesiredState): Promise<void> {
     return this.enqueue(() => this.applyDesired(desired, { force: false }));
   }

@@ -206,7 +206,9 @@ describe('a router reboot under an applied plan (reboot simulated: this kernel c
     await eventually(async () => agent!.manager.current.pending === null, 5_000, 'confirmed');
     const drifts = controller.driftReports(ID).length;
     const reports = rebootReports().length;
-    const bootId = await reboot(); // the agent is not restarted
+    // The agent is not restarted. Flush and new boot id in one step, as a real reboot: a drift check
+    // between the two would see the programs gone under the old boot id (CI saw that once).
+    const bootId = await agent!.manager.exclusive(() => reboot());
     await eventually(() => fourRewritesRunOnWan(), 10_000, 'the four rewrites attached again by the drift timer');
     const rep = await eventually(async () => rebootReports()[reports], 10_000, 'ApplyResult with trigger reboot');
     expect(rep.status, rep.error).toBe(ApplyResult_Status.STATUS_APPLIED);
