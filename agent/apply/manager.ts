@@ -275,7 +275,7 @@ export class ApplyManager extends EventEmitter {
   }
 
   private async planFor(desired: Pick<DesiredState, 'spec'>): Promise<{ plan: Plan; spec: AppliedRecord['spec'] } | { error: string }> {
-    // Loaded on the first DesiredState: the schema compiler (TypeBox) is several MB of an idle agent's RSS.
+    // Loaded for each DesiredState and released after it in the bundle (a transient section, agent/packaging/build.ts): TypeBox stays off an idle agent's heap.
     const { validateProfileSpec } = await import('../profile-spec.js');
     const validation = validateProfileSpec(desired.spec ?? {});
     if (!validation.ok) return { error: `invalid profile spec: ${validation.errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; ')}` };

@@ -126,9 +126,9 @@ const SECTIONS: Record<string, string> = {
   proxy: 'agent/proxy/index.ts',
   // `agent fleet`, for tests and demos.
   fleet: 'agent/simulated-fleet.ts',
-  // @peculiar/x509 and its ASN.1 schemas: only to make a CSR (enrollment, certificate renewal).
+  // @peculiar/x509 and its ASN.1 schemas: only to make a CSR (enrollment, certificate renewal). Transient.
   x509: 'agent/enrollment/x509.ts',
-  // TypeBox, for the profile schema: loaded with the first DesiredState.
+  // TypeBox, for the profile schema: loaded for each DesiredState, released after it. Transient.
   'profile-spec': 'agent/profile-spec.ts',
   // grpc-js requires it only to serve channelz or ORCA, which an agent never does.
   'proto-loader': 'node_modules/@grpc/proto-loader/build/src/index.js',
