@@ -32,7 +32,7 @@ export class HeapSettler {
   private timer: NodeJS.Timeout | undefined;
   private periodic: NodeJS.Timeout | undefined;
   private lastCollection = 0;
-  /** Full collections run so far (telemetry and tests). */
+  /** Full collections run so far (for tests). */
   collections = 0;
 
   constructor(
@@ -59,11 +59,12 @@ export class HeapSettler {
   }
 
   /** Also collects every periodMs, skipping a period in which a collection already ran. */
-  every(periodMs = HEAP_SETTLE_PERIOD_MS, now: () => number = Date.now): void {
+  every(periodMs = HEAP_SETTLE_PERIOD_MS): void {
     const collect = this.collect;
     if (!collect || this.periodic) return;
     this.periodic = setInterval(() => {
-      if (now() - this.lastCollection >= periodMs - 1_000) this.collectNow(collect, now);
+      // A second of slack: the previous periodic collection ran one timer tick ago, give or take.
+      if (Date.now() - this.lastCollection >= periodMs - 1_000) this.collectNow(collect);
     }, periodMs);
     this.periodic.unref();
   }
@@ -75,10 +76,10 @@ export class HeapSettler {
     this.periodic = undefined;
   }
 
-  private collectNow(collect: () => void, now: () => number = Date.now): void {
+  private collectNow(collect: () => void): void {
     collect();
     this.collections += 1;
-    this.lastCollection = now();
+    this.lastCollection = Date.now();
   }
 }
 

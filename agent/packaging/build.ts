@@ -19,8 +19,8 @@
  *
  * Still one file, but in two layers (SECTIONS below): the code a connected on-router agent
  * runs is plain JavaScript; the parts it never runs at idle (the proxy with ssh2 and yaml, the
- * simulated fleet, the x509/ASN.1 code for enrollment, TypeBox for the first DesiredState) are
- * separate bundles stored in agent.cjs brotli-compressed and evaluated on first use. V8 keeps
+ * simulated fleet, the x509/ASN.1 code for enrollment, TypeBox for DesiredStates) are
+ * separate bundles stored in agent.cjs brotli-compressed and evaluated on use. V8 keeps
  * a script's whole source in the heap for as long as the script runs, so this is what keeps the
  * idle agent's heap from carrying ~0.9 MB of source it never executes (docs/BENCHMARKS.md, Agent).
  */
@@ -239,7 +239,8 @@ export function payloadTrailer(buildId: string, payloads: Record<string, string>
 
 /**
  * The loader's JavaScript (a CommonJS module: `module.exports = { load, transient, loaded }`).
- * It expects the bundle banner's `__wfRequire` (module.createRequire) and `__filename`.
+ * It expects `__wfRequire` (module.createRequire) and `__filename`, which the entry stub
+ * (ENTRY_STUB) passes to the always-loaded code.
  */
 export function sectionLoaderSource(buildId: string, shared: string[]): string {
   return [
@@ -282,12 +283,11 @@ ${PAYLOAD_TRAILER} `)});`,
     '  return kept.get(name) ?? evaluating.get(name)?.exports ?? weak.get(name)?.deref();',
     '}',
     'function load(name) {',
-    '  let e = live(name);',
-    '  if (!evaluating.has(name) && !kept.has(name)) {',
-    '    e = e ?? evaluate(name);',
-    '    kept.set(name, e);',
-    '    weak.delete(name);',
-    '  }',
+    '  if (kept.has(name)) return kept.get(name);',
+    '  if (evaluating.has(name)) return evaluating.get(name).exports; // a cycle: what it exported so far',
+    '  const e = weak.get(name)?.deref() ?? evaluate(name);',
+    '  kept.set(name, e);',
+    '  weak.delete(name);',
     '  return e;',
     '}',
     'function current(name) {',

@@ -1,6 +1,7 @@
 /**
- * Where the agent bundle's entry lives: one name for the build, onboarding, the init script's
- * tests and the benchmarks. CommonJS (`.cjs`), not an ES module: see agent/packaging/build.ts.
+ * The agent bundle's entry file: one name for the build, onboarding and the tests (the procd
+ * init script and the proxy's systemd unit spell it out; the bundle and onboarding tests check
+ * both). CommonJS (`.cjs`), not an ES module: see agent/packaging/build.ts.
  */
 export const AGENT_ENTRY_FILE = 'agent.cjs';
 /** The entry file name of bundles built before the CommonJS entry; onboarding removes it on upgrade. */

@@ -15,6 +15,7 @@ import { collectFacts } from '../../agent/facts/index.js';
 import { FixtureHost } from '../../agent/host/fixture-host.js';
 import { LocalHost } from '../../agent/host/local-host.js';
 import { bundleAgent } from '../../agent/packaging/build.js';
+import { AGENT_ENTRY_FILE } from '../../agent/packaging/layout.js';
 import { SHARED_FIXTURES } from '../support/openwrt-transcripts.js';
 
 const DIST = join(process.cwd(), 'dist/agent');
@@ -33,7 +34,7 @@ afterAll(async () => {
 
 describe('agent bundle', () => {
   it('is one file under 3 MB with both BPF builds, wf-tcx and the service files', () => {
-    const size = statSync(join(DIST, 'agent.cjs')).size;
+    const size = statSync(join(DIST, AGENT_ENTRY_FILE)).size;
     expect(size).toBeLessThan(3 * 1024 * 1024);
     for (const endian of ['bpfel', 'bpfeb'])
       for (const p of ['set_ip_id_zero', 'set_ip_ttl', 'set_tcp_syn_window', 'clear_tcp_syn_ts']) {
@@ -52,29 +53,29 @@ describe('agent bundle', () => {
 
   it.each(['tplink-archer-c7-v2', 'kt-km14-102h-mt7621', 'glinet-gl-mt6000-mt7986'])('`node dist/agent/agent.cjs facts --root %s` prints the same JSON as the source tree', async (model) => {
     const root = join(SHARED_FIXTURES, model);
-    const out = execFileSync('node', [join(DIST, 'agent.cjs'), 'facts', '--root', root], { encoding: 'utf8', cwd: '/' });
+    const out = execFileSync('node', [join(DIST, AGENT_ENTRY_FILE), 'facts', '--root', root], { encoding: 'utf8', cwd: '/' });
     const facts = await collectFacts(new FixtureHost(root));
     expect(JSON.parse(out)).toEqual(JSON.parse(JSON.stringify(factsSummary(facts))));
   });
 
   it('probes for real from its own directory (objects and wf-tcx found next to agent.cjs)', () => {
-    const out = execFileSync('nsenter', [`--net=/run/netns/${ns}`, 'node', join(DIST, 'agent.cjs'), 'probe', '--pin-root', `/sys/fs/bpf/wrtfleet/test-${ns}`], { encoding: 'utf8', cwd: '/' });
+    const out = execFileSync('nsenter', [`--net=/run/netns/${ns}`, 'node', join(DIST, AGENT_ENTRY_FILE), 'probe', '--pin-root', `/sys/fs/bpf/wrtfleet/test-${ns}`], { encoding: 'utf8', cwd: '/' });
     const r = JSON.parse(out) as { probed: { flags: { ebpf: boolean; tcx: boolean }; details: { ebpf: { object: string } } } };
     expect(r.probed.flags).toMatchObject({ ebpf: true, tcx: true });
     expect(r.probed.details.ebpf.object).toBe('bpfel');
   });
 
   it('runs what it keeps as compressed lazy sections (agent/packaging/build.ts): the proxy reads its config, fleet starts', () => {
-    const proxy = spawnSync('node', [join(DIST, 'agent.cjs'), 'proxy', '--config', '/nonexistent/proxy.yaml'], { encoding: 'utf8', cwd: '/' });
+    const proxy = spawnSync('node', [join(DIST, AGENT_ENTRY_FILE), 'proxy', '--config', '/nonexistent/proxy.yaml'], { encoding: 'utf8', cwd: '/' });
     expect(proxy.status).toBe(2);
     expect(proxy.stderr).toMatch(/^agent: config: cannot read \/nonexistent\/proxy\.yaml/);
-    const fleet = spawnSync('node', [join(DIST, 'agent.cjs'), 'fleet', '--controller', '127.0.0.1:9', '--fixtures', SHARED_FIXTURES, '--per-model', '1'], { encoding: 'utf8', cwd: '/', timeout: 5_000, killSignal: 'SIGINT' });
+    const fleet = spawnSync('node', [join(DIST, AGENT_ENTRY_FILE), 'fleet', '--controller', '127.0.0.1:9', '--fixtures', SHARED_FIXTURES, '--per-model', '1'], { encoding: 'utf8', cwd: '/', timeout: 5_000, killSignal: 'SIGINT' });
     expect(fleet.stderr).toMatch(/agent: started \d+ simulated routers against 127\.0\.0\.1:9/);
   });
 
   it('a running agent keeps only its always-loaded code on the heap, not the file it started from (the CommonJS entry stub)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wf-bundle-heap-'));
-    const file = join(DIST, 'agent.cjs');
+    const file = join(DIST, AGENT_ENTRY_FILE);
     const child = spawn('node', ['--heapsnapshot-signal=SIGUSR2', file, 'run', '--controller', '127.0.0.1:9', '--insecure', '--root', join(SHARED_FIXTURES, 'kt-km14-102h-mt7621'), '--state-file', join(dir, 'state.json')], { cwd: dir, stdio: 'ignore' });
     try {
       await new Promise((r) => setTimeout(r, 2_000));

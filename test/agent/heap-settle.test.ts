@@ -29,7 +29,7 @@ describe('HeapSettler', () => {
     vi.useFakeTimers();
     const gc = vi.fn();
     const settler = new HeapSettler(gc);
-    settler.every(HEAP_SETTLE_PERIOD_MS, () => Date.now());
+    settler.every(HEAP_SETTLE_PERIOD_MS);
     vi.advanceTimersByTime(HEAP_SETTLE_PERIOD_MS);
     expect(gc).toHaveBeenCalledTimes(1);
     // An apply result half way through the next period: its collection replaces the periodic one.

@@ -27,6 +27,7 @@ import { authedFetch, eventually, testConfig } from '../support/controller.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
 import { SshRouter } from '../support/ssh-router.js';
 import { jobFinished, startOnboarding } from '../support/onboarding-jobs.js';
+import { AGENT_ENTRY_FILE } from '../../agent/packaging/layout.js';
 
 const DIST = join(process.cwd(), 'dist/agent');
 let db: TestDatabase;
@@ -50,12 +51,12 @@ function newestMtime(dir: string): number {
 
 /** dist/agent, rebuilt when older than the agent sources, then copied: another test file may rebuild dist/agent meanwhile. */
 async function agentBundle(): Promise<void> {
-  const bundle = join(DIST, 'agent.cjs');
+  const bundle = join(DIST, AGENT_ENTRY_FILE);
   if (!existsSync(bundle) || statSync(bundle).mtimeMs < newestMtime(join(process.cwd(), 'agent'))) await bundleAgent();
   for (let i = 0; ; i++) {
     try {
       cpSync(DIST, bundleDir, { recursive: true });
-      if (statSync(join(bundleDir, 'agent.cjs')).size > 100_000) return;
+      if (statSync(join(bundleDir, AGENT_ENTRY_FILE)).size > 100_000) return;
     } catch (err) {
       if (i >= 20) throw err;
     }
@@ -127,11 +128,11 @@ describe('onboarding, on-router placement (agent bundle uploaded over SSH, start
     const pid = ((await router.inside.readFile(`${p}/var/run/wrtfleet-agent.pid`)) ?? '').trim();
     expect(pid).toMatch(/^\d+$/);
     const cmdline = (await router.inside.readFile(`/proc/${pid}/cmdline`))!.split('\0');
-    expect(cmdline).toEqual(expect.arrayContaining([`${p}/usr/lib/wrtfleet/agent.cjs`, 'run', '--placement', 'on_router', '--credentials-dir', `${p}/etc/wrtfleet/credentials`]));
+    expect(cmdline).toEqual(expect.arrayContaining([`${p}/usr/lib/wrtfleet/${AGENT_ENTRY_FILE}`, 'run', '--placement', 'on_router', '--credentials-dir', `${p}/etc/wrtfleet/credentials`]));
     // Without procd it still runs as the init script would run it: the same node flags and environment.
     const shipped = agentRuntimeSettings(readFileSync(join(import.meta.dirname, '../../agent/packaging/openwrt/wrtfleet-agent.init'), 'utf8'));
     expect(shipped.nodeFlags).toContain('--jitless');
-    expect(cmdline.slice(1, cmdline.indexOf(`${p}/usr/lib/wrtfleet/agent.cjs`))).toEqual(shipped.nodeFlags);
+    expect(cmdline.slice(1, cmdline.indexOf(`${p}/usr/lib/wrtfleet/${AGENT_ENTRY_FILE}`))).toEqual(shipped.nodeFlags);
     const environ = (await router.inside.readFile(`/proc/${pid}/environ`))!.split('\0');
     expect(environ).toEqual(expect.arrayContaining([...shipped.env, `WRTFLEET_HOME=${p}/usr/lib/wrtfleet`]));
     expect(readlinkSync(`/proc/${pid}/ns/net`)).toBe(readlinkSync(`/proc/${router.sshdPid()}/ns/net`));
