@@ -112,25 +112,23 @@ static __always_inline int wf_ts_step(struct wf_ts_walk *w, const __u32 p)
 #define WF_STEP20(p) WF_STEP4(p); WF_STEP4(p + 4); WF_STEP4(p + 8); WF_STEP4(p + 12); WF_STEP4(p + 16)
 
 /* The rewrite on a parsed frame (shared with wf_chain.bpf.c); 1 when bytes changed. */
-static __always_inline int wf_clear_tcp_syn_ts(struct __sk_buff *skb, __u16 proto, __u32 l3off)
+static __always_inline int wf_clear_tcp_syn_ts(struct wf_pkt *pk, __u16 proto, __u32 l3off)
 {
-	__u32 l4off, thl = 0;
 	struct wf_ts_walk w = {};
+	struct wf_syn syn;
 
-	if (proto != WF_ETH_P_IP)
+	if (proto != WF_ETH_P_IP || !wf_ipv4_first_syn(pk, l3off, &syn) || syn.thl <= WF_TCP_MIN_HLEN)
 		return 0;
-	l4off = wf_ipv4_first_syn(skb, l3off, &thl);
-	if (!l4off || thl <= WF_TCP_MIN_HLEN)
+	if (syn.l4off > WF_MAX_HDR_OFF - 60 || syn.thl > 60)
 		return 0;
-	if (l4off > WF_MAX_HDR_OFF - 60 || thl > 60)
-		return 0;
-	if (!wf_linear(skb, l4off + thl))
+	if (!wf_linear(pk, syn.l4off + syn.thl))
 		return 0;
 
-	w.data_end = (__u8 *)(long)skb->data_end;
-	w.opt = (__u8 *)(long)skb->data + l4off + WF_TCP_MIN_HLEN;
+	/* Re-derived from the offset: wf_linear may have pulled, which makes syn.th stale. */
+	w.data_end = pk->end;
+	w.opt = pk->data + syn.l4off + WF_TCP_MIN_HLEN;
 	asm volatile("" : "+r"(w.opt)); /* one register, so range checks on opt+k cover all loads */
-	w.optlen = thl - WF_TCP_MIN_HLEN;
+	w.optlen = syn.thl - WF_TCP_MIN_HLEN;
 
 	/* 40 = WF_TCP_MAX_OPT_LEN positions, written out (clang will not unroll this loop). */
 	WF_STEP20(0);
@@ -140,7 +138,7 @@ walked:
 		return 0;
 
 	/* size 0: "to" is a checksum diff (new - old); the helper handles CHECKSUM_PARTIAL. */
-	bpf_l4_csum_replace(skb, l4off + WF_TCP_CSUM_OFF, 0, wf_csum_add32(w.new_sum, ~w.old_sum), 0);
+	wf_tcp_csum_replace(pk, syn.l4off, 0, wf_csum_add32(w.new_sum, ~w.old_sum), 0);
 	return 1;
 }
 

@@ -13,15 +13,12 @@
 #include "wf_common.h"
 
 /* The rewrite on a parsed frame (shared with wf_chain.bpf.c); 1 when bytes changed. */
-static __always_inline int wf_set_ip_id_zero(struct __sk_buff *skb, __u16 proto, __u32 l3off)
+static __always_inline int wf_set_ip_id_zero(struct wf_pkt *pk, __u16 proto, __u32 l3off)
 {
 	struct iphdr *iph;
 	__u16 old;
 
-	if (proto != WF_ETH_P_IP)
-		return 0;
-	iph = wf_ipv4(skb, l3off);
-	if (!iph)
+	if (proto != WF_ETH_P_IP || !wf_ipv4(pk, l3off, &iph))
 		return 0;
 	old = iph->id;
 	if (old == 0)

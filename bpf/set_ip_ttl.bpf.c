@@ -14,13 +14,13 @@ volatile const __u8 wf_cfg_ipv6_hop_limit = 0;   /* 1 = also rewrite IPv6 hop li
 #define WF_IPV6_HOP_LIMIT_OFF 7
 
 /* The rewrite on a parsed frame (shared with wf_chain.bpf.c); 1 when bytes changed. */
-static __always_inline int wf_set_ip_ttl(struct __sk_buff *skb, __u16 proto, __u32 l3off)
+static __always_inline int wf_set_ip_ttl(struct wf_pkt *pk, __u16 proto, __u32 l3off)
 {
 	if (proto == WF_ETH_P_IP) {
-		struct iphdr *iph = wf_ipv4(skb, l3off);
+		struct iphdr *iph;
 		__u16 *word, old;
 
-		if (!iph || iph->ttl == wf_cfg_ttl)
+		if (!wf_ipv4(pk, l3off, &iph) || iph->ttl == wf_cfg_ttl)
 			return 0;
 		word = (__u16 *)((__u8 *)iph + WF_IPV4_TTL_WORD_OFF);
 		old = *word;
@@ -29,12 +29,14 @@ static __always_inline int wf_set_ip_ttl(struct __sk_buff *skb, __u16 proto, __u
 		return 1;
 	}
 	if (proto == WF_ETH_P_IPV6 && wf_cfg_ipv6_hop_limit) {
-		__u8 *ip6 = wf_ptr(skb, l3off, WF_IPV6_HOP_LIMIT_OFF + 1);
+		__u8 *ip6;
 
-		if (!ip6 || (ip6[0] >> 4) != 6 || ip6[WF_IPV6_HOP_LIMIT_OFF] == wf_cfg_ttl)
+		if (!wf_ptr(pk, l3off, WF_IPV6_HOP_LIMIT_OFF + 1, &ip6))
+			return 0;
+		if ((ip6[0] >> 4) != 6 || ip6[WF_IPV6_HOP_LIMIT_OFF] == wf_cfg_ttl)
 			return 0;
 		/* A header cut before the addresses is garbage, not IPv6: leave it alone. */
-		if (l3off + WF_IPV6_HLEN > skb->len)
+		if (l3off + WF_IPV6_HLEN > pk->skb->len)
 			return 0;
 		ip6[WF_IPV6_HOP_LIMIT_OFF] = wf_cfg_ttl;
 		return 1;

@@ -15,27 +15,20 @@ volatile const __u16 wf_cfg_syn_window = 65535; /* window in the SYN (unscaled: 
 #define WF_TCP_WINDOW_OFF 14
 
 /* The rewrite on a parsed frame (shared with wf_chain.bpf.c); 1 when bytes changed. */
-static __always_inline int wf_set_tcp_syn_window(struct __sk_buff *skb, __u16 proto, __u32 l3off)
+static __always_inline int wf_set_tcp_syn_window(struct wf_pkt *pk, __u16 proto, __u32 l3off)
 {
-	__u32 l4off, thl = 0;
+	struct wf_syn syn;
 	__u16 *win, old, new;
-	__u8 *th;
 
-	if (proto != WF_ETH_P_IP)
+	if (proto != WF_ETH_P_IP || !wf_ipv4_first_syn(pk, l3off, &syn))
 		return 0;
-	l4off = wf_ipv4_first_syn(skb, l3off, &thl);
-	if (!l4off)
-		return 0;
-	th = wf_ptr(skb, l4off, WF_TCP_MIN_HLEN);
-	if (!th)
-		return 0;
-	win = (__u16 *)(th + WF_TCP_WINDOW_OFF);
+	win = (__u16 *)(syn.th + WF_TCP_WINDOW_OFF);
 	old = *win;
 	new = bpf_htons(wf_cfg_syn_window);
 	if (old == new)
 		return 0;
 	*win = new;
-	bpf_l4_csum_replace(skb, l4off + WF_TCP_CSUM_OFF, old, new, sizeof(new));
+	wf_tcp_csum_replace(pk, syn.l4off, old, new, sizeof(new));
 	return 1;
 }
 

@@ -40,28 +40,29 @@ struct {
 	__type(value, struct wf_chain_counters);
 } wf_chain_stats SEC(".maps");
 
-static __always_inline void wf_chain_step(struct __sk_buff *skb, struct wf_chain_counters *c, const int slot,
+static __always_inline void wf_chain_step(struct wf_pkt *pk, struct wf_chain_counters *c, const int slot,
 					  wf_rewrite_fn rewrite, __u16 proto, __u32 l3off)
 {
 	if (!(wf_cfg_chain & (1 << slot)))
 		return;
 	if (c)
 		c->prog[slot].seen++;
-	if (proto && rewrite(skb, proto, l3off) && c)
+	if (proto && rewrite(pk, proto, l3off) && c)
 		c->prog[slot].rewritten++;
 }
 
 SEC("tc")
 int wf_chain(struct __sk_buff *skb)
 {
-	__u32 zero = 0, l3off = 0;
-	struct wf_chain_counters *c = bpf_map_lookup_elem(&wf_chain_stats, &zero);
-	__u16 proto = wf_parse_l2(skb, &l3off);
+	struct wf_chain_counters *c = bpf_map_lookup_elem(&wf_chain_stats, (const void *)&wf_counter_key);
+	struct wf_pkt pk = wf_pkt_of(skb);
+	__u32 l3off = 0;
+	__u16 proto = wf_parse_l2(&pk, &l3off);
 
-	wf_chain_step(skb, c, WF_CHAIN_SET_IP_ID_ZERO, wf_set_ip_id_zero, proto, l3off);
-	wf_chain_step(skb, c, WF_CHAIN_SET_IP_TTL, wf_set_ip_ttl, proto, l3off);
-	wf_chain_step(skb, c, WF_CHAIN_SET_TCP_SYN_WINDOW, wf_set_tcp_syn_window, proto, l3off);
-	wf_chain_step(skb, c, WF_CHAIN_CLEAR_TCP_SYN_TS, wf_clear_tcp_syn_ts, proto, l3off);
+	wf_chain_step(&pk, c, WF_CHAIN_SET_IP_ID_ZERO, wf_set_ip_id_zero, proto, l3off);
+	wf_chain_step(&pk, c, WF_CHAIN_SET_IP_TTL, wf_set_ip_ttl, proto, l3off);
+	wf_chain_step(&pk, c, WF_CHAIN_SET_TCP_SYN_WINDOW, wf_set_tcp_syn_window, proto, l3off);
+	wf_chain_step(&pk, c, WF_CHAIN_CLEAR_TCP_SYN_TS, wf_clear_tcp_syn_ts, proto, l3off);
 	return WF_CONTINUE;
 }
 

@@ -94,6 +94,12 @@ struct wf_counters {
 	__u64 rewritten;
 };
 
+/*
+ * The key of every counter lookup (the maps have one slot). In .rodata rather than on the
+ * stack, so the lookup passes a constant address instead of storing a zero first.
+ */
+static volatile const __u32 wf_counter_key = 0;
+
 /* wf_chain.bpf.c keeps one struct wf_counters per program in a map of its own. */
 #ifndef WF_IN_CHAIN
 struct {
@@ -102,12 +108,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct wf_counters);
 } wf_stats SEC(".maps");
-
-static __always_inline struct wf_counters *wf_counters_get(void)
-{
-	__u32 zero = 0;
-	return bpf_map_lookup_elem(&wf_stats, &zero);
-}
 #endif
 
 /*
@@ -118,47 +118,81 @@ static __always_inline struct wf_counters *wf_counters_get(void)
 volatile const __u8 wf_cfg_l2 = WF_L2_ETHERNET;
 
 /*
- * Pointer to [off, off+len) in the linear area, pulling it in when the frame is long
- * enough but the bytes sit in paged fragments. NULL when the frame is too short.
- * Any packet pointer obtained before this call is stale after it (the pull may move data).
+ * The packet as the programs see it: the skb and the bounds of its linear area, kept in
+ * registers from one header access to the next instead of being re-read from the skb.
+ * Any helper that may move packet data (bpf_skb_pull_data, the checksum helpers) makes
+ * the verifier forget every packet pointer, so each such call here is followed by
+ * wf_pkt_reload, and no pointer obtained before it is used after it.
  */
-static __always_inline void *wf_ptr(struct __sk_buff *skb, __u32 off, const __u32 len)
+struct wf_pkt {
+	struct __sk_buff *skb;
+	__u8 *data;
+	__u8 *end;
+};
+
+static __always_inline void wf_pkt_reload(struct wf_pkt *pk)
 {
-	__u8 *data_end = (__u8 *)(long)skb->data_end;
-	__u8 *p = (__u8 *)(long)skb->data;
+	pk->data = (__u8 *)(long)pk->skb->data;
+	pk->end = (__u8 *)(long)pk->skb->data_end;
+}
+
+static __always_inline struct wf_pkt wf_pkt_of(struct __sk_buff *skb)
+{
+	struct wf_pkt pk = { .skb = skb };
+
+	wf_pkt_reload(&pk);
+	return pk;
+}
+
+/*
+ * *out = pointer to [off, off+len) in the linear area, pulling it in when the frame is long
+ * enough but the bytes sit in paged fragments. Returns 0 (and leaves *out alone) when the
+ * frame is too short. Success is the return value, not a non-NULL pointer, so the compiler
+ * can see that the fast path never fails and drops the caller's failure test from it.
+ * Pointers obtained before a call that pulled are stale after it.
+ */
+static __always_inline int wf_ptr(struct wf_pkt *pk, __u32 off, const __u32 len, __u8 **out)
+{
+	__u8 *p;
 
 	if (off > WF_MAX_HDR_OFF)
-		return NULL;
-	p += off;
+		return 0;
+	p = pk->data + off;
 	/* Keep p in one register: the verifier only trusts the exact register it range-checked. */
 	asm volatile("" : "+r"(p));
-	if (p + len <= data_end)
-		return p;
-	if (off + len > skb->len)
-		return NULL;
-	if (bpf_skb_pull_data(skb, off + len))
-		return NULL;
-	data_end = (__u8 *)(long)skb->data_end;
-	p = (__u8 *)(long)skb->data;
-	if (off > WF_MAX_HDR_OFF)
-		return NULL;
-	p += off;
+	if (p + len <= pk->end) {
+		*out = p;
+		return 1;
+	}
+	if (off + len > pk->skb->len)
+		return 0;
+	if (bpf_skb_pull_data(pk->skb, off + len)) {
+		wf_pkt_reload(pk);
+		return 0;
+	}
+	wf_pkt_reload(pk);
+	p = pk->data + off;
 	asm volatile("" : "+r"(p));
-	if (p + len > data_end)
-		return NULL;
-	return p;
+	if (p + len > pk->end)
+		return 0;
+	*out = p;
+	return 1;
 }
 
 /* Makes [0, end) linear (pulling only when the frame is long enough). 1 on success. */
-static __always_inline int wf_linear(struct __sk_buff *skb, __u32 end)
+static __always_inline int wf_linear(struct wf_pkt *pk, __u32 end)
 {
+	int err;
+
 	if (end > WF_MAX_HDR_OFF)
 		return 0;
-	if ((void *)(long)skb->data + end <= (void *)(long)skb->data_end)
+	if (pk->data + end <= pk->end)
 		return 1;
-	if (end > skb->len)
+	if (end > pk->skb->len)
 		return 0;
-	return bpf_skb_pull_data(skb, end) == 0;
+	err = bpf_skb_pull_data(pk->skb, end);
+	wf_pkt_reload(pk);
+	return err == 0;
 }
 
 static __always_inline __u16 wf_load_be16(const void *p)
@@ -170,7 +204,7 @@ static __always_inline __u16 wf_load_be16(const void *p)
  * Finds the network header. Returns WF_ETH_P_IP, WF_ETH_P_IPV6 or 0 (anything else:
  * ARP, PPPoE discovery, LCP, truncated frames) and stores the L3 offset in *l3off.
  */
-static __always_inline __u16 wf_parse_l2(struct __sk_buff *skb, __u32 *l3off)
+static __always_inline __u16 wf_parse_l2(struct wf_pkt *pk, __u32 *l3off)
 {
 	__u16 proto;
 	__u32 off;
@@ -179,12 +213,11 @@ static __always_inline __u16 wf_parse_l2(struct __sk_buff *skb, __u32 *l3off)
 	if (wf_cfg_l2 == WF_L2_RAW_IP) {
 		/* No MAC header: skb->protocol is the only framing information there is. */
 		*l3off = 0;
-		proto = bpf_ntohs(skb->protocol);
+		proto = bpf_ntohs(pk->skb->protocol);
 		return (proto == WF_ETH_P_IP || proto == WF_ETH_P_IPV6) ? proto : 0;
 	}
 
-	p = wf_ptr(skb, 0, WF_ETH_HLEN);
-	if (!p)
+	if (!wf_ptr(pk, 0, WF_ETH_HLEN, &p))
 		return 0;
 	proto = wf_load_be16(p + WF_ETH_PROTO_OFF);
 	off = WF_ETH_HLEN;
@@ -198,16 +231,14 @@ static __always_inline __u16 wf_parse_l2(struct __sk_buff *skb, __u32 *l3off)
 	for (int i = 0; i < WF_MAX_VLAN_TAGS; i++) {
 		if (proto != WF_ETH_P_8021Q && proto != WF_ETH_P_8021AD)
 			break;
-		p = wf_ptr(skb, off, WF_VLAN_HLEN);
-		if (!p)
+		if (!wf_ptr(pk, off, WF_VLAN_HLEN, &p))
 			return 0;
 		proto = wf_load_be16(p + 2);
 		off += WF_VLAN_HLEN;
 	}
 
 	if (proto == WF_ETH_P_PPP_SES) {
-		p = wf_ptr(skb, off, WF_PPPOE_HLEN + WF_PPP_PROTO_LEN);
-		if (!p)
+		if (!wf_ptr(pk, off, WF_PPPOE_HLEN + WF_PPP_PROTO_LEN, &p))
 			return 0;
 		if (p[0] != WF_PPPOE_VER_TYPE || p[1] != WF_PPPOE_CODE_SESSION)
 			return 0;
@@ -231,30 +262,31 @@ static __always_inline __u16 wf_parse_l2(struct __sk_buff *skb, __u32 *l3off)
 }
 
 /*
- * Validated IPv4 header (fixed 20 bytes linear) or NULL for garbage: wrong version,
+ * Validated IPv4 header (fixed 20 bytes linear) in *iph, or 0 for garbage: wrong version,
  * IHL < 5, total length shorter than the header or longer than the frame.
  * tot_len 0 is accepted only on GSO packets (BIG TCP super-packets carry 0).
  */
-static __always_inline struct iphdr *wf_ipv4(struct __sk_buff *skb, __u32 l3off)
+static __always_inline int wf_ipv4(struct wf_pkt *pk, __u32 l3off, struct iphdr **iph)
 {
-	__u8 *p = wf_ptr(skb, l3off, WF_IPV4_MIN_HLEN);
 	__u32 ihl, tot;
+	__u8 *p;
 
-	if (!p)
-		return NULL;
+	if (!wf_ptr(pk, l3off, WF_IPV4_MIN_HLEN, &p))
+		return 0;
 	if ((p[0] >> 4) != 4)
-		return NULL;
+		return 0;
 	ihl = (p[0] & 0x0f) * 4;
 	if (ihl < WF_IPV4_MIN_HLEN)
-		return NULL;
+		return 0;
 	tot = wf_load_be16(p + 2);
 	if (tot == 0) {
-		if (!skb->gso_size)
-			return NULL;
-	} else if (tot < ihl || l3off + tot > skb->len) {
-		return NULL;
+		if (!pk->skb->gso_size)
+			return 0;
+	} else if (tot < ihl || l3off + tot > pk->skb->len) {
+		return 0;
 	}
-	return (struct iphdr *)p;
+	*iph = (struct iphdr *)p;
+	return 1;
 }
 
 /*
@@ -275,18 +307,35 @@ static __always_inline void wf_csum_replace2(__u16 *csum, __u16 old, __u16 new)
 }
 
 /*
- * Offset of the TCP header of an IPv4 first SYN (SYN=1, ACK=0), or 0 when the packet is
- * anything else: not TCP, a non-first fragment (no TCP header in it), a SYN-ACK, a header
- * that does not fit in the IP total length or in the frame. *tcp_hlen gets the TCP
- * header length (20..60). The fixed 20 bytes of the TCP header are linear on return.
+ * bpf_l4_csum_replace for the TCP checksum at l4off (the helper, not wf_csum_replace2,
+ * because only the kernel knows skb->ip_summed: a CHECKSUM_PARTIAL packet's field holds
+ * just the pseudo-header sum). The helper may move packet data.
  */
-static __always_inline __u32 wf_ipv4_first_syn(struct __sk_buff *skb, __u32 l3off, __u32 *tcp_hlen)
+static __always_inline void wf_tcp_csum_replace(struct wf_pkt *pk, __u32 l4off, __u64 from, __u64 to, __u64 flags)
 {
-	struct iphdr *iph = wf_ipv4(skb, l3off);
-	__u32 ihl, tot, l4off, thl;
+	bpf_l4_csum_replace(pk->skb, l4off + WF_TCP_CSUM_OFF, from, to, flags);
+	wf_pkt_reload(pk);
+}
+
+/* An IPv4 first SYN found by wf_ipv4_first_syn. */
+struct wf_syn {
+	__u8 *th;      /* TCP header; its fixed 20 bytes are linear */
+	__u32 l4off;   /* offset of the TCP header */
+	__u32 thl;     /* TCP header length, 20..60 */
+};
+
+/*
+ * Finds the TCP header of an IPv4 first SYN (SYN=1, ACK=0). 0 when the packet is anything
+ * else: not TCP, a non-first fragment (no TCP header in it), a SYN-ACK, a header that does
+ * not fit in the IP total length or in the frame.
+ */
+static __always_inline int wf_ipv4_first_syn(struct wf_pkt *pk, __u32 l3off, struct wf_syn *syn)
+{
+	struct iphdr *iph;
+	__u32 ihl, tot, thl;
 	__u8 *th;
 
-	if (!iph)
+	if (!wf_ipv4(pk, l3off, &iph))
 		return 0;
 	if (iph->protocol != WF_IPPROTO_TCP)
 		return 0;
@@ -294,10 +343,8 @@ static __always_inline __u32 wf_ipv4_first_syn(struct __sk_buff *skb, __u32 l3of
 		return 0;
 	ihl = (((__u8 *)iph)[0] & 0x0f) * 4;
 	tot = bpf_ntohs(iph->tot_len);
-	l4off = l3off + ihl;
 
-	th = wf_ptr(skb, l4off, WF_TCP_MIN_HLEN);
-	if (!th)
+	if (!wf_ptr(pk, l3off + ihl, WF_TCP_MIN_HLEN, &th))
 		return 0;
 	if ((th[WF_TCP_FLAGS_OFF] & (WF_TCP_FLAG_SYN | WF_TCP_FLAG_ACK)) != WF_TCP_FLAG_SYN)
 		return 0;
@@ -307,12 +354,14 @@ static __always_inline __u32 wf_ipv4_first_syn(struct __sk_buff *skb, __u32 l3of
 	/* A SYN is never a GSO packet, so tot_len is always meaningful here. */
 	if (ihl + thl > tot)
 		return 0;
-	*tcp_hlen = thl;
-	return l4off;
+	syn->th = th;
+	syn->l4off = l3off + ihl;
+	syn->thl = thl;
+	return 1;
 }
 
-/* A rewrite on a parsed frame: (skb, WF_ETH_P_IP or WF_ETH_P_IPV6, L3 offset) -> 1 if changed. */
-typedef int (*wf_rewrite_fn)(struct __sk_buff *skb, __u16 proto, __u32 l3off);
+/* A rewrite on a parsed frame: (packet, WF_ETH_P_IP or WF_ETH_P_IPV6, L3 offset) -> 1 if changed. */
+typedef int (*wf_rewrite_fn)(struct wf_pkt *pk, __u16 proto, __u32 l3off);
 
 #ifndef WF_IN_CHAIN
 /*
@@ -321,14 +370,15 @@ typedef int (*wf_rewrite_fn)(struct __sk_buff *skb, __u16 proto, __u32 l3off);
  */
 static __always_inline int wf_run_one(struct __sk_buff *skb, wf_rewrite_fn rewrite)
 {
-	struct wf_counters *c = wf_counters_get();
+	struct wf_counters *c = bpf_map_lookup_elem(&wf_stats, (const void *)&wf_counter_key);
+	struct wf_pkt pk = wf_pkt_of(skb);
 	__u32 l3off = 0;
 	__u16 proto;
 
 	if (c)
 		c->seen++;
-	proto = wf_parse_l2(skb, &l3off);
-	if (proto && rewrite(skb, proto, l3off) && c)
+	proto = wf_parse_l2(&pk, &l3off);
+	if (proto && rewrite(&pk, proto, l3off) && c)
 		c->rewritten++;
 	return WF_CONTINUE;
 }
