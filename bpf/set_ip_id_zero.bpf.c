@@ -21,7 +21,7 @@ static __always_inline int wf_set_ip_id_zero(struct wf_pkt *pk, __u16 proto, __u
 	if (proto != WF_ETH_P_IP || !wf_ipv4(pk, l3off, &iph))
 		return 0;
 	old = iph->id;
-	if (old == 0)
+	if (old == 0 || !wf_ipv4_hdr_len_ok(pk, l3off, iph))
 		return 0;
 	iph->id = 0;
 	wf_csum_replace2(&iph->check, old, 0);

@@ -20,7 +20,7 @@ static __always_inline int wf_set_ip_ttl(struct wf_pkt *pk, __u16 proto, __u32 l
 		struct iphdr *iph;
 		__u16 *word, old;
 
-		if (!wf_ipv4(pk, l3off, &iph) || iph->ttl == wf_cfg_ttl)
+		if (!wf_ipv4(pk, l3off, &iph) || iph->ttl == wf_cfg_ttl || !wf_ipv4_hdr_len_ok(pk, l3off, iph))
 			return 0;
 		word = (__u16 *)((__u8 *)iph + WF_IPV4_TTL_WORD_OFF);
 		old = *word;

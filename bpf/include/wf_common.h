@@ -262,31 +262,39 @@ static __always_inline __u16 wf_parse_l2(struct wf_pkt *pk, __u32 *l3off)
 }
 
 /*
- * Validated IPv4 header (fixed 20 bytes linear) in *iph, or 0 for garbage: wrong version,
- * IHL < 5, total length shorter than the header or longer than the frame.
- * tot_len 0 is accepted only on GSO packets (BIG TCP super-packets carry 0).
+ * IPv4 header (fixed 20 bytes linear) in *iph, or 0 when the bytes are not one: wrong
+ * version, IHL < 5. Enough to read fields at fixed offsets; whether the packet is as long
+ * as its header says is wf_ipv4_len_ok's question, asked only before a write, so packets
+ * that already carry the target value (most packets, for most rewrites) skip it.
  */
 static __always_inline int wf_ipv4(struct wf_pkt *pk, __u32 l3off, struct iphdr **iph)
 {
-	__u32 ihl, tot;
 	__u8 *p;
 
 	if (!wf_ptr(pk, l3off, WF_IPV4_MIN_HLEN, &p))
 		return 0;
-	if ((p[0] >> 4) != 4)
+	if ((p[0] >> 4) != 4 || (p[0] & 0x0f) * 4 < WF_IPV4_MIN_HLEN)
 		return 0;
-	ihl = (p[0] & 0x0f) * 4;
-	if (ihl < WF_IPV4_MIN_HLEN)
-		return 0;
-	tot = wf_load_be16(p + 2);
-	if (tot == 0) {
-		if (!pk->skb->gso_size)
-			return 0;
-	} else if (tot < ihl || l3off + tot > pk->skb->len) {
-		return 0;
-	}
 	*iph = (struct iphdr *)p;
 	return 1;
+}
+
+/*
+ * The IPv4 total length `tot` is consistent with the header length `ihl` and the frame:
+ * not shorter than the header, not longer than the frame (a truncated packet is left
+ * unchanged). tot_len 0 is accepted only on GSO packets (BIG TCP super-packets carry 0).
+ */
+static __always_inline int wf_ipv4_len_ok(struct wf_pkt *pk, __u32 l3off, __u32 ihl, __u32 tot)
+{
+	if (tot == 0)
+		return pk->skb->gso_size != 0;
+	return tot >= ihl && l3off + tot <= pk->skb->len;
+}
+
+/* wf_ipv4_len_ok for a header from wf_ipv4. */
+static __always_inline int wf_ipv4_hdr_len_ok(struct wf_pkt *pk, __u32 l3off, const struct iphdr *iph)
+{
+	return wf_ipv4_len_ok(pk, l3off, (((const __u8 *)iph)[0] & 0x0f) * 4, bpf_ntohs(iph->tot_len));
 }
 
 /*
@@ -327,7 +335,8 @@ struct wf_syn {
 /*
  * Finds the TCP header of an IPv4 first SYN (SYN=1, ACK=0). 0 when the packet is anything
  * else: not TCP, a non-first fragment (no TCP header in it), a SYN-ACK, a header that does
- * not fit in the IP total length or in the frame.
+ * not fit in the IP total length or in the frame. The cheap tests that reject most packets
+ * (protocol, fragment, flags) come before the length checks.
  */
 static __always_inline int wf_ipv4_first_syn(struct wf_pkt *pk, __u32 l3off, struct wf_syn *syn)
 {
@@ -342,7 +351,7 @@ static __always_inline int wf_ipv4_first_syn(struct wf_pkt *pk, __u32 l3off, str
 	if (iph->frag_off & bpf_htons(WF_IPV4_FRAG_OFF_MASK))
 		return 0;
 	ihl = (((__u8 *)iph)[0] & 0x0f) * 4;
-	tot = bpf_ntohs(iph->tot_len);
+	tot = bpf_ntohs(iph->tot_len); /* a scalar: still valid if the next line pulls */
 
 	if (!wf_ptr(pk, l3off + ihl, WF_TCP_MIN_HLEN, &th))
 		return 0;
@@ -351,8 +360,8 @@ static __always_inline int wf_ipv4_first_syn(struct wf_pkt *pk, __u32 l3off, str
 	thl = (th[12] >> 4) * 4;
 	if (thl < WF_TCP_MIN_HLEN)
 		return 0;
-	/* A SYN is never a GSO packet, so tot_len is always meaningful here. */
-	if (ihl + thl > tot)
+	/* A SYN is never a GSO packet, so tot_len is meaningful: it must hold both headers. */
+	if (tot == 0 || ihl + thl > tot || !wf_ipv4_len_ok(pk, l3off, ihl, tot))
 		return 0;
 	syn->th = th;
 	syn->l4off = l3off + ihl;
@@ -364,22 +373,36 @@ static __always_inline int wf_ipv4_first_syn(struct wf_pkt *pk, __u32 l3off, str
 typedef int (*wf_rewrite_fn)(struct wf_pkt *pk, __u16 proto, __u32 l3off);
 
 #ifndef WF_IN_CHAIN
+/* Counts one packet; `changed` is a constant at each call site. */
+static __always_inline void wf_count(const int changed)
+{
+	struct wf_counters *c = bpf_map_lookup_elem(&wf_stats, (const void *)&wf_counter_key);
+
+	if (!c)
+		return;
+	c->seen++;
+	if (changed)
+		c->rewritten++;
+}
+
 /*
- * The body of every stand-alone program: count, parse the link layer, rewrite, count.
+ * The body of every stand-alone program: parse the link layer, rewrite, count.
  * Always inlined with a constant `rewrite`, so no indirect call survives compilation.
+ * Counted after the rewrite, in one tail per outcome: nothing (neither the counter
+ * pointer nor the outcome) has to survive the parse in a callee-saved register, which
+ * the parse needs for itself.
  */
 static __always_inline int wf_run_one(struct __sk_buff *skb, wf_rewrite_fn rewrite)
 {
-	struct wf_counters *c = bpf_map_lookup_elem(&wf_stats, (const void *)&wf_counter_key);
 	struct wf_pkt pk = wf_pkt_of(skb);
 	__u32 l3off = 0;
 	__u16 proto;
 
-	if (c)
-		c->seen++;
 	proto = wf_parse_l2(&pk, &l3off);
-	if (proto && rewrite(&pk, proto, l3off) && c)
-		c->rewritten++;
+	if (proto && rewrite(&pk, proto, l3off))
+		wf_count(1);
+	else
+		wf_count(0);
 	return WF_CONTINUE;
 }
 #endif
