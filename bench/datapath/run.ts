@@ -8,6 +8,10 @@
  *    a packet that already carries the target values (the reference harness measures the
  *    same way). The chain row is the sum of the four programs' runs: each TCX/cls_bpf
  *    program in a chain is a separate bpf_prog_run, like a separate test run.
+ *    The same programs again on the rewrite path, where every run rewrites (what a router
+ *    does to most forwarded packets: forwarding decrements the TTL, senders number their
+ *    IDs): rewrite-harness.bpf.c restores the frame's header and tail-calls the program;
+ *    the floor is the harness tail-calling the empty program.
  * 2. iperf3 throughput over veth with GSO/TSO off on the router's wan0, two traffic kinds:
  *    - forwarded: client namespace -> router -> peer, the client sending MTU-sized frames
  *      (GSO/TSO off on cl0), so every packet crosses the router's TC egress on its own: this
@@ -31,7 +35,7 @@
  *      round (other load on the machine drifts between rounds) and the median is reported.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHAIN_OBJECT, PROGRAM_NAMES, BPF_BUILD_DIR, type RewriteConfig } from '../../agent/datapath/programs.js';
 import { applyEbpf, detachEbpf, type ProgramLayout } from '../../agent/datapath/loader.js';
@@ -66,32 +70,73 @@ const frames = {
   data1500: ether(ipv4(tcp({ flags: TCP_ACK, options: Buffer.concat([opt.nop(), opt.nop(), opt.ts()]), payload: Buffer.alloc(1448, 0x5a) }), { df: true, id: 0x4d2 })),
 };
 
+/** Bytes the rewrite-path harness restores before each run: L2 + IPv4 + TCP headers of the frame. */
+const HARNESS_RESTORE_BYTES = { syn: frames.syn.length, data: 14 + 20 + 32 };
+/** rewrite-harness.bpf.c's verdict when it could not reach the program under test. */
+const HARNESS_TAIL_CALL_FAILED = 99;
+
+interface RunRows {
+  name: string;
+  syn: number; // best of the rounds
+  data: number;
+  synMean: number;
+  dataMean: number;
+  runs: { syn: number[]; data: number[] };
+}
+
+function summarise(name: string, runs: { syn: number[]; data: number[] }): RunRows {
+  return { name, syn: Math.min(...runs.syn), data: Math.min(...runs.data), synMean: mean(runs.syn), dataMean: mean(runs.data), runs };
+}
+
 async function progRunBench() {
   await ensureBpffs();
-  // the empty program, built here so the floor comes from the same compiler and flags
-  const emptyObj = join(BPF_BUILD_DIR, 'bench-empty.o');
-  execFileSync('clang', ['-O2', '-g', '-mcpu=v2', '-target', 'bpfel', '-I/usr/include/x86_64-linux-gnu', '-c', join('bench/datapath/empty.bpf.c'), '-o', emptyObj]);
-  const emptyPin = `${TEST_PIN_ROOT}/bench-empty-${process.pid}`;
   mkdirSync(TEST_PIN_ROOT, { recursive: true });
-  rmSync(emptyPin, { force: true });
-  execFileSync('bpftool', ['prog', 'load', emptyObj, emptyPin, 'type', 'classifier']);
+  const pins = `${TEST_PIN_ROOT}/bench-${process.pid}`;
+  rmSync(pins, { recursive: true, force: true });
+  mkdirSync(pins, { recursive: true });
   const work = join(BPF_BUILD_DIR, 'bench-frames');
   mkdirSync(work, { recursive: true });
-  const runPinned = (pin: string) => async (f: Buffer, repeat: number) => {
-    writeFileSync(join(work, 'in.bin'), f);
-    const out = execFileSync('bpftool', ['-j', 'prog', 'run', 'pinned', pin, 'data_in', join(work, 'in.bin'), 'repeat', String(repeat)]);
-    return { durationNs: (JSON.parse(String(out)) as { duration: number }).duration };
+  const bpftool = (args: string[]) => execFileSync('bpftool', args).toString();
+  const build = (src: string, name: string) => {
+    const obj = join(BPF_BUILD_DIR, name);
+    execFileSync('clang', ['-O2', '-g', '-mcpu=v2', '-target', 'bpfel', '-I/usr/include/x86_64-linux-gnu', '-c', src, '-o', obj]);
+    return obj;
+  };
+  // the empty program and the harness, built here so they come from the same compiler and flags
+  const emptyPin = `${pins}/empty`;
+  bpftool(['prog', 'load', build('bench/datapath/empty.bpf.c', 'bench-empty.o'), emptyPin, 'type', 'classifier']);
+  const harnessPin = `${pins}/harness`;
+  bpftool(['prog', 'load', build('bench/datapath/rewrite-harness.bpf.c', 'bench-rewrite-harness.o'), harnessPin, 'type', 'classifier', 'pinmaps', `${pins}/harness_maps`]);
+
+  const run = (pin: string, f: Buffer, repeat: number, withOut = false) => {
+    const inPath = join(work, 'in.bin');
+    const outPath = join(work, 'out.bin');
+    writeFileSync(inPath, f);
+    const out = withOut ? ['data_out', outPath, 'data_size_out', String(f.length + 64)] : [];
+    const j = JSON.parse(bpftool(['-j', 'prog', 'run', 'pinned', pin, 'data_in', inPath, ...out, 'repeat', String(repeat)])) as { duration: number; retval: number };
+    return { durationNs: j.duration, retval: j.retval, out: withOut ? readFileSync(outPath) : undefined };
+  };
+  const bytesArg = (b: Buffer) => [...b].map(String);
+  const setTemplate = (f: Buffer, len: number) => {
+    const value = Buffer.alloc(4 + 128);
+    value.writeUInt32LE(len, 0);
+    f.copy(value, 4, 0, len);
+    bpftool(['map', 'update', 'pinned', `${pins}/harness_maps/wf_harness_template`, 'key', '0', '0', '0', '0', 'value', ...bytesArg(value)]);
+  };
+  /** One run of "restore the header, then tail-call pin". */
+  const runRewritePath = (pin: string, f: Buffer, len: number, repeat: number, withOut = false) => {
+    setTemplate(f, len);
+    bpftool(['map', 'update', 'pinned', `${pins}/harness_maps/wf_harness_next`, 'key', '0', '0', '0', '0', 'value', 'pinned', pin]);
+    const r = run(harnessPin, f, repeat, withOut);
+    if (r.retval === HARNESS_TAIL_CALL_FAILED) throw new Error(`rewrite harness: the tail call to ${pin} failed`);
+    return r;
   };
 
   // WF_BENCH_REFERENCE_OBJ: a BPF object holding the reference implementation's four programs
   // under the same names (built by you from its source; not part of this repository), measured
   // in the same rounds so "no program slower than the reference" is a same-run comparison.
   const referenceObj = process.env.WF_BENCH_REFERENCE_OBJ;
-  const referencePins = `${TEST_PIN_ROOT}/bench-reference-${process.pid}`;
-  if (referenceObj) {
-    rmSync(referencePins, { recursive: true, force: true });
-    execFileSync('bpftool', ['prog', 'loadall', referenceObj, referencePins, 'type', 'classifier']);
-  }
+  if (referenceObj) bpftool(['prog', 'loadall', referenceObj, `${pins}/reference`, 'type', 'classifier']);
 
   // Every program is loaded first and the rounds interleave them, so load that drifts during
   // the run (a 2-vCPU machine shared with other work) lands on all rows alike. Reported: the
@@ -103,40 +148,42 @@ async function progRunBench() {
     { name: `${CHAIN_OBJECT} (all four merged, as the loader attaches them)`, load: () => TestProgram.load(CHAIN_OBJECT, REWRITE, 'ethernet', 'bench') },
   ];
   const ours = await Promise.all(loaded.map(async (l) => ({ name: l.name, prog: await l.load() })));
-  const programs: { name: string; run: (f: Buffer, repeat: number) => Promise<{ durationNs: number }> }[] = [
-    { name: 'empty program (harness floor)', run: runPinned(emptyPin) },
-    ...ours.map((p) => ({ name: p.name, run: (f: Buffer, repeat: number) => p.prog.run(f, repeat) })),
-    ...(referenceObj ? PROGRAM_NAMES.map((name) => ({ name: `reference ${name}`, run: runPinned(`${referencePins}/${name}`) })) : []),
+  const programs: { name: string; pin: string }[] = [
+    { name: 'empty program (harness floor)', pin: emptyPin },
+    ...ours.map((p) => ({ name: p.name, pin: `${p.prog.dir}/prog` })),
+    ...(referenceObj ? PROGRAM_NAMES.map((name) => ({ name: `reference ${name}`, pin: `${pins}/reference/${name}` })) : []),
   ];
-  const runs = programs.map(() => ({ syn: [] as number[], data: [] as number[] }));
+  const steady = programs.map(() => ({ syn: [] as number[], data: [] as number[] }));
+  const rewriting = programs.map(() => ({ syn: [] as number[], data: [] as number[] }));
   try {
+    // The rewrite path must really rewrite: on the SYN every program (ours and the reference's)
+    // has work, so its output must differ from the frame the harness restored.
+    for (const p of programs.slice(1)) {
+      const { out } = runRewritePath(p.pin, frames.syn, HARNESS_RESTORE_BYTES.syn, 1, true);
+      if (!out || out.equals(frames.syn)) throw new Error(`rewrite harness: ${p.name} left the SYN unchanged`);
+    }
     for (let round = 0; round < PROGRUN_ROUNDS; round++) {
       for (const [i, p] of programs.entries()) {
-        runs[i]!.syn.push((await p.run(frames.syn, REPEAT)).durationNs);
-        runs[i]!.data.push((await p.run(frames.data1500, REPEAT)).durationNs);
+        steady[i]!.syn.push(run(p.pin, frames.syn, REPEAT).durationNs);
+        steady[i]!.data.push(run(p.pin, frames.data1500, REPEAT).durationNs);
+        rewriting[i]!.syn.push(runRewritePath(p.pin, frames.syn, HARNESS_RESTORE_BYTES.syn, REPEAT).durationNs);
+        rewriting[i]!.data.push(runRewritePath(p.pin, frames.data1500, HARNESS_RESTORE_BYTES.data, REPEAT).durationNs);
       }
     }
   } finally {
     for (const p of ours) await p.prog.unload();
-    rmSync(referencePins, { recursive: true, force: true });
+    rmSync(pins, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
   }
-  rmSync(emptyPin, { force: true });
-  rmSync(work, { recursive: true, force: true });
-  const rows = programs.map((p, i) => ({
-    name: p.name,
-    syn: Math.min(...runs[i]!.syn),
-    data: Math.min(...runs[i]!.data),
-    synMean: mean(runs[i]!.syn),
-    dataMean: mean(runs[i]!.data),
-    runs: runs[i]!,
-  }));
+  const rows = programs.map((p, i) => summarise(p.name, steady[i]!));
+  const rewriteRows = programs.map((p, i) => summarise(p.name, rewriting[i]!));
   const floor = rows[0]!;
   const progs = rows.slice(1, 1 + PROGRAM_NAMES.length);
   const chain = {
     syn: progs.reduce((a, r) => a + r.syn, 0),
     data: progs.reduce((a, r) => a + r.data, 0),
   };
-  return { rows, floor, chain };
+  return { rows, floor, chain, rewriteRows };
 }
 
 interface IperfResult {
@@ -274,6 +321,17 @@ const kernel = execFileSync('uname', ['-r']).toString().trim();
 const cpu = execFileSync('sh', ['-c', "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"]).toString().trim();
 
 const lines: string[] = [];
+/** Ours minus the reference's program of the same name, paired by round. */
+function pairedTable(title: string, rows: { name: string; runs: { syn: number[]; data: number[] } }[]) {
+  const pm = (d: { mean: number; ci95: number }) => `${d.mean >= 0 ? '+' : ''}${d.mean.toFixed(2)} ± ${d.ci95.toFixed(2)}`;
+  lines.push(`| ${title} | first SYN | data segment |`);
+  lines.push('|---|---|---|');
+  for (const name of PROGRAM_NAMES) {
+    const ours = rows.find((r) => r.name === name)!;
+    const ref = rows.find((r) => r.name === `reference ${name}`)!;
+    lines.push(`| ${name} | ${pm(pairedDifference(ours.runs.syn, ref.runs.syn))} | ${pm(pairedDifference(ours.runs.data, ref.runs.data))} |`);
+  }
+}
 lines.push(`Run: ${new Date().toISOString()}, kernel ${kernel}, ${cpu}, ${execFileSync('nproc').toString().trim()} CPUs, repeat ${REPEAT}, ${PROGRUN_ROUNDS} test-run rounds, ${ROUNDS} rounds x ${SECONDS} s iperf3`);
 lines.push('');
 if (pr) {
@@ -287,14 +345,19 @@ if (pr) {
     const [syn, data] = [reference.reduce((a, r) => a + r.syn, 0), reference.reduce((a, r) => a + r.data, 0)];
     lines.push(`| reference, four separate programs (sum of their runs) | ${syn} | ${data} | ${syn - 4 * pr.floor.syn} | ${data - 4 * pr.floor.data} | | |`);
     lines.push('');
-    lines.push('| ours minus reference, same round (mean ± 95 % CI, ns) | first SYN | data segment |');
-    lines.push('|---|---|---|');
-    const pm = (d: { mean: number; ci95: number }) => `${d.mean >= 0 ? '+' : ''}${d.mean.toFixed(2)} ± ${d.ci95.toFixed(2)}`;
-    for (const name of PROGRAM_NAMES) {
-      const ours = pr.rows.find((r) => r.name === name)!;
-      const ref = pr.rows.find((r) => r.name === `reference ${name}`)!;
-      lines.push(`| ${name} | ${pm(pairedDifference(ours.runs.syn, ref.runs.syn))} | ${pm(pairedDifference(ours.runs.data, ref.runs.data))} |`);
-    }
+    pairedTable('ours minus reference, same round (mean ± 95 % CI, ns)', pr.rows);
+  }
+  lines.push('');
+  const rf = pr.rewriteRows[0]!;
+  lines.push('| rewrite path: every run rewrites (harness restores the header, then tail-calls the program) | first SYN (ns, best) | data segment (ns, best) | SYN minus floor | data minus floor | SYN mean minus floor mean | data mean minus floor mean |');
+  lines.push('|---|---|---|---|---|---|---|');
+  for (const r of pr.rewriteRows) {
+    const name = r === rf ? 'restore + empty program (floor)' : r.name;
+    lines.push(`| ${name} | ${r.syn} | ${r.data} | ${r.syn - rf.syn} | ${r.data - rf.data} | ${f1(r.synMean - rf.synMean)} | ${f1(r.dataMean - rf.dataMean)} |`);
+  }
+  if (reference.length === 4) {
+    lines.push('');
+    pairedTable('rewrite path, ours minus reference, same round (mean ± 95 % CI, ns)', pr.rewriteRows);
   }
   lines.push('');
 }
