@@ -5,12 +5,18 @@
  * checksums). TCX and forced cls_bpf, offload on and off, lifecycle (idempotent re-apply,
  * restart, config change, late WAN, recreated device, detach, crash leftovers).
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TCX_HELPER, PROGRAM_NAMES, type RewriteConfig } from '../../agent/datapath/programs.js';
 import { applyEbpf, CLS_PRIO, detachEbpf, ebpfStatus, readAllCounters, watchAndReevaluate, type DatapathEvidence, type DatapathOptions } from '../../agent/datapath/loader.js';
 import { requireFeatures } from './features.js';
 import { ADDR, Topology } from './topology.js';
 import { checkWire } from './wire.js';
+import { ipv4, linuxSynOptions, oddTsSynOptions, opt, tcp, TCP_ACK, TCP_SYN } from '../bpf/frames.js';
 
 const REWRITE: RewriteConfig = { programs: [...PROGRAM_NAMES], ttl: 77, synWindow: 29200, ipv6HopLimit: false };
 const topo = new Topology();
@@ -55,6 +61,42 @@ async function wireCheck(label: string, offloadOn: boolean, ttl = REWRITE.ttl) {
     expect(rep.fullChecksums).toBe(rep.tcp);
   }
   return rep;
+}
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+/** cls_bpf priority of the paged-header probe: below ours (CLS_PRIO), so it runs first. */
+const PROBE_PRIO = 1;
+
+/**
+ * Sends frames out of the router's wan0 through an AF_PACKET TX ring, which leaves only the
+ * Ethernet header in the skb's linear area (tx-ring-send.py), with a probe filter in front of
+ * ours that counts the frames whose IPv4 header really sits in page fragments.
+ */
+async function sendPagedFrames(label: string, payloads: Buffer[]) {
+  const mac = async (ns: 'router' | 'peer', dev: string) =>
+    Buffer.from((JSON.parse((await topo[ns].run(['ip', '-j', 'link', 'show', dev])).stdout)[0].address as string).replaceAll(':', ''), 'hex');
+  const l2 = Buffer.concat([await mac('peer', 'up0'), await mac('router', 'wan0'), Buffer.from([0x08, 0x00])]);
+  const frames = payloads.map((p) => Buffer.concat([l2, p]));
+  const work = mkdtempSync(join(tmpdir(), 'wf-paged-'));
+  const pin = `${topo.pinRoot}-paged-probe`;
+  try {
+    const obj = join(work, 'paged-probe.o');
+    execFileSync('clang', ['-O2', '-g', '-mcpu=v2', '-target', 'bpfel', `-I/usr/include/${execFileSync('gcc', ['-print-multiarch']).toString().trim()}`, '-c', join(HERE, 'paged-probe.bpf.c'), '-o', obj]);
+    execFileSync('mkdir', ['-p', pin]);
+    execFileSync('bpftool', ['prog', 'load', obj, `${pin}/prog`, 'type', 'classifier', 'pinmaps', `${pin}/maps`]);
+    const tc = await topo.router.run(['tc', 'filter', 'add', 'dev', 'wan0', 'egress', 'prio', String(PROBE_PRIO), 'bpf', 'object-pinned', `${pin}/prog`, 'direct-action']);
+    if (tc.code !== 0) throw new Error(`attaching the probe: ${tc.stderr}`);
+    const pkts = await topo.capture(async () => {
+      const r = await topo.router.run(['python3', join(HERE, 'tx-ring-send.py'), 'wan0', ...frames.map((f) => f.toString('hex'))]);
+      if (r.code !== 0) throw new Error(`tx-ring-send.py: ${r.stderr}`);
+    }, label);
+    const dump = JSON.parse(execFileSync('bpftool', ['-j', 'map', 'dump', 'pinned', `${pin}/maps/paged_counts`]).toString()) as { formatted: { value: { frames: number; paged: number } } }[];
+    return { pkts, frames, paged: dump[0]!.formatted.value.paged };
+  } finally {
+    await topo.router.run(['tc', 'filter', 'del', 'dev', 'wan0', 'egress', 'prio', String(PROBE_PRIO)]);
+    rmSync(pin, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
+  }
 }
 
 beforeAll(async () => {
@@ -222,6 +264,26 @@ for (const layout of ['merged', 'separate'] as const) {
 
     it('wire: offload on', async () => {
       await wireCheck('cls-offload-on', true);
+    });
+
+    it('wire: headers in page fragments (AF_PACKET TX ring) are pulled in and rewritten', async () => {
+      await topo.offload(topo.ns.router, 'wan0', false);
+      const ip = (seg: Buffer) => ipv4(seg, { src: ADDR.routerWan, dst: ADDR.peer, df: true, id: 0x4d2, ttl: 63 });
+      const seg = (o: Parameters<typeof tcp>[0]) => tcp(o, ADDR.routerWan, ADDR.peer);
+      const { pkts, frames, paged } = await sendPagedFrames(`paged-${layout}`, [
+        ip(seg({ flags: TCP_SYN, options: linuxSynOptions() })),
+        ip(seg({ flags: TCP_SYN, options: oddTsSynOptions(), sport: 40001 })),
+        ip(seg({ flags: TCP_ACK, options: Buffer.concat([opt.nop(), opt.nop(), opt.ts()]), payload: Buffer.alloc(1000, 0x5a) })),
+      ]);
+      // the probe in front of ours saw every frame with its IPv4 header outside the linear area
+      expect(paged).toBe(frames.length);
+      expect(pkts.length).toBe(frames.length);
+      const rep = checkWire(pkts, { ttl: REWRITE.ttl, idZero: true, synWindow: REWRITE.synWindow, noSynTimestamp: true });
+      expect(rep.violations).toEqual([]);
+      expect(rep.firstSyns).toBe(2);
+      expect(rep.fullChecksums).toBe(frames.length);
+      // and it changed them: the frames went out with TTL 63, ID 0x4d2, window 64240, Timestamps
+      expect(pkts.every((p, i) => !p.data.equals(frames[i]!))).toBe(true);
     });
 
     it('switching to TCX removes the filters; back to cls_bpf removes the links', async () => {
