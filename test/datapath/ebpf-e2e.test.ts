@@ -2,8 +2,9 @@
  * End to end on a real kernel: the loader attaches the chain to the router namespace's
  * WAN veth, traffic from the router itself and from a client behind it is captured on the
  * peer, and every IPv4 packet is checked (TTL, IP ID, first-SYN window, no SYN timestamp,
- * checksums). TCX and forced cls_bpf, offload on and off, lifecycle (idempotent re-apply,
- * restart, config change, late WAN, recreated device, detach, crash leftovers).
+ * checksums). TCX and forced cls_bpf, offload on and off, frames whose headers sit in page
+ * fragments (the programs' pull path), lifecycle (idempotent re-apply, restart, config change,
+ * late WAN, recreated device, detach, crash leftovers).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
