@@ -179,8 +179,11 @@ describe('on-router placement (NetnsHost in a namespace)', () => {
     await eventually(async () => sent() === 2, 15_000, 'the result re-sent');
     await eventually(async () => outbox().length === 0, 5_000, 'acked and dropped');
     expect(controller.results(ID).filter((x) => x.resultId === r.resultId)).toHaveLength(1);
-    const saved = JSON.parse(await readFile(join(work, 'state.json'), 'utf8')) as { outbox: unknown[] };
-    expect(saved.outbox).toEqual([]);
+    // The state file follows the in-memory outbox once the Ack's save has finished (onAck
+    // drops the entry, then writes the file): wait for that write, do not race it.
+    const savedOutbox = async () => (JSON.parse(await readFile(join(work, 'state.json'), 'utf8')) as { outbox: unknown[] }).outbox;
+    await eventually(async () => (await savedOutbox()).length === 0, 5_000, 'dropped from the state file');
+    expect(await savedOutbox()).toEqual([]);
     // Acked: another reconnect sends it no more.
     await controller.stop();
     await controller.start(controller.port);
