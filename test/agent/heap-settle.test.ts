@@ -64,19 +64,26 @@ describe('HeapSettler', () => {
   it('with node --expose-gc, the process-wide settler frees promoted garbage that V8 alone keeps', () => {
     // A child process with the on-router flags: 3 MB of objects live across scavenges (promoted),
     // then dropped. Without the settler, old-space usage stays; with it, it falls back.
+    // V8 may still finish a collection of its own in the 100 ms after the drop (an incremental
+    // marking cycle started by the start-up allocations, more likely on a loaded machine): then
+    // that round shows nothing about the settler, and the child tries again, up to 5 rounds.
     const script = `
       const { heapSettler } = await import(${JSON.stringify(new URL('../../agent/heap-settle.ts', import.meta.url).href)});
       const v8 = await import('node:v8');
       const old = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space').space_used_size;
-      let keep = [];
-      for (let i = 0; i < 30000; i++) { keep.push({ i, s: 'x'.repeat(40) + i }); if (i % 1000 === 0) await new Promise((r) => setImmediate(r)); }
-      const before = old();
-      keep = null;
-      await new Promise((r) => setTimeout(r, 100));
-      const dropped = old();
+      let before = 0, dropped = 0, rounds = 0;
+      do {
+        rounds++;
+        let keep = [];
+        for (let i = 0; i < 30000; i++) { keep.push({ i, s: 'x'.repeat(40) + i + rounds }); if (i % 1000 === 0) await new Promise((r) => setImmediate(r)); }
+        before = old();
+        keep = null;
+        await new Promise((r) => setTimeout(r, 100));
+        dropped = old();
+      } while (dropped < before * 0.9 && rounds < 5);
       heapSettler.soon();
       await new Promise((r) => setTimeout(r, ${HEAP_SETTLE_DELAY_MS} + 200));
-      console.log(JSON.stringify({ enabled: heapSettler.enabled, before, dropped, settled: old(), collections: heapSettler.collections }));
+      console.log(JSON.stringify({ enabled: heapSettler.enabled, before, dropped, settled: old(), collections: heapSettler.collections, rounds }));
     `;
     const out = JSON.parse(execFileSync(process.execPath, ['--expose-gc', '--max-semi-space-size=1', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' })) as Record<string, number | boolean>;
     expect(out.enabled).toBe(true);
