@@ -41,7 +41,7 @@ import { CHAIN_OBJECT, PROGRAM_NAMES, BPF_BUILD_DIR, type RewriteConfig } from '
 import { applyEbpf, detachEbpf, type ProgramLayout } from '../../agent/datapath/loader.js';
 import { applyNft, removeNft } from '../../agent/datapath/nft.js';
 import { ether, ipv4, linuxSynOptions, opt, tcp, TCP_ACK } from '../../test/bpf/frames.js';
-import { ensureBpffs, TestProgram, TEST_PIN_ROOT } from '../../test/bpf/progrun.js';
+import { compileBpfObject, ensureBpffs, TestProgram, TEST_PIN_ROOT } from '../../test/bpf/progrun.js';
 import { ADDR, Topology } from '../../test/datapath/topology.js';
 import type { NetnsHost } from '../../agent/datapath/netns-host.js';
 
@@ -97,11 +97,7 @@ async function progRunBench() {
   const work = join(BPF_BUILD_DIR, 'bench-frames');
   mkdirSync(work, { recursive: true });
   const bpftool = (args: string[]) => execFileSync('bpftool', args).toString();
-  const build = (src: string, name: string) => {
-    const obj = join(BPF_BUILD_DIR, name);
-    execFileSync('clang', ['-O2', '-g', '-mcpu=v2', '-target', 'bpfel', '-I/usr/include/x86_64-linux-gnu', '-c', src, '-o', obj]);
-    return obj;
-  };
+  const build = (src: string, name: string) => compileBpfObject(src, join(BPF_BUILD_DIR, name));
   // the empty program and the harness, built here so they come from the same compiler and flags
   const emptyPin = `${pins}/empty`;
   bpftool(['prog', 'load', build('bench/datapath/empty.bpf.c', 'bench-empty.o'), emptyPin, 'type', 'classifier']);

@@ -360,8 +360,8 @@ static __always_inline int wf_ipv4_first_syn(struct wf_pkt *pk, __u32 l3off, str
 	thl = (th[12] >> 4) * 4;
 	if (thl < WF_TCP_MIN_HLEN)
 		return 0;
-	/* A SYN is never a GSO packet, so tot_len is meaningful: it must hold both headers. */
-	if (tot == 0 || ihl + thl > tot || !wf_ipv4_len_ok(pk, l3off, ihl, tot))
+	/* A SYN is never a GSO packet, so tot_len is meaningful: it must hold both headers (so 0 fails here). */
+	if (ihl + thl > tot || !wf_ipv4_len_ok(pk, l3off, ihl, tot))
 		return 0;
 	syn->th = th;
 	syn->l4off = l3off + ihl;

@@ -7,7 +7,7 @@
  * so raw IPv4 test packets use a source address whose first two bytes are 0x0800 (8.0.x.x):
  * bytes 12-13 of an IPv4 header are the start of the source address.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,18 @@ import { configuredObject, DEFAULT_REWRITE, type L2Mode, type ObjectName, type P
 
 const exec = promisify(execFile);
 export const TEST_PIN_ROOT = '/sys/fs/bpf/wrtfleet-test';
+
+/**
+ * Compiles a little-endian BPF object that is not one of the product's (the bench's empty
+ * program and rewrite harness, the tests' probes) with the flags bpf/build.sh uses, so a
+ * measured floor or a probe comes from the same compiler settings as the programs.
+ */
+export function compileBpfObject(src: string, out: string): string {
+  // asm/types.h lives in the multiarch include directory on Debian (as in bpf/build.sh)
+  const multiarch = execFileSync('gcc', ['-dumpmachine']).toString().trim();
+  execFileSync('clang', ['-O2', '-g', '-mcpu=v2', '-Wall', '-Werror', '-target', 'bpfel', `-I/usr/include/${multiarch}`, '-c', src, '-o', out]);
+  return out;
+}
 
 /** -1 as bpftool prints a u32 retval: TCX_NEXT / TC_ACT_UNSPEC. */
 export const RET_CONTINUE = 0xffffffff;

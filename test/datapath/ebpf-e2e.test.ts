@@ -7,7 +7,7 @@
  * late WAN, recreated device, detach, crash leftovers).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,7 @@ import { requireFeatures } from './features.js';
 import { ADDR, Topology } from './topology.js';
 import { checkWire } from './wire.js';
 import { ipv4, linuxSynOptions, oddTsSynOptions, opt, tcp, TCP_ACK, TCP_SYN } from '../bpf/frames.js';
+import { compileBpfObject } from '../bpf/progrun.js';
 
 const REWRITE: RewriteConfig = { programs: [...PROGRAM_NAMES], ttl: 77, synWindow: 29200, ipv6HopLimit: false };
 const topo = new Topology();
@@ -81,9 +82,8 @@ async function sendPagedFrames(label: string, payloads: Buffer[]) {
   const work = mkdtempSync(join(tmpdir(), 'wf-paged-'));
   const pin = `${topo.pinRoot}-paged-probe`;
   try {
-    const obj = join(work, 'paged-probe.o');
-    execFileSync('clang', ['-O2', '-g', '-mcpu=v2', '-target', 'bpfel', `-I/usr/include/${execFileSync('gcc', ['-print-multiarch']).toString().trim()}`, '-c', join(HERE, 'paged-probe.bpf.c'), '-o', obj]);
-    execFileSync('mkdir', ['-p', pin]);
+    const obj = compileBpfObject(join(HERE, 'paged-probe.bpf.c'), join(work, 'paged-probe.o'));
+    mkdirSync(pin, { recursive: true });
     execFileSync('bpftool', ['prog', 'load', obj, `${pin}/prog`, 'type', 'classifier', 'pinmaps', `${pin}/maps`]);
     const tc = await topo.router.run(['tc', 'filter', 'add', 'dev', 'wan0', 'egress', 'prio', String(PROBE_PRIO), 'bpf', 'object-pinned', `${pin}/prog`, 'direct-action']);
     if (tc.code !== 0) throw new Error(`attaching the probe: ${tc.stderr}`);
