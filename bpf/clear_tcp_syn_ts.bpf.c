@@ -117,7 +117,8 @@ static __always_inline int wf_clear_tcp_syn_ts(struct wf_pkt *pk, __u16 proto, _
 	struct wf_ts_walk w = {};
 	struct wf_syn syn;
 
-	if (proto != WF_ETH_P_IP || !wf_ipv4_first_syn(pk, l3off, &syn) || syn.thl <= WF_TCP_MIN_HLEN)
+	if (proto != WF_ETH_P_IP || !wf_ipv4_first_syn(pk, l3off, &syn) || syn.thl <= WF_TCP_MIN_HLEN ||
+	    !wf_syn_len_ok(pk, l3off, &syn))
 		return 0;
 	if (syn.l4off > WF_MAX_HDR_OFF - 60 || syn.thl > 60)
 		return 0;

@@ -25,7 +25,7 @@ static __always_inline int wf_set_tcp_syn_window(struct wf_pkt *pk, __u16 proto,
 	win = (__u16 *)(syn.th + WF_TCP_WINDOW_OFF);
 	old = *win;
 	new = bpf_htons(wf_cfg_syn_window);
-	if (old == new)
+	if (old == new || !wf_syn_len_ok(pk, l3off, &syn))
 		return 0;
 	*win = new;
 	wf_tcp_csum_replace(pk, syn.l4off, old, new, sizeof(new));

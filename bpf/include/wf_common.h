@@ -160,7 +160,8 @@ static __always_inline int wf_ptr(struct wf_pkt *pk, __u32 off, const __u32 len,
 	p = pk->data + off;
 	/* Keep p in one register: the verifier only trusts the exact register it range-checked. */
 	asm volatile("" : "+r"(p));
-	if (p + len <= pk->end) {
+	/* Expected: clang then lays the pull path out of line, and the fast path jumps nowhere. */
+	if (__builtin_expect(p + len <= pk->end, 1)) {
 		*out = p;
 		return 1;
 	}
@@ -210,7 +211,11 @@ static __always_inline __u16 wf_parse_l2(struct wf_pkt *pk, __u32 *l3off)
 	__u32 off;
 	__u8 *p;
 
-	if (wf_cfg_l2 == WF_L2_RAW_IP) {
+	/*
+	 * Unexpected, so the Ethernet path is the straight line: the verifier sees the constant,
+	 * and the branch it hard-wires is then a no-op it drops instead of a jump over dead code.
+	 */
+	if (__builtin_expect(wf_cfg_l2 == WF_L2_RAW_IP, 0)) {
 		/* No MAC header: skb->protocol is the only framing information there is. */
 		*l3off = 0;
 		proto = bpf_ntohs(pk->skb->protocol);
@@ -222,7 +227,7 @@ static __always_inline __u16 wf_parse_l2(struct wf_pkt *pk, __u32 *l3off)
 	proto = wf_load_be16(p + WF_ETH_PROTO_OFF);
 	off = WF_ETH_HLEN;
 	/* The common case first: untagged IPv4 skips the tag and PPPoE checks. */
-	if (proto == WF_ETH_P_IP) {
+	if (__builtin_expect(proto == WF_ETH_P_IP, 1)) {
 		*l3off = off;
 		return proto;
 	}
@@ -329,19 +334,21 @@ static __always_inline void wf_tcp_csum_replace(struct wf_pkt *pk, __u32 l4off, 
 struct wf_syn {
 	__u8 *th;      /* TCP header; its fixed 20 bytes are linear */
 	__u32 l4off;   /* offset of the TCP header */
-	__u32 thl;     /* TCP header length, 20..60 */
+	__u32 thl;     /* TCP header length from the data offset field (not yet checked) */
+	__u32 ihl;     /* IPv4 header length, 20..60 */
+	__u32 tot;     /* IPv4 total length (not yet checked) */
 };
 
 /*
  * Finds the TCP header of an IPv4 first SYN (SYN=1, ACK=0). 0 when the packet is anything
- * else: not TCP, a non-first fragment (no TCP header in it), a SYN-ACK, a header that does
- * not fit in the IP total length or in the frame. The cheap tests that reject most packets
- * (protocol, fragment, flags) come before the length checks.
+ * else: not TCP, a non-first fragment (no TCP header in it), a SYN-ACK. Only the cheap tests
+ * that reject most packets; whether the headers fit the packet is wf_syn_len_ok's question,
+ * asked before a write, so a SYN that already carries the target value skips it.
  */
 static __always_inline int wf_ipv4_first_syn(struct wf_pkt *pk, __u32 l3off, struct wf_syn *syn)
 {
 	struct iphdr *iph;
-	__u32 ihl, tot, thl;
+	__u32 ihl, tot;
 	__u8 *th;
 
 	if (!wf_ipv4(pk, l3off, &iph))
@@ -357,16 +364,22 @@ static __always_inline int wf_ipv4_first_syn(struct wf_pkt *pk, __u32 l3off, str
 		return 0;
 	if ((th[WF_TCP_FLAGS_OFF] & (WF_TCP_FLAG_SYN | WF_TCP_FLAG_ACK)) != WF_TCP_FLAG_SYN)
 		return 0;
-	thl = (th[12] >> 4) * 4;
-	if (thl < WF_TCP_MIN_HLEN)
-		return 0;
-	/* A SYN is never a GSO packet, so tot_len is meaningful: it must hold both headers (so 0 fails here). */
-	if (ihl + thl > tot || !wf_ipv4_len_ok(pk, l3off, ihl, tot))
-		return 0;
 	syn->th = th;
 	syn->l4off = l3off + ihl;
-	syn->thl = thl;
+	syn->thl = (th[12] >> 4) * 4;
+	syn->ihl = ihl;
+	syn->tot = tot;
 	return 1;
+}
+
+/*
+ * The SYN's TCP header is at least 20 bytes, and the IP total length holds both headers and
+ * fits in the frame. A SYN is never a GSO packet, so tot_len is meaningful (0 fails here).
+ */
+static __always_inline int wf_syn_len_ok(struct wf_pkt *pk, __u32 l3off, const struct wf_syn *syn)
+{
+	return syn->thl >= WF_TCP_MIN_HLEN && syn->ihl + syn->thl <= syn->tot &&
+	       wf_ipv4_len_ok(pk, l3off, syn->ihl, syn->tot);
 }
 
 /* A rewrite on a parsed frame: (packet, WF_ETH_P_IP or WF_ETH_P_IPV6, L3 offset) -> 1 if changed. */
