@@ -23,10 +23,14 @@ static __always_inline int wf_set_tcp_syn_window(struct wf_pkt *pk, __u16 proto,
 	if (proto != WF_ETH_P_IP || !wf_ipv4_first_syn(pk, l3off, &syn))
 		return 0;
 	win = (__u16 *)(syn.th + WF_TCP_WINDOW_OFF);
-	old = *win;
 	new = bpf_htons(wf_cfg_syn_window);
-	if (old == new || !wf_syn_len_ok(pk, l3off, &syn))
+	if (*win == new || !wf_syn_len_ok(pk, l3off, &syn))
 		return 0;
+	/*
+	 * Read again (from L1) rather than kept from the test above: kept, it would have to sit
+	 * in a stack slot through the length checks, a store on every SYN's path.
+	 */
+	old = *(volatile __u16 *)win;
 	*win = new;
 	wf_tcp_csum_replace(pk, syn.l4off, old, new, sizeof(new));
 	return 1;

@@ -145,13 +145,11 @@ static __always_inline struct wf_pkt wf_pkt_of(struct __sk_buff *skb)
 }
 
 /*
- * *out = pointer to [off, off+len) in the linear area, pulling it in when the frame is long
- * enough but the bytes sit in paged fragments. Returns 0 (and leaves *out alone) when the
- * frame is too short. Success is the return value, not a non-NULL pointer, so the compiler
- * can see that the fast path never fails and drops the caller's failure test from it.
- * Pointers obtained before a call that pulled are stale after it.
+ * *out = pointer to [off, off+len) when those bytes are already in the linear area; 0 (and
+ * *out left alone) otherwise. Never pulls, so it leaves every other packet pointer valid:
+ * the way to re-read bytes an earlier wf_ptr made linear.
  */
-static __always_inline int wf_ptr(struct wf_pkt *pk, __u32 off, const __u32 len, __u8 **out)
+static __always_inline int wf_ptr_linear(const struct wf_pkt *pk, __u32 off, const __u32 len, __u8 **out)
 {
 	__u8 *p;
 
@@ -160,24 +158,32 @@ static __always_inline int wf_ptr(struct wf_pkt *pk, __u32 off, const __u32 len,
 	p = pk->data + off;
 	/* Keep p in one register: the verifier only trusts the exact register it range-checked. */
 	asm volatile("" : "+r"(p));
+	if (p + len > pk->end)
+		return 0;
+	*out = p;
+	return 1;
+}
+
+/*
+ * *out = pointer to [off, off+len) in the linear area, pulling it in when the frame is long
+ * enough but the bytes sit in paged fragments. Returns 0 (and leaves *out alone) when the
+ * frame is too short. Success is the return value, not a non-NULL pointer, so the compiler
+ * can see that the fast path never fails and drops the caller's failure test from it.
+ * Pointers obtained before a call that pulled are stale after it.
+ */
+static __always_inline int wf_ptr(struct wf_pkt *pk, __u32 off, const __u32 len, __u8 **out)
+{
 	/* Expected: clang then lays the pull path out of line, and the fast path jumps nowhere. */
-	if (__builtin_expect(p + len <= pk->end, 1)) {
-		*out = p;
+	if (__builtin_expect(wf_ptr_linear(pk, off, len, out), 1))
 		return 1;
-	}
-	if (off + len > pk->skb->len)
+	if (off > WF_MAX_HDR_OFF || off + len > pk->skb->len)
 		return 0;
 	if (bpf_skb_pull_data(pk->skb, off + len)) {
 		wf_pkt_reload(pk);
 		return 0;
 	}
 	wf_pkt_reload(pk);
-	p = pk->data + off;
-	asm volatile("" : "+r"(p));
-	if (p + len > pk->end)
-		return 0;
-	*out = p;
-	return 1;
+	return wf_ptr_linear(pk, off, len, out);
 }
 
 /* Makes [0, end) linear (pulling only when the frame is long enough). 1 on success. */
@@ -336,7 +342,6 @@ struct wf_syn {
 	__u32 l4off;   /* offset of the TCP header */
 	__u32 thl;     /* TCP header length from the data offset field (not yet checked) */
 	__u32 ihl;     /* IPv4 header length, 20..60 */
-	__u32 tot;     /* IPv4 total length (not yet checked) */
 };
 
 /*
@@ -348,7 +353,7 @@ struct wf_syn {
 static __always_inline int wf_ipv4_first_syn(struct wf_pkt *pk, __u32 l3off, struct wf_syn *syn)
 {
 	struct iphdr *iph;
-	__u32 ihl, tot;
+	__u32 ihl;
 	__u8 *th;
 
 	if (!wf_ipv4(pk, l3off, &iph))
@@ -358,8 +363,7 @@ static __always_inline int wf_ipv4_first_syn(struct wf_pkt *pk, __u32 l3off, str
 	if (iph->frag_off & bpf_htons(WF_IPV4_FRAG_OFF_MASK))
 		return 0;
 	ihl = (((__u8 *)iph)[0] & 0x0f) * 4;
-	tot = bpf_ntohs(iph->tot_len); /* a scalar: still valid if the next line pulls */
-
+	/* iph is stale from here on: this may pull */
 	if (!wf_ptr(pk, l3off + ihl, WF_TCP_MIN_HLEN, &th))
 		return 0;
 	if ((th[WF_TCP_FLAGS_OFF] & (WF_TCP_FLAG_SYN | WF_TCP_FLAG_ACK)) != WF_TCP_FLAG_SYN)
@@ -368,18 +372,25 @@ static __always_inline int wf_ipv4_first_syn(struct wf_pkt *pk, __u32 l3off, str
 	syn->l4off = l3off + ihl;
 	syn->thl = (th[12] >> 4) * 4;
 	syn->ihl = ihl;
-	syn->tot = tot;
 	return 1;
 }
 
 /*
  * The SYN's TCP header is at least 20 bytes, and the IP total length holds both headers and
  * fits in the frame. A SYN is never a GSO packet, so tot_len is meaningful (0 fails here).
+ * tot_len is read again here (wf_ipv4_first_syn made it linear) rather than kept from
+ * wf_ipv4_first_syn: kept, it would have to survive that function's possible pull on the
+ * stack, a spill on every SYN's path.
  */
 static __always_inline int wf_syn_len_ok(struct wf_pkt *pk, __u32 l3off, const struct wf_syn *syn)
 {
-	return syn->thl >= WF_TCP_MIN_HLEN && syn->ihl + syn->thl <= syn->tot &&
-	       wf_ipv4_len_ok(pk, l3off, syn->ihl, syn->tot);
+	struct iphdr *iph;
+	__u32 tot;
+
+	if (syn->thl < WF_TCP_MIN_HLEN || !wf_ptr_linear(pk, l3off, WF_IPV4_MIN_HLEN, (__u8 **)&iph))
+		return 0;
+	tot = bpf_ntohs(iph->tot_len);
+	return syn->ihl + syn->thl <= tot && wf_ipv4_len_ok(pk, l3off, syn->ihl, tot);
 }
 
 /* A rewrite on a parsed frame: (packet, WF_ETH_P_IP or WF_ETH_P_IPV6, L3 offset) -> 1 if changed. */
