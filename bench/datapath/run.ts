@@ -45,14 +45,26 @@ import { compileBpfObject, ensureBpffs, TestProgram, TEST_PIN_ROOT } from '../..
 import { ADDR, Topology } from '../../test/datapath/topology.js';
 import type { NetnsHost } from '../../agent/datapath/netns-host.js';
 
-const REPEAT = Number(process.env.WF_BENCH_REPEAT ?? 5_000_000);
+const REPEAT = Number(process.env.WF_BENCH_REPEAT ?? 2_000_000);
 const ROUNDS = Number(process.env.WF_BENCH_ROUNDS ?? 5);
-// the test-run part is cheap per round and its differences are ~1 ns on a noisy VM: more rounds
-const PROGRUN_ROUNDS = Number(process.env.WF_BENCH_PROGRUN_ROUNDS ?? Math.max(ROUNDS, 20));
+// The test-run part is cheap per round, and its differences are under 1 ns on a VM whose
+// rounds spread over several ns: many short rounds pin a paired mean down better than a few
+// long ones (the noise comes in bursts longer than one run).
+const PROGRUN_ROUNDS = Number(process.env.WF_BENCH_PROGRUN_ROUNDS ?? Math.max(ROUNDS, 50));
 // WF_BENCH_PARTS=progrun (or throughput): run one half only
 const PARTS = new Set((process.env.WF_BENCH_PARTS ?? 'progrun,throughput').split(','));
 const SECONDS = Number(process.env.WF_BENCH_SECONDS ?? 3);
 const REWRITE: RewriteConfig = { programs: [...PROGRAM_NAMES], ttl: 64, synWindow: 65535, ipv6HopLimit: false };
+
+/** A copy of xs in random order (Fisher-Yates). */
+function shuffled<T>(xs: T[]): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
@@ -144,7 +156,8 @@ async function progRunBench() {
     { name: `${CHAIN_OBJECT} (all four merged, as the loader attaches them)`, load: () => TestProgram.load(CHAIN_OBJECT, REWRITE, 'ethernet', 'bench') },
   ];
   const ours = await Promise.all(loaded.map(async (l) => ({ name: l.name, prog: await l.load() })));
-  const programs: { name: string; pin: string }[] = [
+  type Prog = { name: string; pin: string };
+  const programs: Prog[] = [
     { name: 'empty program (harness floor)', pin: emptyPin },
     ...ours.map((p) => ({ name: p.name, pin: `${p.prog.dir}/prog` })),
     ...(referenceObj ? PROGRAM_NAMES.map((name) => ({ name: `reference ${name}`, pin: `${pins}/reference/${name}` })) : []),
@@ -158,12 +171,18 @@ async function progRunBench() {
       const { out } = runRewritePath(p.pin, frames.syn, HARNESS_RESTORE_BYTES.syn, 1, true);
       if (!out || out.equals(frames.syn)) throw new Error(`rewrite harness: ${p.name} left the SYN unchanged`);
     }
+    // One kind of measurement at a time, all programs back to back in a new order every round:
+    // the runs a paired difference compares are then a fraction of a second apart, and no
+    // program always runs just after the same neighbour.
+    const kinds = [
+      (p: Prog, i: number) => steady[i]!.syn.push(run(p.pin, frames.syn, REPEAT).durationNs),
+      (p: Prog, i: number) => steady[i]!.data.push(run(p.pin, frames.data1500, REPEAT).durationNs),
+      (p: Prog, i: number) => rewriting[i]!.syn.push(runRewritePath(p.pin, frames.syn, HARNESS_RESTORE_BYTES.syn, REPEAT).durationNs),
+      (p: Prog, i: number) => rewriting[i]!.data.push(runRewritePath(p.pin, frames.data1500, HARNESS_RESTORE_BYTES.data, REPEAT).durationNs),
+    ];
     for (let round = 0; round < PROGRUN_ROUNDS; round++) {
-      for (const [i, p] of programs.entries()) {
-        steady[i]!.syn.push(run(p.pin, frames.syn, REPEAT).durationNs);
-        steady[i]!.data.push(run(p.pin, frames.data1500, REPEAT).durationNs);
-        rewriting[i]!.syn.push(runRewritePath(p.pin, frames.syn, HARNESS_RESTORE_BYTES.syn, REPEAT).durationNs);
-        rewriting[i]!.data.push(runRewritePath(p.pin, frames.data1500, HARNESS_RESTORE_BYTES.data, REPEAT).durationNs);
+      for (const measure of shuffled(kinds)) {
+        for (const i of shuffled(programs.map((_, i) => i))) measure(programs[i]!, i);
       }
     }
   } finally {
