@@ -31,10 +31,11 @@
  *      veth queues each packet on the transmitting CPU's backlog, so the receiver sees
  *      reordering, the sender makes spurious fast retransmits (the receiver drops them as
  *      TCP_OLD_SEQUENCE) and throughput swings by +-30 % between identical runs.
- *    - modes alternate within each round; every ratio is taken against "none" of the same
- *      round (other load on the machine drifts between rounds) and the median is reported.
+ *    - modes alternate within each round, in a new order every round; every ratio is taken
+ *      against "none" of the same round (other load on the machine drifts between rounds), and
+ *      the median and the geometric mean with its 95 % CI are reported.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHAIN_OBJECT, PROGRAM_NAMES, BPF_BUILD_DIR, type RewriteConfig } from '../../agent/datapath/programs.js';
@@ -54,6 +55,10 @@ const PROGRUN_ROUNDS = Number(process.env.WF_BENCH_PROGRUN_ROUNDS ?? Math.max(RO
 // WF_BENCH_PARTS=progrun (or throughput): run one half only
 const PARTS = new Set((process.env.WF_BENCH_PARTS ?? 'progrun,throughput').split(','));
 const SECONDS = Number(process.env.WF_BENCH_SECONDS ?? 3);
+// the alternating-windows measurement (see windowsBench)
+const WINDOW_ROUNDS = Number(process.env.WF_BENCH_WINDOW_ROUNDS ?? 60);
+const WINDOW_MS = Number(process.env.WF_BENCH_WINDOW_MS ?? 400);
+const WINDOW_SETTLE_MS = 100;
 const REWRITE: RewriteConfig = { programs: [...PROGRAM_NAMES], ttl: 64, synWindow: 65535, ipv6HopLimit: false };
 
 /** A copy of xs in random order (Fisher-Yates). */
@@ -231,15 +236,96 @@ interface Mode {
   off: () => Promise<unknown>;
 }
 
+interface RatioCi {
+  mean: number;
+  lo: number;
+  hi: number;
+}
+
+/** Geometric mean of paired ratios a[i] / b[i], with a 95 % CI (normal, on the logs). */
+function ratioCi(a: number[], b: number[]): RatioCi {
+  const { mean: m, ci95 } = pairedDifference(a.map(Math.log), b.map(Math.log));
+  return { mean: Math.exp(m), lo: Math.exp(m - ci95), hi: Math.exp(m + ci95) };
+}
+
 interface ModeSummary {
   gbps: number;
   best: number;
   ratio: number; // median over rounds of gbps / gbps(none, same round)
+  ratioCi: RatioCi; // geometric mean of the same ratios, with its 95 % CI
   ratioTsOff?: number; // same against "none, sender without TCP timestamps"
+  ratioTsOffCi?: RatioCi;
   cpuSecPerGB: number;
   cpuRatio: number;
   retransmits: number;
   runs: string[];
+}
+
+const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+
+/**
+ * Bytes received so far on `dev`, read from /proc/PID/net/dev of a process in the device's
+ * namespace: a file read of microseconds, where spawning `ip -s link` would add milliseconds
+ * of jitter to every window's edges.
+ */
+function rxBytes(pid: number, dev: string): number {
+  const line = readFileSync(`/proc/${pid}/net/dev`, 'utf8')
+    .split('\n')
+    .find((l) => l.trim().startsWith(`${dev}:`));
+  if (!line) throw new Error(`no ${dev} in /proc/${pid}/net/dev`);
+  return Number(line.split(':')[1]!.trim().split(/\s+/)[0]);
+}
+
+interface WindowSummary {
+  gbps: number; // median over windows
+  ratio: number; // median over rounds of gbps / gbps(none, same round)
+  ratioCi: RatioCi;
+}
+
+/**
+ * One TCP flow forwarded client -> router -> peer for the whole measurement, and the modes
+ * switched under it: each round gives every mode (shuffled) one window of WINDOW_MS, after
+ * WINDOW_SETTLE_MS, and counts the bytes the peer received in it. Separate iperf3 runs of a
+ * few seconds differ by +-30 % on this shared VM (slow start, and the host's load coming and
+ * going), which hides a cost of a few per cent; windows a fraction of a second apart in one
+ * flow share both. The flow's TCP was negotiated before any mode ran, so every mode sees the
+ * same TCP (timestamps on): the ratio is the programs' per-packet cost alone. And the client
+ * numbers its IDs and the router decrements the TTL, so the programs rewrite every packet.
+ */
+async function windowsBench(topo: Topology, modes: Record<string, Mode>): Promise<Record<string, WindowSummary>> {
+  // any process in the peer's namespace will do: the iperf3 server is one
+  const peerPid = Number(execFileSync('ip', ['netns', 'pids', topo.ns.peer]).toString().trim().split('\n')[0]);
+  if (!peerPid) throw new Error(`windows: no process in ${topo.ns.peer}`);
+  const client = spawn('nsenter', [`--net=/run/netns/${topo.ns.client}`, 'iperf3', '-c', ADDR.peer, '-p', '5201', '-t', '86400', '-A', `${PIN_CPU},${PIN_CPU}`], { stdio: 'ignore' });
+  const rates: Record<string, number[]> = Object.fromEntries(Object.keys(modes).map((m) => [m, []]));
+  try {
+    await sleep(2000); // past slow start
+    for (let round = 0; round < WINDOW_ROUNDS; round++) {
+      for (const name of shuffled(Object.keys(modes))) {
+        const m = modes[name]!;
+        await m.on();
+        try {
+          await sleep(WINDOW_SETTLE_MS);
+          const [b0, t0] = [rxBytes(peerPid, 'up0'), process.hrtime.bigint()];
+          await sleep(WINDOW_MS);
+          const [b1, t1] = [rxBytes(peerPid, 'up0'), process.hrtime.bigint()];
+          if (client.exitCode !== null) throw new Error(`windows: the iperf3 client stopped (exit ${client.exitCode})`);
+          rates[name]!.push(((b1 - b0) * 8) / Number(t1 - t0)); // bits per ns = Gbit/s
+        } finally {
+          await m.off();
+        }
+      }
+    }
+  } finally {
+    client.kill();
+  }
+  const base = rates.none!;
+  return Object.fromEntries(
+    Object.entries(rates).map(([name, v]) => [
+      name,
+      { gbps: median(v), ratio: median(v.map((x, i) => x / base[i]!)), ratioCi: ratioCi(v, base) },
+    ]),
+  );
 }
 
 async function throughputBench() {
@@ -294,7 +380,9 @@ async function throughputBench() {
       const res: Record<string, IperfResult[]> = Object.fromEntries(Object.keys(k.modes).map((m) => [m, []]));
       await iperf(k.from); // warm-up
       for (let round = 0; round < ROUNDS; round++) {
-        for (const [name, m] of Object.entries(k.modes)) {
+        // a new order every round: drift within a round must not always favour the same mode
+        for (const name of shuffled(Object.keys(k.modes))) {
+          const m = k.modes[name]!;
           await m.on();
           try {
             res[name]!.push(await iperf(k.from));
@@ -312,7 +400,10 @@ async function throughputBench() {
           gbps: median(v.map((x) => x.gbps)),
           best: Math.max(...v.map((x) => x.gbps)),
           ratio: paired(base, (x) => x.gbps),
-          ...(name.startsWith('none') ? {} : { ratioTsOff: paired(baseTs, (x) => x.gbps) }),
+          ratioCi: ratioCi(v.map((x) => x.gbps), base.map((x) => x.gbps)),
+          ...(name.startsWith('none')
+            ? {}
+            : { ratioTsOff: paired(baseTs, (x) => x.gbps), ratioTsOffCi: ratioCi(v.map((x) => x.gbps), baseTs.map((x) => x.gbps)) }),
           cpuSecPerGB: median(v.map((x) => x.cpuSecPerGB)),
           cpuRatio: paired(base, (x) => x.cpuSecPerGB),
           retransmits: median(v.map((x) => x.retransmits)),
@@ -321,7 +412,12 @@ async function throughputBench() {
       }
       out.push({ kind: k.kind, rows });
     }
-    return out;
+    // the same forwarded modes, as windows in one flow (the TS-off baseline does not apply:
+    // the flow's TCP is fixed before any mode runs)
+    const forwarded = kinds[0]!.modes;
+    const windowModes = Object.fromEntries(Object.entries(forwarded).filter(([name]) => !name.startsWith('none, sender')));
+    const windows = WINDOW_ROUNDS > 0 ? await windowsBench(topo, windowModes) : undefined;
+    return { runs: out, windows };
   } finally {
     await topo.destroy();
   }
@@ -331,7 +427,7 @@ const pct = (ratio: number) => `${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).to
 
 const t0 = Date.now();
 const pr = PARTS.has('progrun') ? await progRunBench() : undefined;
-const tp = PARTS.has('throughput') ? await throughputBench() : [];
+const tp = PARTS.has('throughput') ? await throughputBench() : undefined;
 const kernel = execFileSync('uname', ['-r']).toString().trim();
 const cpu = execFileSync('sh', ['-c', "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"]).toString().trim();
 
@@ -376,11 +472,26 @@ if (pr) {
   }
   lines.push('');
 }
-for (const k of tp) {
-  lines.push(`| iperf3 ${k.kind}, veth, GSO/TSO off, pinned to CPU ${PIN_CPU} | Gbit/s (median) | best | vs none | vs none without TS | CPU s per GB | vs none | retransmits (median) | runs (Gbit/s) |`);
-  lines.push('|---|---|---|---|---|---|---|---|---|');
+for (const k of tp?.runs ?? []) {
+  const ci = (c: RatioCi | undefined) => (c === undefined ? '' : `${pct(c.mean)} [${pct(c.lo)}, ${pct(c.hi)}]`);
+  lines.push(
+    `| iperf3 ${k.kind}, veth, GSO/TSO off, pinned to CPU ${PIN_CPU} | Gbit/s (median) | best | vs none (median) | vs none (geometric mean [95 % CI]) | vs none without TS (median) | vs none without TS (geometric mean [95 % CI]) | CPU s per GB | vs none | retransmits (median) | runs (Gbit/s) |`,
+  );
+  lines.push('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const [name, v] of Object.entries(k.rows)) {
-    lines.push(`| ${name} | ${v.gbps.toFixed(2)} | ${v.best.toFixed(2)} | ${pct(v.ratio)} | ${v.ratioTsOff === undefined ? '' : pct(v.ratioTsOff)} | ${v.cpuSecPerGB.toFixed(3)} | ${pct(v.cpuRatio)} | ${v.retransmits} | ${v.runs.join(', ')} |`);
+    const tsOff = v.ratioTsOff === undefined ? '' : pct(v.ratioTsOff);
+    lines.push(
+      `| ${name} | ${v.gbps.toFixed(2)} | ${v.best.toFixed(2)} | ${pct(v.ratio)} | ${name === 'none' ? '' : ci(v.ratioCi)} | ${tsOff} | ${ci(v.ratioTsOffCi)} | ${v.cpuSecPerGB.toFixed(3)} | ${pct(v.cpuRatio)} | ${v.retransmits} | ${v.runs.join(', ')} |`,
+    );
+  }
+  lines.push('');
+}
+if (tp?.windows) {
+  const ci = (c: RatioCi) => `${pct(c.mean)} [${pct(c.lo)}, ${pct(c.hi)}]`;
+  lines.push(`| one forwarded flow, modes switched under it: ${WINDOW_ROUNDS} rounds of ${WINDOW_MS} ms windows, pinned to CPU ${PIN_CPU} | Gbit/s (median) | vs none (median) | vs none (geometric mean [95 % CI]) |`);
+  lines.push('|---|---|---|---|');
+  for (const [name, v] of Object.entries(tp.windows)) {
+    lines.push(`| ${name} | ${v.gbps.toFixed(2)} | ${pct(v.ratio)} | ${name === 'none' ? '' : ci(v.ratioCi)} |`);
   }
   lines.push('');
 }
