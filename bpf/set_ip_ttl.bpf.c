@@ -18,14 +18,23 @@ static __always_inline int wf_set_ip_ttl(struct wf_pkt *pk, __u16 proto, __u32 l
 {
 	if (proto == WF_ETH_P_IP) {
 		struct iphdr *iph;
-		__u16 *word, old;
+		__u16 *word, old, new;
 
 		if (!wf_ipv4(pk, l3off, &iph) || iph->ttl == wf_cfg_ttl || !wf_ipv4_hdr_len_ok(pk, l3off, iph))
 			return 0;
 		word = (__u16 *)((__u8 *)iph + WF_IPV4_TTL_WORD_OFF);
 		old = *word;
-		iph->ttl = wf_cfg_ttl;
-		wf_csum_replace2(&iph->check, old, *word);
+		/*
+		 * The new word is built in a register and stored whole. Storing the TTL byte and
+		 * then loading the word for the checksum reads across a narrower pending store,
+		 * which x86 cannot forward from its store buffer: the load waits for the store.
+		 * (Those were wf_chain's hottest instructions in a perf profile of forwarded
+		 * traffic; the program's total time hardly moved, as the wait overlaps other work.)
+		 */
+		new = old;
+		((__u8 *)&new)[0] = wf_cfg_ttl; /* byte 0 of the word in memory order: the TTL */
+		*word = new;
+		wf_csum_replace2(&iph->check, old, new);
 		return 1;
 	}
 	if (proto == WF_ETH_P_IPV6 && wf_cfg_ipv6_hop_limit) {
