@@ -38,6 +38,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CHAIN_OBJECT, PROGRAM_NAMES, BPF_BUILD_DIR, type RewriteConfig } from '../../agent/datapath/programs.js';
 import { applyEbpf, detachEbpf, type ProgramLayout } from '../../agent/datapath/loader.js';
 import { applyNft, removeNft } from '../../agent/datapath/nft.js';
@@ -89,6 +90,8 @@ const frames = {
 
 /** Bytes the rewrite-path harness restores before each run: L2 + IPv4 + TCP headers of the frame. */
 const HARNESS_RESTORE_BYTES = { syn: frames.syn.length, data: 14 + 20 + 32 };
+/** rewrite-harness.bpf.c's WF_HARNESS_MAX_BYTES: the size of its template's byte array. */
+const HARNESS_MAX_BYTES = 128;
 /** rewrite-harness.bpf.c's verdict when it could not reach the program under test. */
 const HARNESS_TAIL_CALL_FAILED = 99;
 
@@ -131,7 +134,7 @@ async function progRunBench() {
   };
   const bytesArg = (b: Buffer) => [...b].map(String);
   const setTemplate = (f: Buffer, len: number) => {
-    const value = Buffer.alloc(4 + 128);
+    const value = Buffer.alloc(4 + HARNESS_MAX_BYTES); // struct wf_harness_template: u32 len, then the bytes
     value.writeUInt32LE(len, 0);
     f.copy(value, 4, 0, len);
     bpftool(['map', 'update', 'pinned', `${pins}/harness_maps/wf_harness_template`, 'key', '0', '0', '0', '0', 'value', ...bytesArg(value)]);
@@ -260,8 +263,6 @@ interface ModeSummary {
   retransmits: number;
   runs: string[];
 }
-
-const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
 
 /**
  * Bytes received so far on `dev`, read from /proc/PID/net/dev of a process in the device's
@@ -424,6 +425,7 @@ async function throughputBench() {
 }
 
 const pct = (ratio: number) => `${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(1)} %`;
+const pctCi = (c: RatioCi | undefined) => (c === undefined ? '' : `${pct(c.mean)} [${pct(c.lo)}, ${pct(c.hi)}]`);
 
 const t0 = Date.now();
 const pr = PARTS.has('progrun') ? await progRunBench() : undefined;
@@ -473,7 +475,6 @@ if (pr) {
   lines.push('');
 }
 for (const k of tp?.runs ?? []) {
-  const ci = (c: RatioCi | undefined) => (c === undefined ? '' : `${pct(c.mean)} [${pct(c.lo)}, ${pct(c.hi)}]`);
   lines.push(
     `| iperf3 ${k.kind}, veth, GSO/TSO off, pinned to CPU ${PIN_CPU} | Gbit/s (median) | best | vs none (median) | vs none (geometric mean [95 % CI]) | vs none without TS (median) | vs none without TS (geometric mean [95 % CI]) | CPU s per GB | vs none | retransmits (median) | runs (Gbit/s) |`,
   );
@@ -481,17 +482,16 @@ for (const k of tp?.runs ?? []) {
   for (const [name, v] of Object.entries(k.rows)) {
     const tsOff = v.ratioTsOff === undefined ? '' : pct(v.ratioTsOff);
     lines.push(
-      `| ${name} | ${v.gbps.toFixed(2)} | ${v.best.toFixed(2)} | ${pct(v.ratio)} | ${name === 'none' ? '' : ci(v.ratioCi)} | ${tsOff} | ${ci(v.ratioTsOffCi)} | ${v.cpuSecPerGB.toFixed(3)} | ${pct(v.cpuRatio)} | ${v.retransmits} | ${v.runs.join(', ')} |`,
+      `| ${name} | ${v.gbps.toFixed(2)} | ${v.best.toFixed(2)} | ${pct(v.ratio)} | ${name === 'none' ? '' : pctCi(v.ratioCi)} | ${tsOff} | ${pctCi(v.ratioTsOffCi)} | ${v.cpuSecPerGB.toFixed(3)} | ${pct(v.cpuRatio)} | ${v.retransmits} | ${v.runs.join(', ')} |`,
     );
   }
   lines.push('');
 }
 if (tp?.windows) {
-  const ci = (c: RatioCi) => `${pct(c.mean)} [${pct(c.lo)}, ${pct(c.hi)}]`;
   lines.push(`| one forwarded flow, modes switched under it: ${WINDOW_ROUNDS} rounds of ${WINDOW_MS} ms windows, pinned to CPU ${PIN_CPU} | Gbit/s (median) | vs none (median) | vs none (geometric mean [95 % CI]) |`);
   lines.push('|---|---|---|---|');
   for (const [name, v] of Object.entries(tp.windows)) {
-    lines.push(`| ${name} | ${v.gbps.toFixed(2)} | ${pct(v.ratio)} | ${name === 'none' ? '' : ci(v.ratioCi)} |`);
+    lines.push(`| ${name} | ${v.gbps.toFixed(2)} | ${pct(v.ratio)} | ${name === 'none' ? '' : pctCi(v.ratioCi)} |`);
   }
   lines.push('');
 }
