@@ -111,25 +111,27 @@ static __always_inline int wf_ts_step(struct wf_ts_walk *w, const __u32 p)
 #define WF_STEP4(p) WF_STEP(p); WF_STEP(p + 1); WF_STEP(p + 2); WF_STEP(p + 3)
 #define WF_STEP20(p) WF_STEP4(p); WF_STEP4(p + 4); WF_STEP4(p + 8); WF_STEP4(p + 12); WF_STEP4(p + 16)
 
-/* The rewrite on a parsed frame (shared with wf_chain.bpf.c); 1 when bytes changed. */
-static __always_inline int wf_clear_tcp_syn_ts(struct wf_pkt *pk, __u16 proto, __u32 l3off)
+/*
+ * The rewrite on a first SYN (wf_syn_rewrite_fn); 1 when bytes changed. It uses syn's
+ * offsets only, never syn->th: wf_chain.bpf.c runs it after set_tcp_syn_window, whose
+ * checksum helper may have moved packet data.
+ */
+static __always_inline int wf_syn_ts_rewrite(struct wf_pkt *pk, __u32 l3off, const struct wf_syn *syn)
 {
 	struct wf_ts_walk w = {};
-	struct wf_syn syn;
 
-	if (proto != WF_ETH_P_IP || !wf_ipv4_first_syn(pk, l3off, &syn) || syn.thl <= WF_TCP_MIN_HLEN ||
-	    !wf_syn_len_ok(pk, l3off, &syn))
+	if (syn->thl <= WF_TCP_MIN_HLEN || !wf_syn_len_ok(pk, l3off, syn))
 		return 0;
-	if (syn.l4off > WF_MAX_HDR_OFF - 60 || syn.thl > 60)
+	if (syn->l4off > WF_MAX_HDR_OFF - 60 || syn->thl > 60)
 		return 0;
-	if (!wf_linear(pk, syn.l4off + syn.thl))
+	if (!wf_linear(pk, syn->l4off + syn->thl))
 		return 0;
 
-	/* Re-derived from the offset: wf_linear may have pulled, which makes syn.th stale. */
+	/* Derived from the offset: wf_linear may have pulled. */
 	w.data_end = pk->end;
-	w.opt = pk->data + syn.l4off + WF_TCP_MIN_HLEN;
+	w.opt = pk->data + syn->l4off + WF_TCP_MIN_HLEN;
 	asm volatile("" : "+r"(w.opt)); /* one register, so range checks on opt+k cover all loads */
-	w.optlen = syn.thl - WF_TCP_MIN_HLEN;
+	w.optlen = syn->thl - WF_TCP_MIN_HLEN;
 
 	/* 40 = WF_TCP_MAX_OPT_LEN positions, written out (clang will not unroll this loop). */
 	WF_STEP20(0);
@@ -139,8 +141,14 @@ walked:
 		return 0;
 
 	/* size 0: "to" is a checksum diff (new - old); the helper handles CHECKSUM_PARTIAL. */
-	wf_tcp_csum_replace(pk, syn.l4off, 0, wf_csum_add32(w.new_sum, ~w.old_sum), 0);
+	wf_tcp_csum_replace(pk, syn->l4off, 0, wf_csum_add32(w.new_sum, ~w.old_sum), 0);
 	return 1;
+}
+
+/* The rewrite on a parsed frame; 1 when bytes changed. */
+static __always_inline int wf_clear_tcp_syn_ts(struct wf_pkt *pk, __u16 proto, __u32 l3off)
+{
+	return wf_first_syn_rewrite(pk, proto, l3off, wf_syn_ts_rewrite);
 }
 
 #ifndef WF_IN_CHAIN

@@ -12,20 +12,23 @@
  */
 #include "wf_common.h"
 
-/* The rewrite on a parsed frame (shared with wf_chain.bpf.c); 1 when bytes changed. */
+/* The rewrite as a wanted/apply pair (see wf_ipv4_rewrite; wf_chain.bpf.c runs it with set_ip_ttl's). */
+static __always_inline int wf_ip_id_zero_wanted(const struct iphdr *iph)
+{
+	return iph->id != 0;
+}
+
+static __always_inline __u32 wf_ip_id_zero_apply(struct iphdr *iph, __u32 sum)
+{
+	sum = wf_csum_edit_word(sum, iph->id, 0);
+	iph->id = 0;
+	return sum;
+}
+
+/* The rewrite on a parsed frame; 1 when bytes changed. */
 static __always_inline int wf_set_ip_id_zero(struct wf_pkt *pk, __u16 proto, __u32 l3off)
 {
-	struct iphdr *iph;
-	__u16 old;
-
-	if (proto != WF_ETH_P_IP || !wf_ipv4(pk, l3off, &iph))
-		return 0;
-	old = iph->id;
-	if (old == 0 || !wf_ipv4_hdr_len_ok(pk, l3off, iph))
-		return 0;
-	iph->id = 0;
-	wf_csum_replace2(&iph->check, old, 0);
-	return 1;
+	return proto == WF_ETH_P_IP && wf_ipv4_rewrite(pk, l3off, wf_ip_id_zero_wanted, wf_ip_id_zero_apply);
 }
 
 #ifndef WF_IN_CHAIN

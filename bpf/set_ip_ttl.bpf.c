@@ -13,44 +13,50 @@ volatile const __u8 wf_cfg_ipv6_hop_limit = 0;   /* 1 = also rewrite IPv6 hop li
 #define WF_IPV4_TTL_WORD_OFF 8   /* TTL shares a 16-bit checksum word with the protocol byte */
 #define WF_IPV6_HOP_LIMIT_OFF 7
 
-/* The rewrite on a parsed frame (shared with wf_chain.bpf.c); 1 when bytes changed. */
+/* The IPv4 rewrite as a wanted/apply pair (see wf_ipv4_rewrite; wf_chain.bpf.c runs it with set_ip_id_zero's). */
+static __always_inline int wf_ip_ttl_wanted(const struct iphdr *iph)
+{
+	return iph->ttl != wf_cfg_ttl;
+}
+
+static __always_inline __u32 wf_ip_ttl_apply(struct iphdr *iph, __u32 sum)
+{
+	__u16 *word = (__u16 *)((__u8 *)iph + WF_IPV4_TTL_WORD_OFF), old = *word, new = old;
+
+	/*
+	 * The new word is built in a register and stored whole. Storing the TTL byte and then
+	 * loading the word for the checksum reads across a narrower pending store, which x86
+	 * cannot forward from its store buffer: the load waits for the store. (Those were
+	 * wf_chain's hottest instructions in a perf profile of forwarded traffic; the program's
+	 * total time hardly moved, as the wait overlaps other work.)
+	 */
+	((__u8 *)&new)[0] = wf_cfg_ttl; /* byte 0 of the word in memory order: the TTL */
+	*word = new;
+	return wf_csum_edit_word(sum, old, new);
+}
+
+/* The IPv6 rewrite, when switched on: no header checksum to update. 1 when bytes changed. */
+static __always_inline int wf_set_ipv6_hop_limit(struct wf_pkt *pk, __u32 l3off)
+{
+	__u8 *ip6;
+
+	if (!wf_cfg_ipv6_hop_limit || !wf_ptr(pk, l3off, WF_IPV6_HOP_LIMIT_OFF + 1, &ip6))
+		return 0;
+	if ((ip6[0] >> 4) != 6 || ip6[WF_IPV6_HOP_LIMIT_OFF] == wf_cfg_ttl)
+		return 0;
+	/* A header cut before the addresses is garbage, not IPv6: leave it alone. */
+	if (l3off + WF_IPV6_HLEN > pk->skb->len)
+		return 0;
+	ip6[WF_IPV6_HOP_LIMIT_OFF] = wf_cfg_ttl;
+	return 1;
+}
+
+/* The rewrite on a parsed frame; 1 when bytes changed. */
 static __always_inline int wf_set_ip_ttl(struct wf_pkt *pk, __u16 proto, __u32 l3off)
 {
-	if (proto == WF_ETH_P_IP) {
-		struct iphdr *iph;
-		__u16 *word, old, new;
-
-		if (!wf_ipv4(pk, l3off, &iph) || iph->ttl == wf_cfg_ttl || !wf_ipv4_hdr_len_ok(pk, l3off, iph))
-			return 0;
-		word = (__u16 *)((__u8 *)iph + WF_IPV4_TTL_WORD_OFF);
-		old = *word;
-		/*
-		 * The new word is built in a register and stored whole. Storing the TTL byte and
-		 * then loading the word for the checksum reads across a narrower pending store,
-		 * which x86 cannot forward from its store buffer: the load waits for the store.
-		 * (Those were wf_chain's hottest instructions in a perf profile of forwarded
-		 * traffic; the program's total time hardly moved, as the wait overlaps other work.)
-		 */
-		new = old;
-		((__u8 *)&new)[0] = wf_cfg_ttl; /* byte 0 of the word in memory order: the TTL */
-		*word = new;
-		wf_csum_replace2(&iph->check, old, new);
-		return 1;
-	}
-	if (proto == WF_ETH_P_IPV6 && wf_cfg_ipv6_hop_limit) {
-		__u8 *ip6;
-
-		if (!wf_ptr(pk, l3off, WF_IPV6_HOP_LIMIT_OFF + 1, &ip6))
-			return 0;
-		if ((ip6[0] >> 4) != 6 || ip6[WF_IPV6_HOP_LIMIT_OFF] == wf_cfg_ttl)
-			return 0;
-		/* A header cut before the addresses is garbage, not IPv6: leave it alone. */
-		if (l3off + WF_IPV6_HLEN > pk->skb->len)
-			return 0;
-		ip6[WF_IPV6_HOP_LIMIT_OFF] = wf_cfg_ttl;
-		return 1;
-	}
-	return 0;
+	if (proto == WF_ETH_P_IP)
+		return wf_ipv4_rewrite(pk, l3off, wf_ip_ttl_wanted, wf_ip_ttl_apply);
+	return proto == WF_ETH_P_IPV6 && wf_set_ipv6_hop_limit(pk, l3off);
 }
 
 #ifndef WF_IN_CHAIN

@@ -14,17 +14,12 @@ volatile const __u16 wf_cfg_syn_window = 65535; /* window in the SYN (unscaled: 
 
 #define WF_TCP_WINDOW_OFF 14
 
-/* The rewrite on a parsed frame (shared with wf_chain.bpf.c); 1 when bytes changed. */
-static __always_inline int wf_set_tcp_syn_window(struct wf_pkt *pk, __u16 proto, __u32 l3off)
+/* The rewrite on a first SYN (wf_syn_rewrite_fn; wf_chain.bpf.c runs it first); 1 when bytes changed. */
+static __always_inline int wf_syn_window_rewrite(struct wf_pkt *pk, __u32 l3off, const struct wf_syn *syn)
 {
-	struct wf_syn syn;
-	__u16 *win, old, new;
+	__u16 *win = (__u16 *)(syn->th + WF_TCP_WINDOW_OFF), old, new = bpf_htons(wf_cfg_syn_window);
 
-	if (proto != WF_ETH_P_IP || !wf_ipv4_first_syn(pk, l3off, &syn))
-		return 0;
-	win = (__u16 *)(syn.th + WF_TCP_WINDOW_OFF);
-	new = bpf_htons(wf_cfg_syn_window);
-	if (*win == new || !wf_syn_len_ok(pk, l3off, &syn))
+	if (*win == new || !wf_syn_len_ok(pk, l3off, syn))
 		return 0;
 	/*
 	 * Read again (from L1) rather than kept from the test above: kept, it would have to sit
@@ -32,8 +27,14 @@ static __always_inline int wf_set_tcp_syn_window(struct wf_pkt *pk, __u16 proto,
 	 */
 	old = *(volatile __u16 *)win;
 	*win = new;
-	wf_tcp_csum_replace(pk, syn.l4off, old, new, sizeof(new));
+	wf_tcp_csum_replace(pk, syn->l4off, old, new, sizeof(new));
 	return 1;
+}
+
+/* The rewrite on a parsed frame; 1 when bytes changed. */
+static __always_inline int wf_set_tcp_syn_window(struct wf_pkt *pk, __u16 proto, __u32 l3off)
+{
+	return wf_first_syn_rewrite(pk, proto, l3off, wf_syn_window_rewrite);
 }
 
 #ifndef WF_IN_CHAIN

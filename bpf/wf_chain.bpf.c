@@ -8,9 +8,14 @@
  * that overhead, not the rewrites, is what a router pays for four separate programs.
  *
  * wf_cfg_chain selects the rewrites (bit = WF_CHAIN_*; .rodata, patched by the loader like
- * every other setting, so the verifier drops the disabled ones). Order: the IP header
- * rewrites first, then the SYN rewrites; clear_tcp_syn_ts may pull the TCP options into the
- * linear area, and every rewrite re-derives its pointers from the offsets anyway.
+ * every other setting, so the verifier drops the disabled ones). The chain also shares work
+ * between rewrites of the same header, using each rewrite's own parts:
+ *  - set_ip_id_zero and set_ip_ttl (wanted/apply pairs, see wf_ipv4_rewrite) on one IPv4
+ *    header: one length check, one read and one write of the header checksum;
+ *  - set_tcp_syn_window and clear_tcp_syn_ts (wf_syn_rewrite_fn) on one first SYN, found
+ *    once: a data segment, what nearly every packet is, is turned away by one test.
+ * Forwarded packets have both IPv4 rewrites to do (forwarding decrements the TTL, senders
+ * number their IDs), so that path is the one that counts.
  * Counters: wf_chain_stats holds one struct wf_counters per rewrite, so telemetry reports
  * the same "seen/rewritten per program" whether the rewrites run merged or separately.
  */
@@ -40,15 +45,39 @@ struct {
 	__type(value, struct wf_chain_counters);
 } wf_chain_stats SEC(".maps");
 
-static __always_inline void wf_chain_step(struct wf_pkt *pk, struct wf_chain_counters *c, const int slot,
-					  wf_rewrite_fn rewrite, __u16 proto, __u32 l3off)
+#define WF_CHAIN_HAS(slot) (wf_cfg_chain & (1 << (slot)))
+#define WF_CHAIN_SYN_REWRITES ((1 << WF_CHAIN_SET_TCP_SYN_WINDOW) | (1 << WF_CHAIN_CLEAR_TCP_SYN_TS))
+
+static __always_inline void wf_chain_count(struct wf_chain_counters *c, const int slot, int changed)
 {
-	if (!(wf_cfg_chain & (1 << slot)))
-		return;
-	if (c)
-		c->prog[slot].seen++;
-	if (proto && rewrite(pk, proto, l3off) && c)
+	if (c && changed)
 		c->prog[slot].rewritten++;
+}
+
+/*
+ * set_ip_id_zero and set_ip_ttl on one IPv4 header: wf_ipv4_rewrite's steps, with both
+ * pairs between one length check and one checksum update.
+ */
+static __always_inline void wf_chain_ipv4(struct wf_pkt *pk, __u32 l3off, struct wf_chain_counters *c)
+{
+	struct iphdr *iph;
+	int id, ttl;
+	__u32 sum;
+
+	if (!wf_ipv4(pk, l3off, &iph))
+		return;
+	id = WF_CHAIN_HAS(WF_CHAIN_SET_IP_ID_ZERO) && wf_ip_id_zero_wanted(iph);
+	ttl = WF_CHAIN_HAS(WF_CHAIN_SET_IP_TTL) && wf_ip_ttl_wanted(iph);
+	if (!(id || ttl) || !wf_ipv4_hdr_len_ok(pk, l3off, iph))
+		return;
+	sum = wf_csum_edit_begin(&iph->check);
+	if (id)
+		sum = wf_ip_id_zero_apply(iph, sum);
+	if (ttl)
+		sum = wf_ip_ttl_apply(iph, sum);
+	wf_csum_edit_end(&iph->check, sum);
+	wf_chain_count(c, WF_CHAIN_SET_IP_ID_ZERO, id);
+	wf_chain_count(c, WF_CHAIN_SET_IP_TTL, ttl);
 }
 
 SEC("tc")
@@ -58,11 +87,27 @@ int wf_chain(struct __sk_buff *skb)
 	struct wf_pkt pk = wf_pkt_of(skb);
 	__u32 l3off = 0;
 	__u16 proto = wf_parse_l2(&pk, &l3off);
+	struct wf_syn syn;
 
-	wf_chain_step(&pk, c, WF_CHAIN_SET_IP_ID_ZERO, wf_set_ip_id_zero, proto, l3off);
-	wf_chain_step(&pk, c, WF_CHAIN_SET_IP_TTL, wf_set_ip_ttl, proto, l3off);
-	wf_chain_step(&pk, c, WF_CHAIN_SET_TCP_SYN_WINDOW, wf_set_tcp_syn_window, proto, l3off);
-	wf_chain_step(&pk, c, WF_CHAIN_CLEAR_TCP_SYN_TS, wf_clear_tcp_syn_ts, proto, l3off);
+	if (c) {
+#pragma unroll
+		for (int slot = 0; slot < WF_CHAIN_PROGRAMS; slot++)
+			if (WF_CHAIN_HAS(slot))
+				c->prog[slot].seen++;
+	}
+	if (proto == WF_ETH_P_IPV6 && WF_CHAIN_HAS(WF_CHAIN_SET_IP_TTL))
+		wf_chain_count(c, WF_CHAIN_SET_IP_TTL, wf_set_ipv6_hop_limit(&pk, l3off));
+	if (proto != WF_ETH_P_IP)
+		return WF_CONTINUE;
+	if (WF_CHAIN_HAS(WF_CHAIN_SET_IP_ID_ZERO) || WF_CHAIN_HAS(WF_CHAIN_SET_IP_TTL))
+		wf_chain_ipv4(&pk, l3off, c);
+	if (!(wf_cfg_chain & WF_CHAIN_SYN_REWRITES) || !wf_ipv4_first_syn(&pk, l3off, &syn))
+		return WF_CONTINUE;
+	/* The window first: it is the rewrite that reads syn.th (see wf_syn_rewrite_fn). */
+	if (WF_CHAIN_HAS(WF_CHAIN_SET_TCP_SYN_WINDOW))
+		wf_chain_count(c, WF_CHAIN_SET_TCP_SYN_WINDOW, wf_syn_window_rewrite(&pk, l3off, &syn));
+	if (WF_CHAIN_HAS(WF_CHAIN_CLEAR_TCP_SYN_TS))
+		wf_chain_count(c, WF_CHAIN_CLEAR_TCP_SYN_TS, wf_syn_ts_rewrite(&pk, l3off, &syn));
 	return WF_CONTINUE;
 }
 

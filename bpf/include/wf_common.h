@@ -309,24 +309,54 @@ static __always_inline int wf_ipv4_hdr_len_ok(struct wf_pkt *pk, __u32 l3off, co
 }
 
 /*
- * RFC 1624 eqn. 3 incremental update of a 16-bit one's complement checksum when one
- * 16-bit word changes: HC' = ~(~HC + ~m + m'). Words are taken as raw memory (native
- * loads); one's complement sums commute with byte swapping, so this is correct on
- * both little- and big-endian CPUs without conversions.
+ * RFC 1624 eqn. 3 incremental update of a 16-bit one's complement checksum when 16-bit
+ * words change: HC' = ~(~HC + ~m + m') for each changed word m -> m', in three steps so
+ * that several words of one header cost one read and one write of its checksum
+ * (wf_chain's IPv4 rewrites). Words are taken as raw memory (native loads); one's
+ * complement sums commute with byte swapping, so this is correct on both little- and
+ * big-endian CPUs without conversions. Up to three words: the sum stays below 2^19, which
+ * the two folds bring back to 16 bits.
  */
-static __always_inline void wf_csum_replace2(__u16 *csum, __u16 old, __u16 new)
+static __always_inline __u32 wf_csum_edit_begin(const __u16 *csum)
 {
-	__u32 sum = (__u16)~*csum;
+	return (__u16)~*csum;
+}
 
-	sum += (__u16)~old;
-	sum += new;
+static __always_inline __u32 wf_csum_edit_word(__u32 sum, __u16 old, __u16 new)
+{
+	return sum + (__u16)~old + new;
+}
+
+static __always_inline void wf_csum_edit_end(__u16 *csum, __u32 sum)
+{
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	*csum = (__u16)~sum;
 }
 
 /*
- * bpf_l4_csum_replace for the TCP checksum at l4off (the helper, not wf_csum_replace2,
+ * An IPv4 header rewrite (set_ip_id_zero, set_ip_ttl) is a pair: `wanted` says whether a
+ * header needs it (cheap: fixed-offset reads, no length checks), `apply` writes its word
+ * and adds the change to a checksum sum from wf_csum_edit_begin. A stand-alone program
+ * runs its pair through wf_ipv4_rewrite; wf_chain runs both pairs on one header, with one
+ * length check and one checksum update.
+ */
+typedef int (*wf_ipv4_wanted_fn)(const struct iphdr *iph);
+typedef __u32 (*wf_ipv4_apply_fn)(struct iphdr *iph, __u32 sum);
+
+/* One IPv4 header rewrite on a parsed frame; 1 when bytes changed. */
+static __always_inline int wf_ipv4_rewrite(struct wf_pkt *pk, __u32 l3off, wf_ipv4_wanted_fn wanted, wf_ipv4_apply_fn apply)
+{
+	struct iphdr *iph;
+
+	if (!wf_ipv4(pk, l3off, &iph) || !wanted(iph) || !wf_ipv4_hdr_len_ok(pk, l3off, iph))
+		return 0;
+	wf_csum_edit_end(&iph->check, apply(iph, wf_csum_edit_begin(&iph->check)));
+	return 1;
+}
+
+/*
+ * bpf_l4_csum_replace for the TCP checksum at l4off (the helper, not wf_csum_edit_*,
  * because only the kernel knows skb->ip_summed: a CHECKSUM_PARTIAL packet's field holds
  * just the pseudo-header sum). The helper may move packet data.
  */
@@ -395,6 +425,22 @@ static __always_inline int wf_syn_len_ok(struct wf_pkt *pk, __u32 l3off, const s
 
 /* A rewrite on a parsed frame: (packet, WF_ETH_P_IP or WF_ETH_P_IPV6, L3 offset) -> 1 if changed. */
 typedef int (*wf_rewrite_fn)(struct wf_pkt *pk, __u16 proto, __u32 l3off);
+
+/*
+ * A first-SYN rewrite (set_tcp_syn_window, clear_tcp_syn_ts) on a SYN wf_ipv4_first_syn
+ * found; 1 if changed. wf_chain finds the SYN once for both. syn->th is valid on entry
+ * only for the first of them: the other may have moved packet data (checksum helper), so
+ * a rewrite that runs second uses syn's offsets, never syn->th (the verifier enforces it).
+ */
+typedef int (*wf_syn_rewrite_fn)(struct wf_pkt *pk, __u32 l3off, const struct wf_syn *syn);
+
+/* A first-SYN rewrite on a parsed frame, finding the SYN itself (the stand-alone programs). */
+static __always_inline int wf_first_syn_rewrite(struct wf_pkt *pk, __u16 proto, __u32 l3off, wf_syn_rewrite_fn rewrite)
+{
+	struct wf_syn syn;
+
+	return proto == WF_ETH_P_IP && wf_ipv4_first_syn(pk, l3off, &syn) && rewrite(pk, l3off, &syn);
+}
 
 #ifndef WF_IN_CHAIN
 /* Counts one packet; `changed` is a constant at each call site. */
