@@ -34,13 +34,20 @@
  *    - modes alternate within each round, in a new order every round; every ratio is taken
  *      against "none" of the same round (other load on the machine drifts between rounds), and
  *      the median and the geometric mean with its 95 % CI are reported.
+ * 3. One forwarded flow with the modes switched under it (windowsBench): the throughput
+ *    figure on a noisy machine. Next to the product's modes, an empty program attached by
+ *    TCX: the control that pays the dispatch and nothing else.
+ * 4. The programs' run time in the datapath (runTimeBench): the kernel's own per-program
+ *    accounting on the same one flow, ns per forwarded packet and its share of the CPU's time.
+ * WF_BENCH_CANDIDATES adds other builds (e.g. a changed wf_chain) to parts 1, 3 and 4, so a
+ * change is measured against the current build in the same run.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CHAIN_OBJECT, PROGRAM_NAMES, BPF_BUILD_DIR, type RewriteConfig } from '../../agent/datapath/programs.js';
-import { applyEbpf, detachEbpf, type ProgramLayout } from '../../agent/datapath/loader.js';
+import { CHAIN_OBJECT, PROGRAM_NAMES, BPF_BUILD_DIR, LOCAL_TCX_HELPER, type RewriteConfig } from '../../agent/datapath/programs.js';
+import { applyEbpf, detachEbpf, type DatapathEvidence, type ProgramLayout } from '../../agent/datapath/loader.js';
 import { applyNft, removeNft } from '../../agent/datapath/nft.js';
 import { ether, ipv4, linuxSynOptions, opt, tcp, TCP_ACK } from '../../test/bpf/frames.js';
 import { compileBpfObject, ensureBpffs, TestProgram, TEST_PIN_ROOT } from '../../test/bpf/progrun.js';
@@ -63,6 +70,17 @@ const WINDOW_MS = Number(process.env.WF_BENCH_WINDOW_MS ?? 400);
 // Fewer modes, more rounds in the same time: WF_BENCH_WINDOW_MODES='eBPF, merged' tightens the chain's CI.
 const WINDOW_MODES = process.env.WF_BENCH_WINDOW_MODES?.split('|');
 const WINDOW_SETTLE_MS = 100;
+// the run-time accounting (see runTimeBench): rounds (0 skips it) and window
+const RUNTIME_ROUNDS = Number(process.env.WF_BENCH_RUNTIME_ROUNDS ?? 20);
+const RUNTIME_MS = Number(process.env.WF_BENCH_RUNTIME_MS ?? 1000);
+// Candidate builds measured next to the modes in the windows and the run time, e.g. a changed
+// wf_chain against the current one: 'label=path/to/object.o|...', each object one TC program,
+// attached as compiled (see tcxObject)
+const CANDIDATES = (process.env.WF_BENCH_CANDIDATES?.split('|') ?? []).map((c) => {
+  const [label, path] = c.split('=');
+  if (!label || !path) throw new Error(`WF_BENCH_CANDIDATES: "${c}" is not label=object.o`);
+  return { name: `candidate ${label}`, path };
+});
 const REWRITE: RewriteConfig = { programs: [...PROGRAM_NAMES], ttl: 64, synWindow: 65535, ipv6HopLimit: false };
 
 /** A copy of xs in random order (Fisher-Yates). */
@@ -156,6 +174,10 @@ async function progRunBench() {
   // in the same rounds so "no program slower than the reference" is a same-run comparison.
   const referenceObj = process.env.WF_BENCH_REFERENCE_OBJ;
   if (referenceObj) bpftool(['prog', 'loadall', referenceObj, `${pins}/reference`, 'type', 'classifier']);
+  const candidatePins = CANDIDATES.map((c, i) => {
+    bpftool(['prog', 'load', c.path, `${pins}/candidate-${i}`, 'type', 'classifier']);
+    return { name: c.name, pin: `${pins}/candidate-${i}` };
+  });
 
   // Every program is loaded first and the rounds interleave them, so load that drifts during
   // the run (a 2-vCPU machine shared with other work) lands on all rows alike. Reported: the
@@ -172,6 +194,7 @@ async function progRunBench() {
     { name: 'empty program (harness floor)', pin: emptyPin },
     ...ours.map((p) => ({ name: p.name, pin: `${p.prog.dir}/prog` })),
     ...(referenceObj ? PROGRAM_NAMES.map((name) => ({ name: `reference ${name}`, pin: `${pins}/reference/${name}` })) : []),
+    ...candidatePins,
   ];
   const steady = programs.map(() => ({ syn: [] as number[], data: [] as number[] }));
   const rewriting = programs.map(() => ({ syn: [] as number[], data: [] as number[] }));
@@ -237,9 +260,20 @@ async function sh(argv: string[]) {
   execFileSync(argv[0]!, argv.slice(1));
 }
 
+/** argv on `host`; its stdout, or an error with its output when it fails. */
+async function mustRun(host: NetnsHost, argv: string[]): Promise<string> {
+  const r = await host.run(argv);
+  if (r.code !== 0) throw new Error(`${argv.join(' ')}: exit ${r.code}: ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+
+const EMPTY_PROGRAM_MODE = 'empty program (TCX dispatch alone, control)';
+
 interface Mode {
   on: () => Promise<unknown>;
   off: () => Promise<unknown>;
+  /** The BPF programs this mode runs per packet (while on), for the run-time accounting. */
+  progIds?: () => Promise<number[]>;
 }
 
 interface RatioCi {
@@ -296,25 +330,24 @@ interface WindowSummary {
  * same TCP (timestamps on): the ratio is the programs' per-packet cost alone. And the client
  * numbers its IDs and the router decrements the TTL, so the programs rewrite every packet.
  */
-async function windowsBench(topo: Topology, modes: Record<string, Mode>): Promise<Record<string, WindowSummary>> {
-  // any process in the peer's namespace will do: the iperf3 server is one
-  const peerPid = Number(execFileSync('ip', ['netns', 'pids', topo.ns.peer]).toString().trim().split('\n')[0]);
-  if (!peerPid) throw new Error(`windows: no process in ${topo.ns.peer}`);
+/**
+ * Runs `measure` once per mode per round (shuffled), each mode switched on under one forwarded
+ * iperf3 flow (client -> router -> peer) that lasts the whole measurement.
+ */
+async function underOneFlow(topo: Topology, modes: Record<string, Mode>, rounds: number, measure: (name: string, mode: Mode, flowAlive: () => void) => Promise<void>) {
   const client = spawn('nsenter', [`--net=/run/netns/${topo.ns.client}`, 'iperf3', '-c', ADDR.peer, '-p', '5201', '-t', '86400', '-A', `${PIN_CPU},${PIN_CPU}`], { stdio: 'ignore' });
-  const rates: Record<string, number[]> = Object.fromEntries(Object.keys(modes).map((m) => [m, []]));
+  const flowAlive = () => {
+    if (client.exitCode !== null) throw new Error(`one flow: the iperf3 client stopped (exit ${client.exitCode})`);
+  };
   try {
     await sleep(2000); // past slow start
-    for (let round = 0; round < WINDOW_ROUNDS; round++) {
+    for (let round = 0; round < rounds; round++) {
       for (const name of shuffled(Object.keys(modes))) {
         const m = modes[name]!;
         await m.on();
         try {
           await sleep(WINDOW_SETTLE_MS);
-          const [b0, t0] = [rxBytes(peerPid, 'up0'), process.hrtime.bigint()];
-          await sleep(WINDOW_MS);
-          const [b1, t1] = [rxBytes(peerPid, 'up0'), process.hrtime.bigint()];
-          if (client.exitCode !== null) throw new Error(`windows: the iperf3 client stopped (exit ${client.exitCode})`);
-          rates[name]!.push(((b1 - b0) * 8) / Number(t1 - t0)); // bits per ns = Gbit/s
+          await measure(name, m, flowAlive);
         } finally {
           await m.off();
         }
@@ -323,11 +356,79 @@ async function windowsBench(topo: Topology, modes: Record<string, Mode>): Promis
   } finally {
     client.kill();
   }
+}
+
+async function windowsBench(topo: Topology, modes: Record<string, Mode>): Promise<Record<string, WindowSummary>> {
+  // any process in the peer's namespace will do: the iperf3 server is one
+  const peerPid = Number(execFileSync('ip', ['netns', 'pids', topo.ns.peer]).toString().trim().split('\n')[0]);
+  if (!peerPid) throw new Error(`windows: no process in ${topo.ns.peer}`);
+  const rates: Record<string, number[]> = Object.fromEntries(Object.keys(modes).map((m) => [m, []]));
+  await underOneFlow(topo, modes, WINDOW_ROUNDS, async (name, _mode, flowAlive) => {
+    const [b0, t0] = [rxBytes(peerPid, 'up0'), process.hrtime.bigint()];
+    await sleep(WINDOW_MS);
+    const [b1, t1] = [rxBytes(peerPid, 'up0'), process.hrtime.bigint()];
+    flowAlive();
+    rates[name]!.push(((b1 - b0) * 8) / Number(t1 - t0)); // bits per ns = Gbit/s
+  });
   const base = rates.none!;
   return Object.fromEntries(
     Object.entries(rates).map(([name, v]) => [
       name,
       { gbps: median(v), ratio: median(v.map((x, i) => x / base[i]!)), ratioCi: ratioCi(v, base) },
+    ]),
+  );
+}
+
+interface RunTimeSummary {
+  nsPerPacket: number; // median over rounds: the mode's programs' run time per forwarded packet
+  packetsPerSecond: number; // median over rounds
+  cpuShare: number; // median over rounds of nsPerPacket / (1 s / packets per second)
+}
+
+/** Sum of run_time_ns and the largest run_cnt over `ids` (every program of a mode sees every packet). */
+function runStats(ids: number[]): { ns: number; runs: number } {
+  let ns = 0;
+  let runs = 0;
+  for (const id of ids) {
+    const j = JSON.parse(execFileSync('bpftool', ['-j', 'prog', 'show', 'id', String(id)]).toString()) as { run_time_ns?: number; run_cnt?: number };
+    if (j.run_cnt === undefined) throw new Error(`run time: prog ${id} reports no run_cnt (kernel.bpf_stats_enabled off?)`);
+    ns += j.run_time_ns ?? 0;
+    runs = Math.max(runs, j.run_cnt);
+  }
+  return { ns, runs };
+}
+
+/**
+ * What the programs cost per packet in the datapath itself: the kernel's own accounting
+ * (kernel.bpf_stats_enabled: run_time_ns and run_cnt per program, the time around each
+ * bpf_prog_run), over RUNTIME_MS windows of the same one forwarded flow. Every run also pays
+ * the accounting's two clock reads, which the empty program's row shows; a mode's own cost is
+ * its row minus that one. The share of the CPU is ns per packet against the time the pinned
+ * CPU spends per packet in all (1 s / packets per second: client, router and peer share it).
+ * Kept apart from the windows: the accounting slows every run a little while it is on.
+ */
+async function runTimeBench(topo: Topology, modes: Record<string, Mode>): Promise<Record<string, RunTimeSummary>> {
+  const sample: Record<string, { nsPerPacket: number; pps: number }[]> = Object.fromEntries(Object.keys(modes).map((m) => [m, []]));
+  const before = execFileSync('sysctl', ['-n', 'kernel.bpf_stats_enabled']).toString().trim();
+  execFileSync('sysctl', ['-qw', 'kernel.bpf_stats_enabled=1']);
+  try {
+    await underOneFlow(topo, modes, RUNTIME_ROUNDS, async (name, mode, flowAlive) => {
+      const ids = [...new Set(await mode.progIds!())];
+      const [s0, t0] = [runStats(ids), process.hrtime.bigint()];
+      await sleep(RUNTIME_MS);
+      const [s1, t1] = [runStats(ids), process.hrtime.bigint()];
+      flowAlive();
+      const packets = s1.runs - s0.runs;
+      if (packets <= 0) throw new Error(`run time: ${name} ran on no packet in ${RUNTIME_MS} ms`);
+      sample[name]!.push({ nsPerPacket: (s1.ns - s0.ns) / packets, pps: (packets * 1e9) / Number(t1 - t0) });
+    });
+  } finally {
+    execFileSync('sysctl', ['-qw', `kernel.bpf_stats_enabled=${before}`]);
+  }
+  return Object.fromEntries(
+    Object.entries(sample).map(([name, v]) => [
+      name,
+      { nsPerPacket: median(v.map((x) => x.nsPerPacket)), packetsPerSecond: median(v.map((x) => x.pps)), cpuShare: median(v.map((x) => (x.nsPerPacket * x.pps) / 1e9)) },
     ]),
   );
 }
@@ -345,10 +446,37 @@ async function throughputBench() {
       on: () => h.run(['sysctl', '-qw', 'net.ipv4.tcp_timestamps=0']),
       off: () => h.run(['sysctl', '-qw', 'net.ipv4.tcp_timestamps=1']),
     });
-    const chain = (ipIdGso: 'single-segment' | 'leave', layout: ProgramLayout = 'merged'): Mode => ({
-      on: () => applyEbpf(topo.router, { rewrite: REWRITE, pinRoot: topo.pinRoot, mode: 'tcx', ipIdGso, layout }),
-      off: () => detachEbpf(topo.router, { pinRoot: topo.pinRoot }),
-    });
+    const chain = (ipIdGso: 'single-segment' | 'leave', layout: ProgramLayout = 'merged'): Mode => {
+      let attached: DatapathEvidence | undefined;
+      return {
+        on: async () => (attached = await applyEbpf(topo.router, { rewrite: REWRITE, pinRoot: topo.pinRoot, mode: 'tcx', ipIdGso, layout })),
+        off: () => detachEbpf(topo.router, { pinRoot: topo.pinRoot }),
+        progIds: async () => attached!.interfaces.flatMap((i) => i.programs.map((p) => p.progId)),
+      };
+    };
+    // An object's one TC program attached by TCX on wan0 as compiled (its .rodata defaults are
+    // the bench's REWRITE for wf_chain), bypassing the loader: the empty program, and candidates.
+    let attachedObjects = 0;
+    const wanIfindex = String((JSON.parse(await mustRun(topo.router, ['ip', '-j', 'link', 'show', 'wan0'])) as { ifindex: number }[])[0]!.ifindex);
+    const tcxObject = (obj: string): Mode => {
+      const dir = `${topo.pinRoot}/bench-object-${attachedObjects++}`;
+      return {
+        on: async () => {
+          await mustRun(topo.router, [LOCAL_TCX_HELPER, 'mkdir', dir]);
+          await mustRun(topo.router, ['bpftool', 'prog', 'load', obj, `${dir}/prog`, 'type', 'classifier']);
+          await mustRun(topo.router, [LOCAL_TCX_HELPER, 'attach', wanIfindex, `${dir}/prog`, `${dir}/link`]);
+        },
+        off: async () => {
+          await mustRun(topo.router, [LOCAL_TCX_HELPER, 'detach', `${dir}/link`]);
+          await mustRun(topo.router, [LOCAL_TCX_HELPER, 'rm', dir]);
+        },
+        progIds: async () => [(JSON.parse(await mustRun(topo.router, ['bpftool', '-j', 'prog', 'show', 'pinned', `${dir}/prog`])) as { id: number }).id],
+      };
+    };
+    // The control for the chain's windows and run time: an empty program, which pays the
+    // dispatch (and the egress hook TCX switches on) and nothing else.
+    const emptyProgram = tcxObject(compileBpfObject('bench/datapath/empty.bpf.c', join(BPF_BUILD_DIR, 'bench-empty.o')));
+    const candidates = Object.fromEntries(CANDIDATES.map((c) => [c.name, tcxObject(c.path)]));
     const nft = (ipIdGso: 'single-segment' | 'leave'): Mode => ({ on: () => applyNft(topo.router, { rewrite: REWRITE, ipIdGso }), off: () => removeNft(topo.router) });
     const none: Mode = { on: async () => undefined, off: async () => undefined };
     const kinds: { kind: string; from: NetnsHost; modes: Record<string, Mode> }[] = [
@@ -420,12 +548,16 @@ async function throughputBench() {
     // the flow's TCP is fixed before any mode runs)
     const forwarded = kinds[0]!.modes;
     const windowModes = Object.fromEntries(
-      Object.entries(forwarded).filter(
+      Object.entries({ ...forwarded, [EMPTY_PROGRAM_MODE]: emptyProgram }).filter(
         ([name]) => name === 'none' || (!name.startsWith('none, sender') && (WINDOW_MODES?.some((p) => name.startsWith(p)) ?? true)),
       ),
     );
+    Object.assign(windowModes, candidates);
     const windows = WINDOW_ROUNDS > 0 ? await windowsBench(topo, windowModes) : undefined;
-    return { runs: out, windows };
+    // the same modes' programs, timed by the kernel (the empty program always: it is the accounting's floor)
+    const timedModes = Object.fromEntries(Object.entries({ ...windowModes, [EMPTY_PROGRAM_MODE]: emptyProgram }).filter(([, m]) => m.progIds));
+    const runTime = RUNTIME_ROUNDS > 0 ? await runTimeBench(topo, timedModes) : undefined;
+    return { runs: out, windows, runTime };
   } finally {
     await topo.destroy();
   }
@@ -442,16 +574,17 @@ const cpu = execFileSync('sh', ['-c', "grep -m1 'model name' /proc/cpuinfo | cut
 
 const lines: string[] = [];
 /** Ours minus the reference's program of the same name, paired by round. */
-function pairedTable(title: string, rows: { name: string; runs: { syn: number[]; data: number[] } }[]) {
+/** Paired differences (same round) of named rows: [label, minuend, subtrahend] per line. */
+function pairedTable(title: string, rows: { name: string; runs: { syn: number[]; data: number[] } }[], pairs: [string, string, string][]) {
   const pm = (d: { mean: number; ci95: number }) => `${d.mean >= 0 ? '+' : ''}${d.mean.toFixed(2)} ± ${d.ci95.toFixed(2)}`;
+  const row = (name: string) => rows.find((r) => r.name === name)!;
   lines.push(`| ${title} | first SYN | data segment |`);
   lines.push('|---|---|---|');
-  for (const name of PROGRAM_NAMES) {
-    const ours = rows.find((r) => r.name === name)!;
-    const ref = rows.find((r) => r.name === `reference ${name}`)!;
-    lines.push(`| ${name} | ${pm(pairedDifference(ours.runs.syn, ref.runs.syn))} | ${pm(pairedDifference(ours.runs.data, ref.runs.data))} |`);
+  for (const [label, a, b] of pairs) {
+    lines.push(`| ${label} | ${pm(pairedDifference(row(a).runs.syn, row(b).runs.syn))} | ${pm(pairedDifference(row(a).runs.data, row(b).runs.data))} |`);
   }
 }
+const OURS_VS_REFERENCE = PROGRAM_NAMES.map((name): [string, string, string] => [name, name, `reference ${name}`]);
 lines.push(`Run: ${new Date().toISOString()}, kernel ${kernel}, ${cpu}, ${execFileSync('nproc').toString().trim()} CPUs, repeat ${REPEAT}, ${PROGRUN_ROUNDS} test-run rounds, ${ROUNDS} rounds x ${SECONDS} s iperf3`);
 lines.push('');
 if (pr) {
@@ -465,7 +598,7 @@ if (pr) {
     const [syn, data] = [reference.reduce((a, r) => a + r.syn, 0), reference.reduce((a, r) => a + r.data, 0)];
     lines.push(`| reference, four separate programs (sum of their runs) | ${syn} | ${data} | ${syn - 4 * pr.floor.syn} | ${data - 4 * pr.floor.data} | | |`);
     lines.push('');
-    pairedTable('ours minus reference, same round (mean ± 95 % CI, ns)', pr.rows);
+    pairedTable('ours minus reference, same round (mean ± 95 % CI, ns)', pr.rows, OURS_VS_REFERENCE);
   }
   lines.push('');
   const rf = pr.rewriteRows[0]!;
@@ -477,7 +610,15 @@ if (pr) {
   }
   if (reference.length === 4) {
     lines.push('');
-    pairedTable('rewrite path, ours minus reference, same round (mean ± 95 % CI, ns)', pr.rewriteRows);
+    pairedTable('rewrite path, ours minus reference, same round (mean ± 95 % CI, ns)', pr.rewriteRows, OURS_VS_REFERENCE);
+  }
+  if (CANDIDATES.length) {
+    const chainRow = pr.rows.find((r) => r.name.startsWith(`${CHAIN_OBJECT} `))!.name;
+    const vsChain = CANDIDATES.map((c): [string, string, string] => [c.name, c.name, chainRow]);
+    lines.push('');
+    pairedTable(`candidates minus ${CHAIN_OBJECT}, same round (mean ± 95 % CI, ns)`, pr.rows, vsChain);
+    lines.push('');
+    pairedTable(`rewrite path, candidates minus ${CHAIN_OBJECT}, same round (mean ± 95 % CI, ns)`, pr.rewriteRows, vsChain);
   }
   lines.push('');
 }
@@ -499,6 +640,18 @@ if (tp?.windows) {
   lines.push('|---|---|---|---|');
   for (const [name, v] of Object.entries(tp.windows)) {
     lines.push(`| ${name} | ${v.gbps.toFixed(2)} | ${pct(v.ratio)} | ${name === 'none' ? '' : pctCi(v.ratioCi)} |`);
+  }
+  lines.push('');
+}
+if (tp?.runTime) {
+  const floor = tp.runTime[EMPTY_PROGRAM_MODE]!;
+  lines.push(
+    `| run time in the datapath, same one flow (kernel.bpf_stats_enabled, ${RUNTIME_ROUNDS} rounds of ${RUNTIME_MS} ms; medians) | ns per packet | minus the empty program | packets per second | share of the CPU's time per packet | minus the empty program's |`,
+  );
+  lines.push('|---|---|---|---|---|---|');
+  for (const [name, v] of Object.entries(tp.runTime)) {
+    const own = name === EMPTY_PROGRAM_MODE ? ['', ''] : [(v.nsPerPacket - floor.nsPerPacket).toFixed(1), `${((v.cpuShare - floor.cpuShare) * 100).toFixed(2)} %`];
+    lines.push(`| ${name} | ${v.nsPerPacket.toFixed(1)} | ${own[0]} | ${Math.round(v.packetsPerSecond)} | ${(v.cpuShare * 100).toFixed(2)} % | ${own[1]} |`);
   }
   lines.push('');
 }
