@@ -23,7 +23,7 @@
  * by priority (CLS_PRIO) and handle (CLS_HANDLE), so leftovers are found even without pins.
  */
 import { randomBytes } from 'node:crypto';
-import type { RouterHost } from '../host/host.js';
+import { runChecked, type RouterHost } from '../host/host.js';
 import { readChainCounters, readCounters, type ProgramCounters } from './counters.js';
 import {
   CHAIN_OBJECT,
@@ -154,12 +154,6 @@ interface LinkInfo {
 
 // ------------------------------------------------------------------ small command layer
 
-async function run(host: RouterHost, argv: string[], input?: string): Promise<string> {
-  const r = await host.run(argv, input === undefined ? undefined : { input });
-  if (r.code !== 0) throw new Error(`${argv.join(' ')} (exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n').slice(-6).join(' | ')}`);
-  return r.stdout;
-}
-
 async function tryRun(host: RouterHost, argv: string[]): Promise<{ ok: boolean; out: string; err: string }> {
   const r = await host.run(argv);
   return { ok: r.code === 0, out: r.stdout, err: (r.stderr || r.stdout).trim() };
@@ -182,7 +176,7 @@ async function ls(host: RouterHost, helper: string, dir: string): Promise<{ name
 }
 
 async function links(host: RouterHost): Promise<LinkInfo[]> {
-  return JSON.parse(await run(host, ['ip', '-d', '-j', 'link', 'show'])) as LinkInfo[];
+  return JSON.parse(await runChecked(host, ['ip', '-d', '-j', 'link', 'show'])) as LinkInfo[];
 }
 
 async function progIdOf(host: RouterHost, pin: string): Promise<number | null> {
@@ -230,7 +224,7 @@ export async function eligibleInterfaces(host: RouterHost, opts: Pick<DatapathOp
   if (opts.interfaces) {
     candidates = [...opts.interfaces];
   } else {
-    const routes = JSON.parse((await run(host, ['ip', '-4', '-j', 'route', 'show', 'default', 'table', 'all'])) || '[]') as {
+    const routes = JSON.parse((await runChecked(host, ['ip', '-4', '-j', 'route', 'show', 'default', 'table', 'all'])) || '[]') as {
       dev?: string;
       type?: string;
       nexthops?: { dev?: string }[];
@@ -330,7 +324,7 @@ async function removeProg(host: RouterHost, helper: string, ifname: string, p: P
   if (progId !== null) {
     for (const f of await clsFilters(host, ifname)) {
       if (f.prio === CLS_PRIO[p.program] && f.progId === progId) {
-        await run(host, ['tc', 'filter', 'del', 'dev', ifname, 'egress', 'prio', String(f.prio), 'handle', f.handle, 'bpf']);
+        await runChecked(host, ['tc', 'filter', 'del', 'dev', ifname, 'egress', 'prio', String(f.prio), 'handle', f.handle, 'bpf']);
         changes.push(`${ifname}: deleted cls_bpf filter prio ${f.prio} (${p.program})`);
       }
     }
@@ -350,7 +344,7 @@ async function cleanIface(host: RouterHost, helper: string, st: IfaceState, pres
   if (present && sameDevice) {
     await deleteOwnedFilters(host, st.ifname, changes);
     if (st.gsoOriginal !== undefined) {
-      await run(host, ['ip', 'link', 'set', 'dev', st.ifname, 'gso_max_segs', String(st.gsoOriginal)]);
+      await runChecked(host, ['ip', 'link', 'set', 'dev', st.ifname, 'gso_max_segs', String(st.gsoOriginal)]);
       changes.push(`${st.ifname}: restored gso_max_segs ${st.gsoOriginal}`);
     }
     if (st.clsactOurs) await deleteClsactIfEmpty(host, st.ifname, changes);
@@ -362,7 +356,7 @@ async function cleanIface(host: RouterHost, helper: string, st: IfaceState, pres
 async function deleteOwnedFilters(host: RouterHost, ifname: string, changes: string[]): Promise<void> {
   for (const f of await clsFilters(host, ifname)) {
     if (!OUR_PRIOS.has(f.prio)) continue;
-    await run(host, ['tc', 'filter', 'del', 'dev', ifname, 'egress', 'prio', String(f.prio), 'handle', f.handle, 'bpf']);
+    await runChecked(host, ['tc', 'filter', 'del', 'dev', ifname, 'egress', 'prio', String(f.prio), 'handle', f.handle, 'bpf']);
     changes.push(`${ifname}: deleted cls_bpf filter prio ${f.prio}`);
   }
 }
@@ -372,7 +366,7 @@ async function deleteClsactIfEmpty(host: RouterHost, ifname: string, changes: st
   const ing = await tryRun(host, ['tc', '-j', 'filter', 'show', 'dev', ifname, 'ingress']);
   const empty = (s: string) => !s.trim() || (JSON.parse(s) as unknown[]).length === 0;
   if (eg.ok && ing.ok && empty(eg.out) && empty(ing.out) && (await hasClsact(host, ifname))) {
-    await run(host, ['tc', 'qdisc', 'del', 'dev', ifname, 'clsact']);
+    await runChecked(host, ['tc', 'qdisc', 'del', 'dev', ifname, 'clsact']);
     changes.push(`${ifname}: deleted clsact qdisc (created by us, now empty)`);
   }
 }
@@ -432,7 +426,7 @@ export async function applyEbpf(host: RouterHost, opts: DatapathOptions): Promis
     if (st.ifindex === undefined) await helperJson(host, helper, ['mkdir', `${st.dir}/ifindex-${iface.ifindex}`]);
 
     if (mode === 'cls_bpf' && !(await hasClsact(host, iface.ifname))) {
-      await run(host, ['tc', 'qdisc', 'add', 'dev', iface.ifname, 'clsact']);
+      await runChecked(host, ['tc', 'qdisc', 'add', 'dev', iface.ifname, 'clsact']);
       await helperJson(host, helper, ['mkdir', `${st.dir}/clsact-ours`]);
       changes.push(`${iface.ifname}: added clsact qdisc`);
     }
@@ -455,7 +449,7 @@ export async function applyEbpf(host: RouterHost, opts: DatapathOptions): Promis
         await helperJson(host, helper, ['mkdir', pdir]);
         if (program === CHAIN_OBJECT) await helperJson(host, helper, ['mkdir', `${pdir}/programs-${chainMask(runs)}`]);
         try {
-          await run(host, ['bpftool', 'prog', 'load', objPath, `${pdir}/prog`, 'type', 'classifier', 'pinmaps', `${pdir}/maps`]);
+          await runChecked(host, ['bpftool', 'prog', 'load', objPath, `${pdir}/prog`, 'type', 'classifier', 'pinmaps', `${pdir}/maps`]);
         } finally {
           await host.run(['rm', '-f', objPath]);
         }
@@ -485,7 +479,7 @@ export async function applyEbpf(host: RouterHost, opts: DatapathOptions): Promis
         const cur = (await clsFilters(host, iface.ifname)).find((f) => f.prio === prio);
         if (!cur || cur.progId !== progId) {
           // replace is atomic: the old program runs until the new one is in place.
-          await run(host, ['tc', 'filter', 'replace', 'dev', iface.ifname, 'egress', 'prio', String(prio), 'handle', `0x${CLS_HANDLE.toString(16)}`, 'bpf', 'da', 'object-pinned', `${pdir}/prog`]);
+          await runChecked(host, ['tc', 'filter', 'replace', 'dev', iface.ifname, 'egress', 'prio', String(prio), 'handle', `0x${CLS_HANDLE.toString(16)}`, 'bpf', 'da', 'object-pinned', `${pdir}/prog`]);
           changes.push(`${iface.ifname}: cls_bpf filter prio ${prio} -> ${program} (prog id ${progId})`);
         }
         entry.prio = prio;
@@ -508,7 +502,7 @@ export async function applyEbpf(host: RouterHost, opts: DatapathOptions): Promis
       const ids = new Set(attached.map((a) => a.progId));
       for (const f of await clsFilters(host, iface.ifname)) {
         if (OUR_PRIOS.has(f.prio) && !ids.has(f.progId ?? -1)) {
-          await run(host, ['tc', 'filter', 'del', 'dev', iface.ifname, 'egress', 'prio', String(f.prio), 'handle', f.handle, 'bpf']);
+          await runChecked(host, ['tc', 'filter', 'del', 'dev', iface.ifname, 'egress', 'prio', String(f.prio), 'handle', f.handle, 'bpf']);
           changes.push(`${iface.ifname}: deleted stray filter prio ${f.prio}`);
         }
       }
@@ -537,13 +531,13 @@ async function applyGsoPolicy(
       await helperJson(host, helper, ['mkdir', `${st.dir}/gso_max_segs-${original}`]);
     }
     if (iface.gsoMaxSegs !== 1) {
-      await run(host, ['ip', 'link', 'set', 'dev', iface.ifname, 'gso_max_segs', '1']);
+      await runChecked(host, ['ip', 'link', 'set', 'dev', iface.ifname, 'gso_max_segs', '1']);
       changes.push(`${iface.ifname}: gso_max_segs ${iface.gsoMaxSegs} -> 1 (IP ID 0 on every segment)`);
     }
     return { original, current: 1 };
   }
   if (st.gsoOriginal !== undefined) {
-    await run(host, ['ip', 'link', 'set', 'dev', iface.ifname, 'gso_max_segs', String(st.gsoOriginal)]);
+    await runChecked(host, ['ip', 'link', 'set', 'dev', iface.ifname, 'gso_max_segs', String(st.gsoOriginal)]);
     await helperJson(host, helper, ['rm', `${st.dir}/gso_max_segs-${st.gsoOriginal}`]);
     changes.push(`${iface.ifname}: restored gso_max_segs ${st.gsoOriginal}`);
   }

@@ -37,6 +37,16 @@ export interface RouterHost {
 }
 
 /**
+ * Runs argv on `host` and returns its stdout; a failure is an error naming the command, its
+ * exit status and the last lines of what it printed.
+ */
+export async function runChecked(host: RouterHost, argv: string[]): Promise<string> {
+  const r = await host.run(argv);
+  if (r.code !== 0) throw new Error(`${argv.join(' ')} (exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n').slice(-6).join(' | ')}`);
+  return r.stdout;
+}
+
+/**
  * A host that runs on another host: files, and whatever a subclass does not override, go to
  * `inner` unchanged (a namespace wrapper changes how commands run, a test wrapper which ones).
  */

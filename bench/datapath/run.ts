@@ -53,6 +53,7 @@ import { ether, ipv4, linuxSynOptions, opt, tcp, TCP_ACK } from '../../test/bpf/
 import { compileBpfObject, ensureBpffs, TestProgram, TEST_PIN_ROOT } from '../../test/bpf/progrun.js';
 import { ADDR, Topology } from '../../test/datapath/topology.js';
 import type { NetnsHost } from '../../agent/datapath/netns-host.js';
+import { runChecked } from '../../agent/host/host.js';
 
 const REPEAT = Number(process.env.WF_BENCH_REPEAT ?? 2_000_000);
 const ROUNDS = Number(process.env.WF_BENCH_ROUNDS ?? 5);
@@ -116,6 +117,10 @@ const HARNESS_MAX_BYTES = 128;
 /** rewrite-harness.bpf.c's verdict when it could not reach the program under test. */
 const HARNESS_TAIL_CALL_FAILED = 99;
 
+/** The empty program (the harness floor, and the windows' control), built once per run with the bench's flags. */
+let emptyObject: string | undefined;
+const buildEmptyObject = () => (emptyObject ??= compileBpfObject('bench/datapath/empty.bpf.c', join(BPF_BUILD_DIR, 'bench-empty.o')));
+
 interface RunRows {
   name: string;
   syn: number; // best of the rounds
@@ -138,12 +143,12 @@ async function progRunBench() {
   const work = join(BPF_BUILD_DIR, 'bench-frames');
   mkdirSync(work, { recursive: true });
   const bpftool = (args: string[]) => execFileSync('bpftool', args).toString();
-  const build = (src: string, name: string) => compileBpfObject(src, join(BPF_BUILD_DIR, name));
-  // the empty program and the harness, built here so they come from the same compiler and flags
+  // the empty program and the harness, built by the bench so they come from the same compiler and flags
   const emptyPin = `${pins}/empty`;
-  bpftool(['prog', 'load', build('bench/datapath/empty.bpf.c', 'bench-empty.o'), emptyPin, 'type', 'classifier']);
+  bpftool(['prog', 'load', buildEmptyObject(), emptyPin, 'type', 'classifier']);
   const harnessPin = `${pins}/harness`;
-  bpftool(['prog', 'load', build('bench/datapath/rewrite-harness.bpf.c', 'bench-rewrite-harness.o'), harnessPin, 'type', 'classifier', 'pinmaps', `${pins}/harness_maps`]);
+  const harnessObj = compileBpfObject('bench/datapath/rewrite-harness.bpf.c', join(BPF_BUILD_DIR, 'bench-rewrite-harness.o'));
+  bpftool(['prog', 'load', harnessObj, harnessPin, 'type', 'classifier', 'pinmaps', `${pins}/harness_maps`]);
 
   const run = (pin: string, f: Buffer, repeat: number, withOut = false) => {
     const inPath = join(work, 'in.bin');
@@ -260,13 +265,6 @@ async function sh(argv: string[]) {
   execFileSync(argv[0]!, argv.slice(1));
 }
 
-/** argv on `host`; its stdout, or an error with its output when it fails. */
-async function mustRun(host: NetnsHost, argv: string[]): Promise<string> {
-  const r = await host.run(argv);
-  if (r.code !== 0) throw new Error(`${argv.join(' ')}: exit ${r.code}: ${r.stderr || r.stdout}`);
-  return r.stdout;
-}
-
 const EMPTY_PROGRAM_MODE = 'empty program (TCX dispatch alone, control)';
 
 interface Mode {
@@ -321,16 +319,6 @@ interface WindowSummary {
 }
 
 /**
- * One TCP flow forwarded client -> router -> peer for the whole measurement, and the modes
- * switched under it: each round gives every mode (shuffled) one window of WINDOW_MS, after
- * WINDOW_SETTLE_MS, and counts the bytes the peer received in it. Separate iperf3 runs of a
- * few seconds differ by +-30 % on this shared VM (slow start, and the host's load coming and
- * going), which hides a cost of a few per cent; windows a fraction of a second apart in one
- * flow share both. The flow's TCP was negotiated before any mode ran, so every mode sees the
- * same TCP (timestamps on): the ratio is the programs' per-packet cost alone. And the client
- * numbers its IDs and the router decrements the TTL, so the programs rewrite every packet.
- */
-/**
  * Runs `measure` once per mode per round (shuffled), each mode switched on under one forwarded
  * iperf3 flow (client -> router -> peer) that lasts the whole measurement.
  */
@@ -358,6 +346,16 @@ async function underOneFlow(topo: Topology, modes: Record<string, Mode>, rounds:
   }
 }
 
+/**
+ * One TCP flow forwarded client -> router -> peer for the whole measurement, and the modes
+ * switched under it: each round gives every mode (shuffled) one window of WINDOW_MS, after
+ * WINDOW_SETTLE_MS, and counts the bytes the peer received in it. Separate iperf3 runs of a
+ * few seconds differ by +-30 % on this shared VM (slow start, and the host's load coming and
+ * going), which hides a cost of a few per cent; windows a fraction of a second apart in one
+ * flow share both. The flow's TCP was negotiated before any mode ran, so every mode sees the
+ * same TCP (timestamps on): the ratio is the programs' per-packet cost alone. And the client
+ * numbers its IDs and the router decrements the TTL, so the programs rewrite every packet.
+ */
 async function windowsBench(topo: Topology, modes: Record<string, Mode>): Promise<Record<string, WindowSummary>> {
   // any process in the peer's namespace will do: the iperf3 server is one
   const peerPid = Number(execFileSync('ip', ['netns', 'pids', topo.ns.peer]).toString().trim().split('\n')[0]);
@@ -457,25 +455,25 @@ async function throughputBench() {
     // An object's one TC program attached by TCX on wan0 as compiled (its .rodata defaults are
     // the bench's REWRITE for wf_chain), bypassing the loader: the empty program, and candidates.
     let attachedObjects = 0;
-    const wanIfindex = String((JSON.parse(await mustRun(topo.router, ['ip', '-j', 'link', 'show', 'wan0'])) as { ifindex: number }[])[0]!.ifindex);
+    const wanIfindex = String((JSON.parse(await runChecked(topo.router, ['ip', '-j', 'link', 'show', 'wan0'])) as { ifindex: number }[])[0]!.ifindex);
     const tcxObject = (obj: string): Mode => {
       const dir = `${topo.pinRoot}/bench-object-${attachedObjects++}`;
       return {
         on: async () => {
-          await mustRun(topo.router, [LOCAL_TCX_HELPER, 'mkdir', dir]);
-          await mustRun(topo.router, ['bpftool', 'prog', 'load', obj, `${dir}/prog`, 'type', 'classifier']);
-          await mustRun(topo.router, [LOCAL_TCX_HELPER, 'attach', wanIfindex, `${dir}/prog`, `${dir}/link`]);
+          await runChecked(topo.router, [LOCAL_TCX_HELPER, 'mkdir', dir]);
+          await runChecked(topo.router, ['bpftool', 'prog', 'load', obj, `${dir}/prog`, 'type', 'classifier']);
+          await runChecked(topo.router, [LOCAL_TCX_HELPER, 'attach', wanIfindex, `${dir}/prog`, `${dir}/link`]);
         },
         off: async () => {
-          await mustRun(topo.router, [LOCAL_TCX_HELPER, 'detach', `${dir}/link`]);
-          await mustRun(topo.router, [LOCAL_TCX_HELPER, 'rm', dir]);
+          await runChecked(topo.router, [LOCAL_TCX_HELPER, 'detach', `${dir}/link`]);
+          await runChecked(topo.router, [LOCAL_TCX_HELPER, 'rm', dir]);
         },
-        progIds: async () => [(JSON.parse(await mustRun(topo.router, ['bpftool', '-j', 'prog', 'show', 'pinned', `${dir}/prog`])) as { id: number }).id],
+        progIds: async () => [(JSON.parse(await runChecked(topo.router, ['bpftool', '-j', 'prog', 'show', 'pinned', `${dir}/prog`])) as { id: number }).id],
       };
     };
     // The control for the chain's windows and run time: an empty program, which pays the
     // dispatch (and the egress hook TCX switches on) and nothing else.
-    const emptyProgram = tcxObject(compileBpfObject('bench/datapath/empty.bpf.c', join(BPF_BUILD_DIR, 'bench-empty.o')));
+    const emptyProgram = tcxObject(buildEmptyObject());
     const candidates = Object.fromEntries(CANDIDATES.map((c) => [c.name, tcxObject(c.path)]));
     const nft = (ipIdGso: 'single-segment' | 'leave'): Mode => ({ on: () => applyNft(topo.router, { rewrite: REWRITE, ipIdGso }), off: () => removeNft(topo.router) });
     const none: Mode = { on: async () => undefined, off: async () => undefined };
@@ -573,7 +571,6 @@ const kernel = execFileSync('uname', ['-r']).toString().trim();
 const cpu = execFileSync('sh', ['-c', "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"]).toString().trim();
 
 const lines: string[] = [];
-/** Ours minus the reference's program of the same name, paired by round. */
 /** Paired differences (same round) of named rows: [label, minuend, subtrahend] per line. */
 function pairedTable(title: string, rows: { name: string; runs: { syn: number[]; data: number[] } }[], pairs: [string, string, string][]) {
   const pm = (d: { mean: number; ci95: number }) => `${d.mean >= 0 ? '+' : ''}${d.mean.toFixed(2)} ± ${d.ci95.toFixed(2)}`;

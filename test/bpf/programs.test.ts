@@ -89,7 +89,6 @@ function tcpCases(): Case[] {
   return cases;
 }
 
-/** Frames every program must leave byte-for-byte unchanged. */
 /** IPv6 frames: set_ip_ttl's hop-limit rewrite (when switched on), and nothing else's. */
 function ipv6Cases(): Case[] {
   const v6 = ipv6(Buffer.alloc(16, 7), { hopLimit: 3 });
@@ -101,6 +100,7 @@ function ipv6Cases(): Case[] {
   ];
 }
 
+/** Frames every program must leave byte-for-byte unchanged. */
 function garbageCases(): Case[] {
   const goodSyn = ether(syn(oddTsSynOptions()), { tags: [[0x8100, 7]], pppoe: 0x0021 });
   const cases: Case[] = [
