@@ -15,8 +15,11 @@
  *
  * The gso_max_segs change for IP ID 0 (see loader.ts, ipIdGso) applies here too; the
  * original values are kept in the table's comment, so removal can restore them even after
- * an agent restart.
+ * an agent restart. The comment also carries a digest of the table's chain and rules: a
+ * re-apply that would install the same table leaves it alone, so its rule counters
+ * (telemetry) survive, as the eBPF path's pinned counters do.
  */
+import { createHash } from 'node:crypto';
 import type { RouterHost } from '../host/host.js';
 import { eligibleInterfaces, type DatapathOptions } from './loader.js';
 import { validateRewrite, type RewriteConfig } from './programs.js';
@@ -88,7 +91,8 @@ export async function applyNft(host: RouterHost, opts: DatapathOptions): Promise
   const ifaces = elig.eligible.map((e) => e.ifname);
 
   // gso_max_segs: remember originals (from an earlier apply, or now), lower, restore the rest.
-  const saved = parseGso(await tableComment(host));
+  const existing = await tableComment(host);
+  const saved = parseGso(existing);
   const wantSingle = opts.rewrite.programs.includes('set_ip_id_zero') && (opts.ipIdGso ?? 'single-segment') === 'single-segment';
   const gso: Record<string, number> = {};
   for (const i of elig.eligible) {
@@ -105,23 +109,19 @@ export async function applyNft(host: RouterHost, opts: DatapathOptions): Promise
     if ((await gsoOf(host, ifname)) !== null) await host.run(['ip', 'link', 'set', 'dev', ifname, 'gso_max_segs', String(orig)]);
   }
 
-  const comment = `wrtfleet datapath fallback; ${Object.entries(gso).map(([k, v]) => `gso:${k}=${v}`).join(' ')}`.trim();
-  const rules = nftRules(opts.rewrite, ifaces);
-  // "add table" + "delete table" makes the delete valid whether or not the table exists;
-  // everything in one file is one transaction: no window without rules, no duplicates.
-  const script = [
-    `add table ${NFT_FAMILY} ${NFT_TABLE}`,
-    `delete table ${NFT_FAMILY} ${NFT_TABLE}`,
-    `table ${NFT_FAMILY} ${NFT_TABLE} {`,
-    `  comment "${comment}"`,
+  const chain = [
     `  chain ${NFT_CHAIN} {`,
     `    type filter hook postrouting priority ${NFT_PRIORITY}; policy accept;`,
-    ...rules.map((r) => `    ${r}`),
+    ...nftRules(opts.rewrite, ifaces).map((r) => `    ${r}`),
     '  }',
-    '}',
-    '',
-  ].join('\n');
-  await nft(host, script);
+  ];
+  const digest = createHash('sha256').update(chain.join('\n')).digest('hex').slice(0, 8);
+  const comment = `wrtfleet datapath fallback; ${[...Object.entries(gso).map(([k, v]) => `gso:${k}=${v}`), `rules:${digest}`].join(' ')}`;
+  if (comment !== existing) {
+    // "add table" + "delete table" makes the delete valid whether or not the table exists;
+    // everything in one file is one transaction: no window without rules, no duplicates.
+    await nft(host, [`add table ${NFT_FAMILY} ${NFT_TABLE}`, `delete table ${NFT_FAMILY} ${NFT_TABLE}`, `table ${NFT_FAMILY} ${NFT_TABLE} {`, `  comment "${comment}"`, ...chain, '}', ''].join('\n'));
+  }
   const listed = await host.run(['nft', 'list', 'table', NFT_FAMILY, NFT_TABLE]);
   return { mode: 'nftables', table: `${NFT_FAMILY} ${NFT_TABLE}`, interfaces: ifaces, skipped: elig.skipped, ruleset: listed.stdout, gsoMaxSegs: gso };
 }

@@ -50,6 +50,11 @@ describe('nftables fallback', () => {
     packets(b.ruleset).forEach((n, i) => expect(n).toBeGreaterThanOrEqual(packets(a.ruleset)[i]!));
     expect((await tables()).match(new RegExp(`table inet ${NFT_TABLE}`, 'g'))!.length).toBe(1);
     expect(await gsoMaxSegs()).toBe(1);
+    // a different plan replaces the table (the same one is left alone, above)
+    const c = await applyNft(topo.router, { rewrite: { ...REWRITE, ttl: REWRITE.ttl + 1 } });
+    expect(c.ruleset).toContain(`ip ttl set ${REWRITE.ttl + 1}`);
+    expect(c.ruleset).not.toContain(`ip ttl set ${REWRITE.ttl} `);
+    await applyNft(topo.router, { rewrite: REWRITE });
   });
 
   for (const offloadOn of [false, true]) {
