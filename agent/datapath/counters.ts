@@ -13,23 +13,16 @@ export interface ProgramCounters {
 
 type FormattedCounters = { seen: number | string; rewritten: number | string };
 
-interface DumpEntry {
+interface DumpEntry<Formatted> {
   key?: unknown;
   values?: { cpu: number; value: string[] }[];
-  formatted?: { values?: { cpu: number; value: FormattedCounters & { prog?: FormattedCounters[] } }[] };
+  formatted?: { values?: { cpu: number; value: Formatted }[] };
 }
 
-/** One struct wf_counters (two u64) at `slot` of a per-CPU value, from raw bytes or BTF. */
-function addSlot(total: ProgramCounters, raw: Buffer | null, formatted: FormattedCounters | undefined, slot: number, littleEndian: boolean): void {
-  if (formatted) {
-    total.seen += BigInt(formatted.seen);
-    total.rewritten += BigInt(formatted.rewritten);
-    return;
-  }
-  const at = slot * 16;
-  if (!raw || raw.length < at + 16) throw new Error(`counters value shorter than ${at + 16} bytes`);
-  total.seen += littleEndian ? raw.readBigUInt64LE(at) : raw.readBigUInt64BE(at);
-  total.rewritten += littleEndian ? raw.readBigUInt64LE(at + 8) : raw.readBigUInt64BE(at + 8);
+/** A native-order u64 at `at` of a per-CPU value's raw bytes. */
+function u64At(raw: Buffer, at: number, littleEndian: boolean): bigint {
+  if (raw.length < at + 8) throw new Error(`counters value shorter than ${at + 8} bytes`);
+  return littleEndian ? raw.readBigUInt64LE(at) : raw.readBigUInt64BE(at);
 }
 
 const rawBytes = (hex: string[]) => Buffer.from(hex.map((h) => Number.parseInt(h, 16)));
@@ -37,29 +30,50 @@ const rawBytes = (hex: string[]) => Buffer.from(hex.map((h) => Number.parseInt(h
 /** Sums a `bpftool -j map dump` of wf_stats. Uses BTF-formatted values when present, raw bytes otherwise. */
 export function parseCountersDump(json: string, littleEndian = true): ProgramCounters {
   const total: ProgramCounters = { seen: 0n, rewritten: 0n };
-  for (const e of JSON.parse(json) as DumpEntry[]) {
-    if (e.formatted?.values) for (const v of e.formatted.values) addSlot(total, null, v.value, 0, littleEndian);
-    else for (const v of e.values ?? []) addSlot(total, rawBytes(v.value), undefined, 0, littleEndian);
+  for (const e of JSON.parse(json) as DumpEntry<FormattedCounters>[]) {
+    if (e.formatted?.values) {
+      for (const v of e.formatted.values) {
+        total.seen += BigInt(v.value.seen);
+        total.rewritten += BigInt(v.value.rewritten);
+      }
+      continue;
+    }
+    for (const v of e.values ?? []) {
+      const raw = rawBytes(v.value);
+      total.seen += u64At(raw, 0, littleEndian);
+      total.rewritten += u64At(raw, 8, littleEndian);
+    }
   }
   return total;
 }
 
+/** struct wf_chain_counters (bpf/wf_chain.bpf.c) as bpftool formats it with BTF. */
+type FormattedChainCounters = { seen: number | string; rewritten: (number | string)[] };
+
 /**
- * Sums a dump of wf_chain_stats (bpf/wf_chain.bpf.c): one struct wf_counters per rewrite,
- * slot i = PROGRAM_NAMES[i]. Only the selected rewrites are returned.
+ * Sums a dump of wf_chain_stats (bpf/wf_chain.bpf.c): the packets the chain ran on (`seen`,
+ * the same for every rewrite in it) and one `rewritten` per rewrite, slot i = PROGRAM_NAMES[i].
+ * Only the selected rewrites are returned.
  */
 export function parseChainCountersDump(json: string, programs: readonly ProgramName[], littleEndian = true): Partial<Record<ProgramName, ProgramCounters>> {
-  const out: Partial<Record<ProgramName, ProgramCounters>> = {};
-  for (const program of programs) {
-    const slot = PROGRAM_NAMES.indexOf(program);
-    const total: ProgramCounters = { seen: 0n, rewritten: 0n };
-    for (const e of JSON.parse(json) as DumpEntry[]) {
-      if (e.formatted?.values) for (const v of e.formatted.values) addSlot(total, null, v.value.prog?.[slot], slot, littleEndian);
-      else for (const v of e.values ?? []) addSlot(total, rawBytes(v.value), undefined, slot, littleEndian);
+  let seen = 0n;
+  const rewritten = PROGRAM_NAMES.map(() => 0n);
+  for (const e of JSON.parse(json) as DumpEntry<FormattedChainCounters>[]) {
+    if (e.formatted?.values) {
+      for (const v of e.formatted.values) {
+        if (v.value.rewritten?.length !== PROGRAM_NAMES.length) throw new Error(`wf_chain_stats: expected ${PROGRAM_NAMES.length} rewritten counters`);
+        seen += BigInt(v.value.seen);
+        v.value.rewritten.forEach((n, slot) => (rewritten[slot]! += BigInt(n)));
+      }
+      continue;
     }
-    out[program] = total;
+    for (const v of e.values ?? []) {
+      const raw = rawBytes(v.value);
+      seen += u64At(raw, 0, littleEndian);
+      PROGRAM_NAMES.forEach((_, slot) => (rewritten[slot]! += u64At(raw, 8 + 8 * slot, littleEndian)));
+    }
   }
-  return out;
+  return Object.fromEntries(programs.map((p) => [p, { seen, rewritten: rewritten[PROGRAM_NAMES.indexOf(p)]! }]));
 }
 
 async function dumpMap(host: RouterHost, mapPin: string): Promise<string> {

@@ -375,24 +375,22 @@ struct wf_syn {
 };
 
 /*
- * Finds the TCP header of an IPv4 first SYN (SYN=1, ACK=0). 0 when the packet is anything
- * else: not TCP, a non-first fragment (no TCP header in it), a SYN-ACK. Only the cheap tests
- * that reject most packets; whether the headers fit the packet is wf_syn_len_ok's question,
- * asked before a write, so a SYN that already carries the target value skips it.
+ * Finds the TCP header of an IPv4 first SYN (SYN=1, ACK=0) behind a header wf_ipv4 found.
+ * 0 when the packet is anything else: not TCP, a non-first fragment (no TCP header in it),
+ * a SYN-ACK. Only the cheap tests that reject most packets; whether the headers fit the
+ * packet is wf_syn_len_ok's question, asked before a write, so a SYN that already carries
+ * the target value skips it. wf_chain passes the header its IPv4 rewrites used.
  */
-static __always_inline int wf_ipv4_first_syn(struct wf_pkt *pk, __u32 l3off, struct wf_syn *syn)
+static __always_inline int wf_ipv4_hdr_first_syn(struct wf_pkt *pk, __u32 l3off, const struct iphdr *iph, struct wf_syn *syn)
 {
-	struct iphdr *iph;
 	__u32 ihl;
 	__u8 *th;
 
-	if (!wf_ipv4(pk, l3off, &iph))
-		return 0;
 	if (iph->protocol != WF_IPPROTO_TCP)
 		return 0;
 	if (iph->frag_off & bpf_htons(WF_IPV4_FRAG_OFF_MASK))
 		return 0;
-	ihl = (((__u8 *)iph)[0] & 0x0f) * 4;
+	ihl = (((const __u8 *)iph)[0] & 0x0f) * 4;
 	/* iph is stale from here on: this may pull */
 	if (!wf_ptr(pk, l3off + ihl, WF_TCP_MIN_HLEN, &th))
 		return 0;
@@ -403,6 +401,14 @@ static __always_inline int wf_ipv4_first_syn(struct wf_pkt *pk, __u32 l3off, str
 	syn->thl = (th[12] >> 4) * 4;
 	syn->ihl = ihl;
 	return 1;
+}
+
+/* wf_ipv4_hdr_first_syn on a parsed frame, finding the IPv4 header itself. */
+static __always_inline int wf_ipv4_first_syn(struct wf_pkt *pk, __u32 l3off, struct wf_syn *syn)
+{
+	struct iphdr *iph;
+
+	return wf_ipv4(pk, l3off, &iph) && wf_ipv4_hdr_first_syn(pk, l3off, iph, syn);
 }
 
 /*
