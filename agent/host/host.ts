@@ -37,13 +37,15 @@ export interface RouterHost {
 }
 
 /**
- * Runs argv on `host` and returns its stdout; a failure is an error naming the command, its
+ * Runs argv on `host` and returns its stdout (with `output: 'stdout+stderr'`, both: for tools
+ * that print warnings on stderr and succeed); a failure is an error naming the command, its
  * exit status and the last lines of what it printed.
  */
-export async function runChecked(host: RouterHost, argv: string[]): Promise<string> {
-  const r = await host.run(argv);
-  if (r.code !== 0) throw new Error(`${argv.join(' ')} (exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n').slice(-6).join(' | ')}`);
-  return r.stdout;
+export async function runChecked(host: RouterHost, argv: string[], options: RunOptions & { output?: 'stdout' | 'stdout+stderr' } = {}): Promise<string> {
+  const { output = 'stdout', ...runOptions } = options;
+  const r = await host.run(argv, runOptions);
+  if (r.code !== 0) throw new Error(`${argv.join(' ')} (exit ${r.code ?? 'none'}): ${(r.stderr || r.stdout).trim().split('\n').slice(-6).join(' | ')}`);
+  return output === 'stdout' ? r.stdout : `${r.stdout}${r.stderr}`;
 }
 
 /**

@@ -14,9 +14,11 @@
  * uncommitted uci changes made by someone else would be committed along with ours by
  * `uci commit firewall`, so we refuse to touch the firewall config while any are pending.
  */
-import type { RouterHost } from '../host/host.js';
+import { runChecked, type RouterHost } from '../host/host.js';
 
 export const UCI_DEFAULTS = 'firewall.@defaults[0]';
+/** uci and fw4's reload can take long on a slow router's flash; 60 s before we call it failed. */
+const UCI_RUN = { timeoutMs: 60_000 };
 export const OFFLOAD_OPTIONS = ['flow_offloading', 'flow_offloading_hw'] as const;
 export type OffloadOption = (typeof OFFLOAD_OPTIONS)[number];
 export type OffloadLiveMode = 'off' | 'software' | 'hardware';
@@ -57,12 +59,6 @@ export interface OffloadState {
 export interface OffloadApplyEvidence extends OffloadState {
   changes: string[];
   warnings: string[];
-}
-
-async function mustRun(host: RouterHost, argv: string[]): Promise<string> {
-  const r = await host.run(argv, { timeoutMs: 60_000 });
-  if (r.code !== 0) throw new Error(`${argv.join(' ')} (exit ${r.code ?? 'none'}): ${(r.stderr || r.stdout).trim().split('\n').slice(-4).join(' | ')}`);
-  return `${r.stdout}${r.stderr}`;
 }
 
 /**
@@ -196,19 +192,19 @@ export async function applyOffload(host: RouterHost, target: UciOffloadValues): 
     for (const option of OFFLOAD_OPTIONS) {
       if (before.uci![option] === target[option]) continue;
       const value = target[option];
-      if (value === null) await mustRun(host, ['uci', 'delete', `${UCI_DEFAULTS}.${option}`]);
-      else await mustRun(host, ['uci', 'set', `${UCI_DEFAULTS}.${option}=${value}`]);
+      if (value === null) await runChecked(host, ['uci', 'delete', `${UCI_DEFAULTS}.${option}`], UCI_RUN);
+      else await runChecked(host, ['uci', 'set', `${UCI_DEFAULTS}.${option}=${value}`], UCI_RUN);
       changes.push(`uci ${option}: ${before.uci![option] ?? '(unset)'} -> ${value ?? '(unset)'}`);
     }
     try {
-      await mustRun(host, ['uci', 'commit', 'firewall']);
+      await runChecked(host, ['uci', 'commit', 'firewall'], UCI_RUN);
     } catch (err) {
       await host.run(['uci', 'revert', 'firewall']);
       throw err;
     }
     changes.push('uci commit firewall');
   }
-  const reload = await mustRun(host, ['/etc/init.d/firewall', 'reload']);
+  const reload = await runChecked(host, ['/etc/init.d/firewall', 'reload'], { ...UCI_RUN, output: 'stdout+stderr' });
   changes.push('/etc/init.d/firewall reload');
   for (const line of reload.split('\n')) if (line.trim()) warnings.push(line.trim());
   const after = await readOffload(host, support);
