@@ -36,7 +36,10 @@
  *      the median and the geometric mean with its 95 % CI are reported.
  * 3. One forwarded flow with the modes switched under it (windowsBench): the throughput
  *    figure on a noisy machine. Next to the product's modes, an empty program attached by
- *    TCX: the control that pays the dispatch and nothing else.
+ *    TCX: the control that pays the dispatch and nothing else; it, candidates and wf_chain as
+ *    the loader configures it are loaded once and switched by one attach/detach each, so
+ *    windows of those modes alone can be short and many (the flow's throughput moves between
+ *    levels that last seconds; quick alternation keeps a round within one level).
  * 4. The programs' run time in the datapath (runTimeBench): the kernel's own per-program
  *    accounting on the same one flow, ns per forwarded packet and its share of the CPU's time.
  * WF_BENCH_CANDIDATES adds other builds (e.g. a changed wf_chain) to parts 1, 3 and 4, so a
@@ -46,7 +49,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CHAIN_OBJECT, PROGRAM_NAMES, BPF_BUILD_DIR, LOCAL_TCX_HELPER, type RewriteConfig } from '../../agent/datapath/programs.js';
+import { CHAIN_OBJECT, PROGRAM_NAMES, BPF_BUILD_DIR, LOCAL_TCX_HELPER, configuredObject, type RewriteConfig } from '../../agent/datapath/programs.js';
 import { applyEbpf, detachEbpf, type DatapathEvidence, type ProgramLayout } from '../../agent/datapath/loader.js';
 import { applyNft, removeNft } from '../../agent/datapath/nft.js';
 import { ether, ipv4, linuxSynOptions, opt, tcp, TCP_ACK } from '../../test/bpf/frames.js';
@@ -70,7 +73,8 @@ const WINDOW_MS = Number(process.env.WF_BENCH_WINDOW_MS ?? 400);
 // the modes the windows compare with "none": '|'-separated prefixes of their names (default: all).
 // Fewer modes, more rounds in the same time: WF_BENCH_WINDOW_MODES='eBPF, merged' tightens the chain's CI.
 const WINDOW_MODES = process.env.WF_BENCH_WINDOW_MODES?.split('|');
-const WINDOW_SETTLE_MS = 100;
+// time after a mode is switched on before its window opens
+const WINDOW_SETTLE_MS = Number(process.env.WF_BENCH_WINDOW_SETTLE_MS ?? 100);
 // the run-time accounting (see runTimeBench): rounds (0 skips it) and window
 const RUNTIME_ROUNDS = Number(process.env.WF_BENCH_RUNTIME_ROUNDS ?? 20);
 const RUNTIME_MS = Number(process.env.WF_BENCH_RUNTIME_MS ?? 1000);
@@ -266,6 +270,8 @@ async function sh(argv: string[]) {
 }
 
 const EMPTY_PROGRAM_MODE = 'empty program (TCX dispatch alone, control)';
+/** The loader's wf_chain object, loaded once and switched by attach/detach alone (see tcxObject). */
+const PRELOADED_CHAIN_MODE = 'eBPF, wf_chain as the loader configures it, pre-loaded (TCX)';
 
 interface Mode {
   on: () => Promise<unknown>;
@@ -436,6 +442,7 @@ async function runTimeBench(topo: Topology, modes: Record<string, Mode>): Promis
 
 async function throughputBench() {
   const topo = new Topology();
+  const cleanups: (() => Promise<unknown>)[] = [];
   await topo.create();
   try {
     await topo.addDefaultRoute();
@@ -455,29 +462,36 @@ async function throughputBench() {
         progIds: async () => attached!.interfaces.flatMap((i) => i.programs.map((p) => p.progId)),
       };
     };
-    // An object's one TC program attached by TCX on wan0 as compiled (its .rodata defaults are
-    // the bench's REWRITE for wf_chain), bypassing the loader: the empty program, and candidates.
-    let attachedObjects = 0;
+    // An object's one TC program, loaded (verified) once and pinned, then attached by TCX on wan0
+    // and detached again by one helper call each: the empty program, candidates (as compiled:
+    // their .rodata defaults are the bench's REWRITE for wf_chain), and wf_chain as the loader
+    // configures it. Switching such a mode takes milliseconds where the loader's apply takes a
+    // few hundred, so the windows can alternate quickly (see windowsBench).
+    // Pinned beside the loader's pin root, not in it: the loader's detach removes whatever it
+    // finds there, leftovers of a crashed run included.
+    const preloadRoot = `${topo.pinRoot}-bench`;
+    cleanups.push(() => runChecked(topo.router, [LOCAL_TCX_HELPER, 'rm', preloadRoot]));
+    let preloaded = 0;
     const wanIfindex = String((JSON.parse(await runChecked(topo.router, ['ip', '-j', 'link', 'show', 'wan0'])) as { ifindex: number }[])[0]!.ifindex);
-    const tcxObject = (obj: string): Mode => {
-      const dir = `${topo.pinRoot}/bench-object-${attachedObjects++}`;
+    const tcxObject = async (obj: string): Promise<Mode> => {
+      const dir = `${preloadRoot}/object-${preloaded++}`;
+      await runChecked(topo.router, [LOCAL_TCX_HELPER, 'mkdir', dir]);
+      await runChecked(topo.router, ['bpftool', 'prog', 'load', obj, `${dir}/prog`, 'type', 'classifier']);
+      const id = (JSON.parse(await runChecked(topo.router, ['bpftool', '-j', 'prog', 'show', 'pinned', `${dir}/prog`])) as { id: number }).id;
       return {
-        on: async () => {
-          await runChecked(topo.router, [LOCAL_TCX_HELPER, 'mkdir', dir]);
-          await runChecked(topo.router, ['bpftool', 'prog', 'load', obj, `${dir}/prog`, 'type', 'classifier']);
-          await runChecked(topo.router, [LOCAL_TCX_HELPER, 'attach', wanIfindex, `${dir}/prog`, `${dir}/link`]);
-        },
-        off: async () => {
-          await runChecked(topo.router, [LOCAL_TCX_HELPER, 'detach', `${dir}/link`]);
-          await runChecked(topo.router, [LOCAL_TCX_HELPER, 'rm', dir]);
-        },
-        progIds: async () => [(JSON.parse(await runChecked(topo.router, ['bpftool', '-j', 'prog', 'show', 'pinned', `${dir}/prog`])) as { id: number }).id],
+        on: async () => void (await runChecked(topo.router, [LOCAL_TCX_HELPER, 'attach', wanIfindex, `${dir}/prog`, `${dir}/link`])),
+        off: async () => void (await runChecked(topo.router, [LOCAL_TCX_HELPER, 'detach', `${dir}/link`])),
+        progIds: async () => [id],
       };
     };
     // The control for the chain's windows and run time: an empty program, which pays the
     // dispatch (and the egress hook TCX switches on) and nothing else.
-    const emptyProgram = tcxObject(buildEmptyObject());
-    const candidates = Object.fromEntries(CANDIDATES.map((c) => [c.name, tcxObject(c.path)]));
+    const emptyProgram = await tcxObject(buildEmptyObject());
+    const candidates: Record<string, Mode> = {};
+    for (const c of CANDIDATES) candidates[c.name] = await tcxObject(c.path);
+    const loaderChainFile = join(topo.work, 'wf_chain.configured.o');
+    writeFileSync(loaderChainFile, configuredObject('bpfel', CHAIN_OBJECT, REWRITE, 'ethernet').bytes);
+    const preloadedChain = await tcxObject(loaderChainFile);
     const nft = (ipIdGso: 'single-segment' | 'leave'): Mode => ({ on: () => applyNft(topo.router, { rewrite: REWRITE, ipIdGso }), off: () => removeNft(topo.router) });
     const none: Mode = { on: async () => undefined, off: async () => undefined };
     const kinds: { kind: string; from: NetnsHost; modes: Record<string, Mode> }[] = [
@@ -492,6 +506,7 @@ async function throughputBench() {
           'eBPF, merged wf_chain (TCX, default)': chain('single-segment'),
           'eBPF, four separate programs (TCX)': chain('single-segment', 'separate'),
           'nftables fallback (default)': nft('single-segment'),
+          [PRELOADED_CHAIN_MODE]: preloadedChain,
         },
       },
       {
@@ -560,6 +575,7 @@ async function throughputBench() {
     const runTime = RUNTIME_ROUNDS > 0 ? await runTimeBench(topo, timedModes) : undefined;
     return { runs: out, windows, runTime };
   } finally {
+    for (const cleanup of cleanups) await cleanup();
     await topo.destroy();
   }
 }
