@@ -1,4 +1,4 @@
-import type { RouterHost } from '../host/host.js';
+import { runChecked, type RouterHost } from '../host/host.js';
 import { PROGRAM_NAMES, type ProgramName } from './programs.js';
 
 /**
@@ -19,32 +19,33 @@ interface DumpEntry<Formatted> {
   formatted?: { values?: { cpu: number; value: Formatted }[] };
 }
 
-/** A native-order u64 at `at` of a per-CPU value's raw bytes. */
-function u64At(raw: Buffer, at: number, littleEndian: boolean): bigint {
-  if (raw.length < at + 8) throw new Error(`counters value shorter than ${at + 8} bytes`);
-  return littleEndian ? raw.readBigUInt64LE(at) : raw.readBigUInt64BE(at);
-}
-
 const rawBytes = (hex: string[]) => Buffer.from(hex.map((h) => Number.parseInt(h, 16)));
 
-/** Sums a `bpftool -j map dump` of wf_stats. Uses BTF-formatted values when present, raw bytes otherwise. */
-export function parseCountersDump(json: string, littleEndian = true): ProgramCounters {
-  const total: ProgramCounters = { seen: 0n, rewritten: 0n };
-  for (const e of JSON.parse(json) as DumpEntry<FormattedCounters>[]) {
+/**
+ * Sums a one-slot PERCPU_ARRAY dump over CPUs, as `words` u64 counters in the value's order:
+ * from BTF-formatted values (`fromFormatted` lists a value's counters) when bpftool has them,
+ * from raw bytes in the router's byte order otherwise.
+ */
+function sumDump<Formatted>(json: string, words: number, fromFormatted: (v: Formatted) => (number | string)[], littleEndian: boolean): bigint[] {
+  const total: bigint[] = Array.from({ length: words }, () => 0n);
+  for (const e of JSON.parse(json) as DumpEntry<Formatted>[]) {
     if (e.formatted?.values) {
-      for (const v of e.formatted.values) {
-        total.seen += BigInt(v.value.seen);
-        total.rewritten += BigInt(v.value.rewritten);
-      }
+      for (const v of e.formatted.values) fromFormatted(v.value).forEach((n, i) => (total[i]! += BigInt(n)));
       continue;
     }
     for (const v of e.values ?? []) {
       const raw = rawBytes(v.value);
-      total.seen += u64At(raw, 0, littleEndian);
-      total.rewritten += u64At(raw, 8, littleEndian);
+      if (raw.length < words * 8) throw new Error(`counters value shorter than ${words * 8} bytes`);
+      for (let i = 0; i < words; i++) total[i]! += littleEndian ? raw.readBigUInt64LE(i * 8) : raw.readBigUInt64BE(i * 8);
     }
   }
   return total;
+}
+
+/** Sums a `bpftool -j map dump` of wf_stats. Uses BTF-formatted values when present, raw bytes otherwise. */
+export function parseCountersDump(json: string, littleEndian = true): ProgramCounters {
+  const [seen, rewritten] = sumDump<FormattedCounters>(json, 2, (v) => [v.seen, v.rewritten], littleEndian);
+  return { seen: seen!, rewritten: rewritten! };
 }
 
 /** struct wf_chain_counters (bpf/wf_chain.bpf.c) as bpftool formats it with BTF. */
@@ -56,30 +57,20 @@ type FormattedChainCounters = { seen: number | string; rewritten: (number | stri
  * Only the selected rewrites are returned.
  */
 export function parseChainCountersDump(json: string, programs: readonly ProgramName[], littleEndian = true): Partial<Record<ProgramName, ProgramCounters>> {
-  let seen = 0n;
-  const rewritten = PROGRAM_NAMES.map(() => 0n);
-  for (const e of JSON.parse(json) as DumpEntry<FormattedChainCounters>[]) {
-    if (e.formatted?.values) {
-      for (const v of e.formatted.values) {
-        if (v.value.rewritten?.length !== PROGRAM_NAMES.length) throw new Error(`wf_chain_stats: expected ${PROGRAM_NAMES.length} rewritten counters`);
-        seen += BigInt(v.value.seen);
-        v.value.rewritten.forEach((n, slot) => (rewritten[slot]! += BigInt(n)));
-      }
-      continue;
-    }
-    for (const v of e.values ?? []) {
-      const raw = rawBytes(v.value);
-      seen += u64At(raw, 0, littleEndian);
-      PROGRAM_NAMES.forEach((_, slot) => (rewritten[slot]! += u64At(raw, 8 + 8 * slot, littleEndian)));
-    }
-  }
-  return Object.fromEntries(programs.map((p) => [p, { seen, rewritten: rewritten[PROGRAM_NAMES.indexOf(p)]! }]));
+  const [seen, ...rewritten] = sumDump<FormattedChainCounters>(
+    json,
+    1 + PROGRAM_NAMES.length,
+    (v) => {
+      if (v.rewritten?.length !== PROGRAM_NAMES.length) throw new Error(`wf_chain_stats: expected ${PROGRAM_NAMES.length} rewritten counters`);
+      return [v.seen, ...v.rewritten];
+    },
+    littleEndian,
+  );
+  return Object.fromEntries(programs.map((p) => [p, { seen: seen!, rewritten: rewritten[PROGRAM_NAMES.indexOf(p)]! }]));
 }
 
-async function dumpMap(host: RouterHost, mapPin: string): Promise<string> {
-  const r = await host.run(['bpftool', '-j', 'map', 'dump', 'pinned', mapPin]);
-  if (r.code !== 0) throw new Error(`bpftool map dump ${mapPin}: ${r.stderr.trim() || r.stdout.trim()}`);
-  return r.stdout;
+function dumpMap(host: RouterHost, mapPin: string): Promise<string> {
+  return runChecked(host, ['bpftool', '-j', 'map', 'dump', 'pinned', mapPin]);
 }
 
 export async function readChainCounters(host: RouterHost, mapPin: string, programs: readonly ProgramName[], littleEndian = true) {

@@ -20,7 +20,7 @@
  * (telemetry) survive, as the eBPF path's pinned counters do.
  */
 import { createHash } from 'node:crypto';
-import type { RouterHost } from '../host/host.js';
+import { runChecked, type RouterHost } from '../host/host.js';
 import { eligibleInterfaces, type DatapathOptions } from './loader.js';
 import { validateRewrite, type RewriteConfig } from './programs.js';
 
@@ -62,8 +62,7 @@ export function nftRules(cfg: RewriteConfig, ifaces: string[]): string[] {
 }
 
 async function nft(host: RouterHost, script: string): Promise<void> {
-  const r = await host.run(['nft', '-f', '-'], { input: script });
-  if (r.code !== 0) throw new Error(`nft -f: ${r.stderr.trim()}`);
+  await runChecked(host, ['nft', '-f', '-'], { input: script });
 }
 
 async function tableComment(host: RouterHost): Promise<string | null> {
@@ -99,10 +98,7 @@ export async function applyNft(host: RouterHost, opts: DatapathOptions): Promise
     if (!wantSingle) continue;
     // Already 1 with nothing saved: an earlier table was lost; use the kernel default.
     gso[i.ifname] = saved[i.ifname] ?? (i.gsoMaxSegs === 1 || i.gsoMaxSegs === undefined ? Math.min(65535, i.tsoMaxSegs ?? 65535) : i.gsoMaxSegs);
-    if (i.gsoMaxSegs !== 1) {
-      const r = await host.run(['ip', 'link', 'set', 'dev', i.ifname, 'gso_max_segs', '1']);
-      if (r.code !== 0) throw new Error(`ip link set ${i.ifname} gso_max_segs 1: ${r.stderr.trim()}`);
-    }
+    if (i.gsoMaxSegs !== 1) await runChecked(host, ['ip', 'link', 'set', 'dev', i.ifname, 'gso_max_segs', '1']);
   }
   for (const [ifname, orig] of Object.entries(saved)) {
     if (ifname in gso) continue;

@@ -156,18 +156,14 @@ export async function readOffload(host: RouterHost, support?: OffloadSupport): P
   const sup = support ?? (await offloadSupport(host));
   if (!sup.supported) return { support: sup, uci: null, configured: null, live: null, flowtables: [], fallback: false };
   const uci = await readUciOffload(host);
-  const listed = await host.run(['nft', 'list', 'flowtables']);
-  if (listed.code !== 0) throw new Error(`nft list flowtables (exit ${listed.code}): ${listed.stderr.trim()}`);
-  const flowtables = parseFlowtables(listed.stdout);
+  const flowtables = parseFlowtables(await runChecked(host, ['nft', 'list', 'flowtables']));
   const configured = configuredMode(uci);
   const live = liveMode(flowtables);
   return { support: sup, uci, configured, live, flowtables, fallback: configured === 'hardware' && live === 'software' };
 }
 
 async function pendingFirewallChanges(host: RouterHost): Promise<string> {
-  const r = await host.run(['uci', 'changes', 'firewall']);
-  if (r.code !== 0) throw new Error(`uci changes firewall (exit ${r.code}): ${r.stderr.trim()}`);
-  return r.stdout.trim();
+  return (await runChecked(host, ['uci', 'changes', 'firewall'])).trim();
 }
 
 /**
