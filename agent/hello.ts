@@ -6,8 +6,8 @@ import {
   type Hello,
   type LiveState,
 } from '../proto/gen/wrtfleet/agent/v1/agent.js';
-import type { CapabilityFlags, PredictedCapabilities } from './capabilities.js';
-import type { RouterFacts } from './facts/index.js';
+import type { CapabilityFlags, PredictedCapabilities } from '../core/capabilities.js';
+import type { RouterFacts } from '../core/facts/index.js';
 
 export const AGENT_VERSION = '0.1.0';
 

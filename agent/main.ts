@@ -15,14 +15,14 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { factsSummary, predictCapabilities } from './capabilities.js';
-import { collectFacts } from './facts/index.js';
-import { FixtureHost } from './host/fixture-host.js';
-import type { RouterHost } from './host/host.js';
-import { LocalHost } from './host/local-host.js';
+import { factsSummary, predictCapabilities } from '../core/capabilities.js';
+import { collectFacts } from '../core/facts/index.js';
+import { FixtureHost } from './sim/fixture-host.js';
+import type { RouterHost } from '../core/host/router-host.js';
+import { LocalHost } from '../core/host/local-host.js';
 import { probeCapabilities } from './probe/index.js';
 import { RouterAgent } from './router-agent.js';
-import { deriveRouterIdentity } from './identity.js';
+import { deriveRouterIdentity } from '../core/identity.js';
 import { heapSettler } from './heap-settle.js';
 
 const USAGE = `usage: agent facts [--root DIR]
@@ -142,7 +142,8 @@ switch (command) {
   }
   case 'fleet': {
     // Lazily, like proxy: the simulated fleet (and its enrollment/x509 code) is not part of an agent's idle footprint.
-    const { defaultFixturesDir, fixtureModels, startSimulatedFleet, stopFleet } = await import('./simulated-fleet.js');
+    const { startSimulatedFleet, stopFleet } = await import('./sim/simulated-fleet.js');
+    const { defaultFixturesDir, fixtureModels } = await import('./sim/fixtures.js');
     if (!values.controller) fail('--controller is required');
     const perModel = Number(values['per-model']);
     if (!Number.isInteger(perModel) || perModel < 1 || perModel > 10_000) fail('--per-model must be an integer from 1 to 10000');

@@ -5,16 +5,16 @@ import { forgetOffloadSupport, readLive, type DatapathPaths } from './apply/live
 import { ApplyManager } from './apply/manager.js';
 import { FileStateStore, MemoryStateStore, type StateStore } from './apply/state-store.js';
 import type { TransactionOptions } from './apply/transaction.js';
-import { predictCapabilities, type PredictedCapabilities } from './capabilities.js';
+import { predictCapabilities, type PredictedCapabilities } from '../core/capabilities.js';
 import { ControllerLink, type ReconnectPolicy } from './controller-link.js';
 import { DriftWatcher } from './drift/index.js';
 import { tcxHelperBinaryFor } from './datapath/programs.js';
-import { collectFacts, type RouterFacts } from './facts/index.js';
+import { collectFacts, type RouterFacts } from '../core/facts/index.js';
 import { helloMessage } from './hello.js';
-import { FixtureHost } from './host/fixture-host.js';
-import type { RouterHost } from './host/host.js';
-import { deriveRouterIdentity } from './identity.js';
-import type { PlanRouter } from './plan.js';
+import { FixtureHost } from './sim/fixture-host.js';
+import type { RouterHost } from '../core/host/router-host.js';
+import { deriveRouterIdentity } from '../core/identity.js';
+import type { PlanRouter } from '../core/plan.js';
 import { probeCapabilities, type ProbedCapabilities } from './probe/index.js';
 import { collectTelemetry, offloadStateMessage } from './telemetry/index.js';
 

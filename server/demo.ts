@@ -4,7 +4,7 @@
  * WRTFLEET_DEMO_PER_MODEL (default 4). Ctrl-C stops the fleet, then the controller.
  */
 import path from 'node:path';
-import { defaultFixturesDir, fixtureModels, startSimulatedFleet, stopFleet } from '../agent/simulated-fleet.js';
+import { defaultFixturesDir, fixtureModels, startSimulatedFleet, stopFleet } from '../agent/index.js';
 import { ConfigError, configFromEnv } from './config.js';
 import { createLogger, startController } from './controller.js';
 import { enrollThroughController } from './pki/local-enrollment.js';

@@ -5,7 +5,7 @@
  * cannot disagree about what "the state" is.
  */
 import { ebpfStatus, eligibleInterfaces, NFT_FAMILY, NFT_TABLE, type DatapathEvidence } from '../datapath/index.js';
-import type { RouterHost } from '../host/host.js';
+import type { RouterHost } from '../../core/host/router-host.js';
 import { offloadSupport, readOffload, type OffloadState, type OffloadSupport } from '../offload/index.js';
 
 export interface DatapathPaths {

@@ -36,8 +36,8 @@ import {
 } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { AgentBody } from '../controller-link.js';
 import { EligibleWatch, wanDevices } from '../datapath/index.js';
-import type { RouterHost } from '../host/host.js';
-import { resolvePlan, type Plan, type PlanRouter } from '../plan.js';
+import type { RouterHost } from '../../core/host/router-host.js';
+import { resolvePlan, type Plan, type PlanRouter } from '../../core/plan.js';
 import { readLive, type DatapathPaths } from './live.js';
 import type { AgentState, OutboxEntry, StateStore } from './state-store.js';
 import {
@@ -276,7 +276,7 @@ export class ApplyManager extends EventEmitter {
 
   private async planFor(desired: Pick<DesiredState, 'spec'>): Promise<{ plan: Plan; spec: AppliedRecord['spec'] } | { error: string }> {
     // Loaded for each DesiredState and released after it in the bundle (a transient section, agent/packaging/build.ts): TypeBox stays off an idle agent's heap.
-    const { validateProfileSpec } = await import('../profile-spec.js');
+    const { validateProfileSpec } = await import('../../core/profile-spec.js');
     const validation = validateProfileSpec(desired.spec ?? {});
     if (!validation.ok) return { error: `invalid profile spec: ${validation.errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; ')}` };
     const router = await this.options.router();

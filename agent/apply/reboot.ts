@@ -20,7 +20,7 @@
  * Same boot id: an agent restart, nothing is re-applied. Where the boot id cannot be read,
  * null is recorded and nothing is decided by it (drift checks report what is missing).
  */
-import type { RouterHost } from '../host/host.js';
+import type { RouterHost } from '../../core/host/router-host.js';
 import type { DatapathPaths } from './live.js';
 import { reapplyRecord, type AppliedRecord, type Reapplied } from './transaction.js';
 

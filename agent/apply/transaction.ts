@@ -18,13 +18,14 @@ import {
   nftRules,
   removeNft,
   removeRewrite,
-  type BpfEndian,
   type DatapathOptions,
 } from '../datapath/index.js';
-import type { RouterHost } from '../host/host.js';
+import type { BpfEndian } from '../../core/programs.js';
+import type { RouterHost } from '../../core/host/router-host.js';
 import { applyOffload, readUciOffload, verifyOffload, type OffloadApplyEvidence, type UciOffloadValues } from '../offload/index.js';
-import { canonicalJson, rewriteConfigOf, UCI_FLOW_OFFLOADING, UCI_FLOW_OFFLOADING_HW, type Plan } from '../plan.js';
-import type { ProfileSpec } from '../profile-spec.js';
+import { rewriteConfigOf, UCI_FLOW_OFFLOADING, UCI_FLOW_OFFLOADING_HW, type Plan } from '../../core/plan.js';
+import { canonicalJson } from '../../core/canonical-json.js';
+import type { ProfileSpec } from '../../core/profile-spec.js';
 import { cachedOffloadSupport, normalizeLive, readLive, type DatapathPaths, type LiveState } from './live.js';
 import { isoTime } from '../iso-time.js';
 

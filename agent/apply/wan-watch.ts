@@ -14,8 +14,8 @@
  * everything else as it was: no rollback, the applied record stays, offloading is untouched.
  */
 import { wanDevices, type Eligibility, type WanDevice } from '../datapath/index.js';
-import type { RouterHost } from '../host/host.js';
-import type { Plan } from '../plan.js';
+import type { RouterHost } from '../../core/host/router-host.js';
+import type { Plan } from '../../core/plan.js';
 import type { DatapathPaths } from './live.js';
 import type { OutboxEntry } from './state-store.js';
 import { reapplyRecord, type AppliedRecord, type Reapplied } from './transaction.js';

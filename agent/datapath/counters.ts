@@ -1,5 +1,5 @@
-import { runChecked, type RouterHost } from '../host/host.js';
-import { PROGRAM_NAMES, type ProgramName } from './programs.js';
+import { runChecked, type RouterHost } from '../../core/host/router-host.js';
+import { PROGRAM_NAMES, type ProgramName } from '../../core/programs.js';
 
 /**
  * Per-program counters (see bpf/include/wf_common.h, struct wf_counters): a PERCPU_ARRAY

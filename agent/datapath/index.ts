@@ -2,7 +2,7 @@
  * Datapath entry point for the agent: eBPF chain first (TCX, then cls_bpf), nftables when
  * eBPF cannot be used. Returns structured evidence of what runs.
  */
-import type { RouterHost } from '../host/host.js';
+import type { RouterHost } from '../../core/host/router-host.js';
 import { applyEbpf, detachEbpf, type DatapathEvidence, type DatapathOptions } from './loader.js';
 import { applyNft, removeNft, type NftEvidence } from './nft.js';
 

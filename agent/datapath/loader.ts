@@ -23,23 +23,10 @@
  * by priority (CLS_PRIO) and handle (CLS_HANDLE), so leftovers are found even without pins.
  */
 import { randomBytes } from 'node:crypto';
-import { runChecked, type RouterHost } from '../host/host.js';
+import { runChecked, type RouterHost } from '../../core/host/router-host.js';
 import { readChainCounters, readCounters, type ProgramCounters } from './counters.js';
-import {
-  CHAIN_OBJECT,
-  chainMask,
-  configuredObject,
-  detectEndian,
-  LOCAL_TCX_HELPER,
-  PROGRAM_NAMES,
-  programsOfMask,
-  validateRewrite,
-  type BpfEndian,
-  type L2Mode,
-  type ObjectName,
-  type ProgramName,
-  type RewriteConfig,
-} from './programs.js';
+import { CHAIN_OBJECT, chainMask, configuredObject, detectEndian, LOCAL_TCX_HELPER, programsOfMask, type L2Mode, type ObjectName } from './programs.js';
+import { PROGRAM_NAMES, validateRewrite, type BpfEndian, type ProgramName, type RewriteConfig } from '../../core/programs.js';
 
 export const DEFAULT_PIN_ROOT = '/sys/fs/bpf/wrtfleet';
 /** Interfaces never touched, whatever the routes say (the seed's rule). */

@@ -1,4 +1,4 @@
-import { WrappedHost, type CommandResult, type RouterHost, type RunOptions } from '../host/host.js';
+import { WrappedHost, type CommandResult, type RouterHost, type RunOptions } from '../../core/host/router-host.js';
 
 /**
  * A RouterHost whose commands run inside a named network namespace, for tests and for a

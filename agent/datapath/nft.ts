@@ -20,9 +20,9 @@
  * (telemetry) survive, as the eBPF path's pinned counters do.
  */
 import { createHash } from 'node:crypto';
-import { runChecked, type RouterHost } from '../host/host.js';
+import { runChecked, type RouterHost } from '../../core/host/router-host.js';
 import { eligibleInterfaces, type DatapathOptions } from './loader.js';
-import { validateRewrite, type RewriteConfig } from './programs.js';
+import { validateRewrite, type RewriteConfig } from '../../core/programs.js';
 
 export const NFT_FAMILY = 'inet';
 export const NFT_TABLE = 'wrtfleet';

@@ -3,12 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import type { RouterHost } from '../host/host.js';
+import type { RouterHost } from '../../core/host/router-host.js';
 import { patchRodata } from './elf.js';
-
-/** Names fixed by the seed; also the ELF program (function) names. */
-export const PROGRAM_NAMES = ['set_ip_id_zero', 'set_ip_ttl', 'set_tcp_syn_window', 'clear_tcp_syn_ts'] as const;
-export type ProgramName = (typeof PROGRAM_NAMES)[number];
+import { PROGRAM_NAMES, type BpfEndian, type ProgramName, type RewriteConfig } from '../../core/programs.js';
 
 /**
  * The merged program (bpf/wf_chain.bpf.c): the selected rewrites in one attachment, one
@@ -28,38 +25,9 @@ export function programsOfMask(mask: number): ProgramName[] {
   return PROGRAM_NAMES.filter((_, i) => mask & (1 << i));
 }
 
-/** clang targets: bpfel for x86_64/aarch64/mipsel (mt7621), bpfeb for mips (ath79). */
-export type BpfEndian = 'bpfel' | 'bpfeb';
-
 /** Link-level framing of an interface, as the programs' wf_cfg_l2 global encodes it. */
 export type L2Mode = 'ethernet' | 'raw-ip';
 const L2_MODE_VALUE: Record<L2Mode, number> = { ethernet: 0, 'raw-ip': 1 };
-
-export interface RewriteConfig {
-  /** Programs to chain; order does not matter for correctness (they touch disjoint fields). */
-  programs: ProgramName[];
-  /** TTL (and hop limit) target, 1..255. */
-  ttl: number;
-  /** Window put into first SYNs, 1..65535. */
-  synWindow: number;
-  /** Also rewrite the IPv6 hop limit in set_ip_ttl. */
-  ipv6HopLimit: boolean;
-}
-
-export const DEFAULT_REWRITE: RewriteConfig = {
-  programs: [...PROGRAM_NAMES],
-  ttl: 64,
-  synWindow: 65535,
-  ipv6HopLimit: false,
-};
-
-export function validateRewrite(cfg: RewriteConfig): void {
-  if (!Number.isInteger(cfg.ttl) || cfg.ttl < 1 || cfg.ttl > 255) throw new Error(`ttl must be 1..255, got ${cfg.ttl}`);
-  if (!Number.isInteger(cfg.synWindow) || cfg.synWindow < 1 || cfg.synWindow > 65535)
-    throw new Error(`synWindow must be 1..65535, got ${cfg.synWindow}`);
-  for (const p of cfg.programs) if (!PROGRAM_NAMES.includes(p)) throw new Error(`unknown program ${p}`);
-  if (new Set(cfg.programs).size !== cfg.programs.length) throw new Error('duplicate program in chain');
-}
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BPF_BUILD_DIR = join(REPO_ROOT, 'bpf', 'build');

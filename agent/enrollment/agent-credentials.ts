@@ -4,7 +4,7 @@ import path from 'node:path';
 import { connect as tlsConnect, type DetailedPeerCertificate } from 'node:tls';
 import { credentials as grpcCredentials, experimental, Metadata, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import { AgentServiceClient, type EnrollResponse, type Renewed } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
-import { concurrencyGate } from '../concurrency-gate.js';
+import { concurrencyGate } from '../../core/concurrency-gate.js';
 import { heapSettler } from '../heap-settle.js';
 
 const KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' } as const;
@@ -39,7 +39,7 @@ export async function newKeyAndCsr(identity: string): Promise<{ keyPem: string; 
   // Loaded here only (enrollment, renewal): @peculiar/x509 and its ASN.1 schemas cost the
   // connected on-router agent ~2.5 MiB of memory, plus 2.7 MiB of TurboFan code pages they
   // warmed up, for a CSR made once a day at most (docs/BENCHMARKS.md, Agent).
-  const { x509 } = await import('./x509.js');
+  const { x509 } = await import('../../core/x509.js');
   const subtle = webcrypto.subtle; // read here: the getter loads Node's WebCrypto modules
   const keys = (await subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
   const csr = await x509.Pkcs10CertificateRequestGenerator.create({

@@ -14,7 +14,7 @@
  * uncommitted uci changes made by someone else would be committed along with ours by
  * `uci commit firewall`, so we refuse to touch the firewall config while any are pending.
  */
-import { runChecked, type RouterHost } from '../host/host.js';
+import { runChecked, type RouterHost } from '../../core/host/router-host.js';
 
 export const UCI_DEFAULTS = 'firewall.@defaults[0]';
 /** uci and fw4's reload can take long on a slow router's flash; 60 s before we call it failed. */

@@ -125,11 +125,11 @@ const SECTIONS: Record<string, string> = {
   // The proxy placement: ssh2 (+ its crypto) and yaml. Never on a router.
   proxy: 'agent/proxy/index.ts',
   // `agent fleet`, for tests and demos.
-  fleet: 'agent/simulated-fleet.ts',
+  fleet: 'agent/sim/simulated-fleet.ts',
   // @peculiar/x509 and its ASN.1 schemas: only to make a CSR (enrollment, certificate renewal). Transient.
-  x509: 'agent/enrollment/x509.ts',
+  x509: 'core/x509.ts',
   // TypeBox, for the profile schema: loaded for each DesiredState, released after it. Transient.
-  'profile-spec': 'agent/profile-spec.ts',
+  'profile-spec': 'core/profile-spec.ts',
   // grpc-js requires it only to serve channelz or ORCA, which an agent never does.
   'proto-loader': 'node_modules/@grpc/proto-loader/build/src/index.js',
 };

@@ -21,10 +21,11 @@
  * interfaces.
  */
 import { randomBytes } from 'node:crypto';
-import type { CapabilityFlags } from '../capabilities.js';
-import { configuredObject, DEFAULT_PIN_ROOT, DEFAULT_REWRITE, detectEndian, LOCAL_TCX_HELPER, probeTcx, type BpfEndian } from '../datapath/index.js';
-import type { Endian } from '../facts/types.js';
-import type { RouterHost } from '../host/host.js';
+import type { CapabilityFlags } from '../../core/capabilities.js';
+import { configuredObject, DEFAULT_PIN_ROOT, detectEndian, LOCAL_TCX_HELPER, probeTcx } from '../datapath/index.js';
+import { DEFAULT_REWRITE, type BpfEndian } from '../../core/programs.js';
+import type { Endian } from '../../core/facts/types.js';
+import type { RouterHost } from '../../core/host/router-host.js';
 import { isoTime } from '../iso-time.js';
 import { offloadSupport } from '../offload/index.js';
 

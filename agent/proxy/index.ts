@@ -25,7 +25,7 @@ import { hostname } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { DatapathPaths } from '../apply/live.js';
 import type { ReconnectPolicy } from '../controller-link.js';
-import { normalizeFingerprint, SshHost } from '../host/ssh-host.js';
+import { normalizeFingerprint, SshHost } from '../../core/host/ssh-host.js';
 import { RouterAgent } from '../router-agent.js';
 
 export interface ProxyRouterConfig {

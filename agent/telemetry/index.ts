@@ -10,8 +10,9 @@
 import { OffloadState_Mode, type OffloadState, type Telemetry } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { DatapathPaths } from '../apply/live.js';
 import { readNft } from '../apply/live.js';
-import { ebpfStatus, readAllCounters, type BpfEndian } from '../datapath/index.js';
-import type { RouterHost } from '../host/host.js';
+import { ebpfStatus, readAllCounters } from '../datapath/index.js';
+import type { BpfEndian } from '../../core/programs.js';
+import type { RouterHost } from '../../core/host/router-host.js';
 import { countOffloadedFlows, readOffload, type OffloadState as LiveOffload } from '../offload/index.js';
 
 export function offloadStateMessage(state: LiveOffload): OffloadState {

@@ -34,7 +34,7 @@ import { dirname, join } from 'node:path';
 import { ServerCredentials } from '@grpc/grpc-js';
 import { ApplyResult_Status, type DesiredState } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { ControllerLink } from '../../agent/controller-link.js';
-import { x509 } from '../../agent/enrollment/x509.js';
+import { x509 } from '../../core/x509.js';
 import { bundleAgent } from '../../agent/packaging/build.js';
 import { FakeController } from '../../test/support/fake-controller.js';
 import { sh, SshRouter } from '../../test/support/ssh-router.js';

@@ -49,14 +49,15 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CHAIN_OBJECT, PROGRAM_NAMES, BPF_BUILD_DIR, LOCAL_TCX_HELPER, configuredObject, type RewriteConfig } from '../../agent/datapath/programs.js';
+import { CHAIN_OBJECT, BPF_BUILD_DIR, LOCAL_TCX_HELPER, configuredObject } from '../../agent/datapath/programs.js';
+import { PROGRAM_NAMES, type RewriteConfig } from '../../core/programs.js';
 import { applyEbpf, detachEbpf, type DatapathEvidence, type ProgramLayout } from '../../agent/datapath/loader.js';
 import { applyNft, removeNft } from '../../agent/datapath/nft.js';
 import { ether, ipv4, linuxSynOptions, opt, tcp, TCP_ACK } from '../../test/bpf/frames.js';
 import { compileBpfObject, ensureBpffs, TestProgram, TEST_PIN_ROOT } from '../../test/bpf/progrun.js';
 import { ADDR, Topology } from '../../test/datapath/topology.js';
 import type { NetnsHost } from '../../agent/datapath/netns-host.js';
-import { runChecked } from '../../agent/host/host.js';
+import { runChecked } from '../../core/host/router-host.js';
 
 const REPEAT = Number(process.env.WF_BENCH_REPEAT ?? 2_000_000);
 const ROUNDS = Number(process.env.WF_BENCH_ROUNDS ?? 5);

@@ -1,5 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ProfileSpecSchema } from '../../agent/profile-spec.js';
+import { ProfileSpecSchema } from '../../core/profile-spec.js';
 import { InvalidProfile, PROFILE_NAME_PATTERN, StaleRevision, type ProfileStore } from '../profiles/profile-store.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { auditContext } from './request-context.js';

@@ -1,6 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
-import { validateProfileSpec } from '../../agent/profile-spec.js';
+import { validateProfileSpec } from '../../core/profile-spec.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { jsonDiff } from '../audit/json-diff.js';
 import { EffectiveProfileError, overlay, type PlanPreview } from '../fleet/plan-preview.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
-import { canonicalJson } from '../../agent/canonical-json.js';
+import { canonicalJson } from '../../core/canonical-json.js';
 
 /** The prevHash of the first event: the chain starts from a known, all-zero anchor. */
 export const GENESIS_HASH = '0'.repeat(64);

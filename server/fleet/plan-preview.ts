@@ -1,5 +1,5 @@
-import { planHashInput, resolvePlan, type CapabilityReport, type Plan, type PlanRouter } from '../../agent/plan.js';
-import { validateProfileSpec, type ProfileSpec } from '../../agent/profile-spec.js';
+import { planHashInput, resolvePlan, type CapabilityReport, type Plan, type PlanRouter } from '../../core/plan.js';
+import { validateProfileSpec, type ProfileSpec } from '../../core/profile-spec.js';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import { jsonDiff, type JsonChange } from '../audit/json-diff.js';
 

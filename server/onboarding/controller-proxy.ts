@@ -19,9 +19,8 @@ import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { AgentCredentials, keepRenewed } from '../../agent/enrollment/agent-credentials.js';
-import { SshHost } from '../../agent/host/ssh-host.js';
-import { RouterAgent } from '../../agent/router-agent.js';
+import { AgentCredentials, keepRenewed, RouterAgent } from '../../agent/index.js';
+import { SshHost } from '../../core/host/ssh-host.js';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { ControllerSecurity } from '../auth/security.js';
 

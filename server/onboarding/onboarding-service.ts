@@ -23,12 +23,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { predictCapabilities } from '../../agent/capabilities.js';
-import { collectFacts, type RouterFacts } from '../../agent/facts/index.js';
-import { shellQuote, SshError, SshHost, normalizeFingerprint } from '../../agent/host/ssh-host.js';
-import { concurrencyGate, type ConcurrencyGate } from '../../agent/concurrency-gate.js';
-import { tcxHelperBinaryFor } from '../../agent/datapath/programs.js';
-import { deriveRouterIdentity } from '../../agent/identity.js';
+import { predictCapabilities } from '../../core/capabilities.js';
+import { collectFacts, type RouterFacts } from '../../core/facts/index.js';
+import { shellQuote, SshError, SshHost, normalizeFingerprint } from '../../core/host/ssh-host.js';
+import { concurrencyGate, type ConcurrencyGate } from '../../core/concurrency-gate.js';
+import { AGENT_ENTRY_FILE, OLD_AGENT_ENTRY_FILE, tcxHelperBinaryFor } from '../../agent/index.js';
+import { deriveRouterIdentity } from '../../core/identity.js';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { ControllerSecurity } from '../auth/security.js';
@@ -36,7 +36,6 @@ import type { JobRunner } from '../jobs/job-runner.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { ControllerProxies } from './controller-proxy.js';
 import { installPackages, PackageError, planPackages, type PackagePlan } from './packages.js';
-import { AGENT_ENTRY_FILE, OLD_AGENT_ENTRY_FILE } from '../../agent/packaging/layout.js';
 
 export const ONBOARDING_JOB = 'onboarding';
 

@@ -11,9 +11,9 @@
  * Everything goes through a RouterHost (SSH in production, scripted transcripts in tests),
  * never a shell of our own.
  */
-import type { RouterFacts } from '../../agent/facts/index.js';
-import { parseApkList, parseOpkgList } from '../../agent/facts/packages.js';
-import type { RouterHost } from '../../agent/host/host.js';
+import type { RouterFacts } from '../../core/facts/index.js';
+import { parseApkList, parseOpkgList } from '../../core/facts/packages.js';
+import type { RouterHost } from '../../core/host/router-host.js';
 
 export type Manager = 'opkg' | 'apk';
 

@@ -3,7 +3,7 @@ import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { x509 } from './x509.js';
+import { x509 } from '../../core/x509.js';
 
 const subtle = webcrypto.subtle;
 /** EC P-256 with SHA-256: small keys and signatures, fast on router-class CPUs, supported by every TLS stack. */

@@ -1,4 +1,4 @@
-import { AgentCredentials } from '../../agent/enrollment/agent-credentials.js';
+import { AgentCredentials } from '../../agent/index.js';
 import type { ControllerSecurity } from '../auth/security.js';
 
 /**

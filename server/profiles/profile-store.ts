@@ -1,8 +1,8 @@
-import { validateProfileSpec, type ProfileSpec, type ProfileSpecError } from '../../agent/profile-spec.js';
+import { validateProfileSpec, type ProfileSpec, type ProfileSpecError } from '../../core/profile-spec.js';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { jsonDiff } from '../audit/json-diff.js';
-import { canonicalJson } from '../../agent/canonical-json.js';
+import { canonicalJson } from '../../core/canonical-json.js';
 
 export const PROFILE_NAME_PATTERN = '^[a-z0-9][a-z0-9._-]{0,62}$';
 const PROFILE_NAME = new RegExp(PROFILE_NAME_PATTERN);

@@ -8,7 +8,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../../prisma/generated/client/client.js';
 import { applyMigrations } from '../../prisma/tools/migrations.js';
 import { copyPgliteTemplate } from '../../prisma/tools/pglite-template.js';
-import { concurrencyGate } from '../../agent/concurrency-gate.js';
+import { concurrencyGate } from '../../core/concurrency-gate.js';
 import type { MigrationTarget } from '../../prisma/tools/migrations.js';
 import { describeConnectError, parseDatabaseUrl } from './database-url.js';
 import type { PostgresLocation } from './database-url.js';

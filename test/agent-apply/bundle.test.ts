@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { factsSummary } from '../../agent/capabilities.js';
-import { collectFacts } from '../../agent/facts/index.js';
-import { FixtureHost } from '../../agent/host/fixture-host.js';
-import { LocalHost } from '../../agent/host/local-host.js';
+import { factsSummary } from '../../core/capabilities.js';
+import { collectFacts } from '../../core/facts/index.js';
+import { FixtureHost } from '../../agent/sim/fixture-host.js';
+import { LocalHost } from '../../core/host/local-host.js';
 import { bundleAgent } from '../../agent/packaging/build.js';
 import { AGENT_ENTRY_FILE } from '../../agent/packaging/layout.js';
-import { SHARED_FIXTURES } from '../support/openwrt-transcripts.js';
+import { FLEET_FIXTURES } from '../support/openwrt-transcripts.js';
 
 const DIST = join(process.cwd(), 'dist/agent');
 const ns = `wf-bundle-${randomBytes(3).toString('hex')}`;
@@ -52,7 +52,7 @@ describe('agent bundle', () => {
   });
 
   it.each(['tplink-archer-c7-v2', 'kt-km14-102h-mt7621', 'glinet-gl-mt6000-mt7986'])('`node dist/agent/agent.cjs facts --root %s` prints the same JSON as the source tree', async (model) => {
-    const root = join(SHARED_FIXTURES, model);
+    const root = join(FLEET_FIXTURES, model);
     const out = execFileSync('node', [join(DIST, AGENT_ENTRY_FILE), 'facts', '--root', root], { encoding: 'utf8', cwd: '/' });
     const facts = await collectFacts(new FixtureHost(root));
     expect(JSON.parse(out)).toEqual(JSON.parse(JSON.stringify(factsSummary(facts))));
@@ -69,14 +69,14 @@ describe('agent bundle', () => {
     const proxy = spawnSync('node', [join(DIST, AGENT_ENTRY_FILE), 'proxy', '--config', '/nonexistent/proxy.yaml'], { encoding: 'utf8', cwd: '/' });
     expect(proxy.status).toBe(2);
     expect(proxy.stderr).toMatch(/^agent: config: cannot read \/nonexistent\/proxy\.yaml/);
-    const fleet = spawnSync('node', [join(DIST, AGENT_ENTRY_FILE), 'fleet', '--controller', '127.0.0.1:9', '--fixtures', SHARED_FIXTURES, '--per-model', '1'], { encoding: 'utf8', cwd: '/', timeout: 5_000, killSignal: 'SIGINT' });
+    const fleet = spawnSync('node', [join(DIST, AGENT_ENTRY_FILE), 'fleet', '--controller', '127.0.0.1:9', '--fixtures', FLEET_FIXTURES, '--per-model', '1'], { encoding: 'utf8', cwd: '/', timeout: 5_000, killSignal: 'SIGINT' });
     expect(fleet.stderr).toMatch(/agent: started \d+ simulated routers against 127\.0\.0\.1:9/);
   });
 
   it('a running agent keeps only its always-loaded code on the heap, not the file it started from (the CommonJS entry stub)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wf-bundle-heap-'));
     const file = join(DIST, AGENT_ENTRY_FILE);
-    const child = spawn('node', ['--heapsnapshot-signal=SIGUSR2', file, 'run', '--controller', '127.0.0.1:9', '--insecure', '--root', join(SHARED_FIXTURES, 'kt-km14-102h-mt7621'), '--state-file', join(dir, 'state.json')], { cwd: dir, stdio: 'ignore' });
+    const child = spawn('node', ['--heapsnapshot-signal=SIGUSR2', file, 'run', '--controller', '127.0.0.1:9', '--insecure', '--root', join(FLEET_FIXTURES, 'kt-km14-102h-mt7621'), '--state-file', join(dir, 'state.json')], { cwd: dir, stdio: 'ignore' });
     try {
       await new Promise((r) => setTimeout(r, 2_000));
       child.kill('SIGUSR2');

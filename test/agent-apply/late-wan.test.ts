@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApplyResult_Status, Command_Kind, type ApplyResult, type DesiredState } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { ebpfStatus } from '../../agent/datapath/loader.js';
-import { PROGRAM_NAMES } from '../../agent/datapath/programs.js';
+import { PROGRAM_NAMES } from '../../core/programs.js';
 import { RouterAgent } from '../../agent/router-agent.js';
 import { requireFeatures } from '../datapath/features.js';
 import { ADDR, Topology } from '../datapath/topology.js';

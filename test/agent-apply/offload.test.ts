@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetnsHost } from '../../agent/datapath/netns-host.js';
-import { LocalHost } from '../../agent/host/local-host.js';
+import { LocalHost } from '../../core/host/local-host.js';
 import {
   applyOffload,
   countOffloadedFlows,

@@ -7,7 +7,7 @@
  * machine's kernel runs in the SSH and on-router end-to-end tests.
  */
 import { describe, expect, it } from 'vitest';
-import type { CommandResult, RouterHost, RunOptions } from '../../agent/host/host.js';
+import type { CommandResult, RouterHost, RunOptions } from '../../core/host/router-host.js';
 import { probeCapabilities } from '../../agent/probe/index.js';
 
 class ScriptedMipsRouter implements RouterHost {

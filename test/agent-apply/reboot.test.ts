@@ -17,7 +17,8 @@ import { ApplyResult_Status, type ApplyResult, type DesiredState } from '../../p
 import { BOOT_ID_PATH } from '../../agent/apply/reboot.js';
 import { FileStateStore, type AgentState } from '../../agent/apply/state-store.js';
 import { ebpfStatus } from '../../agent/datapath/loader.js';
-import { LOCAL_TCX_HELPER, PROGRAM_NAMES } from '../../agent/datapath/programs.js';
+import { LOCAL_TCX_HELPER } from '../../agent/datapath/programs.js';
+import { PROGRAM_NAMES } from '../../core/programs.js';
 import { RouterAgent, type RouterAgentOptions } from '../../agent/router-agent.js';
 import { requireFeatures } from '../datapath/features.js';
 import { Topology } from '../datapath/topology.js';

@@ -4,8 +4,9 @@
  */
 import { expect } from 'vitest';
 import { ebpfStatus } from '../../agent/datapath/loader.js';
-import { LOCAL_TCX_HELPER, PROGRAM_NAMES } from '../../agent/datapath/programs.js';
-import type { RouterHost } from '../../agent/host/host.js';
+import { LOCAL_TCX_HELPER } from '../../agent/datapath/programs.js';
+import { PROGRAM_NAMES } from '../../core/programs.js';
+import type { RouterHost } from '../../core/host/router-host.js';
 import { ADDR, type Topology } from '../datapath/topology.js';
 import { checkWire, type WireReport } from '../datapath/wire.js';
 

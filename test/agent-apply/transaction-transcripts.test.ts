@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { applyTransaction, requiresHardware } from '../../agent/apply/transaction.js';
-import { collectFacts } from '../../agent/facts/index.js';
-import { resolvePlan, type PlanRouter } from '../../agent/plan.js';
-import { validateProfileSpec, type ProfileSpec } from '../../agent/profile-spec.js';
+import { collectFacts } from '../../core/facts/index.js';
+import { resolvePlan, type PlanRouter } from '../../core/plan.js';
+import { validateProfileSpec, type ProfileSpec } from '../../core/profile-spec.js';
 import { OpenWrtTranscriptHost } from '../support/openwrt-transcripts.js';
 
 const NO_REWRITE = { l3Rewrite: { ttl: { enabled: false }, ipid: false, tcpts: false, tcpwin: { enabled: false } } };

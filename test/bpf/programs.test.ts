@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { readElf, readRodata } from '../../agent/datapath/elf.js';
-import { bpfObjectFor, CHAIN_OBJECT, configuredObject, DEFAULT_REWRITE, PROGRAM_NAMES, type ObjectName, type ProgramName } from '../../agent/datapath/programs.js';
+import { bpfObjectFor, CHAIN_OBJECT, configuredObject, type ObjectName } from '../../agent/datapath/programs.js';
+import { DEFAULT_REWRITE, PROGRAM_NAMES, type ProgramName } from '../../core/programs.js';
 import {
   checksum,
   ether,

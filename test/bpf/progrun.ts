@@ -12,9 +12,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { LocalHost } from '../../agent/host/local-host.js';
+import { LocalHost } from '../../core/host/local-host.js';
 import { readChainCounters, readCounters, type ProgramCounters } from '../../agent/datapath/counters.js';
-import { configuredObject, DEFAULT_REWRITE, type L2Mode, type ObjectName, type ProgramName, type RewriteConfig } from '../../agent/datapath/programs.js';
+import { configuredObject, type L2Mode, type ObjectName } from '../../agent/datapath/programs.js';
+import { DEFAULT_REWRITE, type ProgramName, type RewriteConfig } from '../../core/programs.js';
 
 const exec = promisify(execFile);
 export const TEST_PIN_ROOT = '/sys/fs/bpf/wrtfleet-test';

@@ -2,7 +2,7 @@
  * Kernel/tool preflight for the datapath tests: a missing feature fails the suite with the
  * feature's name; nothing is skipped.
  */
-import { LocalHost } from '../../agent/host/local-host.js';
+import { LocalHost } from '../../core/host/local-host.js';
 import { LOCAL_TCX_HELPER } from '../../agent/datapath/programs.js';
 import { probeTcx } from '../../agent/datapath/loader.js';
 import type { Topology } from './topology.js';

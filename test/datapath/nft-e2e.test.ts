@@ -3,7 +3,7 @@
  * and removable, and ensureRewrite must fall back to it when eBPF cannot be attached.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROGRAM_NAMES, type RewriteConfig } from '../../agent/datapath/programs.js';
+import { PROGRAM_NAMES, type RewriteConfig } from '../../core/programs.js';
 import { applyNft, NFT_TABLE, removeNft } from '../../agent/datapath/nft.js';
 import { ensureRewrite, removeRewrite } from '../../agent/datapath/index.js';
 import { requireFeatures } from './features.js';

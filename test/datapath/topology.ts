@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalHost } from '../../agent/host/local-host.js';
+import { LocalHost } from '../../core/host/local-host.js';
 import { NetnsHost } from '../../agent/datapath/netns-host.js';
 import { readPcap, type PcapPacket } from './pcap.js';
 

@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RouterFacts } from '../../agent/facts/index.js';
-import type { CommandResult, RouterHost } from '../../agent/host/host.js';
+import type { RouterFacts } from '../../core/facts/index.js';
+import type { CommandResult, RouterHost } from '../../core/host/router-host.js';
 import { installPackages, managerFor, PackageError, planPackages } from '../../server/onboarding/packages.js';
 
 const T = (name: string) => readFileSync(join(process.cwd(), 'test/onboarding/transcripts', name), 'utf8');

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../../server/controller.js';
-import { defaultFixturesDir } from '../../agent/simulated-fleet.js';
+import { defaultFixturesDir } from '../../agent/sim/fixtures.js';
 import { createPgliteDatabase, type TestDatabase } from '../support/databases.js';
 import { eventually, startTestController, type authedFetch } from '../support/controller.js';
 

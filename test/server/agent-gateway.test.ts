@@ -1,9 +1,10 @@
 import { Client, credentials, Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureModels, defaultFixturesDir, startSimulatedFleet, stopFleet } from '../../agent/simulated-fleet.js';
+import { startSimulatedFleet, stopFleet } from '../../agent/sim/simulated-fleet.js';
+import { defaultFixturesDir, fixtureModels } from '../../agent/sim/fixtures.js';
 import { RouterAgent } from '../../agent/router-agent.js';
-import type { SimulatedRouter } from '../../agent/simulated-router.js';
-import { FixtureHost } from '../../agent/host/fixture-host.js';
+import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';
+import { FixtureHost } from '../../agent/sim/fixture-host.js';
 import { AgentServiceClient, ApplyResult_Status, type AgentMessage, type ControllerMessage } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { Controller } from '../../server/controller.js';
 import { helloFor, openStream, type OpenStream } from '../support/agents.js';

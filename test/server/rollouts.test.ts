@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultFixturesDir, fixtureModels, startSimulatedFleet, stopFleet } from '../../agent/simulated-fleet.js';
-import type { SimulatedRouter } from '../../agent/simulated-router.js';
+import { startSimulatedFleet, stopFleet } from '../../agent/sim/simulated-fleet.js';
+import { defaultFixturesDir, fixtureModels } from '../../agent/sim/fixtures.js';
+import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';
 import type { Controller } from '../../server/controller.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
 import { authedFetch, eventually, startTestController } from '../support/controller.js';

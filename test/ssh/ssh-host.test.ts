@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SshError, SshHost, type SshHostOptions } from '../../agent/host/ssh-host.js';
+import { SshError, SshHost, type SshHostOptions } from '../../core/host/ssh-host.js';
 import { eventually } from '../support/controller.js';
 import { sh, SshRouter } from '../support/ssh-router.js';
 

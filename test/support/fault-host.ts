@@ -2,7 +2,7 @@
  * Wraps a real RouterHost and lets a test make one command fail or hang: the way to force
  * a failure in the middle of a real apply (everything else runs for real).
  */
-import { WrappedHost, type CommandResult, type RouterHost, type RunOptions } from '../../agent/host/host.js';
+import { WrappedHost, type CommandResult, type RouterHost, type RunOptions } from '../../core/host/router-host.js';
 
 export type Fault = { fail: CommandResult } | { replace: string[] };
 

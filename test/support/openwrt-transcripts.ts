@@ -3,16 +3,17 @@
  * nft with flowtables): it keeps the two firewall defaults as uci would (committed values
  * plus pending changes) and answers `nft list flowtables` and `/etc/init.d/firewall reload`
  * with the transcripts in test/agent-apply/transcripts/<model>/. Everything else (files,
- * captured commands for facts) comes from the shared fixture tree of the same model.
+ * captured commands for facts) comes from the fixture tree of the same model.
  * Tests using it say "(OpenWrt transcripts: OpenWrt cannot run here)" in their names.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FixtureHost } from '../../agent/host/fixture-host.js';
-import type { CommandResult, RouterHost, RunOptions } from '../../agent/host/host.js';
+import { FixtureHost } from '../../agent/sim/fixture-host.js';
+import { defaultFixturesDir } from '../../agent/sim/fixtures.js';
+import type { CommandResult, RouterHost, RunOptions } from '../../core/host/router-host.js';
 
 export const TRANSCRIPTS = join(process.cwd(), 'test/agent-apply/transcripts');
-export const SHARED_FIXTURES = join(process.cwd(), '../shared/fixtures/routers');
+export const FLEET_FIXTURES = defaultFixturesDir();
 
 type Mode = 'off' | 'software' | 'hardware';
 
@@ -31,7 +32,7 @@ export class OpenWrtTranscriptHost implements RouterHost {
 
   constructor(readonly model: string) {
     this.description = `openwrt-transcripts ${model}`;
-    this.fixture = new FixtureHost(join(SHARED_FIXTURES, model));
+    this.fixture = new FixtureHost(join(FLEET_FIXTURES, model));
   }
 
   private transcript(name: string): string {

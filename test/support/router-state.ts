@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCAL_TCX_HELPER } from '../../agent/datapath/programs.js';
-import type { RouterHost } from '../../agent/host/host.js';
+import type { RouterHost } from '../../core/host/router-host.js';
 import { readPcap, type PcapPacket } from '../datapath/pcap.js';
 
 function mask(text: string): string {

@@ -22,8 +22,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CommandResult, RouterHost, RunOptions } from '../../agent/host/host.js';
-import { LocalHost } from '../../agent/host/local-host.js';
+import type { CommandResult, RouterHost, RunOptions } from '../../core/host/router-host.js';
+import { LocalHost } from '../../core/host/local-host.js';
 
 const local = new LocalHost();
 

@@ -1,0 +1,62 @@
+import { basename } from 'node:path';
+import type { ReconnectPolicy } from '../controller-link.js';
+import { enrollConcurrently, keepRenewed, type AgentCredentials } from '../enrollment/agent-credentials.js';
+import { collectFacts, type RouterFacts } from '../../core/facts/index.js';
+import { FixtureHost } from './fixture-host.js';
+import { SimulatedRouter, type SimulatedOutcome } from './simulated-router.js';
+import type { DesiredState } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+
+export interface SimulatedFleetOptions {
+  controller: string;
+  fixtureRoots: string[];
+  perModel: number;
+  reconnect?: Partial<ReconnectPolicy>;
+  /** Scripted outcomes per router (tests); default: every apply succeeds. */
+  outcome?: (identity: string, desired: DesiredState) => SimulatedOutcome;
+  applyDelayMs?: number;
+  /** Enrolls each router (one certificate per router, as a proxy holds them); absent: plaintext, insecure controllers only. */
+  credentialsFor?: (identity: string, name: string) => Promise<AgentCredentials>;
+}
+
+/**
+ * A fleet of simulated routers (MIPS and ARM routers cannot exist on this machine): each
+ * has its own gRPC stream and answers desired states with the real plan function, reading a
+ * captured router file tree instead of a device. Identities are the model plus a synthetic
+ * serial, so they are stable across demo restarts.
+ */
+export async function startSimulatedFleet(options: SimulatedFleetOptions): Promise<SimulatedRouter[]> {
+  const routers: SimulatedRouter[] = [];
+  // Enrollment starts for every router at once (a few in flight), not one after another.
+  const enrolled = enrollConcurrently(
+    options.fixtureRoots.flatMap((root) => Array.from({ length: options.perModel }, (_, i) => ({ identity: `sim.${basename(root)}:${String(i + 1).padStart(3, '0')}`, name: `${basename(root)}-${String(i + 1).padStart(3, '0')}` }))),
+    options.credentialsFor,
+  );
+  for (const root of options.fixtureRoots) {
+    const model = basename(root);
+    const facts: RouterFacts = await collectFacts(new FixtureHost(root));
+    for (let i = 1; i <= options.perModel; i++) {
+      const serial = String(i).padStart(3, '0');
+      const identity = `sim.${model}:${serial}`;
+      const credentials = await enrolled.get(identity);
+      const router = new SimulatedRouter({
+        root,
+        facts,
+        controller: options.controller,
+        identity,
+        name: `${model}-${serial}`,
+        reconnect: options.reconnect,
+        credentials: credentials?.channelCredentials,
+        applyDelayMs: options.applyDelayMs,
+        outcome: options.outcome ? (desired) => options.outcome!(identity, desired) : undefined,
+      });
+      if (credentials) keepRenewed(router.link, credentials);
+      router.start();
+      routers.push(router);
+    }
+  }
+  return routers;
+}
+
+export async function stopFleet(routers: { stop(): Promise<void> }[]): Promise<void> {
+  await Promise.all(routers.map((r) => r.stop()));
+}

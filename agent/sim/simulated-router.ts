@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import type { ChannelCredentials } from '@grpc/grpc-js';
+import { predictCapabilities } from '../../core/capabilities.js';
+import { ControllerLink, type ReconnectPolicy } from '../controller-link.js';
+import { collectFacts, type RouterFacts } from '../../core/facts/index.js';
+import { helloMessage } from '../hello.js';
+import { FixtureHost } from './fixture-host.js';
+import { resolvePlan } from '../../core/plan.js';
+import { validateProfileSpec } from '../../core/profile-spec.js';
+import { ApplyResult_Status, type AppliedRevision, type ControllerMessage, type DesiredState } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+
+/** How a simulated router answers a desired state (tests script failures with it). */
+export type SimulatedOutcome = 'apply' | 'fail' | 'silent';
+
+export interface SimulatedRouterOptions {
+  /** A captured router tree (fixtures/routers/<model>). */
+  root: string;
+  controller: string;
+  identity: string;
+  name: string;
+  reconnect?: Partial<ReconnectPolicy>;
+  /** Decides each apply's outcome; default: apply. */
+  outcome?: (desired: DesiredState) => SimulatedOutcome;
+  /** Simulated time an apply takes on the router. */
+  applyDelayMs?: number;
+  /** Facts shared between routers of one model, so a fleet of thousands reads each tree once. */
+  facts?: RouterFacts;
+  /** mTLS credentials from enrollment (agent/enrollment); absent only against an insecure controller. */
+  credentials?: ChannelCredentials;
+}
+
+/**
+ * A router that cannot exist on this machine (MIPS, a hardware offload engine), simulated
+ * above the contract: its facts come from a captured file tree, its agent speaks the real
+ * gRPC protocol, and it resolves the real plan for every desired state; only the kernel
+ * work is skipped. It honours commit-confirmed: without ConfirmApply within the window it
+ * rolls back to what it ran before and says so.
+ */
+export class SimulatedRouter {
+  readonly link: ControllerLink;
+  applied: AppliedRevision | undefined;
+  private previous: AppliedRevision | undefined;
+  private confirmTimer: NodeJS.Timeout | undefined;
+  private facts: RouterFacts | undefined;
+  readonly history: { profile: string; revision: number; status: 'applied' | 'failed' | 'rolled_back' | 'refused' }[] = [];
+  confirmations = 0;
+  /** The last desired state the controller sent (tests read what was delivered). */
+  lastDesired: DesiredState | undefined;
+  /** Reports made while disconnected (a rollback after losing the controller) go out on reconnect. */
+  private readonly outbox: Parameters<ControllerLink['send']>[0][] = [];
+
+  constructor(private readonly options: SimulatedRouterOptions) {
+    this.facts = options.facts;
+    this.link = new ControllerLink({ address: options.controller, credentials: options.credentials, reconnect: options.reconnect, hello: () => this.hello() });
+    this.link.on('message', (m: ControllerMessage) => this.onMessage(m));
+    this.link.on('welcome', () => {
+      while (this.outbox.length && this.link.send(this.outbox[0]!)) this.outbox.shift();
+    });
+  }
+
+  private report(body: Parameters<ControllerLink['send']>[0]): void {
+    if (!this.link.send(body)) this.outbox.push(body);
+  }
+
+  private async hello() {
+    this.facts ??= await collectFacts(new FixtureHost(this.options.root));
+    return helloMessage({
+      identity: this.options.identity,
+      name: this.options.name,
+      placement: 'proxy',
+      facts: this.facts,
+      predicted: predictCapabilities(this.facts),
+      applied: this.applied,
+    });
+  }
+
+  start(): void {
+    this.link.start();
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.confirmTimer);
+    await this.link.stop();
+  }
+
+  private onMessage(message: ControllerMessage): void {
+    const body = message.body;
+    if (body?.$case === 'desiredState') {
+      this.lastDesired = body.value;
+      void this.apply(body.value);
+    }
+    if (body?.$case === 'confirmApply' && this.applied?.pendingConfirm && body.value.revision === this.applied.revision && body.value.profile === this.applied.profile) {
+      clearTimeout(this.confirmTimer);
+      this.applied = { ...this.applied, pendingConfirm: false };
+      this.confirmations++;
+    }
+  }
+
+  private async apply(desired: DesiredState): Promise<void> {
+    const startedAt = new Date();
+    const outcome = this.options.outcome?.(desired) ?? 'apply';
+    if (outcome === 'silent') return;
+    if (this.options.applyDelayMs) await new Promise((r) => setTimeout(r, this.options.applyDelayMs));
+    const spec = validateProfileSpec(desired.spec ?? {});
+    const base = { resultId: randomUUID(), profile: desired.profile, revision: desired.revision, startedAt, finishedAt: new Date() };
+    if (!spec.ok) {
+      this.history.push({ profile: desired.profile, revision: desired.revision, status: 'refused' });
+      this.report({ $case: 'applyResult', value: { ...base, status: ApplyResult_Status.STATUS_REFUSED, error: `invalid spec: ${spec.errors[0]?.message}`, evidence: undefined, planHash: '' } });
+      return;
+    }
+    this.facts ??= await collectFacts(new FixtureHost(this.options.root));
+    const plan = resolvePlan(spec.spec, { facts: this.facts });
+    if (!plan.satisfiable || outcome === 'fail') {
+      const error = !plan.satisfiable ? plan.refusals.map((r) => r.reason).join('; ') : 'simulated failure: the router restored its previous state';
+      this.history.push({ profile: desired.profile, revision: desired.revision, status: plan.satisfiable ? 'failed' : 'refused' });
+      this.report({
+        $case: 'applyResult',
+        value: { ...base, status: plan.satisfiable ? ApplyResult_Status.STATUS_FAILED : ApplyResult_Status.STATUS_REFUSED, error, evidence: undefined, planHash: plan.planHash },
+      });
+      return;
+    }
+    if (this.applied?.planHash === plan.planHash && this.applied.revision === desired.revision && !this.applied.pendingConfirm) {
+      // Same revision, same plan: nothing to change; report it applied again.
+      this.report({ $case: 'applyResult', value: { ...base, status: ApplyResult_Status.STATUS_APPLIED, error: '', evidence: { simulated: true, unchanged: true }, planHash: plan.planHash } });
+      return;
+    }
+    this.previous = this.applied?.pendingConfirm ? this.previous : this.applied;
+    this.applied = { profile: desired.profile, revision: desired.revision, planHash: plan.planHash, appliedAt: new Date(), pendingConfirm: true };
+    this.history.push({ profile: desired.profile, revision: desired.revision, status: 'applied' });
+    clearTimeout(this.confirmTimer);
+    this.confirmTimer = setTimeout(() => this.rollBackUnconfirmed(), Math.max(1, desired.confirmWindowSeconds) * 1000);
+    this.confirmTimer.unref();
+    this.report({
+      $case: 'applyResult',
+      value: {
+        ...base,
+        status: ApplyResult_Status.STATUS_APPLIED,
+        error: '',
+        evidence: { simulated: true, datapath: plan.datapath.mode, attach: plan.datapath.attach, programs: plan.datapath.programs.map((p) => p.name), offload: plan.offload.mode },
+        planHash: plan.planHash,
+      },
+    });
+  }
+
+  private rollBackUnconfirmed(): void {
+    const unconfirmed = this.applied;
+    if (!unconfirmed?.pendingConfirm) return;
+    this.applied = this.previous;
+    this.history.push({ profile: unconfirmed.profile, revision: unconfirmed.revision, status: 'rolled_back' });
+    this.report({
+      $case: 'applyResult',
+      value: {
+        resultId: randomUUID(),
+        profile: unconfirmed.profile,
+        revision: unconfirmed.revision,
+        status: ApplyResult_Status.STATUS_ROLLED_BACK,
+        error: 'the controller did not confirm within the commit-confirm window; restored the previous state',
+        evidence: undefined,
+        planHash: unconfirmed.planHash,
+        startedAt: new Date(),
+        finishedAt: new Date(),
+      },
+    });
+  }
+}

@@ -1,0 +1,412 @@
+/**
+ * A router driven over SSH (the proxy placement, DOMAIN.md §4): commands run through the
+ * router's SSH server (dropbear on OpenWrt, any OpenSSH elsewhere) with ssh2.
+ *
+ * Choices, and why:
+ * - Files go over `exec` + stdin (`cat > tmp && mv`), never SFTP: dropbear on OpenWrt has
+ *   no sftp-server unless someone installs openssh-sftp-server.
+ * - Host keys are pinned. With an expected fingerprint a different key is refused with a
+ *   HostKeyMismatch error before any credential is sent. Without one, the first key seen
+ *   is handed to `onNewHostKey` (trust on first use, recorded by the caller) and pinned
+ *   from then on: a later, different key is refused, never silently re-trusted.
+ * - A hung remote command is killed, not just abandoned: every command first reports its
+ *   shell's pid on stderr, and on timeout a second channel kills that process group
+ *   (dropbear ignores SSH "signal" requests, so we cannot rely on them), then the channel
+ *   is closed and the result says "timed out".
+ * - One connection, opened on demand and re-opened on demand after it drops. Failed
+ *   connects back off exponentially (bounded); while backing off, calls fail at once with
+ *   the last error instead of dialling again, so a fleet of proxies cannot hammer a router
+ *   (or its auth log) in a loop. Authentication and host-key failures do not heal by
+ *   themselves: they block for the maximum backoff until `resetBackoff()`.
+ * - At most `maxChannels` commands run at once over the connection (OpenSSH's MaxSessions
+ *   defaults to 10, dropbear's channel limit is similar); the rest queue.
+ */
+import { createHash } from 'node:crypto';
+import { Client, type ClientChannel, type ConnectConfig } from 'ssh2';
+import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandResult, type RouterHost, type RunOptions } from './router-host.js';
+
+export type SshErrorKind = 'auth' | 'host-key' | 'refused' | 'unreachable' | 'timeout' | 'closed' | 'protocol' | 'backoff';
+
+export class SshError extends Error {
+  constructor(
+    readonly kind: SshErrorKind,
+    message: string,
+    override readonly cause?: unknown,
+  ) {
+    super(message);
+    this.name = 'SshError';
+  }
+}
+
+export interface SshHostOptions {
+  host: string;
+  port?: number;
+  username: string;
+  password?: string;
+  /** Private key (OpenSSH or PEM format). */
+  privateKey?: string | Buffer;
+  passphrase?: string;
+  /** Expected host key, "SHA256:<base64>" as `ssh-keygen -lf` prints it. */
+  hostKeyFingerprint?: string;
+  /**
+   * Called with the fingerprint of a host key seen for the first time when no
+   * fingerprint is configured (TOFU). Persist it; it is pinned for this host from then on.
+   * Without this callback and without a fingerprint, connecting is refused.
+   */
+  onNewHostKey?: (fingerprint: string) => void | Promise<void>;
+  keepaliveIntervalMs?: number;
+  keepaliveCountMax?: number;
+  /** TCP connect + handshake + auth must finish within this. */
+  connectTimeoutMs?: number;
+  /** Default per-command timeout. */
+  commandTimeoutMs?: number;
+  backoff?: { initialMs?: number; maxMs?: number };
+  maxChannels?: number;
+  /** Human label used in errors (default user@host:port). */
+  label?: string;
+}
+
+const DEFAULT_BACKOFF = { initialMs: 1_000, maxMs: 60_000 };
+
+/** "SHA256:<base64 without padding>" of a raw SSH public key blob. */
+export function sshFingerprint(keyBlob: Buffer): string {
+  return `SHA256:${createHash('sha256').update(keyBlob).digest('base64').replace(/=+$/, '')}`;
+}
+
+/** POSIX shell single-quoting: the remote side always runs commands through a shell. */
+export function shellQuote(arg: string): string {
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
+  return `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+const PID_MARK = '__wfpid:';
+
+export class SshHost implements RouterHost {
+  readonly description: string;
+  private client: Client | undefined;
+  private connecting: Promise<Client> | undefined;
+  private pinned: string | undefined;
+  private failures = 0;
+  private blockedUntil = 0;
+  private lastError: SshError | undefined;
+  private active = 0;
+  private readonly waiters: (() => void)[] = [];
+  private closed = false;
+  /** Number of TCP connection attempts made (tests and benchmarks read it). */
+  connectAttempts = 0;
+  /** Fingerprint of the host key of the current/last connection. */
+  hostKey: string | undefined;
+
+  constructor(private readonly options: SshHostOptions) {
+    this.description = `ssh ${options.label ?? `${options.username}@${options.host}:${options.port ?? 22}`}`;
+    this.pinned = options.hostKeyFingerprint ? normalizeFingerprint(options.hostKeyFingerprint) : undefined;
+  }
+
+  /** Allows an immediate reconnect after a failure (e.g. once an operator fixed credentials). */
+  resetBackoff(): void {
+    this.failures = 0;
+    this.blockedUntil = 0;
+    this.lastError = undefined;
+  }
+
+  get connected(): boolean {
+    return this.client !== undefined;
+  }
+
+  /** Opens the connection now (otherwise the first command does). */
+  async connect(): Promise<void> {
+    await this.ensureClient();
+  }
+
+  private ensureClient(): Promise<Client> {
+    if (this.closed) return Promise.reject(new SshError('closed', `${this.description}: host closed`));
+    if (this.client) return Promise.resolve(this.client);
+    if (this.connecting) return this.connecting;
+    const now = Date.now();
+    if (now < this.blockedUntil && this.lastError) {
+      const wait = this.blockedUntil - now;
+      return Promise.reject(new SshError(this.lastError.kind, `${this.lastError.message} (not retrying for another ${Math.ceil(wait / 1000)} s)`, this.lastError));
+    }
+    this.connecting = this.dial().finally(() => (this.connecting = undefined));
+    return this.connecting;
+  }
+
+  private dial(): Promise<Client> {
+    const o = this.options;
+    const backoff = { ...DEFAULT_BACKOFF, ...o.backoff };
+    this.connectAttempts += 1;
+    return new Promise<Client>((resolve, reject) => {
+      const client = new Client();
+      let hostKeyProblem: SshError | undefined;
+      let settled = false;
+      const fail = (error: SshError) => {
+        if (settled) return;
+        settled = true;
+        this.lastError = error;
+        const permanent = error.kind === 'auth' || error.kind === 'host-key';
+        const delay = permanent ? backoff.maxMs : Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(this.failures, 20));
+        this.failures += 1;
+        this.blockedUntil = Date.now() + delay;
+        client.removeAllListeners('ready');
+        client.on('error', () => undefined);
+        client.end();
+        reject(error);
+      };
+      const config: ConnectConfig = {
+        host: o.host,
+        port: o.port ?? 22,
+        username: o.username,
+        password: o.password,
+        privateKey: o.privateKey,
+        passphrase: o.passphrase,
+        readyTimeout: o.connectTimeoutMs ?? 15_000,
+        keepaliveInterval: o.keepaliveIntervalMs ?? 15_000,
+        keepaliveCountMax: o.keepaliveCountMax ?? 3,
+        hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => {
+          const fp = sshFingerprint(key);
+          this.hostKey = fp;
+          if (this.pinned) {
+            if (fp === this.pinned) return verify(true);
+            hostKeyProblem = new SshError(
+              'host-key',
+              `${this.description}: HOST KEY MISMATCH: the router presented ${fp} but ${this.pinned} is pinned; refusing to connect (possible man-in-the-middle, or the router was re-flashed: update the pinned fingerprint if that is expected)`,
+            );
+            return verify(false);
+          }
+          if (!o.onNewHostKey) {
+            hostKeyProblem = new SshError('host-key', `${this.description}: no host key fingerprint configured and no trust-on-first-use recorder: refusing unknown key ${fp}`);
+            return verify(false);
+          }
+          Promise.resolve(o.onNewHostKey(fp)).then(
+            () => {
+              this.pinned = fp;
+              verify(true);
+            },
+            (err: unknown) => {
+              hostKeyProblem = new SshError('host-key', `${this.description}: could not record new host key ${fp}: ${(err as Error).message}`);
+              verify(false);
+            },
+          );
+        },
+      };
+      if (!o.password && !o.privateKey) {
+        fail(new SshError('auth', `${this.description}: no password or private key configured`));
+        return;
+      }
+      // Small request/response exchanges: Nagle + delayed ACK would add ~200 ms to every command.
+      client.on('connect', () => client.setNoDelay(true));
+      client.on('ready', () => {
+        if (settled) return;
+        settled = true;
+        this.failures = 0;
+        this.blockedUntil = 0;
+        this.lastError = undefined;
+        this.client = client;
+        resolve(client);
+      });
+      client.on('error', (err: Error & { level?: string; code?: string }) => {
+        if (!settled) return fail(hostKeyProblem ?? this.classify(err));
+        // After ready: keepalive timeout, reset by peer. The 'close' handler drops the client.
+      });
+      client.on('close', () => {
+        if (this.client === client) this.client = undefined;
+        if (!settled) fail(hostKeyProblem ?? new SshError('closed', `${this.description}: connection closed during handshake`));
+      });
+      try {
+        client.connect(config);
+      } catch (err) {
+        fail(new SshError('protocol', `${this.description}: ${(err as Error).message}`, err));
+      }
+    });
+  }
+
+  private classify(err: Error & { level?: string; code?: string }): SshError {
+    const d = this.description;
+    if (err.level === 'client-authentication') {
+      return new SshError('auth', `${d}: authentication failed for user ${this.options.username} (${this.options.privateKey ? 'key' : 'password'} rejected by the router)`, err);
+    }
+    if (err.code === 'ECONNREFUSED') return new SshError('refused', `${d}: connection refused (no SSH server listening on port ${this.options.port ?? 22})`, err);
+    if (err.code === 'EHOSTUNREACH' || err.code === 'ENETUNREACH' || err.code === 'EHOSTDOWN' || err.code === 'ETIMEDOUT') {
+      return new SshError('unreachable', `${d}: router unreachable (${err.code})`, err);
+    }
+    if (err.level === 'client-timeout') return new SshError('unreachable', `${d}: router unreachable (no SSH handshake within ${this.options.connectTimeoutMs ?? 15_000} ms)`, err);
+    if (err.code === 'ECONNRESET') return new SshError('closed', `${d}: connection reset during handshake`, err);
+    return new SshError('protocol', `${d}: ${err.message}`, err);
+  }
+
+  private async slot(): Promise<() => void> {
+    const max = this.options.maxChannels ?? 6;
+    while (this.active >= max) await new Promise<void>((r) => this.waiters.push(r));
+    this.active += 1;
+    return () => {
+      this.active -= 1;
+      this.waiters.shift()?.();
+    };
+  }
+
+  private openExecOnce(client: Client, command: string): Promise<ClientChannel> {
+    return new Promise((resolve, reject) => {
+      client.exec(command, (err, channel) => (err ? reject(new SshError('protocol', `${this.description}: cannot open a channel: ${err.message}`, err)) : resolve(channel)));
+    });
+  }
+
+  /**
+   * The server frees a session slot only once it has reaped the previous command, which
+   * can lag behind our close: a refused open ("open failed") is retried a few times.
+   */
+  private async openExec(client: Client, command: string): Promise<ClientChannel> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.openExecOnce(client, command);
+      } catch (err) {
+        const refused = /open failed|administratively prohibited|resource shortage/i.test((err as Error).message);
+        if (!refused || attempt >= 6 || this.client !== client) throw err;
+        await new Promise((r) => setTimeout(r, 10 * 2 ** attempt));
+      }
+    }
+  }
+
+  /** Runs a command and collects raw output. Connection errors reject; command failures resolve. */
+  private async exec(argv: string[], options: RunOptions = {}): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
+    if (argv.length === 0) return { code: null, stdout: Buffer.alloc(0), stderr: 'empty command' };
+    const timeoutMs = options.timeoutMs ?? this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    const release = await this.slot();
+    try {
+      const client = await this.ensureClient();
+      // `exec` replaces the reporting shell, so the pid is the command's own (and its process group's).
+      const command = `echo ${PID_MARK}$$ >&2; exec ${argv.map(shellQuote).join(' ')}`;
+      let channel: ClientChannel;
+      try {
+        channel = await this.openExec(client, command);
+      } catch (err) {
+        // A dead connection surfaces here first: drop it so the next call redials.
+        if (this.client === client && !(client as unknown as { _sock?: { writable?: boolean } })._sock?.writable) this.client = undefined;
+        throw err;
+      }
+      return await new Promise((resolve) => {
+        const out: Buffer[] = [];
+        let err = '';
+        let pid: number | undefined;
+        let timedOut = false;
+        let done = false;
+        channel.on('data', (d: Buffer) => out.push(d));
+        channel.stderr.on('data', (d: Buffer) => {
+          err += d.toString('utf8');
+          if (pid === undefined) {
+            const m = err.match(new RegExp(`^${PID_MARK}(\\d+)\\n`));
+            if (m) {
+              pid = Number(m[1]);
+              err = err.slice(m[0].length);
+            }
+          }
+        });
+        const timer = setTimeout(() => {
+          timedOut = true;
+          void this.killRemote(client, pid).finally(() => {
+            try {
+              channel.signal('KILL');
+            } catch {
+              /* the channel may already be gone */
+            }
+            channel.close();
+            finish(null);
+          });
+        }, timeoutMs);
+        const finish = (code: number | null) => {
+          if (done) return;
+          done = true;
+          clearTimeout(timer);
+          const sep = err && !err.endsWith('\n') ? '\n' : '';
+          // A channel closed without an exit status because the connection died: say so, or the caller sees a silent failure.
+          const lost = !timedOut && code === null && this.client !== client;
+          const stderr = timedOut ? `${err}${sep}timed out after ${timeoutMs} ms (remote command killed)` : lost ? `${err}${sep}${this.description}: connection lost during the command` : err;
+          resolve({ code: timedOut ? null : code, stdout: Buffer.concat(out), stderr });
+        };
+        let exitCode: number | null = null;
+        channel.on('exit', (code: number | null) => {
+          if (typeof code === 'number') exitCode = code;
+        });
+        // 'close' comes after the last data; ssh2 passes the exit code again, but 'exit' is the reliable one.
+        channel.on('close', (code: unknown) => finish(typeof code === 'number' ? code : exitCode));
+        if (options.input !== undefined) channel.end(options.input);
+        else channel.end();
+      });
+    } finally {
+      release();
+    }
+  }
+
+  private async killRemote(client: Client, pid: number | undefined): Promise<void> {
+    if (!pid || this.client !== client) return;
+    try {
+      const ch = await this.openExec(client, `kill -KILL -${pid} 2>/dev/null || kill -KILL ${pid}`);
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, 3_000);
+        ch.on('close', () => {
+          clearTimeout(t);
+          r();
+        });
+        ch.resume();
+        ch.stderr.resume();
+        ch.end();
+      });
+    } catch {
+      /* best effort: the channel close below still ends our side */
+    }
+  }
+
+  async run(argv: string[], options?: RunOptions): Promise<CommandResult> {
+    const r = await this.exec(argv, options);
+    return { code: r.code, stdout: r.stdout.toString('utf8'), stderr: r.stderr };
+  }
+
+  async readFile(path: string): Promise<string | null> {
+    const r = await this.exec(['cat', path]);
+    return r.code === 0 ? r.stdout.toString('utf8') : null;
+  }
+
+  async readBinary(path: string): Promise<Buffer | null> {
+    const r = await this.exec(['cat', path]);
+    return r.code === 0 ? r.stdout : null;
+  }
+
+  async writeFile(path: string, data: string | Buffer, mode?: number): Promise<void> {
+    // Write to a temporary name and rename: a reader never sees half a file.
+    const tmp = `${path}.wf-tmp-${process.pid}`;
+    const chmod = mode === undefined ? '' : ` && chmod ${(mode & 0o7777).toString(8)} ${shellQuote(tmp)}`;
+    const script = `cat > ${shellQuote(tmp)}${chmod} && mv -f ${shellQuote(tmp)} ${shellQuote(path)} || { rm -f ${shellQuote(tmp)}; exit 1; }`;
+    const r = await this.exec(['sh', '-c', script], { input: data, timeoutMs: Math.max(this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS, 60_000) });
+    if (r.code !== 0) throw new Error(`${this.description}: writing ${path} failed (exit ${r.code}): ${r.stderr.trim()}`);
+  }
+
+  /** Drops the connection but stays usable: the next command reconnects. */
+  async disconnect(): Promise<void> {
+    await this.endClient();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.endClient();
+  }
+
+  private async endClient(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    if (c) {
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, 1_000);
+        c.once('close', () => {
+          clearTimeout(t);
+          r();
+        });
+        c.end();
+      });
+    }
+  }
+}
+
+export function normalizeFingerprint(fp: string): string {
+  const t = fp.trim();
+  const body = t.startsWith('SHA256:') ? t.slice(7) : t;
+  return `SHA256:${body.replace(/=+$/, '')}`;
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { concurrencyGate } from '../../core/concurrency-gate.js';
+
+describe('concurrencyGate (database page queries, enrollment, onboarding)', () => {
+  it('never runs more than its limit, starts waiters in arrival order, and passes results and errors through', async () => {
+    const gate = concurrencyGate(3);
+    let running = 0;
+    let peak = 0;
+    const started: number[] = [];
+    const task = (i: number) => async () => {
+      started.push(i);
+      running += 1;
+      peak = Math.max(peak, running);
+      await new Promise((r) => setTimeout(r, 1 + ((i * 7) % 5)));
+      running -= 1;
+      if (i === 5) throw new Error('task 5 failed');
+      return i * 2;
+    };
+    const first = Array.from({ length: 10 }, (_, i) => gate(task(i)));
+    // Arrivals while slots are being handed over.
+    await new Promise((r) => setTimeout(r, 2));
+    const later = Array.from({ length: 10 }, (_, i) => gate(task(10 + i)));
+    const settled = await Promise.allSettled([...first, ...later]);
+    expect(peak).toBe(3);
+    expect(started).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(settled[5]).toMatchObject({ status: 'rejected', reason: new Error('task 5 failed') });
+    expect(settled.filter((s) => s.status === 'fulfilled').map((s) => (s as PromiseFulfilledResult<number>).value)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i).filter((i) => i !== 5).map((i) => i * 2),
+    );
+    // Free again: the next task starts at once.
+    let ranAt = -1;
+    await gate(async () => void (ranAt = running));
+    expect(ranAt).toBe(0);
+  });
+});

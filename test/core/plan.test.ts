@@ -1,0 +1,472 @@
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { predictCapabilities } from '../../core/capabilities.js';
+import { PROGRAM_NAMES, validateRewrite } from '../../core/programs.js';
+import { collectFacts, type RouterFacts } from '../../core/facts/index.js';
+import { FixtureHost } from '../../agent/sim/fixture-host.js';
+import { defaultFixturesDir, extraFixturesDir } from '../../agent/sim/fixtures.js';
+import { canonicalJson } from '../../core/canonical-json.js';
+import {
+  REWRITE_PROGRAMS,
+  UCI_FLOW_OFFLOADING,
+  UCI_FLOW_OFFLOADING_HW,
+  computePlanHash,
+  resolvePlan,
+  rewriteConfigOf,
+  type OffloadMode,
+  type Plan,
+  type PlanRouter,
+  type RewriteProgramName,
+} from '../../core/plan.js';
+import {
+  CONFLICT_POLICIES,
+  EBPF_MODES,
+  FLOW_OFFLOAD_MODES,
+  validateProfileSpec,
+  type ConflictPolicy,
+  type EbpfMode,
+  type FlowOffloadMode,
+  type ProfileSpec,
+  type ProfileSpecInput,
+} from '../../core/profile-spec.js';
+
+const fleetFixtures = defaultFixturesDir();
+const extraFixtures = extraFixturesDir();
+
+/**
+ * What each fixture router is, written down independently of the code under test (the facts
+ * tests pin how these were derived). `clsBpfTooling`: false where the package database shows
+ * tc-tiny or no kmod-sched-bpf, so cls_bpf attach cannot work until packages are installed.
+ */
+interface Model {
+  root: string;
+  hardwareOffload: boolean;
+  softwareOffload: boolean;
+  ebpf: boolean;
+  tcx: boolean;
+  endian: 'bpfel' | 'bpfeb';
+  clsBpfTooling: boolean;
+}
+const MODELS: Record<string, Model> = {
+  'tplink-archer-c7-v2': { root: join(fleetFixtures, 'tplink-archer-c7-v2'), hardwareOffload: false, softwareOffload: true, ebpf: true, tcx: false, endian: 'bpfeb', clsBpfTooling: true },
+  'kt-km14-102h-mt7621': { root: join(fleetFixtures, 'kt-km14-102h-mt7621'), hardwareOffload: true, softwareOffload: true, ebpf: true, tcx: true, endian: 'bpfel', clsBpfTooling: true },
+  'glinet-gl-mt6000-mt7986': { root: join(fleetFixtures, 'glinet-gl-mt6000-mt7986'), hardwareOffload: true, softwareOffload: true, ebpf: true, tcx: false, endian: 'bpfel', clsBpfTooling: true },
+  'xiaomi-mi-router-ax3000t-mt7981': { root: join(extraFixtures, 'xiaomi-mi-router-ax3000t-mt7981'), hardwareOffload: true, softwareOffload: true, ebpf: true, tcx: true, endian: 'bpfel', clsBpfTooling: false },
+  'bananapi-bpi-r4-mt7988': { root: join(extraFixtures, 'bananapi-bpi-r4-mt7988'), hardwareOffload: true, softwareOffload: true, ebpf: true, tcx: true, endian: 'bpfel', clsBpfTooling: true },
+  'dynalink-dl-wrx36-ipq8074': { root: join(extraFixtures, 'dynalink-dl-wrx36-ipq8074'), hardwareOffload: false, softwareOffload: true, ebpf: true, tcx: false, endian: 'bpfel', clsBpfTooling: true },
+  'netgear-r7800-ipq8065': { root: join(extraFixtures, 'netgear-r7800-ipq8065'), hardwareOffload: false, softwareOffload: true, ebpf: true, tcx: false, endian: 'bpfel', clsBpfTooling: true },
+  'pcengines-apu2-x86-64': { root: join(extraFixtures, 'pcengines-apu2-x86-64'), hardwareOffload: false, softwareOffload: true, ebpf: true, tcx: true, endian: 'bpfel', clsBpfTooling: true },
+  'raspberrypi-4-model-b-bcm2711': { root: join(extraFixtures, 'raspberrypi-4-model-b-bcm2711'), hardwareOffload: false, softwareOffload: true, ebpf: true, tcx: false, endian: 'bpfel', clsBpfTooling: true },
+  'tplink-archer-c6-v2-qca9563': { root: join(extraFixtures, 'tplink-archer-c6-v2-qca9563'), hardwareOffload: false, softwareOffload: true, ebpf: true, tcx: false, endian: 'bpfeb', clsBpfTooling: false },
+  'tplink-archer-c7-v2-19.07-ar71xx': { root: join(extraFixtures, 'tplink-archer-c7-v2-19.07-ar71xx'), hardwareOffload: false, softwareOffload: false, ebpf: false, tcx: false, endian: 'bpfeb', clsBpfTooling: false },
+  'xiaomi-mi-router-4a-gigabit-21.02-mt7621': { root: join(extraFixtures, 'xiaomi-mi-router-4a-gigabit-21.02-mt7621'), hardwareOffload: false, softwareOffload: false, ebpf: false, tcx: false, endian: 'bpfel', clsBpfTooling: false },
+};
+
+const facts = new Map<string, RouterFacts>();
+beforeAll(async () => {
+  for (const [name, model] of Object.entries(MODELS)) facts.set(name, await collectFacts(new FixtureHost(model.root)));
+});
+
+function factsOf(name: string): RouterFacts {
+  const f = facts.get(name);
+  if (!f) throw new Error(`no facts for ${name}`);
+  return f;
+}
+
+function spec(input: ProfileSpecInput): ProfileSpec {
+  const result = validateProfileSpec(input);
+  if (!result.ok) throw new Error(JSON.stringify(result.errors));
+  return result.spec;
+}
+
+function planFor(name: string, input: ProfileSpecInput, router: Partial<PlanRouter> = {}): Plan {
+  return resolvePlan(spec(input), { facts: factsOf(name), ...router });
+}
+
+const REWRITE_SETS = {
+  all: { ttl: { enabled: true }, ipid: true, tcpts: true, tcpwin: { enabled: true } },
+  none: { ttl: { enabled: false }, ipid: false, tcpts: false, tcpwin: { enabled: false } },
+  'syn-only': { ttl: { enabled: false }, ipid: false, tcpts: true, tcpwin: { enabled: true } },
+} as const;
+type RewriteSet = keyof typeof REWRITE_SETS;
+const PROGRAMS_OF: Record<RewriteSet, RewriteProgramName[]> = {
+  all: ['set_ip_id_zero', 'set_ip_ttl', 'set_tcp_syn_window', 'clear_tcp_syn_ts'],
+  none: [],
+  'syn-only': ['set_tcp_syn_window', 'clear_tcp_syn_ts'],
+};
+
+/**
+ * The rules of agent/plan.ts restated as a small oracle over the hand-written model table, so
+ * the table test checks behaviour rather than re-running the implementation.
+ */
+function expected(model: Model, ebpf: EbpfMode, requested: FlowOffloadMode, policy: ConflictPolicy, rewrites: RewriteSet) {
+  const programs = PROGRAMS_OF[rewrites];
+  const perPacket = rewrites === 'all';
+  let satisfiable = true;
+
+  let mode: 'ebpf' | 'nftables' | 'none';
+  if (programs.length === 0) mode = 'none';
+  else if (ebpf === 'off') mode = 'nftables';
+  else if (ebpf === 'on') {
+    mode = 'ebpf';
+    if (!model.ebpf) satisfiable = false;
+  } else mode = model.ebpf && (model.tcx || model.clsBpfTooling) ? 'ebpf' : 'nftables';
+
+  let offload: OffloadMode;
+  if (requested === 'off') offload = 'off';
+  else if (requested === 'auto') offload = model.hardwareOffload ? 'hardware' : model.softwareOffload ? 'software' : 'off';
+  else if (requested === 'software') {
+    if (model.softwareOffload) offload = 'software';
+    else if (policy === 'prefer-rewrite') offload = 'off';
+    else ((offload = 'software'), (satisfiable = false));
+  } else if (model.hardwareOffload) offload = 'hardware';
+  else if (policy === 'prefer-rewrite') offload = model.softwareOffload ? 'software' : 'off';
+  else ((offload = 'hardware'), (satisfiable = false));
+
+  const conflicts: string[] = [];
+  if (offload === 'hardware' && perPacket) {
+    conflicts.push('hardware-offload-vs-per-packet-rewrite');
+    if (policy === 'prefer-rewrite') offload = 'software';
+  }
+  if (mode === 'nftables' && offload !== 'off' && perPacket) {
+    conflicts.push('nftables-rewrite-vs-offload');
+    if (policy === 'prefer-rewrite') offload = 'off';
+  }
+  if (offload !== 'off') conflicts.push('offload-bypasses-sqm');
+
+  return {
+    satisfiable,
+    mode,
+    attach: mode === 'ebpf' && model.ebpf ? (model.tcx ? 'tcx' : 'cls_bpf') : null,
+    bpfObject: mode === 'ebpf' ? model.endian : null,
+    programs,
+    offload,
+    uci: { [UCI_FLOW_OFFLOADING]: offload === 'off' ? '0' : '1', [UCI_FLOW_OFFLOADING_HW]: offload === 'hardware' ? '1' : '0' },
+    conflicts,
+  };
+}
+
+const COMBINATIONS = Object.keys(MODELS).flatMap((model) =>
+  EBPF_MODES.flatMap((ebpf) =>
+    FLOW_OFFLOAD_MODES.flatMap((offload) =>
+      CONFLICT_POLICIES.flatMap((policy) => (Object.keys(REWRITE_SETS) as RewriteSet[]).map((rewrites) => ({ model, ebpf, offload, policy, rewrites }))),
+    ),
+  ),
+);
+
+const REQUIRED_TOPICS = [
+  'program.set_ip_id_zero',
+  'program.set_ip_ttl',
+  'program.set_tcp_syn_window',
+  'program.clear_tcp_syn_ts',
+  'datapath.mode',
+  'offload.capability',
+  'offload.mode',
+  'offload.uci',
+  'conflict.hardware-offload-vs-per-packet-rewrite',
+  'conflict.nftables-rewrite-vs-offload',
+  'conflict.offload-bypasses-sqm',
+  'commitConfirm.windowSeconds',
+  'drift',
+];
+
+function expectExplained(plan: Plan) {
+  for (const d of plan.decisions) {
+    expect(d.topic, JSON.stringify(d)).not.toBe('');
+    expect(d.choice, JSON.stringify(d)).not.toBe('');
+    expect(d.reason.length, JSON.stringify(d)).toBeGreaterThan(10);
+  }
+  const topics = plan.decisions.map((d) => d.topic);
+  for (const topic of REQUIRED_TOPICS) expect(topics, topic).toContain(topic);
+  if (plan.datapath.mode === 'ebpf' && plan.satisfiable) for (const t of ['datapath.attach', 'datapath.bpfObject']) expect(topics).toContain(t);
+  for (const c of plan.conflicts) expect(c.detail.length).toBeGreaterThan(20);
+  for (const r of plan.refusals) expect(r.reason.length).toBeGreaterThan(20);
+  expect(plan.satisfiable).toBe(plan.refusals.length === 0);
+  // The final offload decision names what the plan writes.
+  expect(plan.decisions.find((d) => d.topic === 'offload.mode')?.choice).toBe(plan.offload.mode);
+}
+
+describe(`plan table: ${Object.keys(MODELS).length} fixture routers x ebpf x offload x policy x rewrites (${COMBINATIONS.length} plans)`, () => {
+  it.each(COMBINATIONS)('$model ebpf=$ebpf offload=$offload $policy rewrites=$rewrites', ({ model, ebpf, offload, policy, rewrites }) => {
+    const plan = planFor(model, { l3Rewrite: { ...REWRITE_SETS[rewrites], ebpf }, flowOffload: { mode: offload }, conflictPolicy: policy });
+    const want = expected(MODELS[model]!, ebpf, offload, policy, rewrites);
+    expect({
+      satisfiable: plan.satisfiable,
+      mode: plan.datapath.mode,
+      attach: plan.datapath.attach,
+      bpfObject: plan.datapath.bpfObject,
+      programs: plan.datapath.programs.map((p) => p.name),
+      offload: plan.offload.mode,
+      uci: plan.offload.uci,
+      conflicts: plan.conflicts.map((c) => c.id),
+    }).toEqual(want);
+    expect(plan.offload.requested).toBe(offload);
+    expectExplained(plan);
+    expect(plan.planHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('plan: explicit cases', () => {
+  it('MT7621 hardware offload vs TTL rewriting, prefer-rewrite: downgraded to software, and said why', () => {
+    const plan = planFor('kt-km14-102h-mt7621', { l3Rewrite: { ttl: { value: 128 } }, flowOffload: { mode: 'hardware' }, conflictPolicy: 'prefer-rewrite' });
+    expect(plan.satisfiable).toBe(true);
+    expect(plan.datapath).toMatchObject({ mode: 'ebpf', attach: 'tcx', bpfObject: 'bpfel' });
+    expect(plan.datapath.programs).toContainEqual({ name: 'set_ip_ttl', scope: 'every-packet', config: { ttl: 128, ipv6HopLimit: false } });
+    expect(plan.offload).toEqual({
+      requested: 'hardware',
+      mode: 'software',
+      uci: { 'firewall.@defaults[0].flow_offloading': '1', 'firewall.@defaults[0].flow_offloading_hw': '0' },
+    });
+    const conflict = plan.conflicts.find((c) => c.id === 'hardware-offload-vs-per-packet-rewrite');
+    expect(conflict).toMatchObject({ policy: 'prefer-rewrite', resolution: 'offload-downgraded', programs: ['set_ip_id_zero', 'set_ip_ttl'], offload: { before: 'hardware', after: 'software' } });
+    expect(conflict?.detail).toMatch(/PPE.*never reach the CPU.*TC egress/);
+    expect(plan.decisions.find((d) => d.topic === 'offload.mode')?.reason).toMatch(/router allows hardware.*prefer-rewrite.*hardware -> software/);
+    expect(plan.warnings).toEqual([]);
+  });
+
+  it('MT7621 hardware offload vs TTL rewriting, prefer-offload: hardware kept, TTL/IP-ID warned as partial, SYN programs unaffected', () => {
+    const plan = planFor('kt-km14-102h-mt7621', { flowOffload: { mode: 'hardware' }, conflictPolicy: 'prefer-offload' });
+    expect(plan.satisfiable).toBe(true);
+    expect(plan.offload.mode).toBe('hardware');
+    expect(plan.offload.uci).toEqual({ 'firewall.@defaults[0].flow_offloading': '1', 'firewall.@defaults[0].flow_offloading_hw': '1' });
+    const conflict = plan.conflicts.find((c) => c.id === 'hardware-offload-vs-per-packet-rewrite');
+    expect(conflict).toMatchObject({ resolution: 'rewrite-partial', offload: { before: 'hardware', after: 'hardware' } });
+    expect(conflict?.detail).toMatch(/set_tcp_syn_window, clear_tcp_syn_ts are unaffected/);
+    expect(plan.warnings.join('\n')).toMatch(/IP-ID zeroing and TTL rewriting stop .* PPE/);
+  });
+
+  it('MT7621 hardware offload with SYN-only rewrites: no conflict, hardware kept under either policy', () => {
+    for (const conflictPolicy of CONFLICT_POLICIES) {
+      const plan = planFor('kt-km14-102h-mt7621', { l3Rewrite: REWRITE_SETS['syn-only'], flowOffload: { mode: 'hardware' }, conflictPolicy });
+      expect(plan.offload.mode).toBe('hardware');
+      expect(plan.conflicts.map((c) => c.id)).toEqual(['offload-bypasses-sqm']);
+      expect(plan.decisions.find((d) => d.topic === 'conflict.hardware-offload-vs-per-packet-rewrite')?.reason).toMatch(/first SYN always passes the CPU/);
+    }
+  });
+
+  it('QCA9558 (Archer C7 v2) asked for hardware offload: software under prefer-rewrite, refused under prefer-offload', () => {
+    const degraded = planFor('tplink-archer-c7-v2', { flowOffload: { mode: 'hardware' }, conflictPolicy: 'prefer-rewrite' });
+    expect(degraded.satisfiable).toBe(true);
+    expect(degraded.offload.mode).toBe('software');
+    expect(degraded.datapath).toMatchObject({ mode: 'ebpf', attach: 'cls_bpf', bpfObject: 'bpfeb' });
+    expect(degraded.decisions.find((d) => d.topic === 'offload.capability')).toMatchObject({
+      choice: 'software',
+      reason: expect.stringMatching(/hardware offload unavailable: QCA9558: ath79.*no flow-offload engine.*degrades to software/),
+    });
+
+    const refused = planFor('tplink-archer-c7-v2', { flowOffload: { mode: 'hardware' }, conflictPolicy: 'prefer-offload' });
+    expect(refused.satisfiable).toBe(false);
+    expect(refused.refusals).toEqual([{ topic: 'offload.capability', reason: expect.stringMatching(/prefer-offload.*QCA9558.*flowOffload.mode auto/) }]);
+    // The preview still shows what was meant.
+    expect(refused.offload.mode).toBe('hardware');
+
+    // `auto` is the way to ask for the best available: software here, never a refusal.
+    const auto = planFor('tplink-archer-c7-v2', { l3Rewrite: REWRITE_SETS['syn-only'], flowOffload: { mode: 'auto' }, conflictPolicy: 'prefer-offload' });
+    expect(auto).toMatchObject({ satisfiable: true, offload: { mode: 'software' } });
+  });
+
+  it.each([
+    ['tplink-archer-c7-v2-19.07-ar71xx', '4.14.275'],
+    ['xiaomi-mi-router-4a-gigabit-21.02-mt7621', '5.4.238'],
+  ])('%s (kernel %s): nftables fallback under auto, refusal under on', (model, kernel) => {
+    const auto = planFor(model, { l3Rewrite: { ebpf: 'auto' } });
+    expect(auto.satisfiable).toBe(true);
+    expect(auto.datapath).toMatchObject({ mode: 'nftables', attach: null, bpfObject: null });
+    expect(auto.decisions.find((d) => d.topic === 'datapath.mode')?.reason).toContain(`kernel ${kernel} < 5.15`);
+    // fw3 releases: offloading is not managed (auto -> off), and nft must be installed.
+    expect(auto.offload.mode).toBe('off');
+    expect(auto.prerequisites.map((p) => p.package)).toEqual(['nftables']);
+
+    const on = planFor(model, { l3Rewrite: { ebpf: 'on' } });
+    expect(on.satisfiable).toBe(false);
+    expect(on.refusals).toEqual([{ topic: 'capability.ebpf', reason: expect.stringContaining(`kernel ${kernel} < 5.15`) }]);
+  });
+
+  it('unknown endianness: refusal under ebpf on, nftables under auto', () => {
+    const f = { ...factsOf('kt-km14-102h-mt7621'), endian: null };
+    const on = resolvePlan(spec({ l3Rewrite: { ebpf: 'on' } }), { facts: f });
+    expect(on.satisfiable).toBe(false);
+    expect(on.refusals).toEqual([{ topic: 'datapath.bpfObject', reason: expect.stringMatching(/byte order unknown.*bpfel or bpfeb/) }]);
+    expect(on.datapath.bpfObject).toBeNull();
+
+    const auto = resolvePlan(spec({ l3Rewrite: { ebpf: 'auto' } }), { facts: f });
+    expect(auto.satisfiable).toBe(true);
+    expect(auto.datapath.mode).toBe('nftables');
+    expect(auto.decisions.find((d) => d.topic === 'datapath.mode')?.reason).toMatch(/byte order unknown/);
+
+    // Facts of the capability shape only (no endian field at all) count as unknown too.
+    const { endian: _dropped, ...withoutEndian } = factsOf('kt-km14-102h-mt7621');
+    expect(resolvePlan(spec({ l3Rewrite: { ebpf: 'on' } }), { facts: withoutEndian }).satisfiable).toBe(false);
+  });
+
+  it('a probed eBPF=false overrides a predicted true (and takes TCX with it)', () => {
+    const f = factsOf('kt-km14-102h-mt7621');
+    const predicted = predictCapabilities(f);
+    expect(predicted.ebpf).toBe(true);
+    const probed = { ebpf: false, reasons: { ebpf: 'loading a test program failed: EPERM' } };
+
+    const auto = resolvePlan(spec({ l3Rewrite: { ebpf: 'auto' }, flowOffload: { mode: 'off' } }), { facts: f, capabilities: { predicted, probed } });
+    expect(auto.capabilities.ebpf).toEqual({ value: false, source: 'probed', reason: expect.stringMatching(/^loading a test program failed: EPERM, overriding the prediction \(true/) });
+    expect(auto.capabilities.tcx.value).toBe(false);
+    expect(auto.datapath.mode).toBe('nftables');
+
+    const on = resolvePlan(spec({ l3Rewrite: { ebpf: 'on' } }), { facts: f, capabilities: { predicted, probed } });
+    expect(on.satisfiable).toBe(false);
+    expect(on.refusals[0]?.reason).toMatch(/EPERM/);
+
+    // A probe that only denies TCX keeps eBPF and attaches with cls_bpf.
+    const noTcx = resolvePlan(spec({}), { facts: f, capabilities: { predicted, probed: { ebpf: true, tcx: false } } });
+    expect(noTcx.datapath).toMatchObject({ mode: 'ebpf', attach: 'cls_bpf' });
+    expect(noTcx.capabilities.ebpf.reason).toMatch(/confirming the prediction/);
+  });
+
+  it('a probed hardware offload=false on MT7621 makes auto choose software', () => {
+    const plan = planFor('kt-km14-102h-mt7621', { l3Rewrite: REWRITE_SETS['syn-only'] }, { capabilities: { probed: { hardwareOffload: false } } });
+    expect(plan.offload.mode).toBe('software');
+    expect(plan.capabilities.hardwareOffload.source).toBe('probed');
+  });
+
+  it('nftables with offload: per-packet rules disable offload under prefer-rewrite; SYN-only rules keep it', () => {
+    const perPacket = planFor('glinet-gl-mt6000-mt7986', { l3Rewrite: { ebpf: 'off' }, flowOffload: { mode: 'software' } });
+    expect(perPacket.offload.mode).toBe('off');
+    expect(perPacket.conflicts).toEqual([expect.objectContaining({ id: 'nftables-rewrite-vs-offload', resolution: 'offload-disabled', offload: { before: 'software', after: 'off' } })]);
+
+    const hardware = planFor('glinet-gl-mt6000-mt7986', { l3Rewrite: { ebpf: 'off' }, flowOffload: { mode: 'hardware' } });
+    expect(hardware.conflicts.map((c) => [c.id, c.offload.before, c.offload.after])).toEqual([
+      ['hardware-offload-vs-per-packet-rewrite', 'hardware', 'software'],
+      ['nftables-rewrite-vs-offload', 'software', 'off'],
+    ]);
+    expect(hardware.offload.mode).toBe('off');
+
+    const kept = planFor('glinet-gl-mt6000-mt7986', { l3Rewrite: { ebpf: 'off' }, flowOffload: { mode: 'software' }, conflictPolicy: 'prefer-offload' });
+    expect(kept.offload.mode).toBe('software');
+    expect(kept.warnings.join('\n')).toMatch(/software offload kept with nftables rewriting/);
+
+    const synOnly = planFor('glinet-gl-mt6000-mt7986', { l3Rewrite: { ...REWRITE_SETS['syn-only'], ebpf: 'off' }, flowOffload: { mode: 'software' } });
+    expect(synOnly.offload.mode).toBe('software');
+    expect(synOnly.decisions.find((d) => d.topic === 'conflict.nftables-rewrite-vs-offload')?.reason).toMatch(/first SYN always traverses the netfilter hooks/);
+  });
+
+  it('eBPF with software offload coexist (TC egress still sees software-offloaded flows)', () => {
+    const plan = planFor('tplink-archer-c7-v2', { flowOffload: { mode: 'software' } });
+    expect(plan).toMatchObject({ satisfiable: true, datapath: { mode: 'ebpf' }, offload: { mode: 'software' } });
+    expect(plan.conflicts.map((c) => c.id)).toEqual(['offload-bypasses-sqm']);
+    expect(plan.decisions.find((d) => d.topic === 'conflict.nftables-rewrite-vs-offload')?.reason).toMatch(/dev_queue_xmit/);
+  });
+
+  it('cls_bpf tooling missing (tc-tiny, no kmod-sched-bpf): auto falls back to nftables, on keeps eBPF with prerequisites', () => {
+    const auto = planFor('tplink-archer-c6-v2-qca9563', { l3Rewrite: { ebpf: 'auto' } });
+    expect(auto.datapath.mode).toBe('nftables');
+    expect(auto.decisions.find((d) => d.topic === 'datapath.mode')?.reason).toMatch(/tc-bpf and kmod-sched-bpf are installed/);
+    const on = planFor('tplink-archer-c6-v2-qca9563', { l3Rewrite: { ebpf: 'on' } });
+    expect(on).toMatchObject({ satisfiable: true, datapath: { mode: 'ebpf', attach: 'cls_bpf', bpfObject: 'bpfeb' } });
+    expect(on.prerequisites.map((p) => p.package)).toEqual(['tc-bpf', 'kmod-sched-bpf']);
+    // TCX needs neither: the MT7981 box has tc-tiny but attaches through bpf_link.
+    expect(planFor('xiaomi-mi-router-ax3000t-mt7981', {}).datapath).toMatchObject({ mode: 'ebpf', attach: 'tcx' });
+  });
+
+  it('program config: TTL, IPv6 hop limit and SYN window reach the programs', () => {
+    const plan = planFor('kt-km14-102h-mt7621', { l3Rewrite: { ttl: { value: 128 }, ipv6HopLimit: true, tcpwin: { value: 29200 } } });
+    expect(plan.datapath.programs).toEqual([
+      { name: 'set_ip_id_zero', scope: 'every-packet', config: {} },
+      { name: 'set_ip_ttl', scope: 'every-packet', config: { ttl: 128, ipv6HopLimit: true } },
+      { name: 'set_tcp_syn_window', scope: 'first-syn', config: { window: 29200 } },
+      { name: 'clear_tcp_syn_ts', scope: 'first-syn', config: {} },
+    ]);
+  });
+
+  it('no rewrites: datapath none, and ebpf on requires nothing even where eBPF is missing', () => {
+    const plan = planFor('tplink-archer-c7-v2-19.07-ar71xx', { l3Rewrite: { ...REWRITE_SETS.none, ebpf: 'on' } });
+    expect(plan).toMatchObject({ satisfiable: true, datapath: { mode: 'none', attach: null, bpfObject: null, programs: [] } });
+  });
+
+  it('a Linux host that is not OpenWrt: no uci to write, offloading not managed', () => {
+    const plan = resolvePlan(spec({ flowOffload: { mode: 'auto' } }), {
+      facts: { soc: null, socFamily: null, kernel: '6.1.0-18-amd64', openwrt: null, arch: 'x86_64', endian: 'little' },
+    });
+    expect(plan.offload).toEqual({ requested: 'auto', mode: 'off', uci: null });
+    expect(plan.datapath).toMatchObject({ mode: 'ebpf', attach: 'cls_bpf', bpfObject: 'bpfel' });
+    expect(plan.decisions.find((d) => d.topic === 'offload.uci')?.reason).toMatch(/not OpenWrt/);
+  });
+
+  it('commit-confirm window and drift policy are carried into the plan', () => {
+    const plan = planFor('kt-km14-102h-mt7621', { commitConfirm: { windowSeconds: 120 }, drift: { policy: 'reapply', intervalSeconds: 600 } });
+    expect(plan.commitConfirm).toEqual({ windowSeconds: 120 });
+    expect(plan.drift).toEqual({ policy: 'reapply', intervalSeconds: 600 });
+  });
+
+  it("the plan's program names are the datapath's, and rewriteConfigOf hands the datapath its config", () => {
+    expect(REWRITE_PROGRAMS).toBe(PROGRAM_NAMES);
+    const plan = planFor('kt-km14-102h-mt7621', { l3Rewrite: { ttl: { value: 128 }, ipv6HopLimit: true, tcpwin: { value: 29200 }, ipid: false } });
+    const config = rewriteConfigOf(plan);
+    expect(config).toEqual({ programs: ['set_ip_ttl', 'set_tcp_syn_window', 'clear_tcp_syn_ts'], ttl: 128, synWindow: 29200, ipv6HopLimit: true });
+    expect(() => validateRewrite(config)).not.toThrow();
+    expect(rewriteConfigOf(planFor('kt-km14-102h-mt7621', { l3Rewrite: REWRITE_SETS.none })).programs).toEqual([]);
+  });
+});
+
+describe('planHash', () => {
+  const model = 'kt-km14-102h-mt7621';
+
+  it('is deterministic: same input, same plan, same hash, whatever the key order of the input', () => {
+    const a = planFor(model, {});
+    const b = planFor(model, {});
+    expect(b).toEqual(a);
+    const reordered = Object.fromEntries(Object.entries(factsOf(model)).reverse()) as unknown as RouterFacts;
+    expect(resolvePlan(spec({}), { facts: reordered }).planHash).toBe(a.planHash);
+    // Precomputed predictions give the same plan as letting resolvePlan predict.
+    expect(resolvePlan(spec({}), { facts: factsOf(model), capabilities: { predicted: predictCapabilities(factsOf(model)) } })).toEqual(a);
+  });
+
+  it('changes when an actionable field changes', () => {
+    const base = planFor(model, {}).planHash;
+    const variants: ProfileSpecInput[] = [
+      { l3Rewrite: { ttl: { value: 65 } } },
+      { l3Rewrite: { ipid: false } },
+      { l3Rewrite: { ipv6HopLimit: true } },
+      { l3Rewrite: { tcpwin: { value: 65534 } } },
+      { l3Rewrite: { ebpf: 'off' } },
+      { flowOffload: { mode: 'off' } },
+      { conflictPolicy: 'prefer-offload' },
+      { commitConfirm: { windowSeconds: 61 } },
+      { drift: { policy: 'reapply' } },
+      { drift: { intervalSeconds: 301 } },
+    ];
+    const hashes = variants.map((v) => planFor(model, v).planHash);
+    for (const [i, hash] of hashes.entries()) expect(hash, JSON.stringify(variants[i])).not.toBe(base);
+    expect(new Set(hashes).size).toBe(hashes.length);
+    // A probe that changes the attach method changes the plan.
+    expect(planFor(model, {}, { capabilities: { probed: { tcx: false } } }).planHash).not.toBe(base);
+  });
+
+  it('does not change when only wording does', () => {
+    const plan = planFor(model, { flowOffload: { mode: 'hardware' } });
+    const { planHash, ...rest } = plan;
+    const reworded = {
+      ...rest,
+      decisions: rest.decisions.map((d) => ({ ...d, reason: `${d.reason} (reworded)` })),
+      conflicts: rest.conflicts.map((c) => ({ ...c, detail: 'other words' })),
+      warnings: ['another warning'],
+      capabilities: { ...rest.capabilities, ebpf: { ...rest.capabilities.ebpf, reason: 'said differently' } },
+      prerequisites: rest.prerequisites.map((p) => ({ ...p, reason: 'x' })),
+    };
+    expect(computePlanHash(reworded)).toBe(planHash);
+    // Predicted reasons supplied in other words: same plan hash.
+    const predicted = predictCapabilities(factsOf(model));
+    const otherWords = { ...predicted, reasons: { ebpf: 'e', tcx: 't', softwareOffload: 's', hardwareOffload: 'h' } };
+    expect(planFor(model, { flowOffload: { mode: 'hardware' } }, { capabilities: { predicted: otherWords } }).planHash).toBe(planHash);
+  });
+
+  it('two profiles that lead to the same actions are the same plan', () => {
+    // hardware downgraded to software by prefer-rewrite == software asked for directly.
+    const downgraded = planFor(model, { flowOffload: { mode: 'hardware' } });
+    const direct = planFor(model, { flowOffload: { mode: 'software' } });
+    expect(downgraded.offload.mode).toBe('software');
+    expect(downgraded.planHash).toBe(direct.planHash);
+  });
+
+  it('canonical JSON sorts keys at every level and keeps array order', () => {
+    expect(canonicalJson({ b: 1, a: { d: [2, 1], c: null } })).toBe('{"a":{"c":null,"d":[2,1]},"b":1}');
+    expect(canonicalJson({ a: undefined, b: 'x' })).toBe('{"b":"x"}');
+  });
+});
