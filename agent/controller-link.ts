@@ -1,5 +1,11 @@
 import { EventEmitter } from 'node:events';
-import { credentials as grpcCredentials, status as grpcStatus, type ChannelCredentials, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
+import {
+  credentials as grpcCredentials,
+  status as grpcStatus,
+  type ChannelCredentials,
+  type ClientDuplexStream,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import {
   AgentServiceClient,
   type AgentMessage,

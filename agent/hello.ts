@@ -16,10 +16,20 @@ export function factsMessage(facts: RouterFacts): Facts {
   return {
     soc: facts.soc ?? '',
     arch: facts.arch ?? '',
-    endian: facts.endian === 'little' ? Endianness.ENDIANNESS_LITTLE : facts.endian === 'big' ? Endianness.ENDIANNESS_BIG : Endianness.ENDIANNESS_UNSPECIFIED,
+    endian:
+      facts.endian === 'little'
+        ? Endianness.ENDIANNESS_LITTLE
+        : facts.endian === 'big'
+          ? Endianness.ENDIANNESS_BIG
+          : Endianness.ENDIANNESS_UNSPECIFIED,
     kernel: facts.kernel ?? '',
     openwrt: facts.openwrt
-      ? { version: facts.openwrt.version, target: facts.openwrt.target ?? '', revision: facts.openwrt.revision ?? '', arch: facts.openwrt.arch ?? '' }
+      ? {
+          version: facts.openwrt.version,
+          target: facts.openwrt.target ?? '',
+          revision: facts.openwrt.revision ?? '',
+          arch: facts.openwrt.arch ?? '',
+        }
       : undefined,
     modelId: facts.model.id ?? '',
     modelName: facts.model.name ?? '',
@@ -46,9 +56,17 @@ export function factsMessage(facts: RouterFacts): Facts {
   };
 }
 
-export function capabilitySetMessage(flags: CapabilityFlags, reasons: Partial<Record<keyof CapabilityFlags, string>>): CapabilitySet {
+export function capabilitySetMessage(
+  flags: CapabilityFlags,
+  reasons: Partial<Record<keyof CapabilityFlags, string>>,
+): CapabilitySet {
   const one = (key: keyof CapabilityFlags) => ({ value: flags[key], reason: reasons[key] ?? '' });
-  return { hardwareOffload: one('hardwareOffload'), softwareOffload: one('softwareOffload'), ebpf: one('ebpf'), tcx: one('tcx') };
+  return {
+    hardwareOffload: one('hardwareOffload'),
+    softwareOffload: one('softwareOffload'),
+    ebpf: one('ebpf'),
+    tcx: one('tcx'),
+  };
 }
 
 export interface HelloInput {

@@ -83,12 +83,21 @@ async function agentTrust(host: RouterHost, controller: string) {
   const saved = await AgentCredentials.load(dir);
   if (saved) return { credentials: saved, identity: saved.identity.identity, keepRenewed };
   if (!values['enroll-token-file'] || !values['ca-fingerprint']) {
-    fail(`no credentials in ${dir}: enroll once with --enroll-token-file FILE --ca-fingerprint SHA256:... (or --insecure for a plaintext controller)`);
+    fail(
+      `no credentials in ${dir}: enroll once with --enroll-token-file FILE --ca-fingerprint SHA256:... (or --insecure for a plaintext controller)`,
+    );
   }
   const token = (await readFile(values['enroll-token-file'], 'utf8')).trim();
   const identity = values.identity ?? (await deriveRouterIdentity(host, await collectFacts(host)));
   try {
-    const credentials = await AgentCredentials.enroll({ address: controller, token, identity, name: values.name, caFingerprint: values['ca-fingerprint'], stateDir: dir });
+    const credentials = await AgentCredentials.enroll({
+      address: controller,
+      token,
+      identity,
+      name: values.name,
+      caFingerprint: values['ca-fingerprint'],
+      stateDir: dir,
+    });
     console.error(`agent: enrolled as ${identity}`);
     return { credentials, identity, keepRenewed };
   } catch (err) {
@@ -111,9 +120,12 @@ switch (command) {
   }
   case 'run': {
     if (!values.controller) fail('--controller is required');
-    if (values.placement !== 'on_router' && values.placement !== 'proxy') fail('--placement must be on_router or proxy');
+    if (values.placement !== 'on_router' && values.placement !== 'proxy')
+      fail('--placement must be on_router or proxy');
     const host = hostFor(values.root);
-    const trust = values.insecure ? { credentials: undefined, identity: values.identity, keepRenewed: undefined } : await agentTrust(host, values.controller!);
+    const trust = values.insecure
+      ? { credentials: undefined, identity: values.identity, keepRenewed: undefined }
+      : await agentTrust(host, values.controller!);
     const agent = new RouterAgent({
       host,
       controller: values.controller,
@@ -132,7 +144,12 @@ switch (command) {
     agent.start();
     // With --expose-gc (the procd init script): the garbage of periodic work does not pile up either.
     heapSettler.every();
-    const stopRenewing = trust.credentials && trust.keepRenewed ? trust.keepRenewed(agent.link, trust.credentials, { onError: (e) => console.error(`agent: certificate renewal failed: ${e.message}`) }) : () => {};
+    const stopRenewing =
+      trust.credentials && trust.keepRenewed
+        ? trust.keepRenewed(agent.link, trust.credentials, {
+            onError: (e) => console.error(`agent: certificate renewal failed: ${e.message}`),
+          })
+        : () => {};
     onSignals(async () => {
       stopRenewing();
       heapSettler.stop();
@@ -146,7 +163,8 @@ switch (command) {
     const { defaultFixturesDir, fixtureModels } = await import('./sim/fixtures.js');
     if (!values.controller) fail('--controller is required');
     const perModel = Number(values['per-model']);
-    if (!Number.isInteger(perModel) || perModel < 1 || perModel > 10_000) fail('--per-model must be an integer from 1 to 10000');
+    if (!Number.isInteger(perModel) || perModel < 1 || perModel > 10_000)
+      fail('--per-model must be an integer from 1 to 10000');
     const roots = await fixtureModels(values.fixtures ?? defaultFixturesDir());
     const agents = await startSimulatedFleet({ controller: values.controller, fixtureRoots: roots, perModel });
     console.error(`agent: started ${agents.length} simulated routers against ${values.controller}`);
@@ -175,7 +193,11 @@ switch (command) {
   case 'probe': {
     const host = hostFor(values.root);
     const facts = await collectFacts(host);
-    const probed = await probeCapabilities(host, { endian: facts.endian, pinRoot: values['pin-root'], helper: values.helper });
+    const probed = await probeCapabilities(host, {
+      endian: facts.endian,
+      pinRoot: values['pin-root'],
+      helper: values.helper,
+    });
     process.stdout.write(`${JSON.stringify({ predicted: factsSummary(facts).capabilities, probed }, null, 2)}\n`);
     break;
   }

@@ -101,7 +101,13 @@ export class RouterAgent {
       void this.manager.onSession();
       this.startTelemetry(w.telemetryIntervalSeconds);
     });
-    this.link.on('message', (message) => void this.onMessage(message).catch((err: unknown) => this.log(`handling ${message.body?.$case}: ${(err as Error).message}`)));
+    this.link.on(
+      'message',
+      (message) =>
+        void this.onMessage(message).catch((err: unknown) =>
+          this.log(`handling ${message.body?.$case}: ${(err as Error).message}`),
+        ),
+    );
     // A link error (e.g. Hello could not be built because SSH is down) is retried by the link itself.
     this.link.on('error', (err: Error) => this.log(`link: ${err.message}`));
   }
@@ -177,7 +183,14 @@ export class RouterAgent {
     if (!this.probeEnabled) return undefined;
     const live = await readLive(this.options.host, this.paths);
     const ebpf = live.ebpf.interfaces;
-    const mode = ebpf.length > 0 ? (ebpf[0]!.mode === 'tcx' ? DatapathState_Mode.MODE_TCX : DatapathState_Mode.MODE_CLS_BPF) : live.nft.present ? DatapathState_Mode.MODE_NFTABLES : DatapathState_Mode.MODE_NONE;
+    const mode =
+      ebpf.length > 0
+        ? ebpf[0]!.mode === 'tcx'
+          ? DatapathState_Mode.MODE_TCX
+          : DatapathState_Mode.MODE_CLS_BPF
+        : live.nft.present
+          ? DatapathState_Mode.MODE_NFTABLES
+          : DatapathState_Mode.MODE_NONE;
     return {
       datapath: {
         mode,
@@ -217,8 +230,17 @@ export class RouterAgent {
    */
   private probedForHello(predicted: PredictedCapabilities) {
     const names = ['hardwareOffload', 'softwareOffload', 'ebpf', 'tcx'] as const;
-    const flags = Object.fromEntries(names.map((n) => [n, this.probed!.flags[n] ?? predicted[n]])) as Record<(typeof names)[number], boolean>;
-    const reasons = Object.fromEntries(names.map((n) => [n, this.probed!.reasons[n] ?? `not probed on the device (${n === 'hardwareOffload' ? 'fw4 checks it only when it is switched on' : 'no probe'}); predicted: ${predicted.reasons[n]}`]));
+    const flags = Object.fromEntries(names.map((n) => [n, this.probed!.flags[n] ?? predicted[n]])) as Record<
+      (typeof names)[number],
+      boolean
+    >;
+    const reasons = Object.fromEntries(
+      names.map((n) => [
+        n,
+        this.probed!.reasons[n] ??
+          `not probed on the device (${n === 'hardwareOffload' ? 'fw4 checks it only when it is switched on' : 'no probe'}); predicted: ${predicted.reasons[n]}`,
+      ]),
+    );
     return { flags, reasons };
   }
 
@@ -245,7 +267,10 @@ export class RouterAgent {
   start(): void {
     this.ready ??= this.manager.init();
     if (this.probeEnabled) {
-      this.drift = new DriftWatcher(this.manager, { intervalMs: this.options.driftIntervalMs, onError: (err) => this.log(`drift check: ${err.message}`) });
+      this.drift = new DriftWatcher(this.manager, {
+        intervalMs: this.options.driftIntervalMs,
+        onError: (err) => this.log(`drift check: ${err.message}`),
+      });
       this.drift.start();
     }
     this.link.start();

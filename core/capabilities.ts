@@ -35,7 +35,13 @@ export interface ChipsetCapability {
   why: string;
 }
 
-function chipset(soc: string, family: string, hardwareOffload: boolean, why: string, extra: Partial<ChipsetCapability> = {}): ChipsetCapability {
+function chipset(
+  soc: string,
+  family: string,
+  hardwareOffload: boolean,
+  why: string,
+  extra: Partial<ChipsetCapability> = {},
+): ChipsetCapability {
   return { soc, family, hardwareOffload, why, ...extra };
 }
 
@@ -51,25 +57,58 @@ const BCM27XX = 'Raspberry Pi has no packet-processing engine: software offload 
 export const CHIPSET_CAPABILITIES: Readonly<Record<string, ChipsetCapability>> = Object.freeze(
   Object.fromEntries(
     [
-      chipset('MT7621', 'ramips', true, `${PPE}; MT7621 support arrived with the mainline PPE driver in OpenWrt 22.03 (the 19.07 out-of-tree variant is not managed)`, { minOpenWrt: '22.03', minKernel: '5.10' }),
-      chipset('MT7622', 'mediatek', true, `${PPE} (PPE v2) since OpenWrt 22.03`, { minOpenWrt: '22.03', minKernel: '5.10' }),
+      chipset(
+        'MT7621',
+        'ramips',
+        true,
+        `${PPE}; MT7621 support arrived with the mainline PPE driver in OpenWrt 22.03 (the 19.07 out-of-tree variant is not managed)`,
+        { minOpenWrt: '22.03', minKernel: '5.10' },
+      ),
+      chipset('MT7622', 'mediatek', true, `${PPE} (PPE v2) since OpenWrt 22.03`, {
+        minOpenWrt: '22.03',
+        minKernel: '5.10',
+      }),
       chipset('MT7981', 'filogic', true, `${PPE} (filogic, every OpenWrt release that supports it)`),
       chipset('MT7986', 'filogic', true, `${PPE} (filogic, every OpenWrt release that supports it)`),
       chipset('MT7988', 'filogic', true, `${PPE} (filogic, every OpenWrt release that supports it)`),
-      chipset('EN7581', 'airoha', true, 'airoha_eth PPE offloads flowtables on 6.12 kernels (OpenWrt 25.12)', { minKernel: '6.12' }),
-      chipset('AN7581', 'airoha', true, 'airoha_eth PPE offloads flowtables on 6.12 kernels (OpenWrt 25.12)', { minKernel: '6.12' }),
-      ...['QCA9558', 'QCA9557', 'QCA9556', 'QCA9563', 'QCA9561', 'QCA956X', 'QCA9531', 'QCA9533', 'QCA953X', 'TP9343', 'AR9344', 'AR9341', 'AR9342', 'AR9331', 'AR7161', 'AR7241', 'AR7242'].map((soc) =>
-        chipset(soc, 'ath79', false, ATH79),
+      chipset('EN7581', 'airoha', true, 'airoha_eth PPE offloads flowtables on 6.12 kernels (OpenWrt 25.12)', {
+        minKernel: '6.12',
+      }),
+      chipset('AN7581', 'airoha', true, 'airoha_eth PPE offloads flowtables on 6.12 kernels (OpenWrt 25.12)', {
+        minKernel: '6.12',
+      }),
+      ...[
+        'QCA9558',
+        'QCA9557',
+        'QCA9556',
+        'QCA9563',
+        'QCA9561',
+        'QCA956X',
+        'QCA9531',
+        'QCA9533',
+        'QCA953X',
+        'TP9343',
+        'AR9344',
+        'AR9341',
+        'AR9342',
+        'AR9331',
+        'AR7161',
+        'AR7241',
+        'AR7242',
+      ].map((soc) => chipset(soc, 'ath79', false, ATH79)),
+      ...['MT7620', 'MT7628', 'MT7688', 'RT3883', 'RT5350', 'RT3052'].map((soc) =>
+        chipset(soc, 'ramips', false, RAMIPS_NO_PPE),
       ),
-      ...['MT7620', 'MT7628', 'MT7688', 'RT3883', 'RT5350', 'RT3052'].map((soc) => chipset(soc, 'ramips', false, RAMIPS_NO_PPE)),
       chipset('MT7623', 'mediatek', false, 'MT7623 PPE offload is not enabled in OpenWrt: software offload only'),
       chipset('MT7629', 'mediatek', false, 'MT7629 has no PPE offload in OpenWrt: software offload only'),
       ...['IPQ4018', 'IPQ4019', 'IPQ4028', 'IPQ4029'].map((soc) => chipset(soc, 'ipq40xx', false, IPQ40XX)),
       ...['IPQ8062', 'IPQ8064', 'IPQ8065', 'IPQ8068', 'IPQ8069'].map((soc) => chipset(soc, 'ipq806x', false, IPQ806X)),
-      ...['IPQ8072', 'IPQ8074', 'IPQ8078', 'IPQ6000', 'IPQ6010', 'IPQ6018', 'IPQ6028', 'IPQ5018', 'IPQ5010'].map((soc) =>
-        chipset(soc, 'qualcommax', false, QUALCOMMAX),
+      ...['IPQ8072', 'IPQ8074', 'IPQ8078', 'IPQ6000', 'IPQ6010', 'IPQ6018', 'IPQ6028', 'IPQ5018', 'IPQ5010'].map(
+        (soc) => chipset(soc, 'qualcommax', false, QUALCOMMAX),
       ),
-      ...['BCM2708', 'BCM2709', 'BCM2710', 'BCM2711', 'BCM2712', 'BCM2835', 'BCM2836', 'BCM2837'].map((soc) => chipset(soc, 'bcm27xx', false, BCM27XX)),
+      ...['BCM2708', 'BCM2709', 'BCM2710', 'BCM2711', 'BCM2712', 'BCM2835', 'BCM2836', 'BCM2837'].map((soc) =>
+        chipset(soc, 'bcm27xx', false, BCM27XX),
+      ),
     ].map((entry) => [entry.soc, Object.freeze(entry)]),
   ),
 );
@@ -144,11 +183,18 @@ interface Verdict {
 function predictSoftwareOffload(facts: CapabilityInput): Verdict {
   if (!facts.openwrt) return { value: false, reason: 'not OpenWrt: no uci/fw4 to enable flow offloading' };
   if (facts.packages?.firewall === 'firewall') {
-    return { value: false, reason: 'fw3 (iptables) is installed instead of fw4; wrtfleet drives flow offloading through fw4 only' };
+    return {
+      value: false,
+      reason: 'fw3 (iptables) is installed instead of fw4; wrtfleet drives flow offloading through fw4 only',
+    };
   }
   const fw4 = openWrtAtLeast(facts.openwrt.version, FW4_MIN_OPENWRT);
   let verdict: Verdict;
-  if (fw4 === true) verdict = { value: true, reason: `OpenWrt ${facts.openwrt.version} ships fw4 with nftables flowtables (flow_offloading=1)` };
+  if (fw4 === true)
+    verdict = {
+      value: true,
+      reason: `OpenWrt ${facts.openwrt.version} ships fw4 with nftables flowtables (flow_offloading=1)`,
+    };
   else if (fw4 === false) {
     verdict = {
       value: false,
@@ -159,8 +205,14 @@ function predictSoftwareOffload(facts: CapabilityInput): Verdict {
   } else {
     const modern = kernelAtLeast(facts.kernel, '5.10');
     verdict = modern
-      ? { value: true, reason: `release "${facts.openwrt.version}" unreadable; kernel ${facts.kernel} implies 22.03+ (fw4)` }
-      : { value: false, reason: `release "${facts.openwrt.version}" unreadable and kernel ${facts.kernel ?? 'unknown'} does not imply fw4` };
+      ? {
+          value: true,
+          reason: `release "${facts.openwrt.version}" unreadable; kernel ${facts.kernel} implies 22.03+ (fw4)`,
+        }
+      : {
+          value: false,
+          reason: `release "${facts.openwrt.version}" unreadable and kernel ${facts.kernel ?? 'unknown'} does not imply fw4`,
+        };
   }
   if (verdict.value && facts.packages?.nftOffload === false) {
     verdict.reason += '; kmod-nft-offload is not installed, install it before enabling offloading';
@@ -168,7 +220,10 @@ function predictSoftwareOffload(facts: CapabilityInput): Verdict {
   return verdict;
 }
 
-function predictHardwareOffload(facts: CapabilityInput, software: boolean): Verdict & { chipset: ChipsetCapability | null } {
+function predictHardwareOffload(
+  facts: CapabilityInput,
+  software: boolean,
+): Verdict & { chipset: ChipsetCapability | null } {
   const entry = chipsetCapability(facts.soc);
   const family = facts.socFamily ? FAMILY_CAPABILITIES[facts.socFamily] : undefined;
   const basis = entry ? `${entry.soc}: ${entry.why}` : family ? `${facts.socFamily}: ${family.why}` : null;
@@ -183,14 +238,31 @@ function predictHardwareOffload(facts: CapabilityInput, software: boolean): Verd
   }
   const supported = entry ? entry.hardwareOffload : (family?.hardwareOffload ?? false);
   if (!supported) return { value: false, chipset: entry, reason: basis };
-  if (!software) return { value: false, chipset: entry, reason: `${basis}; but fw4 software offloading is unavailable and flow_offloading_hw needs it` };
+  if (!software)
+    return {
+      value: false,
+      chipset: entry,
+      reason: `${basis}; but fw4 software offloading is unavailable and flow_offloading_hw needs it`,
+    };
   if (entry?.minOpenWrt && openWrtAtLeast(facts.openwrt?.version, entry.minOpenWrt) === false) {
-    return { value: false, chipset: entry, reason: `${basis}; OpenWrt ${facts.openwrt?.version} is older than ${entry.minOpenWrt}` };
+    return {
+      value: false,
+      chipset: entry,
+      reason: `${basis}; OpenWrt ${facts.openwrt?.version} is older than ${entry.minOpenWrt}`,
+    };
   }
   if (entry?.minKernel && kernelAtLeast(facts.kernel, entry.minKernel) !== true) {
-    return { value: false, chipset: entry, reason: `${basis}; kernel ${facts.kernel ?? 'unknown'} is older than ${entry.minKernel}` };
+    return {
+      value: false,
+      chipset: entry,
+      reason: `${basis}; kernel ${facts.kernel ?? 'unknown'} is older than ${entry.minKernel}`,
+    };
   }
-  return { value: true, chipset: entry, reason: entry ? basis : `${basis} (SoC not identified, predicted from the platform)` };
+  return {
+    value: true,
+    chipset: entry,
+    reason: entry ? basis : `${basis} (SoC not identified, predicted from the platform)`,
+  };
 }
 
 function predictEbpf(facts: CapabilityInput): Verdict {
@@ -212,9 +284,16 @@ function predictEbpf(facts: CapabilityInput): Verdict {
 function predictTcx(facts: CapabilityInput, ebpf: boolean): Verdict {
   const enough = kernelAtLeast(facts.kernel, TCX_MIN_KERNEL);
   if (enough === null) return { value: false, reason: `kernel release unknown; TCX needs >= ${TCX_MIN_KERNEL}` };
-  if (!enough) return { value: false, reason: `kernel ${facts.kernel} < ${TCX_MIN_KERNEL}: classic clsact + cls_bpf attach instead` };
+  if (!enough)
+    return {
+      value: false,
+      reason: `kernel ${facts.kernel} < ${TCX_MIN_KERNEL}: classic clsact + cls_bpf attach instead`,
+    };
   if (!ebpf) return { value: false, reason: 'eBPF not predicted' };
-  return { value: true, reason: `kernel ${facts.kernel} >= ${TCX_MIN_KERNEL} (bpf_link attach); to be confirmed by probe` };
+  return {
+    value: true,
+    reason: `kernel ${facts.kernel} >= ${TCX_MIN_KERNEL} (bpf_link attach); to be confirmed by probe`,
+  };
 }
 
 /** The JSON `npm run -s agent -- facts` prints (issue 2 item 6); extra fields are allowed. */
@@ -232,7 +311,10 @@ export interface FactsSummary {
   unknown: RouterFacts['unknown'];
 }
 
-export function factsSummary(facts: RouterFacts, capabilities: PredictedCapabilities = predictCapabilities(facts)): FactsSummary {
+export function factsSummary(
+  facts: RouterFacts,
+  capabilities: PredictedCapabilities = predictCapabilities(facts),
+): FactsSummary {
   return {
     soc: facts.soc,
     arch: facts.arch,

@@ -13,7 +13,8 @@ export async function deriveRouterIdentity(host: RouterHost, facts: RouterFacts)
   for (const dev of facts.network.wan) {
     if (!/^[A-Za-z0-9._@-]{1,15}$/.test(dev)) continue;
     const mac = (await host.readFile(`/sys/class/net/${dev}/address`))?.trim();
-    if (mac && /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i.test(mac) && mac !== '00:00:00:00:00:00') return `${board}:${mac.toLowerCase()}`;
+    if (mac && /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i.test(mac) && mac !== '00:00:00:00:00:00')
+      return `${board}:${mac.toLowerCase()}`;
   }
   const hostname = (await host.readFile('/proc/sys/kernel/hostname'))?.trim();
   return `${board}:${hostname && /^[A-Za-z0-9.-]{1,63}$/.test(hostname) ? hostname : 'unnamed'}`;

@@ -41,7 +41,6 @@ import type { Endian } from './facts/types.js';
 import type { ConflictPolicy, DriftPolicy, FlowOffloadMode, ProfileSpec } from './profile-spec.js';
 import { canonicalJson } from './canonical-json.js';
 
-
 export const PLAN_VERSION = 1 as const;
 
 /** The four TC egress programs (names fixed by the seed, DOMAIN.md §1), in plan order: the datapath's list. */
@@ -98,7 +97,8 @@ export interface UciOffloadSettings {
   [UCI_FLOW_OFFLOADING_HW]: '0' | '1';
 }
 
-export type ConflictId = 'hardware-offload-vs-per-packet-rewrite' | 'nftables-rewrite-vs-offload' | 'offload-bypasses-sqm';
+export type ConflictId =
+  'hardware-offload-vs-per-packet-rewrite' | 'nftables-rewrite-vs-offload' | 'offload-bypasses-sqm';
 export type ConflictResolution = 'offload-downgraded' | 'offload-disabled' | 'rewrite-partial' | 'informational';
 
 export interface PlanConflict {
@@ -177,7 +177,12 @@ export function resolvePlan(spec: ProfileSpec, router: PlanRouter): Plan {
   const synOnly = programs.filter((p) => p.scope === 'first-syn').map((p) => p.name);
 
   // 3. Datapath.
-  const datapath = resolveDatapath(spec, router.facts, capabilities, programs, { decide, refusals, warnings, prerequisites });
+  const datapath = resolveDatapath(spec, router.facts, capabilities, programs, {
+    decide,
+    refusals,
+    warnings,
+    prerequisites,
+  });
 
   // 4. Offload against the router.
   const offloadForRouter = resolveOffloadCapability(spec.flowOffload.mode, policy, capabilities, { decide, refusals });
@@ -193,12 +198,26 @@ export function resolvePlan(spec: ProfileSpec, router: PlanRouter): Plan {
         datapath.mode === 'ebpf'
           ? `hardware-offloaded flows are forwarded by the PPE and never reach the CPU, so ${lost} would stop once a flow is bound; prefer-rewrite downgrades to software offload, whose flows still leave through dev_queue_xmit and so still pass the TC egress programs`
           : `hardware-offloaded flows never reach the CPU, so ${lost} would stop once a flow is bound; prefer-rewrite downgrades to software offload (see the nftables conflict for what software offload means to nft rules)`;
-      conflicts.push({ id: 'hardware-offload-vs-per-packet-rewrite', policy, resolution: 'offload-downgraded', programs: perPacket, offload: { before: 'hardware', after: 'software' }, detail });
+      conflicts.push({
+        id: 'hardware-offload-vs-per-packet-rewrite',
+        policy,
+        resolution: 'offload-downgraded',
+        programs: perPacket,
+        offload: { before: 'hardware', after: 'software' },
+        detail,
+      });
       decide(hwTopic, 'offload-downgraded', detail);
       offload = 'software';
     } else {
       const detail = `prefer-offload keeps hardware offload: ${lost} apply only to packets the CPU still sees, i.e. the first packets of each flow before the PPE binds it; ${synOnly.length > 0 ? `${synOnly.join(', ')} ${synOnly.length > 1 ? 'are' : 'is'} unaffected (the first SYN always passes the CPU)` : 'no SYN-only program is enabled'}`;
-      conflicts.push({ id: 'hardware-offload-vs-per-packet-rewrite', policy, resolution: 'rewrite-partial', programs: perPacket, offload: { before: 'hardware', after: 'hardware' }, detail });
+      conflicts.push({
+        id: 'hardware-offload-vs-per-packet-rewrite',
+        policy,
+        resolution: 'rewrite-partial',
+        programs: perPacket,
+        offload: { before: 'hardware', after: 'hardware' },
+        detail,
+      });
       decide(hwTopic, 'rewrite-partial', detail);
       warnings.push(`hardware offload kept: ${lost} stop for each flow once it is bound in the PPE`);
     }
@@ -219,12 +238,26 @@ export function resolvePlan(spec: ProfileSpec, router: PlanRouter): Plan {
     const lost = perPacket.map(describeProgramEffect).join(' and ');
     if (policy === 'prefer-rewrite') {
       const detail = `${offload}-offloaded flows skip every netfilter hook after ingress, so the nftables rules for ${lost} would stop once a flow is offloaded; prefer-rewrite turns offloading off (eBPF would have allowed software offload, but this plan runs on nftables)`;
-      conflicts.push({ id: 'nftables-rewrite-vs-offload', policy, resolution: 'offload-disabled', programs: perPacket, offload: { before: offload, after: 'off' }, detail });
+      conflicts.push({
+        id: 'nftables-rewrite-vs-offload',
+        policy,
+        resolution: 'offload-disabled',
+        programs: perPacket,
+        offload: { before: offload, after: 'off' },
+        detail,
+      });
       decide(nftTopic, 'offload-disabled', detail);
       offload = 'off';
     } else {
       const detail = `prefer-offload keeps ${offload} offload: the nftables rules for ${lost} apply only until conntrack sees the flow both ways and offloads it, i.e. to the first packets of each flow`;
-      conflicts.push({ id: 'nftables-rewrite-vs-offload', policy, resolution: 'rewrite-partial', programs: perPacket, offload: { before: offload, after: offload }, detail });
+      conflicts.push({
+        id: 'nftables-rewrite-vs-offload',
+        policy,
+        resolution: 'rewrite-partial',
+        programs: perPacket,
+        offload: { before: offload, after: offload },
+        detail,
+      });
       decide(nftTopic, 'rewrite-partial', detail);
       warnings.push(`${offload} offload kept with nftables rewriting: ${lost} stop for each flow once it is offloaded`);
     }
@@ -235,21 +268,40 @@ export function resolvePlan(spec: ProfileSpec, router: PlanRouter): Plan {
       `only first-SYN rewrites run in nftables (${synOnly.join(', ')}); flows are offloaded only after conntrack has seen traffic both ways, so the first SYN always traverses the netfilter hooks`,
     );
   } else if (datapath.mode === 'ebpf' && offload === 'software') {
-    decide(nftTopic, 'none', 'rewrites run as TC egress eBPF, which software-offloaded flows still pass (dev_queue_xmit): rewriting and software offload coexist');
+    decide(
+      nftTopic,
+      'none',
+      'rewrites run as TC egress eBPF, which software-offloaded flows still pass (dev_queue_xmit): rewriting and software offload coexist',
+    );
   } else {
-    decide(nftTopic, 'none', datapath.mode === 'nftables' ? 'offload is off: every packet traverses the nftables rules' : `datapath is ${datapath.mode}: no nftables rewrite to bypass`);
+    decide(
+      nftTopic,
+      'none',
+      datapath.mode === 'nftables'
+        ? 'offload is off: every packet traverses the nftables rules'
+        : `datapath is ${datapath.mode}: no nftables rewrite to bypass`,
+    );
   }
 
   const sqmTopic = 'conflict.offload-bypasses-sqm';
   if (offload !== 'off') {
     const detail = `${offload}-offloaded flows bypass SQM/qdisc shaping (CAKE, fq_codel) on the forwarding path; if this router shapes traffic, use offload off`;
-    conflicts.push({ id: 'offload-bypasses-sqm', policy: null, resolution: 'informational', programs: [], offload: { before: offload, after: offload }, detail });
+    conflicts.push({
+      id: 'offload-bypasses-sqm',
+      policy: null,
+      resolution: 'informational',
+      programs: [],
+      offload: { before: offload, after: offload },
+      detail,
+    });
     decide(sqmTopic, 'informational', detail);
   } else {
     decide(sqmTopic, 'none', 'offload is off: SQM/qdisc shaping sees every packet');
   }
 
-  const changedBy = conflicts.filter((c) => c.offload.before !== c.offload.after).map((c) => `${c.id}: ${c.offload.before} -> ${c.offload.after}`);
+  const changedBy = conflicts
+    .filter((c) => c.offload.before !== c.offload.after)
+    .map((c) => `${c.id}: ${c.offload.before} -> ${c.offload.after}`);
   decide(
     'offload.mode',
     offload,
@@ -270,10 +322,17 @@ export function resolvePlan(spec: ProfileSpec, router: PlanRouter): Plan {
       : 'not OpenWrt: no uci/fw4, so offloading is not managed on this router',
   );
   if (offload !== 'off' && router.facts.packages?.nftOffload === false) {
-    prerequisites.push({ package: 'kmod-nft-offload', reason: 'fw4 flowtables need nft_flow_offload, and kmod-nft-offload is not installed' });
+    prerequisites.push({
+      package: 'kmod-nft-offload',
+      reason: 'fw4 flowtables need nft_flow_offload, and kmod-nft-offload is not installed',
+    });
   }
 
-  decide('commitConfirm.windowSeconds', String(spec.commitConfirm.windowSeconds), 'from the profile: the agent rolls back by itself unless the controller confirms the apply within this window');
+  decide(
+    'commitConfirm.windowSeconds',
+    String(spec.commitConfirm.windowSeconds),
+    'from the profile: the agent rolls back by itself unless the controller confirms the apply within this window',
+  );
   decide(
     'drift',
     `${spec.drift.policy} every ${spec.drift.intervalSeconds}s`,
@@ -317,9 +376,10 @@ export function planHashInput(plan: Omit<Plan, 'planHash'>): unknown {
 }
 
 export function computePlanHash(plan: Omit<Plan, 'planHash'>): string {
-  return createHash('sha256').update(canonicalJson(planHashInput(plan))).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(planHashInput(plan)))
+    .digest('hex');
 }
-
 
 // --- 1. capabilities ---------------------------------------------------------------------
 
@@ -333,17 +393,33 @@ function effectiveCapabilities(router: PlanRouter): Record<CapabilityName, Effec
     const probedValue = probed?.[name];
     const predictedValue = typeof given?.[name] === 'boolean' ? (given[name] as boolean) : (computed?.[name] ?? false);
     const predictedReason =
-      (typeof given?.[name] === 'boolean' ? given.reasons?.[name] : computed?.reasons[name]) ?? `predicted ${predictedValue} (no reason supplied)`;
+      (typeof given?.[name] === 'boolean' ? given.reasons?.[name] : computed?.reasons[name]) ??
+      `predicted ${predictedValue} (no reason supplied)`;
     if (typeof probedValue === 'boolean') {
-      const overrides = probedValue !== predictedValue ? `, overriding the prediction (${predictedValue}: ${predictedReason})` : ', confirming the prediction';
-      return { value: probedValue, source: 'probed', reason: `${probed?.reasons?.[name] ?? `probed ${probedValue} on the device`}${overrides}` };
+      const overrides =
+        probedValue !== predictedValue
+          ? `, overriding the prediction (${predictedValue}: ${predictedReason})`
+          : ', confirming the prediction';
+      return {
+        value: probedValue,
+        source: 'probed',
+        reason: `${probed?.reasons?.[name] ?? `probed ${probedValue} on the device`}${overrides}`,
+      };
     }
     return { value: predictedValue, source: 'predicted', reason: predictedReason };
   };
 
-  const result = Object.fromEntries(CAPABILITY_NAMES.map((name) => [name, pick(name)])) as Record<CapabilityName, EffectiveCapability>;
+  const result = Object.fromEntries(CAPABILITY_NAMES.map((name) => [name, pick(name)])) as Record<
+    CapabilityName,
+    EffectiveCapability
+  >;
   // Dependent flags: TCX is an eBPF attach method; flow_offloading_hw does nothing without flow_offloading.
-  if (result.tcx.value && !result.ebpf.value) result.tcx = { value: false, source: result.ebpf.source, reason: `eBPF unavailable (${result.ebpf.reason}), so no TCX` };
+  if (result.tcx.value && !result.ebpf.value)
+    result.tcx = {
+      value: false,
+      source: result.ebpf.source,
+      reason: `eBPF unavailable (${result.ebpf.reason}), so no TCX`,
+    };
   if (result.hardwareOffload.value && !result.softwareOffload.value) {
     result.hardwareOffload = {
       value: false,
@@ -362,11 +438,16 @@ function plannedPrograms(spec: ProfileSpec, decide: Decide): PlannedProgram[] {
   const r = spec.l3Rewrite;
   const programs: PlannedProgram[] = [];
   if (r.ipid) programs.push({ name: 'set_ip_id_zero', scope: 'every-packet', config: {} });
-  decide('program.set_ip_id_zero', r.ipid ? 'enabled' : 'disabled', r.ipid ? 'l3Rewrite.ipid is on: the IPv4 ID of every packet is set to 0' : 'l3Rewrite.ipid is off');
+  decide(
+    'program.set_ip_id_zero',
+    r.ipid ? 'enabled' : 'disabled',
+    r.ipid ? 'l3Rewrite.ipid is on: the IPv4 ID of every packet is set to 0' : 'l3Rewrite.ipid is off',
+  );
 
   // IPv6 hop limit rides on set_ip_ttl; validateProfileSpec refuses it without TTL, this guards unvalidated callers.
   const hopLimit = r.ttl.enabled && r.ipv6HopLimit;
-  if (r.ttl.enabled) programs.push({ name: 'set_ip_ttl', scope: 'every-packet', config: { ttl: r.ttl.value, ipv6HopLimit: hopLimit } });
+  if (r.ttl.enabled)
+    programs.push({ name: 'set_ip_ttl', scope: 'every-packet', config: { ttl: r.ttl.value, ipv6HopLimit: hopLimit } });
   decide(
     'program.set_ip_ttl',
     r.ttl.enabled ? `enabled ttl=${r.ttl.value}${hopLimit ? ' +ipv6' : ''}` : 'disabled',
@@ -375,18 +456,23 @@ function plannedPrograms(spec: ProfileSpec, decide: Decide): PlannedProgram[] {
       : `l3Rewrite.ttl is off${r.ipv6HopLimit ? '; ipv6HopLimit is ignored because it rides on set_ip_ttl' : ''}`,
   );
 
-  if (r.tcpwin.enabled) programs.push({ name: 'set_tcp_syn_window', scope: 'first-syn', config: { window: r.tcpwin.value } });
+  if (r.tcpwin.enabled)
+    programs.push({ name: 'set_tcp_syn_window', scope: 'first-syn', config: { window: r.tcpwin.value } });
   decide(
     'program.set_tcp_syn_window',
     r.tcpwin.enabled ? `enabled window=${r.tcpwin.value}` : 'disabled',
-    r.tcpwin.enabled ? `l3Rewrite.tcpwin is on: the window of first TCP SYNs is set to ${r.tcpwin.value}` : 'l3Rewrite.tcpwin is off',
+    r.tcpwin.enabled
+      ? `l3Rewrite.tcpwin is on: the window of first TCP SYNs is set to ${r.tcpwin.value}`
+      : 'l3Rewrite.tcpwin is off',
   );
 
   if (r.tcpts) programs.push({ name: 'clear_tcp_syn_ts', scope: 'first-syn', config: {} });
   decide(
     'program.clear_tcp_syn_ts',
     r.tcpts ? 'enabled' : 'disabled',
-    r.tcpts ? 'l3Rewrite.tcpts is on: the timestamp option of first TCP SYNs is overwritten with NOPs' : 'l3Rewrite.tcpts is off',
+    r.tcpts
+      ? 'l3Rewrite.tcpts is on: the timestamp option of first TCP SYNs is overwritten with NOPs'
+      : 'l3Rewrite.tcpts is off',
   );
   // Plan order is the datapath's order, whatever order the switches were read in.
   return programs.sort((a, b) => PROGRAM_NAMES.indexOf(a.name) - PROGRAM_NAMES.indexOf(b.name));
@@ -439,24 +525,40 @@ function resolveDatapath(
 ): Plan['datapath'] {
   const ebpfMode = spec.l3Rewrite.ebpf;
   if (programs.length === 0) {
-    decide('datapath.mode', 'none', `no rewrite is enabled, so no programs or rules are needed (ebpf: ${ebpfMode} has nothing to require)`);
+    decide(
+      'datapath.mode',
+      'none',
+      `no rewrite is enabled, so no programs or rules are needed (ebpf: ${ebpfMode} has nothing to require)`,
+    );
     return { mode: 'none', attach: null, bpfObject: null, programs };
   }
 
   const attach: AttachMethod = capabilities.tcx.value ? 'tcx' : 'cls_bpf';
-  const bpfObject: BpfObjectEndian | null = facts.endian === 'little' ? 'bpfel' : facts.endian === 'big' ? 'bpfeb' : null;
+  const bpfObject: BpfObjectEndian | null =
+    facts.endian === 'little' ? 'bpfel' : facts.endian === 'big' ? 'bpfeb' : null;
 
   // What stops eBPF outright (cannot be fixed by installing a package).
   const blockers: { topic: string; reason: string }[] = [];
-  if (!capabilities.ebpf.value) blockers.push({ topic: 'capability.ebpf', reason: `eBPF unavailable: ${capabilities.ebpf.reason}` });
-  if (!bpfObject) blockers.push({ topic: 'datapath.bpfObject', reason: 'CPU byte order unknown: cannot choose the bpfel or bpfeb build of the programs' });
+  if (!capabilities.ebpf.value)
+    blockers.push({ topic: 'capability.ebpf', reason: `eBPF unavailable: ${capabilities.ebpf.reason}` });
+  if (!bpfObject)
+    blockers.push({
+      topic: 'datapath.bpfObject',
+      reason: 'CPU byte order unknown: cannot choose the bpfel or bpfeb build of the programs',
+    });
   // What stops cls_bpf attach until packages are installed (TCX uses bpf_link and needs neither).
   const missingTooling: PlanPrerequisite[] = [];
   if (attach === 'cls_bpf' && facts.packages?.tcBpf === false) {
-    missingTooling.push({ package: 'tc-bpf', reason: `attaching with cls_bpf needs a tc that loads BPF objects; ${facts.packages.tc ?? 'no tc'} is installed (tc-full works too)` });
+    missingTooling.push({
+      package: 'tc-bpf',
+      reason: `attaching with cls_bpf needs a tc that loads BPF objects; ${facts.packages.tc ?? 'no tc'} is installed (tc-full works too)`,
+    });
   }
   if (attach === 'cls_bpf' && facts.packages?.clsBpf === false) {
-    missingTooling.push({ package: 'kmod-sched-bpf', reason: 'attaching with cls_bpf needs the cls_bpf classifier (kmod-sched-bpf), which is not installed' });
+    missingTooling.push({
+      package: 'kmod-sched-bpf',
+      reason: 'attaching with cls_bpf needs the cls_bpf classifier (kmod-sched-bpf), which is not installed',
+    });
   }
 
   if (ebpfMode === 'off') {
@@ -464,11 +566,20 @@ function resolveDatapath(
   } else if (blockers.length > 0) {
     const why = blockers.map((b) => b.reason).join('; ');
     if (ebpfMode === 'on') {
-      for (const b of blockers) refusals.push({ topic: b.topic, reason: `l3Rewrite.ebpf is on (eBPF required): ${b.reason}` });
-      decide('datapath.mode', 'ebpf (refused)', `l3Rewrite.ebpf is on, which requires eBPF, but ${why}; nothing is applied`);
+      for (const b of blockers)
+        refusals.push({ topic: b.topic, reason: `l3Rewrite.ebpf is on (eBPF required): ${b.reason}` });
+      decide(
+        'datapath.mode',
+        'ebpf (refused)',
+        `l3Rewrite.ebpf is on, which requires eBPF, but ${why}; nothing is applied`,
+      );
       return { mode: 'ebpf', attach: capabilities.ebpf.value ? attach : null, bpfObject, programs };
     }
-    decide('datapath.mode', 'nftables', `l3Rewrite.ebpf is auto and ${why}: falling back to the in-kernel nftables rules`);
+    decide(
+      'datapath.mode',
+      'nftables',
+      `l3Rewrite.ebpf is auto and ${why}: falling back to the in-kernel nftables rules`,
+    );
   } else if (ebpfMode === 'auto' && missingTooling.length > 0) {
     decide(
       'datapath.mode',
@@ -476,8 +587,15 @@ function resolveDatapath(
       `l3Rewrite.ebpf is auto; eBPF works in this kernel but cannot be attached until ${missingTooling.map((p) => p.package).join(' and ')} ${missingTooling.length > 1 ? 'are' : 'is'} installed: falling back to the in-kernel nftables rules (install them and set ebpf to on to use eBPF)`,
     );
   } else {
-    const confirm = capabilities.ebpf.source === 'predicted' ? ' (predicted; the on-device probe decides before anything is applied)' : ' (probed on the device)';
-    decide('datapath.mode', 'ebpf', `l3Rewrite.ebpf is ${ebpfMode} and eBPF is available${confirm}: TC egress programs on the WAN interfaces`);
+    const confirm =
+      capabilities.ebpf.source === 'predicted'
+        ? ' (predicted; the on-device probe decides before anything is applied)'
+        : ' (probed on the device)';
+    decide(
+      'datapath.mode',
+      'ebpf',
+      `l3Rewrite.ebpf is ${ebpfMode} and eBPF is available${confirm}: TC egress programs on the WAN interfaces`,
+    );
     decide(
       'datapath.attach',
       attach,
@@ -485,17 +603,25 @@ function resolveDatapath(
         ? `TCX available (${capabilities.tcx.reason}): programs chain through bpf_link`
         : `no TCX (${capabilities.tcx.reason}): clsact qdisc + cls_bpf direct-action filters`,
     );
-    decide('datapath.bpfObject', String(bpfObject), `the CPU is ${facts.endian}-endian, so the ${bpfObject} build of the programs is uploaded`);
+    decide(
+      'datapath.bpfObject',
+      String(bpfObject),
+      `the CPU is ${facts.endian}-endian, so the ${bpfObject} build of the programs is uploaded`,
+    );
     if (ebpfMode === 'on' && missingTooling.length > 0) {
       // eBPF is required and the kernel can do it: the packages are the way there, not a reason to refuse.
       prerequisites.push(...missingTooling);
-      warnings.push(`install ${missingTooling.map((p) => p.package).join(' and ')} before applying: cls_bpf attach needs them`);
+      warnings.push(
+        `install ${missingTooling.map((p) => p.package).join(' and ')} before applying: cls_bpf attach needs them`,
+      );
     }
     return { mode: 'ebpf', attach, bpfObject, programs };
   }
 
   // nftables from here on.
-  const fw3 = facts.packages?.firewall === 'firewall' || (facts.packages?.firewall !== 'firewall4' && openWrtAtLeast(facts.openwrt?.version, FW4_MIN_OPENWRT) === false);
+  const fw3 =
+    facts.packages?.firewall === 'firewall' ||
+    (facts.packages?.firewall !== 'firewall4' && openWrtAtLeast(facts.openwrt?.version, FW4_MIN_OPENWRT) === false);
   if (fw3) {
     warnings.push(
       'nftables rewriting on a pre-fw4 (fw3/iptables) release: nft is not part of these images and older nft/kernels may lack some statements (reset tcp option); the agent checks the ruleset with `nft -c` before applying',
@@ -538,7 +664,11 @@ function resolveOffloadCapability(
         decide(topic, 'software', `flowOffload.mode is software and fw4 offers it (${sw.reason})`);
         return 'software';
       }
-      return unavailable('software', policy === 'prefer-rewrite' ? 'off' : null, `software offload unavailable: ${sw.reason}`);
+      return unavailable(
+        'software',
+        policy === 'prefer-rewrite' ? 'off' : null,
+        `software offload unavailable: ${sw.reason}`,
+      );
     case 'hardware':
       if (hw.value) {
         decide(topic, 'hardware', `flowOffload.mode is hardware and the SoC has a flow-offload engine (${hw.reason})`);
@@ -554,11 +684,22 @@ function resolveOffloadCapability(
   /** prefer-rewrite degrades to `fallback`; prefer-offload (fallback null) refuses and keeps the request as intent. */
   function unavailable(wanted: OffloadMode, fallback: OffloadMode | null, why: string): OffloadMode {
     if (fallback !== null) {
-      decide(topic, fallback, `flowOffload.mode is ${wanted} but ${why}; prefer-rewrite treats offloading as best effort, so it degrades to ${fallback} (as fw4 itself falls back from hardware to software)`);
+      decide(
+        topic,
+        fallback,
+        `flowOffload.mode is ${wanted} but ${why}; prefer-rewrite treats offloading as best effort, so it degrades to ${fallback} (as fw4 itself falls back from hardware to software)`,
+      );
       return fallback;
     }
-    refusals.push({ topic: 'offload.capability', reason: `flowOffload.mode is ${wanted} and conflictPolicy is prefer-offload (offloading required), but ${why}; use flowOffload.mode auto for the best available` });
-    decide(topic, `${wanted} (refused)`, `prefer-offload makes the requested ${wanted} offload a requirement, and ${why}; nothing is applied`);
+    refusals.push({
+      topic: 'offload.capability',
+      reason: `flowOffload.mode is ${wanted} and conflictPolicy is prefer-offload (offloading required), but ${why}; use flowOffload.mode auto for the best available`,
+    });
+    decide(
+      topic,
+      `${wanted} (refused)`,
+      `prefer-offload makes the requested ${wanted} offload a requirement, and ${why}; nothing is applied`,
+    );
     return wanted;
   }
 }

@@ -41,9 +41,17 @@ export const DRIFT_INTERVAL_MIN_SECONDS = 30;
 export const DRIFT_INTERVAL_MAX_SECONDS = 86_400;
 
 /** A string enum as JSON Schema `anyOf` of `const`s, which TypeBox checks and ajv understands. */
-function stringEnum<const T extends readonly string[]>(values: T, options: { default: T[number]; description: string }) {
+function stringEnum<const T extends readonly string[]>(
+  values: T,
+  options: { default: T[number]; description: string },
+) {
   // Unsafe keeps the Union kind (its symbol is copied) so TypeBox still checks it, and narrows Static to T[number].
-  return Type.Unsafe<T[number]>(Type.Union(values.map((v) => Type.Literal(v)), options));
+  return Type.Unsafe<T[number]>(
+    Type.Union(
+      values.map((v) => Type.Literal(v)),
+      options,
+    ),
+  );
 }
 
 /** A closed object whose absence means "all defaults" (the `default: {}` lets Value.Default descend into it). */
@@ -54,13 +62,18 @@ function section<P extends Parameters<typeof Type.Object>[0]>(properties: P, des
 export const ProfileSpecSchema = Type.Object(
   {
     schemaVersion: Type.Optional(
-      Type.Literal(PROFILE_SPEC_VERSION, { default: PROFILE_SPEC_VERSION, description: 'Version of this spec format.' }),
+      Type.Literal(PROFILE_SPEC_VERSION, {
+        default: PROFILE_SPEC_VERSION,
+        description: 'Version of this spec format.',
+      }),
     ),
     l3Rewrite: section(
       {
         ttl: section(
           {
-            enabled: Type.Optional(Type.Boolean({ default: true, description: 'Rewrite the IPv4 TTL of every packet (set_ip_ttl).' })),
+            enabled: Type.Optional(
+              Type.Boolean({ default: true, description: 'Rewrite the IPv4 TTL of every packet (set_ip_ttl).' }),
+            ),
             value: Type.Optional(
               Type.Integer({
                 minimum: TTL_MIN,
@@ -79,15 +92,30 @@ export const ProfileSpecSchema = Type.Object(
               'Also rewrite the IPv6 hop limit to ttl.value (set_ip_ttl handles both). Needs ttl.enabled. Off by default: the reference leaves IPv6 untouched.',
           }),
         ),
-        ipid: Type.Optional(Type.Boolean({ default: true, description: 'Zero the IPv4 ID of every packet (set_ip_id_zero).' })),
+        ipid: Type.Optional(
+          Type.Boolean({ default: true, description: 'Zero the IPv4 ID of every packet (set_ip_id_zero).' }),
+        ),
         tcpts: Type.Optional(
-          Type.Boolean({ default: true, description: 'Overwrite the TCP timestamp option of first SYNs with NOPs (clear_tcp_syn_ts).' }),
+          Type.Boolean({
+            default: true,
+            description: 'Overwrite the TCP timestamp option of first SYNs with NOPs (clear_tcp_syn_ts).',
+          }),
         ),
         tcpwin: section(
           {
-            enabled: Type.Optional(Type.Boolean({ default: true, description: 'Rewrite the TCP window of first SYNs (set_tcp_syn_window).' })),
+            enabled: Type.Optional(
+              Type.Boolean({
+                default: true,
+                description: 'Rewrite the TCP window of first SYNs (set_tcp_syn_window).',
+              }),
+            ),
             value: Type.Optional(
-              Type.Integer({ minimum: TCP_WINDOW_MIN, maximum: TCP_WINDOW_MAX, default: 65535, description: 'Window put into first SYNs.' }),
+              Type.Integer({
+                minimum: TCP_WINDOW_MIN,
+                maximum: TCP_WINDOW_MAX,
+                default: 65535,
+                description: 'Window put into first SYNs.',
+              }),
             ),
           },
           'TCP SYN window rewriting.',
@@ -128,7 +156,8 @@ export const ProfileSpecSchema = Type.Object(
             minimum: COMMIT_CONFIRM_MIN_SECONDS,
             maximum: COMMIT_CONFIRM_MAX_SECONDS,
             default: 60,
-            description: 'After applying, the agent rolls back by itself unless the controller confirms within this window.',
+            description:
+              'After applying, the agent rolls back by itself unless the controller confirms within this window.',
           }),
         ),
       },
@@ -137,7 +166,10 @@ export const ProfileSpecSchema = Type.Object(
     drift: section(
       {
         policy: Type.Optional(
-          stringEnum(DRIFT_POLICIES, { default: 'report', description: 'report: only report differences; reapply: also re-apply the revision.' }),
+          stringEnum(DRIFT_POLICIES, {
+            default: 'report',
+            description: 'report: only report differences; reapply: also re-apply the revision.',
+          }),
         ),
         intervalSeconds: Type.Optional(
           Type.Integer({
@@ -197,7 +229,8 @@ export function validateProfileSpec(input: unknown): ProfileSpecValidation {
       errors: [
         {
           path: '/l3Rewrite/ipv6HopLimit',
-          message: 'IPv6 hop-limit rewriting uses set_ip_ttl and ttl.value: enable l3Rewrite.ttl or turn ipv6HopLimit off',
+          message:
+            'IPv6 hop-limit rewriting uses set_ip_ttl and ttl.value: enable l3Rewrite.ttl or turn ipv6HopLimit off',
         },
       ],
     };
@@ -208,7 +241,9 @@ export function validateProfileSpec(input: unknown): ProfileSpecValidation {
 function messageOf(error: ValueError): string {
   if (error.type === ValueErrorType.ObjectAdditionalProperties) return 'unknown field';
   if (error.type === ValueErrorType.Union) {
-    const allowed = (error.schema.anyOf as TSchema[] | undefined)?.map((s) => JSON.stringify(s['const'])).filter((s) => s !== undefined);
+    const allowed = (error.schema.anyOf as TSchema[] | undefined)
+      ?.map((s) => JSON.stringify(s['const']))
+      .filter((s) => s !== undefined);
     if (allowed && allowed.length > 0) return `must be one of ${allowed.join(', ')}`;
   }
   return error.message;

@@ -34,7 +34,8 @@ export class ConfigError extends Error {}
 function port(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${name} must be a TCP port (0-65535), got "${value}"`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new ConfigError(`${name} must be a TCP port (0-65535), got "${value}"`);
   return n;
 }
 
@@ -57,7 +58,9 @@ function securityConfigFromEnv(env: NodeJS.ProcessEnv): SecurityConfig {
   return {
     insecureAgents: insecure === 'true' || insecure === '1',
     grpcTlsNames: list(env.WRTFLEET_GRPC_TLS_NAMES),
-    clientCertificateLifetimeSeconds: Math.round(positive('WRTFLEET_CLIENT_CERT_HOURS', env.WRTFLEET_CLIENT_CERT_HOURS, 24) * 3600),
+    clientCertificateLifetimeSeconds: Math.round(
+      positive('WRTFLEET_CLIENT_CERT_HOURS', env.WRTFLEET_CLIENT_CERT_HOURS, 24) * 3600,
+    ),
     caCertFile: env.WRTFLEET_CA_CERT_FILE || undefined,
     caKeyFile: env.WRTFLEET_CA_KEY_FILE || undefined,
     tlsCertFile: env.WRTFLEET_TLS_CERT_FILE || undefined,
@@ -77,7 +80,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerC
     httpPort: port('WRTFLEET_HTTP_PORT', env.WRTFLEET_HTTP_PORT ?? env.PORT, 8080),
     grpcHost: env.WRTFLEET_GRPC_HOST || '127.0.0.1',
     grpcPort: port('WRTFLEET_GRPC_PORT', env.WRTFLEET_GRPC_PORT, 50051),
-    dbPoolSize: env.WRTFLEET_DB_POOL_SIZE ? Math.round(positive('WRTFLEET_DB_POOL_SIZE', env.WRTFLEET_DB_POOL_SIZE, 10)) : undefined,
+    dbPoolSize: env.WRTFLEET_DB_POOL_SIZE
+      ? Math.round(positive('WRTFLEET_DB_POOL_SIZE', env.WRTFLEET_DB_POOL_SIZE, 10))
+      : undefined,
     heartbeatIntervalSeconds: positive('WRTFLEET_HEARTBEAT_SECONDS', env.WRTFLEET_HEARTBEAT_SECONDS, 15),
     missedHeartbeatsBeforeOffline: positive('WRTFLEET_MISSED_HEARTBEATS', env.WRTFLEET_MISSED_HEARTBEATS, 3),
     autoRegister: (env.WRTFLEET_AUTO_REGISTER ?? 'true') !== 'false',

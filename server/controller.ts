@@ -60,7 +60,11 @@ export function createLogger(level: string): Logger {
  * API. Several replicas may share one PostgreSQL; every cross-replica fact (who is online,
  * the audit chain) lives in the database, never only in this process.
  */
-export async function startController(config: ControllerConfig, logger: Logger = createLogger(config.logLevel), extras: { onboarding?: OnboardingOptions } = {}): Promise<Controller> {
+export async function startController(
+  config: ControllerConfig,
+  logger: Logger = createLogger(config.logLevel),
+  extras: { onboarding?: OnboardingOptions } = {},
+): Promise<Controller> {
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : `${config.dataDir}/pglite`,
@@ -74,7 +78,12 @@ export async function startController(config: ControllerConfig, logger: Logger =
   const tokens = new ApiTokens(db.prisma);
   const adminTokenFile = await bootstrapAdminToken(tokens, config.dataDir, logger.child({ component: 'auth' }));
   const security = await startSecurity(config, db.prisma, audit, tokens, logger.child({ component: 'security' }));
-  const registry = new RouterRegistry(db.prisma, audit, { autoRegister: config.autoRegister }, logger.child({ component: 'fleet' }));
+  const registry = new RouterRegistry(
+    db.prisma,
+    audit,
+    { autoRegister: config.autoRegister },
+    logger.child({ component: 'fleet' }),
+  );
   const directory = new RouterDirectory(db);
   const profiles = new ProfileStore(db.prisma, audit);
   const previews = new PlanPreview(db.prisma);
@@ -84,7 +93,10 @@ export async function startController(config: ControllerConfig, logger: Logger =
   let bus: FleetBus;
   if (config.redisUrl) {
     // Loaded only here: bullmq and ioredis cost the embedded default ~0.5 s of start-up.
-    const [{ BullMqJobRunner }, { RedisFleetBus }] = await Promise.all([import('./jobs/bullmq-runner.js'), import('./jobs/redis-fleet-bus.js')]);
+    const [{ BullMqJobRunner }, { RedisFleetBus }] = await Promise.all([
+      import('./jobs/bullmq-runner.js'),
+      import('./jobs/redis-fleet-bus.js'),
+    ]);
     jobs = new BullMqJobRunner(config.redisUrl, logger.child({ component: 'jobs' }));
     const redisBus = new RedisFleetBus(config.redisUrl, logger.child({ component: 'bus' }));
     await redisBus.start();
@@ -94,7 +106,9 @@ export async function startController(config: ControllerConfig, logger: Logger =
     bus = new InProcessFleetBus();
   }
   const rollouts = new RolloutEngine(db.prisma, audit, jobs, bus, logger.child({ component: 'rollouts' }));
-  registry.onApplyResult((routerId, revisionId, status, error) => rollouts.onApplyResult(routerId, revisionId, status, error));
+  registry.onApplyResult((routerId, revisionId, status, error) =>
+    rollouts.onApplyResult(routerId, revisionId, status, error),
+  );
   const gateway = new AgentGateway(
     registry,
     {
@@ -110,17 +124,50 @@ export async function startController(config: ControllerConfig, logger: Logger =
   bus.onDesired((ids) => void delivery.deliver(ids));
   gateway.on({
     connected: (session, hello) => {
-      const applied = hello.applied?.profile ? { profile: hello.applied.profile, revision: hello.applied.revision } : undefined;
-      delivery.onConnected(session.routerId, applied).catch((err: unknown) => logger.error({ err }, 'desired state on connect failed'));
+      const applied = hello.applied?.profile
+        ? { profile: hello.applied.profile, revision: hello.applied.revision }
+        : undefined;
+      delivery
+        .onConnected(session.routerId, applied)
+        .catch((err: unknown) => logger.error({ err }, 'desired state on connect failed'));
     },
   });
   const metrics = new ControllerMetrics(db.prisma, gateway, jobs);
-  registry.onApplyResult(async (_routerId, _revisionId, status, _error, seconds) => metrics.observeApply(status, seconds));
+  registry.onApplyResult(async (_routerId, _revisionId, status, _error, seconds) =>
+    metrics.observeApply(status, seconds),
+  );
   let grpcAddress = '';
   // The data key again (startSecurity keeps its SecretBox private): seals onboarding secrets in the job queue.
-  const box = new SecretBox(await loadDataKey({ dataDir: config.dataDir, dataKey: security.settings.dataKey }), SecretBox.fromBase64(security.settings.previousDataKeys));
-  const onboarding = new OnboardingService({ db: db.prisma, audit, jobs, security, box, grpcAddress: () => grpcAddress, dataDir: config.dataDir, log: logger.child({ component: 'onboarding' }), options: extras.onboarding });
-  const http = await createHttpApi({ ...security.http, onboarding, directory, tokens, profiles, previews, rollouts, audit, jobs, gateway, metrics, db: db.prisma, logger: logger.child({ component: 'http' }) });
+  const box = new SecretBox(
+    await loadDataKey({ dataDir: config.dataDir, dataKey: security.settings.dataKey }),
+    SecretBox.fromBase64(security.settings.previousDataKeys),
+  );
+  const onboarding = new OnboardingService({
+    db: db.prisma,
+    audit,
+    jobs,
+    security,
+    box,
+    grpcAddress: () => grpcAddress,
+    dataDir: config.dataDir,
+    log: logger.child({ component: 'onboarding' }),
+    options: extras.onboarding,
+  });
+  const http = await createHttpApi({
+    ...security.http,
+    onboarding,
+    directory,
+    tokens,
+    profiles,
+    previews,
+    rollouts,
+    audit,
+    jobs,
+    gateway,
+    metrics,
+    db: db.prisma,
+    logger: logger.child({ component: 'http' }),
+  });
 
   let grpcPort: number;
   try {
@@ -141,12 +188,15 @@ export async function startController(config: ControllerConfig, logger: Logger =
   // Agents that vanish without closing their stream (power cut, a crashed replica) are
   // marked offline once they have been silent for the allowed number of heartbeats.
   const silenceMs = config.heartbeatIntervalSeconds * 1000 * config.missedHeartbeatsBeforeOffline;
-  const sweeper = setInterval(() => {
-    registry
-      .markSilentRoutersOffline(new Date(Date.now() - silenceMs))
-      .then((count) => count > 0 && logger.info({ count }, 'marked silent routers offline'))
-      .catch((err: unknown) => logger.warn({ err }, 'offline sweep failed'));
-  }, Math.min(silenceMs, 10_000));
+  const sweeper = setInterval(
+    () => {
+      registry
+        .markSilentRoutersOffline(new Date(Date.now() - silenceMs))
+        .then((count) => count > 0 && logger.info({ count }, 'marked silent routers offline'))
+        .catch((err: unknown) => logger.warn({ err }, 'offline sweep failed'));
+    },
+    Math.min(silenceMs, 10_000),
+  );
   sweeper.unref();
 
   const httpUrl = `http://${config.httpHost}:${httpPort}`;

@@ -21,7 +21,8 @@ try {
     perModel,
     // Same path as real agents: a single-use enrollment token per router, CSR over TLS, mTLS stream.
     credentialsFor: controller.security.pki
-      ? (identity, name) => enrollThroughController(controller.security, controller.grpcAddress, { identity, name }, 'system:demo')
+      ? (identity, name) =>
+          enrollThroughController(controller.security, controller.grpcAddress, { identity, name }, 'system:demo')
       : undefined,
     // A demo restart should show the fleet back within seconds, not a production jitter window.
     reconnect: { jitterWindowMs: 2_000, maxDelayMs: 5_000 },
@@ -50,7 +51,11 @@ Press Ctrl-C to stop.
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
 } catch (err) {
-  if (err instanceof StorageError || err instanceof ConfigError || (err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+  if (
+    err instanceof StorageError ||
+    err instanceof ConfigError ||
+    (err as NodeJS.ErrnoException).code === 'EADDRINUSE'
+  ) {
     console.error(`wrtfleet demo: ${(err as Error).message}`);
     process.exit(1);
   }

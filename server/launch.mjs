@@ -75,7 +75,10 @@ const result = await build({
 });
 const hash = createHash('sha256');
 for (const file of result.outputFiles) hash.update(file.path).update(file.contents);
-const bundleDir = path.join(outDir, `${path.basename(entryPath).replace(/\.[cm]?ts$/, '')}-${hash.digest('hex').slice(0, 16)}`);
+const bundleDir = path.join(
+  outDir,
+  `${path.basename(entryPath).replace(/\.[cm]?ts$/, '')}-${hash.digest('hex').slice(0, 16)}`,
+);
 if (!(await stat(bundleDir).catch(() => null))) {
   // Written whole into a private directory, then renamed into place: a concurrent start sees
   // either no bundle or a complete one.

@@ -85,7 +85,12 @@ export async function readLive(host: RouterHost, paths: DatapathPaths = {}): Pro
 export function normalizeLive(live: LiveState): unknown {
   return {
     ebpf: live.ebpf.interfaces
-      .map((i) => ({ ifname: i.ifname, mode: i.mode, programs: i.programs.map((p) => `${p.program}.${p.fingerprint}`).sort(), gso: i.gsoMaxSegs ?? null }))
+      .map((i) => ({
+        ifname: i.ifname,
+        mode: i.mode,
+        programs: i.programs.map((p) => `${p.program}.${p.fingerprint}`).sort(),
+        gso: i.gsoMaxSegs ?? null,
+      }))
       // Plain code-unit order: localeCompare would page in ICU data (~3 MiB of RSS on a router).
       .sort((a, b) => (a.ifname < b.ifname ? -1 : a.ifname > b.ifname ? 1 : 0)),
     nft: live.nft.present ? live.nft.ruleset?.replace(/counter packets \d+ bytes \d+/g, 'counter') : null,

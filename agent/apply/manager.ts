@@ -85,7 +85,9 @@ const REPORT_KINDS: ((entry: OutboxEntry) => boolean)[] = [(e) => e.$case === 'd
 
 /** Struct-safe copy: no undefined, no bigint, no class instances. */
 function jsonSafe(value: unknown): Json {
-  return JSON.parse(JSON.stringify(value ?? {}, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as Json;
+  return JSON.parse(
+    JSON.stringify(value ?? {}, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
+  ) as Json;
 }
 
 export class ApplyManager extends EventEmitter {
@@ -133,12 +135,16 @@ export class ApplyManager extends EventEmitter {
   async init(): Promise<void> {
     this.state = await this.options.store.load();
     // Queued first: a reboot decides before the confirm timer below (a rollback it ran leaves the timer nothing to do).
-    void this.enqueue(() => this.checkReboot()).catch((err: unknown) => this.log(`reboot check failed: ${(err as Error).message}`));
+    void this.enqueue(() => this.checkReboot()).catch((err: unknown) =>
+      this.log(`reboot check failed: ${(err as Error).message}`),
+    );
     this.syncWanWatch();
     const pending = this.state.pending;
     if (pending) {
       const left = pending.deadline - this.now();
-      this.log(`agent restarted with ${pending.profile}@${pending.revision} unconfirmed: ${left > 0 ? `${Math.ceil(left / 1000)} s left` : 'window expired, rolling back'}`);
+      this.log(
+        `agent restarted with ${pending.profile}@${pending.revision} unconfirmed: ${left > 0 ? `${Math.ceil(left / 1000)} s left` : 'window expired, rolling back'}`,
+      );
       this.armConfirmTimer();
     }
   }
@@ -156,7 +162,13 @@ export class ApplyManager extends EventEmitter {
   appliedRevision(): AppliedRevision | undefined {
     const a = this.state?.applied;
     if (!a) return undefined;
-    return { profile: a.profile, revision: a.revision, planHash: a.planHash, appliedAt: new Date(a.appliedAt), pendingConfirm: this.state?.pending !== null };
+    return {
+      profile: a.profile,
+      revision: a.revision,
+      planHash: a.planHash,
+      appliedAt: new Date(a.appliedAt),
+      pendingConfirm: this.state?.pending !== null,
+    };
   }
 
   // ------------------------------------------------------------------ outbox
@@ -240,7 +252,17 @@ export class ApplyManager extends EventEmitter {
     }
   }
 
-  private async result(status: ApplyResult_Status, fields: { profile: string; revision: number; planHash?: string; error?: string; evidence?: unknown; startedAt: number }): Promise<void> {
+  private async result(
+    status: ApplyResult_Status,
+    fields: {
+      profile: string;
+      revision: number;
+      planHash?: string;
+      error?: string;
+      evidence?: unknown;
+      startedAt: number;
+    },
+  ): Promise<void> {
     const value = {
       resultId: randomUUID(),
       profile: fields.profile,
@@ -274,20 +296,29 @@ export class ApplyManager extends EventEmitter {
     return this.enqueue(() => this.applyDesired(desired, { force: false }));
   }
 
-  private async planFor(desired: Pick<DesiredState, 'spec'>): Promise<{ plan: Plan; spec: AppliedRecord['spec'] } | { error: string }> {
+  private async planFor(
+    desired: Pick<DesiredState, 'spec'>,
+  ): Promise<{ plan: Plan; spec: AppliedRecord['spec'] } | { error: string }> {
     // Loaded for each DesiredState and released after it in the bundle (a transient section, agent/packaging/build.ts): TypeBox stays off an idle agent's heap.
     const { validateProfileSpec } = await import('../../core/profile-spec.js');
     const validation = validateProfileSpec(desired.spec ?? {});
-    if (!validation.ok) return { error: `invalid profile spec: ${validation.errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; ')}` };
+    if (!validation.ok)
+      return {
+        error: `invalid profile spec: ${validation.errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; ')}`,
+      };
     const router = await this.options.router();
     return { plan: resolvePlan(validation.spec, router), spec: validation.spec };
   }
 
-  private async applyDesired(desired: DesiredState, { force, confirm = true }: { force: boolean; confirm?: boolean }): Promise<void> {
+  private async applyDesired(
+    desired: DesiredState,
+    { force, confirm = true }: { force: boolean; confirm?: boolean },
+  ): Promise<void> {
     const startedAt = this.now();
     const id = { profile: desired.profile, revision: desired.revision };
     const planned = await this.planFor(desired);
-    if ('error' in planned) return this.result(ApplyResult_Status.STATUS_REFUSED, { ...id, error: planned.error, startedAt });
+    if ('error' in planned)
+      return this.result(ApplyResult_Status.STATUS_REFUSED, { ...id, error: planned.error, startedAt });
     const { plan, spec } = planned;
     if (!plan.satisfiable) {
       // Nothing is touched: not even a snapshot is taken.
@@ -301,7 +332,11 @@ export class ApplyManager extends EventEmitter {
     }
 
     const st = this.current;
-    const same = st.applied && st.applied.profile === desired.profile && st.applied.revision === desired.revision && st.applied.planHash === plan.planHash;
+    const same =
+      st.applied &&
+      st.applied.profile === desired.profile &&
+      st.applied.revision === desired.revision &&
+      st.applied.planHash === plan.planHash;
     if (same && !force) {
       const live = await readLive(this.options.host, this.paths);
       const differences = comparePlanToLive(plan, live, { requireHardware: requiresHardware(spec) });
@@ -310,11 +345,18 @@ export class ApplyManager extends EventEmitter {
         return this.result(ApplyResult_Status.STATUS_APPLIED, {
           ...id,
           planHash: plan.planHash,
-          evidence: { unchanged: true, pendingConfirm: st.pending !== null, datapath: summarizeDatapath(live), eligible: live.eligible },
+          evidence: {
+            unchanged: true,
+            pendingConfirm: st.pending !== null,
+            datapath: summarizeDatapath(live),
+            eligible: live.eligible,
+          },
           startedAt,
         });
       }
-      this.log(`${desired.profile}@${desired.revision} already applied but the router differs (${differences.length}): re-applying`);
+      this.log(
+        `${desired.profile}@${desired.revision} already applied but the router differs (${differences.length}): re-applying`,
+      );
     }
 
     const outcome = await this.followingWan(() =>
@@ -329,14 +371,24 @@ export class ApplyManager extends EventEmitter {
       return this.result(ApplyResult_Status.STATUS_FAILED, {
         ...id,
         planHash: plan.planHash,
-        error: outcome.restore.ok ? `${outcome.error} (previous state restored and verified)` : `${outcome.error}; RESTORE INCOMPLETE: ${outcome.restore.error ?? outcome.restore.problems.join('; ')}`,
+        error: outcome.restore.ok
+          ? `${outcome.error} (previous state restored and verified)`
+          : `${outcome.error}; RESTORE INCOMPLETE: ${outcome.restore.error ?? outcome.restore.problems.join('; ')}`,
         evidence: outcome.evidence,
         startedAt,
       });
     }
 
-    const record: AppliedRecord = { profile: desired.profile, revision: desired.revision, planHash: plan.planHash, spec, plan, appliedAt: isoTime(new Date(this.now())) };
-    const windowSeconds = desired.confirmWindowSeconds > 0 ? desired.confirmWindowSeconds : plan.commitConfirm.windowSeconds;
+    const record: AppliedRecord = {
+      profile: desired.profile,
+      revision: desired.revision,
+      planHash: plan.planHash,
+      spec,
+      plan,
+      appliedAt: isoTime(new Date(this.now())),
+    };
+    const windowSeconds =
+      desired.confirmWindowSeconds > 0 ? desired.confirmWindowSeconds : plan.commitConfirm.windowSeconds;
     const wasPending = st.pending;
     if (confirm) {
       st.pending = {
@@ -354,11 +406,19 @@ export class ApplyManager extends EventEmitter {
     st.bootId = await this.bootId();
     await this.save();
     if (confirm) this.armConfirmTimer();
-    this.log(`${desired.profile}@${desired.revision} applied${confirm ? `; waiting ${windowSeconds} s for ConfirmApply` : ''}`);
+    this.log(
+      `${desired.profile}@${desired.revision} applied${confirm ? `; waiting ${windowSeconds} s for ConfirmApply` : ''}`,
+    );
     return this.result(ApplyResult_Status.STATUS_APPLIED, {
       ...id,
       planHash: plan.planHash,
-      evidence: { ...outcome.evidence, changed: outcome.changed, confirmWindowSeconds: confirm ? windowSeconds : 0, decisions: plan.decisions, warnings: plan.warnings },
+      evidence: {
+        ...outcome.evidence,
+        changed: outcome.changed,
+        confirmWindowSeconds: confirm ? windowSeconds : 0,
+        decisions: plan.decisions,
+        warnings: plan.warnings,
+      },
       startedAt,
     });
   }
@@ -370,7 +430,9 @@ export class ApplyManager extends EventEmitter {
       const st = this.current;
       const p = st.pending;
       if (!p || p.profile !== confirm.profile || p.revision !== confirm.revision) {
-        this.log(`ConfirmApply for ${confirm.profile}@${confirm.revision} ignored: ${p ? `pending is ${p.profile}@${p.revision}` : 'nothing pending'}`);
+        this.log(
+          `ConfirmApply for ${confirm.profile}@${confirm.revision} ignored: ${p ? `pending is ${p.profile}@${p.revision}` : 'nothing pending'}`,
+        );
         return;
       }
       st.rollback = { snapshot: p.snapshot, previous: p.previous };
@@ -388,7 +450,9 @@ export class ApplyManager extends EventEmitter {
     if (!p || this.stopped) return;
     const delay = Math.max(0, p.deadline - this.now());
     this.confirmTimer = setTimeout(() => {
-      void this.enqueue(() => this.rollbackPending(`no ConfirmApply from the controller within ${p.windowSeconds} s`)).catch((err: unknown) => this.log(`rollback failed: ${(err as Error).message}`));
+      void this.enqueue(() =>
+        this.rollbackPending(`no ConfirmApply from the controller within ${p.windowSeconds} s`),
+      ).catch((err: unknown) => this.log(`rollback failed: ${(err as Error).message}`));
     }, delay);
   }
 
@@ -402,14 +466,22 @@ export class ApplyManager extends EventEmitter {
     st.pending = null;
     st.bootId = await this.bootId();
     await this.save();
-    this.log(`${p.profile}@${p.revision} rolled back: ${reason}${restore.ok ? '' : ` (restore incomplete: ${restore.error ?? restore.problems.join('; ')})`}`);
+    this.log(
+      `${p.profile}@${p.revision} rolled back: ${reason}${restore.ok ? '' : ` (restore incomplete: ${restore.error ?? restore.problems.join('; ')})`}`,
+    );
     this.emit('rolledBack', { profile: p.profile, revision: p.revision, reason, restore });
     await this.result(ApplyResult_Status.STATUS_ROLLED_BACK, {
       profile: p.profile,
       revision: p.revision,
       planHash: p.planHash,
       error: `${reason}: rolled back to ${p.previous ? `${p.previous.profile}@${p.previous.revision}` : 'the state before wrtfleet applied anything'}${restore.ok ? '' : `; RESTORE INCOMPLETE: ${restore.error ?? restore.problems.join('; ')}`}`,
-      evidence: { restore, rolledBackTo: p.previous ? { profile: p.previous.profile, revision: p.previous.revision, planHash: p.previous.planHash } : null, snapshotTakenAt: p.snapshot.takenAt },
+      evidence: {
+        restore,
+        rolledBackTo: p.previous
+          ? { profile: p.previous.profile, revision: p.previous.revision, planHash: p.previous.planHash }
+          : null,
+        snapshotTakenAt: p.snapshot.takenAt,
+      },
       startedAt,
     });
   }
@@ -449,12 +521,21 @@ export class ApplyManager extends EventEmitter {
         const startedAt = this.now();
         const { profile, revision, planHash } = st.applied;
         const rollback = st.rollback;
-        const restore = await this.followingWan(() => restoreSnapshot(this.options.host, this.paths, rollback.snapshot));
+        const restore = await this.followingWan(() =>
+          restoreSnapshot(this.options.host, this.paths, rollback.snapshot),
+        );
         st.applied = st.rollback.previous;
         st.rollback = null;
         st.bootId = await this.bootId();
         await this.save();
-        await this.result(ApplyResult_Status.STATUS_ROLLED_BACK, { profile, revision, planHash, error: 'rollback requested by the controller', evidence: { restore }, startedAt });
+        await this.result(ApplyResult_Status.STATUS_ROLLED_BACK, {
+          profile,
+          revision,
+          planHash,
+          error: 'rollback requested by the controller',
+          evidence: { restore },
+          startedAt,
+        });
         return restore.ok ? '' : `restore incomplete: ${restore.error ?? restore.problems.join('; ')}`;
       }
       case Command_Kind.KIND_DETACH:
@@ -483,12 +564,22 @@ export class ApplyManager extends EventEmitter {
     if (!a) {
       const live = await readLive(this.options.host, this.paths);
       const differences: Difference[] = [];
-      for (const i of live.ebpf.interfaces) differences.push({ path: `datapath/${i.ifname}`, expected: 'nothing attached (no revision applied)', actual: i.programs.map((p) => p.program).join(', ') });
-      if (live.nft.present) differences.push({ path: 'nftables/table', expected: 'absent (no revision applied)', actual: 'present' });
+      for (const i of live.ebpf.interfaces)
+        differences.push({
+          path: `datapath/${i.ifname}`,
+          expected: 'nothing attached (no revision applied)',
+          actual: i.programs.map((p) => p.program).join(', '),
+        });
+      if (live.nft.present)
+        differences.push({ path: 'nftables/table', expected: 'absent (no revision applied)', actual: 'present' });
       return { profile: '', revision: 0, differences };
     }
     const live = await readLive(this.options.host, this.paths);
-    return { profile: a.profile, revision: a.revision, differences: comparePlanToLive(a.plan, live, { requireHardware: requiresHardware(a.spec) }) };
+    return {
+      profile: a.profile,
+      revision: a.revision,
+      differences: comparePlanToLive(a.plan, live, { requireHardware: requiresHardware(a.spec) }),
+    };
   }
 
   /**
@@ -507,7 +598,9 @@ export class ApplyManager extends EventEmitter {
       this.emit('drift', report);
       await this.deliver({ $case: 'driftReport', value: report as unknown as Record<string, unknown> });
       if (st.applied.plan.drift.policy === 'reapply') {
-        this.log(`drift on ${report.profile}@${report.revision} (${report.differences.length} differences): re-applying as the profile says`);
+        this.log(
+          `drift on ${report.profile}@${report.revision} (${report.differences.length} differences): re-applying as the profile says`,
+        );
         await this.applyDesired(desiredOf(st.applied), { force: true, confirm: false });
       }
       return report;
@@ -594,7 +687,8 @@ export class ApplyManager extends EventEmitter {
   private async bootId(): Promise<string | null> {
     const boot = await readBootId(this.options.host);
     const reason = boot.id === null ? boot.reason : '';
-    if (reason && reason !== this.bootIdError) this.log(`boot id: ${reason}; recorded as unknown: a router reboot cannot be told from an agent restart`);
+    if (reason && reason !== this.bootIdError)
+      this.log(`boot id: ${reason}; recorded as unknown: a router reboot cannot be told from an agent restart`);
     this.bootIdError = reason;
     return boot.id;
   }
@@ -616,7 +710,9 @@ export class ApplyManager extends EventEmitter {
     const recorded = st.bootId;
     if (now === null || now === recorded) return false;
     if (recorded === null) {
-      this.log(`no boot id recorded with ${applied.profile}@${applied.revision} (state from an older agent, or unreadable then): whether the router rebooted since cannot be told; recording this boot (${now})`);
+      this.log(
+        `no boot id recorded with ${applied.profile}@${applied.revision} (state from an older agent, or unreadable then): whether the router rebooted since cannot be told; recording this boot (${now})`,
+      );
       st.bootId = now;
       await this.save();
       return false;
@@ -629,7 +725,9 @@ export class ApplyManager extends EventEmitter {
     }
     this.log(`${rebooted} since ${applied.profile}@${applied.revision} was applied: re-applying it`);
     const startedAt = this.now();
-    const outcome = await this.followingWan(() => reapplyAfterReboot(this.options.host, this.paths, applied, { recorded, now }));
+    const outcome = await this.followingWan(() =>
+      reapplyAfterReboot(this.options.host, this.paths, applied, { recorded, now }),
+    );
     // A failure keeps the old boot id: the next start tries again.
     if (outcome.ok) st.bootId = now;
     await this.reportReapplied(applied, outcome, startedAt);
@@ -649,13 +747,26 @@ export class ApplyManager extends EventEmitter {
 }
 
 function desiredOf(a: AppliedRecord): DesiredState {
-  return { profile: a.profile, revision: a.revision, spec: a.spec as unknown as DesiredState['spec'], confirmWindowSeconds: 0, rolloutId: '' };
+  return {
+    profile: a.profile,
+    revision: a.revision,
+    spec: a.spec as unknown as DesiredState['spec'],
+    confirmWindowSeconds: 0,
+    rolloutId: '',
+  };
 }
 
 function toBody(entry: OutboxEntry): AgentBody {
   if (entry.$case === 'applyResult') {
     const v = entry.value as Json & { startedAt: string; finishedAt: string };
-    return { $case: 'applyResult', value: { ...(v as never as object), startedAt: new Date(v.startedAt), finishedAt: new Date(v.finishedAt) } as never };
+    return {
+      $case: 'applyResult',
+      value: {
+        ...(v as never as object),
+        startedAt: new Date(v.startedAt),
+        finishedAt: new Date(v.finishedAt),
+      } as never,
+    };
   }
   return { $case: entry.$case, value: entry.value as never } as AgentBody;
 }

@@ -39,7 +39,11 @@ export async function readBootId(host: RouterHost): Promise<{ id: string } | { i
   }
   if (text === null) return { id: null, reason: `${BOOT_ID_PATH} cannot be read on ${host.description}` };
   const id = text.trim();
-  if (!UUID.test(id)) return { id: null, reason: `${BOOT_ID_PATH} on ${host.description} holds no boot id (${JSON.stringify(id.slice(0, 60))})` };
+  if (!UUID.test(id))
+    return {
+      id: null,
+      reason: `${BOOT_ID_PATH} on ${host.description} holds no boot id (${JSON.stringify(id.slice(0, 60))})`,
+    };
   return { id };
 }
 
@@ -47,7 +51,12 @@ export async function readBootId(host: RouterHost): Promise<{ id: string } | { i
 function describePlan(applied: AppliedRecord, eligible: unknown): string {
   const plan = applied.plan;
   const on = Array.isArray(eligible) && eligible.length > 0 ? eligible.join(', ') : 'no eligible WAN interface yet';
-  const datapath = plan.datapath.mode === 'ebpf' ? `eBPF datapath on ${on}` : plan.datapath.mode === 'nftables' ? `nftables datapath on ${on}` : 'no datapath';
+  const datapath =
+    plan.datapath.mode === 'ebpf'
+      ? `eBPF datapath on ${on}`
+      : plan.datapath.mode === 'nftables'
+        ? `nftables datapath on ${on}`
+        : 'no datapath';
   return plan.offload.uci ? `${datapath}, offload ${plan.offload.mode}` : datapath;
 }
 
@@ -55,11 +64,21 @@ function describePlan(applied: AppliedRecord, eligible: unknown): string {
  * Puts `applied` back after a reboot (datapath and offload) and reads the router back. Never
  * throws: a failure is in the result, with what runs now.
  */
-export async function reapplyAfterReboot(host: RouterHost, paths: DatapathPaths, applied: AppliedRecord, bootId: { recorded: string; now: string }): Promise<Reapplied> {
+export async function reapplyAfterReboot(
+  host: RouterHost,
+  paths: DatapathPaths,
+  applied: AppliedRecord,
+  bootId: { recorded: string; now: string },
+): Promise<Reapplied> {
   const { error, evidence: done } = await reapplyRecord(host, paths, applied, { offload: true });
   const what = describePlan(applied, done.eligible);
   const summary = error ? `router rebooted: ${what} not re-established` : `router rebooted: re-applied ${what}`;
   const evidence: Record<string, unknown> = { trigger: REBOOT_TRIGGER, bootId, ...done, summary };
   if (!error) return { ok: true, summary, evidence };
-  return { ok: false, summary, evidence, error: `${summary}: ${error}; ${applied.profile}@${applied.revision} stays the applied revision` };
+  return {
+    ok: false,
+    summary,
+    evidence,
+    error: `${summary}: ${error}; ${applied.profile}@${applied.revision} stays the applied revision`,
+  };
 }

@@ -45,7 +45,14 @@ export interface AgentState {
   bootId: string | null;
 }
 
-export const EMPTY_STATE: AgentState = { version: 1, applied: null, pending: null, rollback: null, outbox: [], bootId: null };
+export const EMPTY_STATE: AgentState = {
+  version: 1,
+  applied: null,
+  pending: null,
+  rollback: null,
+  outbox: [],
+  bootId: null,
+};
 
 export interface StateStore {
   load(): Promise<AgentState>;

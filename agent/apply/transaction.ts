@@ -22,7 +22,13 @@ import {
 } from '../datapath/index.js';
 import type { BpfEndian } from '../../core/programs.js';
 import type { RouterHost } from '../../core/host/router-host.js';
-import { applyOffload, readUciOffload, verifyOffload, type OffloadApplyEvidence, type UciOffloadValues } from '../offload/index.js';
+import {
+  applyOffload,
+  readUciOffload,
+  verifyOffload,
+  type OffloadApplyEvidence,
+  type UciOffloadValues,
+} from '../offload/index.js';
 import { rewriteConfigOf, UCI_FLOW_OFFLOADING, UCI_FLOW_OFFLOADING_HW, type Plan } from '../../core/plan.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import type { ProfileSpec } from '../../core/profile-spec.js';
@@ -89,11 +95,18 @@ function datapathOptions(plan: Plan, paths: DatapathPaths): DatapathOptions & { 
 
 function uciTarget(plan: Plan): UciOffloadValues | null {
   if (!plan.offload.uci) return null;
-  return { flow_offloading: plan.offload.uci[UCI_FLOW_OFFLOADING], flow_offloading_hw: plan.offload.uci[UCI_FLOW_OFFLOADING_HW] };
+  return {
+    flow_offloading: plan.offload.uci[UCI_FLOW_OFFLOADING],
+    flow_offloading_hw: plan.offload.uci[UCI_FLOW_OFFLOADING_HW],
+  };
 }
 
 /** Brings the datapath to what `plan` says (idempotent: the loader and nft table are). */
-export async function applyDatapath(host: RouterHost, plan: Plan, paths: DatapathPaths): Promise<Record<string, unknown>> {
+export async function applyDatapath(
+  host: RouterHost,
+  plan: Plan,
+  paths: DatapathPaths,
+): Promise<Record<string, unknown>> {
   const opts = datapathOptions(plan, paths);
   if (plan.datapath.mode === 'ebpf') {
     // Our nft table first: ensureRewrite removes it only after attaching, and removeNft then
@@ -120,7 +133,14 @@ async function applyPlanOffload(host: RouterHost, plan: Plan, supported: boolean
   if (!target) return { managed: false, reason: 'not OpenWrt: no uci/fw4' };
   if (!supported) return { unsupported: 'flow offloading is not manageable on this router (no uci/fw4)' };
   const o: OffloadApplyEvidence = await applyOffload(host, target);
-  return { uci: o.uci, live: o.live, fallback: o.fallback, flowtables: o.flowtables, changes: o.changes, warnings: o.warnings };
+  return {
+    uci: o.uci,
+    live: o.live,
+    fallback: o.fallback,
+    flowtables: o.flowtables,
+    changes: o.changes,
+    warnings: o.warnings,
+  };
 }
 
 /** A re-applied record (WAN change, reboot), as reported: an ApplyResult of the applied revision. */
@@ -139,7 +159,12 @@ export interface Reapplied {
  * is read back and compared with the plan (offload left out without `offload`). Never throws:
  * `error` says what failed and the evidence what runs now, the part that held included.
  */
-export async function reapplyRecord(host: RouterHost, paths: DatapathPaths, applied: AppliedRecord, { offload }: { offload: boolean }): Promise<{ error?: string; evidence: Record<string, unknown> }> {
+export async function reapplyRecord(
+  host: RouterHost,
+  paths: DatapathPaths,
+  applied: AppliedRecord,
+  { offload }: { offload: boolean },
+): Promise<{ error?: string; evidence: Record<string, unknown> }> {
   const plan = applied.plan;
   const evidence: Record<string, unknown> = { datapathMode: plan.datapath.mode };
   const errors: string[] = [];
@@ -160,7 +185,9 @@ export async function reapplyRecord(host: RouterHost, paths: DatapathPaths, appl
     const live = await readLive(host, paths);
     evidence.datapath = summarizeDatapath(live);
     evidence.eligible = live.eligible;
-    const differences = comparePlanToLive(plan, live, { requireHardware: requiresHardware(applied.spec) }).filter((d) => offload || !d.path.startsWith('offload'));
+    const differences = comparePlanToLive(plan, live, { requireHardware: requiresHardware(applied.spec) }).filter(
+      (d) => offload || !d.path.startsWith('offload'),
+    );
     if (differences.length > 0) {
       evidence.differences = differences;
       if (errors.length === 0) errors.push(new VerifyError(differences).message);
@@ -171,7 +198,11 @@ export async function reapplyRecord(host: RouterHost, paths: DatapathPaths, appl
   return errors.length > 0 ? { error: errors.join('; '), evidence } : { evidence };
 }
 
-export async function takeSnapshot(host: RouterHost, paths: DatapathPaths, previous: AppliedRecord | null): Promise<Snapshot> {
+export async function takeSnapshot(
+  host: RouterHost,
+  paths: DatapathPaths,
+  previous: AppliedRecord | null,
+): Promise<Snapshot> {
   const live = await readLive(host, paths);
   return {
     takenAt: isoTime(),
@@ -195,13 +226,19 @@ export async function restoreSnapshot(host: RouterHost, paths: DatapathPaths, sn
     }
     if (snap.uci) {
       const now = await readUciOffload(host);
-      if (now.flow_offloading !== snap.uci.flow_offloading || now.flow_offloading_hw !== snap.uci.flow_offloading_hw) await applyOffload(host, snap.uci);
+      if (now.flow_offloading !== snap.uci.flow_offloading || now.flow_offloading_hw !== snap.uci.flow_offloading_hw)
+        await applyOffload(host, snap.uci);
     }
     const after = normalizeLive(await readLive(host, paths));
     const same = canonicalJson(after) === canonicalJson(snap.normalized);
     return same
       ? { ok: true, problems: [] }
-      : { ok: false, problems: [`state after restore differs from the snapshot: before ${canonicalJson(snap.normalized)} after ${canonicalJson(after)}`] };
+      : {
+          ok: false,
+          problems: [
+            `state after restore differs from the snapshot: before ${canonicalJson(snap.normalized)} after ${canonicalJson(after)}`,
+          ],
+        };
   } catch (err) {
     return { ok: false, problems: [], error: (err as Error).message };
   }
@@ -228,39 +265,60 @@ export function comparePlanToLive(plan: Plan, live: LiveState, opts: { requireHa
         const got = iface?.programs.find((p) => p.program === name);
         const expected = `attached (${plan.datapath.attach}, config ${want})`;
         if (!got) d(`datapath/${ifname}/${name}`, expected, 'missing');
-        else if (got.fingerprint !== want) d(`datapath/${ifname}/${name}`, expected, `attached with config ${got.fingerprint}`);
+        else if (got.fingerprint !== want)
+          d(`datapath/${ifname}/${name}`, expected, `attached with config ${got.fingerprint}`);
       }
-      if (iface && iface.mode !== plan.datapath.attach) d(`datapath/${ifname}/attach`, String(plan.datapath.attach), iface.mode);
-      for (const p of iface?.programs ?? []) if (!names.includes(p.program)) d(`datapath/${ifname}/${p.program}`, 'not attached', `attached (${iface!.mode})`);
+      if (iface && iface.mode !== plan.datapath.attach)
+        d(`datapath/${ifname}/attach`, String(plan.datapath.attach), iface.mode);
+      for (const p of iface?.programs ?? [])
+        if (!names.includes(p.program))
+          d(`datapath/${ifname}/${p.program}`, 'not attached', `attached (${iface!.mode})`);
     }
     for (const [ifname, iface] of attached) {
-      if (!live.eligible.includes(ifname)) d(`datapath/${ifname}`, 'nothing attached (not an eligible WAN interface)', iface.programs.map((p) => p.program).join(', '));
+      if (!live.eligible.includes(ifname))
+        d(
+          `datapath/${ifname}`,
+          'nothing attached (not an eligible WAN interface)',
+          iface.programs.map((p) => p.program).join(', '),
+        );
     }
     if (live.nft.present) d('nftables/table', 'absent (eBPF datapath)', 'present');
   } else if (plan.datapath.mode === 'nftables') {
-    for (const [ifname, iface] of attached) d(`datapath/${ifname}`, 'nothing attached (nftables datapath)', iface.programs.map((p) => p.program).join(', '));
+    for (const [ifname, iface] of attached)
+      d(`datapath/${ifname}`, 'nothing attached (nftables datapath)', iface.programs.map((p) => p.program).join(', '));
     if (!live.nft.present) d('nftables/table', `present with ${names.join(', ')}`, 'absent');
     else {
       const wantRules = nftRules(rewrite, live.eligible).length;
       if (live.nft.rules !== wantRules) d('nftables/rules', String(wantRules), String(live.nft.rules));
-      if (canonicalJson(live.nft.interfaces) !== canonicalJson(live.eligible)) d('nftables/interfaces', live.eligible.join(', '), live.nft.interfaces.join(', '));
+      if (canonicalJson(live.nft.interfaces) !== canonicalJson(live.eligible))
+        d('nftables/interfaces', live.eligible.join(', '), live.nft.interfaces.join(', '));
     }
   } else {
-    for (const [ifname, iface] of attached) d(`datapath/${ifname}`, 'nothing attached (no rewrite in the plan)', iface.programs.map((p) => p.program).join(', '));
+    for (const [ifname, iface] of attached)
+      d(
+        `datapath/${ifname}`,
+        'nothing attached (no rewrite in the plan)',
+        iface.programs.map((p) => p.program).join(', '),
+      );
     if (live.nft.present) d('nftables/table', 'absent (no rewrite in the plan)', 'present');
   }
 
   const target = uciTarget(plan);
   if (target && live.offload.support.supported) {
     for (const option of ['flow_offloading', 'flow_offloading_hw'] as const) {
-      if ((live.offload.uci?.[option] ?? null) !== target[option]) d(`offload/uci/${option}`, target[option] ?? '(unset)', live.offload.uci?.[option] ?? '(unset)');
+      if ((live.offload.uci?.[option] ?? null) !== target[option])
+        d(`offload/uci/${option}`, target[option] ?? '(unset)', live.offload.uci?.[option] ?? '(unset)');
     }
     // fw4's fallback to software is accepted (and reported) unless the profile made hardware a requirement.
     for (const problem of verifyOffload(live.offload, plan.offload.mode, { acceptFallback: !opts.requireHardware })) {
       if (!problem.startsWith('uci asks')) d('offload/live', plan.offload.mode, problem);
     }
   } else if (target && !live.offload.support.supported) {
-    d('offload', `flow_offloading=${target.flow_offloading} flow_offloading_hw=${target.flow_offloading_hw}`, `unsupported: ${live.offload.support.reason}`);
+    d(
+      'offload',
+      `flow_offloading=${target.flow_offloading} flow_offloading_hw=${target.flow_offloading_hw}`,
+      `unsupported: ${live.offload.support.reason}`,
+    );
   }
   return diffs;
 }
@@ -269,7 +327,12 @@ export function comparePlanToLive(plan: Plan, live: LiveState, opts: { requireHa
  * The transaction. `previous` is what runs now according to the agent's record; it is the
  * restore target on failure.
  */
-export async function applyTransaction(host: RouterHost, plan: Plan, previous: AppliedRecord | null, options: TransactionOptions = {}): Promise<ApplyOutcome & { snapshot: Snapshot | null }> {
+export async function applyTransaction(
+  host: RouterHost,
+  plan: Plan,
+  previous: AppliedRecord | null,
+  options: TransactionOptions = {},
+): Promise<ApplyOutcome & { snapshot: Snapshot | null }> {
   const paths = options.paths ?? {};
   const t0 = Date.now();
   const steps: Record<string, number> = {};
@@ -300,12 +363,16 @@ export async function applyTransaction(host: RouterHost, plan: Plan, previous: A
     evidence.changes = (datapath as { changes?: string[] }).changes ?? [];
     evidence.offload = offload;
     evidence.eligible = live.eligible;
-    if (live.eligible.length === 0 && plan.datapath.mode !== 'none') evidence.warning = 'no eligible WAN interface right now (no IPv4 default route over Ethernet/PPP): nothing attached yet; the agent attaches the datapath as soon as one appears';
+    if (live.eligible.length === 0 && plan.datapath.mode !== 'none')
+      evidence.warning =
+        'no eligible WAN interface right now (no IPv4 default route over Ethernet/PPP): nothing attached yet; the agent attaches the datapath as soon as one appears';
     evidence.timingsMs = { ...steps, totalMs: Date.now() - t0 };
     return { status: 'applied', evidence, changed: canonicalJson(before) !== canonicalJson(after), snapshot };
   } catch (err) {
     const error = err instanceof VerifyError ? err.message : `apply failed: ${(err as Error).message}`;
-    const restore: RestoreReport = snapshot ? await restoreSnapshot(host, paths, snapshot) : { ok: true, problems: ['failed before the snapshot: nothing was changed'] };
+    const restore: RestoreReport = snapshot
+      ? await restoreSnapshot(host, paths, snapshot)
+      : { ok: true, problems: ['failed before the snapshot: nothing was changed'] };
     evidence.timingsMs = { ...steps, totalMs: Date.now() - t0 };
     if (err instanceof VerifyError) evidence.differences = err.differences;
     evidence.restore = restore;
@@ -315,7 +382,9 @@ export async function applyTransaction(host: RouterHost, plan: Plan, previous: A
 
 export class VerifyError extends Error {
   constructor(readonly differences: Difference[]) {
-    super(`read-back does not match the plan: ${differences.map((x) => `${x.path}: expected ${x.expected}, found ${x.actual}`).join('; ')}`);
+    super(
+      `read-back does not match the plan: ${differences.map((x) => `${x.path}: expected ${x.expected}, found ${x.actual}`).join('; ')}`,
+    );
   }
 }
 
@@ -325,10 +394,18 @@ export function summarizeDatapath(live: LiveState): Record<string, unknown> {
       ifname: i.ifname,
       ifindex: i.ifindex,
       mode: i.mode,
-      programs: i.programs.map((p) => ({ program: p.program, fingerprint: p.fingerprint, progId: p.progId, ...(p.linkId !== undefined ? { linkId: p.linkId } : {}), ...(p.prio !== undefined ? { prio: p.prio } : {}) })),
+      programs: i.programs.map((p) => ({
+        program: p.program,
+        fingerprint: p.fingerprint,
+        progId: p.progId,
+        ...(p.linkId !== undefined ? { linkId: p.linkId } : {}),
+        ...(p.prio !== undefined ? { prio: p.prio } : {}),
+      })),
       ...(i.gsoMaxSegs ? { gsoMaxSegs: i.gsoMaxSegs } : {}),
     })),
-    nftables: live.nft.present ? { table: 'inet wrtfleet', interfaces: live.nft.interfaces, rules: live.nft.rules } : null,
+    nftables: live.nft.present
+      ? { table: 'inet wrtfleet', interfaces: live.nft.interfaces, rules: live.nft.rules }
+      : null,
   };
 }
 

@@ -29,7 +29,9 @@ export function followsWan(plan: Plan): boolean {
 
 /** An outbox entry that reports a WAN change (the outbox keeps only the latest few). */
 export function isWanReport(entry: OutboxEntry): boolean {
-  return entry.$case === 'applyResult' && (entry.value.evidence as { trigger?: string } | undefined)?.trigger === WAN_TRIGGER;
+  return (
+    entry.$case === 'applyResult' && (entry.value.evidence as { trigger?: string } | undefined)?.trigger === WAN_TRIGGER
+  );
 }
 
 const dev = (d: WanDevice) => `${d.ifname} (ifindex ${d.ifindex})`;
@@ -38,7 +40,10 @@ const dev = (d: WanDevice) => `${d.ifname} (ifindex ${d.ifindex})`;
  * What changed between two eligible sets: as seen ("wan0 (ifindex 5) appeared") and as done
  * about it ("attached to wan0 (ifindex 5)").
  */
-export function describeWanChange(before: readonly WanDevice[], after: readonly WanDevice[]): { seen: string[]; done: string[] } {
+export function describeWanChange(
+  before: readonly WanDevice[],
+  after: readonly WanDevice[],
+): { seen: string[]; done: string[] } {
   const was = new Map(before.map((d) => [d.ifname, d]));
   const is = new Set(after.map((d) => d.ifname));
   const seen: string[] = [];
@@ -66,13 +71,29 @@ export function describeWanChange(before: readonly WanDevice[], after: readonly 
  * Brings the datapath of `applied` (and nothing else) to the eligible set `now`, then reads
  * the router back. Never throws: a failure is in the result, with what runs now.
  */
-export async function reapplyDatapathForWan(host: RouterHost, paths: DatapathPaths, applied: AppliedRecord, before: readonly WanDevice[], now: Eligibility): Promise<Reapplied> {
+export async function reapplyDatapathForWan(
+  host: RouterHost,
+  paths: DatapathPaths,
+  applied: AppliedRecord,
+  before: readonly WanDevice[],
+  now: Eligibility,
+): Promise<Reapplied> {
   const after = wanDevices(now);
   const change = describeWanChange(before, after);
   // Offloading is not this step's business (drift reports it).
   const { error, evidence: done } = await reapplyRecord(host, paths, applied, { offload: false });
   const summary = `wan changed: ${(error ? change.seen : change.done).join('; ')}`;
-  const evidence: Record<string, unknown> = { trigger: WAN_TRIGGER, wan: { before, after, skipped: now.skipped }, ...done, summary };
+  const evidence: Record<string, unknown> = {
+    trigger: WAN_TRIGGER,
+    wan: { before, after, skipped: now.skipped },
+    ...done,
+    summary,
+  };
   if (!error) return { ok: true, summary, evidence };
-  return { ok: false, summary, evidence, error: `${summary}: ${error}; the rest of ${applied.profile}@${applied.revision} is left as it was` };
+  return {
+    ok: false,
+    summary,
+    evidence,
+    error: `${summary}: ${error}; the rest of ${applied.profile}@${applied.revision} is left as it was`,
+  };
 }

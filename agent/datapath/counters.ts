@@ -26,7 +26,12 @@ const rawBytes = (hex: string[]) => Buffer.from(hex.map((h) => Number.parseInt(h
  * from BTF-formatted values (`fromFormatted` lists a value's counters) when bpftool has them,
  * from raw bytes in the router's byte order otherwise.
  */
-function sumDump<Formatted>(json: string, words: number, fromFormatted: (v: Formatted) => (number | string)[], littleEndian: boolean): bigint[] {
+function sumDump<Formatted>(
+  json: string,
+  words: number,
+  fromFormatted: (v: Formatted) => (number | string)[],
+  littleEndian: boolean,
+): bigint[] {
   const total: bigint[] = Array.from({ length: words }, () => 0n);
   for (const e of JSON.parse(json) as DumpEntry<Formatted>[]) {
     if (e.formatted?.values) {
@@ -36,7 +41,8 @@ function sumDump<Formatted>(json: string, words: number, fromFormatted: (v: Form
     for (const v of e.values ?? []) {
       const raw = rawBytes(v.value);
       if (raw.length < words * 8) throw new Error(`counters value shorter than ${words * 8} bytes`);
-      for (let i = 0; i < words; i++) total[i]! += littleEndian ? raw.readBigUInt64LE(i * 8) : raw.readBigUInt64BE(i * 8);
+      for (let i = 0; i < words; i++)
+        total[i]! += littleEndian ? raw.readBigUInt64LE(i * 8) : raw.readBigUInt64BE(i * 8);
     }
   }
   return total;
@@ -56,12 +62,17 @@ type FormattedChainCounters = { seen: number | string; rewritten: (number | stri
  * the same for every rewrite in it) and one `rewritten` per rewrite, slot i = PROGRAM_NAMES[i].
  * Only the selected rewrites are returned.
  */
-export function parseChainCountersDump(json: string, programs: readonly ProgramName[], littleEndian = true): Partial<Record<ProgramName, ProgramCounters>> {
+export function parseChainCountersDump(
+  json: string,
+  programs: readonly ProgramName[],
+  littleEndian = true,
+): Partial<Record<ProgramName, ProgramCounters>> {
   const [seen, ...rewritten] = sumDump<FormattedChainCounters>(
     json,
     1 + PROGRAM_NAMES.length,
     (v) => {
-      if (v.rewritten?.length !== PROGRAM_NAMES.length) throw new Error(`wf_chain_stats: expected ${PROGRAM_NAMES.length} rewritten counters`);
+      if (v.rewritten?.length !== PROGRAM_NAMES.length)
+        throw new Error(`wf_chain_stats: expected ${PROGRAM_NAMES.length} rewritten counters`);
       return [v.seen, ...v.rewritten];
     },
     littleEndian,
@@ -73,7 +84,12 @@ function dumpMap(host: RouterHost, mapPin: string): Promise<string> {
   return runChecked(host, ['bpftool', '-j', 'map', 'dump', 'pinned', mapPin]);
 }
 
-export async function readChainCounters(host: RouterHost, mapPin: string, programs: readonly ProgramName[], littleEndian = true) {
+export async function readChainCounters(
+  host: RouterHost,
+  mapPin: string,
+  programs: readonly ProgramName[],
+  littleEndian = true,
+) {
   return parseChainCountersDump(await dumpMap(host, mapPin), programs, littleEndian);
 }
 

@@ -47,11 +47,23 @@ export function readElf(buf: Buffer): ElfInfo {
   const shstrndx = u16(0x3e);
   const raw = Array.from({ length: shnum }, (_, i) => {
     const o = shoff + i * shentsize;
-    return { nameOff: u32(o), type: u32(o + 4), offset: u64(o + 0x18), size: u64(o + 0x20), link: u32(o + 0x28), entsize: u64(o + 0x38) };
+    return {
+      nameOff: u32(o),
+      type: u32(o + 4),
+      offset: u64(o + 0x18),
+      size: u64(o + 0x20),
+      link: u32(o + 0x28),
+      entsize: u64(o + 0x38),
+    };
   });
   const shstr = raw[shstrndx];
   if (!shstr) throw new Error('no section name table');
-  const sections = raw.map((s) => ({ name: cstr(buf, shstr.offset + s.nameOff), offset: s.offset, size: s.size, type: s.type }));
+  const sections = raw.map((s) => ({
+    name: cstr(buf, shstr.offset + s.nameOff),
+    offset: s.offset,
+    size: s.size,
+    type: s.type,
+  }));
 
   const symbols: ElfSymbol[] = [];
   raw.forEach((s) => {
@@ -63,7 +75,12 @@ export function readElf(buf: Buffer): ElfInfo {
       const shndx = u16(o + 6);
       const sec = sections[shndx];
       if (!sec) continue;
-      symbols.push({ name: cstr(buf, strtab.offset + u32(o)), section: sec.name, value: u64(o + 8), size: u64(o + 16) });
+      symbols.push({
+        name: cstr(buf, strtab.offset + u32(o)),
+        section: sec.name,
+        value: u64(o + 8),
+        size: u64(o + 16),
+      });
     }
   });
   return { littleEndian: le, sections, symbols };
@@ -82,7 +99,8 @@ export function patchRodata(obj: Buffer, values: Record<string, number>): Buffer
     if (!sym) throw new Error(`BPF object has no .rodata global ${name}`);
     const sec = elf.sections.find((s) => s.name === sym.section)!;
     const off = sec.offset + sym.value;
-    if (!Number.isInteger(value) || value < 0 || value >= 2 ** (8 * sym.size)) throw new Error(`${name}=${value} does not fit ${sym.size} bytes`);
+    if (!Number.isInteger(value) || value < 0 || value >= 2 ** (8 * sym.size))
+      throw new Error(`${name}=${value} does not fit ${sym.size} bytes`);
     switch (sym.size) {
       case 1:
         out.writeUInt8(value, off);

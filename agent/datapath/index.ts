@@ -18,7 +18,10 @@ export type RewriteEvidence = (DatapathEvidence | NftEvidence) & { ebpfError?: s
  * Installs the rewrites. `fallback: false` turns a failed eBPF attach into an error instead
  * of silently degrading (the caller decides; the evidence always says which path runs).
  */
-export async function ensureRewrite(host: RouterHost, opts: DatapathOptions & { fallback?: boolean }): Promise<RewriteEvidence> {
+export async function ensureRewrite(
+  host: RouterHost,
+  opts: DatapathOptions & { fallback?: boolean },
+): Promise<RewriteEvidence> {
   try {
     const ev = await applyEbpf(host, opts);
     await removeNft(host); // an earlier fallback must not double-apply

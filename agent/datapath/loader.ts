@@ -25,8 +25,23 @@
 import { randomBytes } from 'node:crypto';
 import { runChecked, type RouterHost } from '../../core/host/router-host.js';
 import { readChainCounters, readCounters, type ProgramCounters } from './counters.js';
-import { CHAIN_OBJECT, chainMask, configuredObject, detectEndian, LOCAL_TCX_HELPER, programsOfMask, type L2Mode, type ObjectName } from './programs.js';
-import { PROGRAM_NAMES, validateRewrite, type BpfEndian, type ProgramName, type RewriteConfig } from '../../core/programs.js';
+import {
+  CHAIN_OBJECT,
+  chainMask,
+  configuredObject,
+  detectEndian,
+  LOCAL_TCX_HELPER,
+  programsOfMask,
+  type L2Mode,
+  type ObjectName,
+} from './programs.js';
+import {
+  PROGRAM_NAMES,
+  validateRewrite,
+  type BpfEndian,
+  type ProgramName,
+  type RewriteConfig,
+} from '../../core/programs.js';
 
 export const DEFAULT_PIN_ROOT = '/sys/fs/bpf/wrtfleet';
 /** Interfaces never touched, whatever the routes say (the seed's rule). */
@@ -58,14 +73,22 @@ export type AttachMode = 'tcx' | 'cls_bpf';
 export type ProgramLayout = 'merged' | 'separate';
 
 /** What gets attached for a rewrite configuration: BPF objects and the rewrites each runs. */
-export function attachUnits(rewrite: RewriteConfig, layout: ProgramLayout = 'merged'): { object: ObjectName; programs: ProgramName[] }[] {
+export function attachUnits(
+  rewrite: RewriteConfig,
+  layout: ProgramLayout = 'merged',
+): { object: ObjectName; programs: ProgramName[] }[] {
   const programs = PROGRAM_NAMES.filter((p) => rewrite.programs.includes(p));
   if (layout === 'merged' && programs.length > 1) return [{ object: CHAIN_OBJECT, programs }];
   return programs.map((p) => ({ object: p, programs: [p] }));
 }
 
 /** Fingerprint of the object that should run each selected program (what drift checks compare with). */
-export function expectedFingerprints(endian: BpfEndian, rewrite: RewriteConfig, l2: L2Mode, layout: ProgramLayout = 'merged'): Map<ProgramName, string> {
+export function expectedFingerprints(
+  endian: BpfEndian,
+  rewrite: RewriteConfig,
+  l2: L2Mode,
+  layout: ProgramLayout = 'merged',
+): Map<ProgramName, string> {
   const out = new Map<ProgramName, string>();
   for (const unit of attachUnits(rewrite, layout)) {
     const fingerprint = configuredObject(endian, unit.object, rewrite, l2).fingerprint;
@@ -181,7 +204,11 @@ interface ClsFilter {
 async function clsFilters(host: RouterHost, ifname: string): Promise<ClsFilter[]> {
   const r = await tryRun(host, ['tc', '-j', 'filter', 'show', 'dev', ifname, 'egress']);
   if (!r.ok || !r.out.trim()) return [];
-  const rows = JSON.parse(r.out) as { pref: number; kind: string; options?: { handle?: string; prog?: { id: number } } }[];
+  const rows = JSON.parse(r.out) as {
+    pref: number;
+    kind: string;
+    options?: { handle?: string; prog?: { id: number } };
+  }[];
   return rows
     .filter((f) => f.kind === 'bpf' && f.options?.handle)
     .map((f) => ({ prio: f.pref, handle: f.options!.handle!, progId: f.options?.prog?.id }));
@@ -205,13 +232,18 @@ export interface Eligibility {
  * Ethernet or PPP, minus loopback and the skip list. Evaluated fresh on every call, so a
  * WAN that comes up late is picked up by the next re-evaluation.
  */
-export async function eligibleInterfaces(host: RouterHost, opts: Pick<DatapathOptions, 'interfaces' | 'skip'> = {}): Promise<Eligibility> {
+export async function eligibleInterfaces(
+  host: RouterHost,
+  opts: Pick<DatapathOptions, 'interfaces' | 'skip'> = {},
+): Promise<Eligibility> {
   const skip = new Set(opts.skip ?? DEFAULT_SKIP);
   let candidates: string[];
   if (opts.interfaces) {
     candidates = [...opts.interfaces];
   } else {
-    const routes = JSON.parse((await runChecked(host, ['ip', '-4', '-j', 'route', 'show', 'default', 'table', 'all'])) || '[]') as {
+    const routes = JSON.parse(
+      (await runChecked(host, ['ip', '-4', '-j', 'route', 'show', 'default', 'table', 'all'])) || '[]',
+    ) as {
       dev?: string;
       type?: string;
       nexthops?: { dev?: string }[];
@@ -219,7 +251,8 @@ export async function eligibleInterfaces(host: RouterHost, opts: Pick<DatapathOp
     candidates = [];
     for (const r of routes) {
       if (r.type && r.type !== 'unicast') continue;
-      for (const d of [r.dev, ...(r.nexthops ?? []).map((n) => n.dev)]) if (d && !candidates.includes(d)) candidates.push(d);
+      for (const d of [r.dev, ...(r.nexthops ?? []).map((n) => n.dev)])
+        if (d && !candidates.includes(d)) candidates.push(d);
     }
   }
   const all = await links(host);
@@ -296,13 +329,25 @@ async function readIfaceState(host: RouterHost, helper: string, root: string, if
       const object = m[1] as ObjectName;
       const mask = inner.map((x) => /^programs-(\d+)$/.exec(x.name)).find(Boolean);
       const programs = object === CHAIN_OBJECT ? programsOfMask(Number(mask?.[1] ?? 0)) : [object];
-      st.progs.push({ program: object, programs, fingerprint: m[2]!, dir: pdir, hasLink: inner.some((x) => x.name === 'link') });
+      st.progs.push({
+        program: object,
+        programs,
+        fingerprint: m[2]!,
+        dir: pdir,
+        hasLink: inner.some((x) => x.name === 'link'),
+      });
     }
   }
   return st;
 }
 
-async function removeProg(host: RouterHost, helper: string, ifname: string, p: ProgState, changes: string[]): Promise<void> {
+async function removeProg(
+  host: RouterHost,
+  helper: string,
+  ifname: string,
+  p: ProgState,
+  changes: string[],
+): Promise<void> {
   if (p.hasLink) {
     await helperJson(host, helper, ['detach', `${p.dir}/link`]);
     changes.push(`${ifname}: detached TCX link of ${p.program}-${p.fingerprint}`);
@@ -311,7 +356,19 @@ async function removeProg(host: RouterHost, helper: string, ifname: string, p: P
   if (progId !== null) {
     for (const f of await clsFilters(host, ifname)) {
       if (f.prio === CLS_PRIO[p.program] && f.progId === progId) {
-        await runChecked(host, ['tc', 'filter', 'del', 'dev', ifname, 'egress', 'prio', String(f.prio), 'handle', f.handle, 'bpf']);
+        await runChecked(host, [
+          'tc',
+          'filter',
+          'del',
+          'dev',
+          ifname,
+          'egress',
+          'prio',
+          String(f.prio),
+          'handle',
+          f.handle,
+          'bpf',
+        ]);
         changes.push(`${ifname}: deleted cls_bpf filter prio ${f.prio} (${p.program})`);
       }
     }
@@ -320,7 +377,13 @@ async function removeProg(host: RouterHost, helper: string, ifname: string, p: P
 }
 
 /** Removes every trace of our chain on one interface (pins, links, filters, gso, clsact). */
-async function cleanIface(host: RouterHost, helper: string, st: IfaceState, present: LinkInfo | undefined, changes: string[]): Promise<void> {
+async function cleanIface(
+  host: RouterHost,
+  helper: string,
+  st: IfaceState,
+  present: LinkInfo | undefined,
+  changes: string[],
+): Promise<void> {
   for (const p of st.progs) {
     if (p.hasLink) {
       await helperJson(host, helper, ['detach', `${p.dir}/link`]);
@@ -343,7 +406,19 @@ async function cleanIface(host: RouterHost, helper: string, st: IfaceState, pres
 async function deleteOwnedFilters(host: RouterHost, ifname: string, changes: string[]): Promise<void> {
   for (const f of await clsFilters(host, ifname)) {
     if (!OUR_PRIOS.has(f.prio)) continue;
-    await runChecked(host, ['tc', 'filter', 'del', 'dev', ifname, 'egress', 'prio', String(f.prio), 'handle', f.handle, 'bpf']);
+    await runChecked(host, [
+      'tc',
+      'filter',
+      'del',
+      'dev',
+      ifname,
+      'egress',
+      'prio',
+      String(f.prio),
+      'handle',
+      f.handle,
+      'bpf',
+    ]);
     changes.push(`${ifname}: deleted cls_bpf filter prio ${f.prio}`);
   }
 }
@@ -398,7 +473,13 @@ export async function applyEbpf(host: RouterHost, opts: DatapathOptions): Promis
     const ifname = ifFromDir(e.name);
     if (!e.dir || wanted.has(ifname)) continue;
     const st = await readIfaceState(host, helper, root, ifname);
-    await cleanIface(host, helper, st, all.find((l) => l.ifname === ifname), changes);
+    await cleanIface(
+      host,
+      helper,
+      st,
+      all.find((l) => l.ifname === ifname),
+      changes,
+    );
   }
 
   const interfaces: AttachedInterface[] = [];
@@ -436,7 +517,17 @@ export async function applyEbpf(host: RouterHost, opts: DatapathOptions): Promis
         await helperJson(host, helper, ['mkdir', pdir]);
         if (program === CHAIN_OBJECT) await helperJson(host, helper, ['mkdir', `${pdir}/programs-${chainMask(runs)}`]);
         try {
-          await runChecked(host, ['bpftool', 'prog', 'load', objPath, `${pdir}/prog`, 'type', 'classifier', 'pinmaps', `${pdir}/maps`]);
+          await runChecked(host, [
+            'bpftool',
+            'prog',
+            'load',
+            objPath,
+            `${pdir}/prog`,
+            'type',
+            'classifier',
+            'pinmaps',
+            `${pdir}/maps`,
+          ]);
         } finally {
           await host.run(['rm', '-f', objPath]);
         }
@@ -444,17 +535,30 @@ export async function applyEbpf(host: RouterHost, opts: DatapathOptions): Promis
         changes.push(`${iface.ifname}: loaded ${program}-${obj.fingerprint} (prog id ${progId})`);
       }
 
-      const entry: Omit<AttachedProgram, 'program'> = { object: program, fingerprint: obj.fingerprint, progId, pinDir: pdir };
+      const entry: Omit<AttachedProgram, 'program'> = {
+        object: program,
+        fingerprint: obj.fingerprint,
+        progId,
+        pinDir: pdir,
+      };
       if (mode === 'tcx') {
         let info = existing?.hasLink
-          ? await helperJson<{ link_id: number; prog_id: number; ifindex: number }>(host, helper, ['info', `${pdir}/link`]).catch(() => null)
+          ? await helperJson<{ link_id: number; prog_id: number; ifindex: number }>(host, helper, [
+              'info',
+              `${pdir}/link`,
+            ]).catch(() => null)
           : null;
         if (info && (info.ifindex !== iface.ifindex || info.prog_id !== progId)) {
           await helperJson(host, helper, ['detach', `${pdir}/link`]);
           info = null;
         }
         if (!info) {
-          const created = await helperJson<{ link_id: number; prog_id: number; ifindex: number }>(host, helper, ['attach', String(iface.ifindex), `${pdir}/prog`, `${pdir}/link`]);
+          const created = await helperJson<{ link_id: number; prog_id: number; ifindex: number }>(host, helper, [
+            'attach',
+            String(iface.ifindex),
+            `${pdir}/prog`,
+            `${pdir}/link`,
+          ]);
           changes.push(`${iface.ifname}: TCX link ${created.link_id} for ${program}`);
           info = created;
         }
@@ -466,7 +570,22 @@ export async function applyEbpf(host: RouterHost, opts: DatapathOptions): Promis
         const cur = (await clsFilters(host, iface.ifname)).find((f) => f.prio === prio);
         if (!cur || cur.progId !== progId) {
           // replace is atomic: the old program runs until the new one is in place.
-          await runChecked(host, ['tc', 'filter', 'replace', 'dev', iface.ifname, 'egress', 'prio', String(prio), 'handle', `0x${CLS_HANDLE.toString(16)}`, 'bpf', 'da', 'object-pinned', `${pdir}/prog`]);
+          await runChecked(host, [
+            'tc',
+            'filter',
+            'replace',
+            'dev',
+            iface.ifname,
+            'egress',
+            'prio',
+            String(prio),
+            'handle',
+            `0x${CLS_HANDLE.toString(16)}`,
+            'bpf',
+            'da',
+            'object-pinned',
+            `${pdir}/prog`,
+          ]);
           changes.push(`${iface.ifname}: cls_bpf filter prio ${prio} -> ${program} (prog id ${progId})`);
         }
         entry.prio = prio;
@@ -489,14 +608,40 @@ export async function applyEbpf(host: RouterHost, opts: DatapathOptions): Promis
       const ids = new Set(attached.map((a) => a.progId));
       for (const f of await clsFilters(host, iface.ifname)) {
         if (OUR_PRIOS.has(f.prio) && !ids.has(f.progId ?? -1)) {
-          await runChecked(host, ['tc', 'filter', 'del', 'dev', iface.ifname, 'egress', 'prio', String(f.prio), 'handle', f.handle, 'bpf']);
+          await runChecked(host, [
+            'tc',
+            'filter',
+            'del',
+            'dev',
+            iface.ifname,
+            'egress',
+            'prio',
+            String(f.prio),
+            'handle',
+            f.handle,
+            'bpf',
+          ]);
           changes.push(`${iface.ifname}: deleted stray filter prio ${f.prio}`);
         }
       }
     }
 
-    const gso = await applyGsoPolicy(host, helper, st, iface, opts.rewrite.programs.includes('set_ip_id_zero') && ipIdGso === 'single-segment', changes);
-    interfaces.push({ ifname: iface.ifname, ifindex: iface.ifindex, l2: iface.l2, mode, programs: attached, ...(gso ? { gsoMaxSegs: gso } : {}) });
+    const gso = await applyGsoPolicy(
+      host,
+      helper,
+      st,
+      iface,
+      opts.rewrite.programs.includes('set_ip_id_zero') && ipIdGso === 'single-segment',
+      changes,
+    );
+    interfaces.push({
+      ifname: iface.ifname,
+      ifindex: iface.ifindex,
+      l2: iface.l2,
+      mode,
+      programs: attached,
+      ...(gso ? { gsoMaxSegs: gso } : {}),
+    });
   }
   return { mode: interfaces.length ? mode : 'none', interfaces, skipped: elig.skipped, changes };
 }
@@ -514,7 +659,10 @@ async function applyGsoPolicy(
     if (original === undefined) {
       // Already 1 without our marker: an earlier run lost its pins. The kernel default is
       // GSO_MAX_SEGS (65535) capped by the driver's tso_max_segs.
-      original = iface.gsoMaxSegs === 1 || iface.gsoMaxSegs === undefined ? Math.min(65535, iface.tsoMaxSegs ?? 65535) : iface.gsoMaxSegs;
+      original =
+        iface.gsoMaxSegs === 1 || iface.gsoMaxSegs === undefined
+          ? Math.min(65535, iface.tsoMaxSegs ?? 65535)
+          : iface.gsoMaxSegs;
       await helperJson(host, helper, ['mkdir', `${st.dir}/gso_max_segs-${original}`]);
     }
     if (iface.gsoMaxSegs !== 1) {
@@ -540,7 +688,10 @@ export const reevaluate = applyEbpf;
  * between `tc filter replace` and the pin, or a deleted pin directory), gso_max_segs changes
  * and clsact qdiscs we added.
  */
-export async function detachEbpf(host: RouterHost, opts: Partial<DatapathOptions> = {}): Promise<{ changes: string[] }> {
+export async function detachEbpf(
+  host: RouterHost,
+  opts: Partial<DatapathOptions> = {},
+): Promise<{ changes: string[] }> {
   const helper = opts.helper ?? LOCAL_TCX_HELPER;
   const root = opts.pinRoot ?? DEFAULT_PIN_ROOT;
   const changes: string[] = [];
@@ -549,7 +700,13 @@ export async function detachEbpf(host: RouterHost, opts: Partial<DatapathOptions
     if (!e.dir) continue;
     const ifname = ifFromDir(e.name);
     const st = await readIfaceState(host, helper, root, ifname);
-    await cleanIface(host, helper, st, all.find((l) => l.ifname === ifname), changes);
+    await cleanIface(
+      host,
+      helper,
+      st,
+      all.find((l) => l.ifname === ifname),
+      changes,
+    );
   }
   for (const l of all) await deleteOwnedFilters(host, l.ifname, changes);
   await helperJson(host, helper, ['rm', root]);
@@ -574,9 +731,17 @@ export async function ebpfStatus(host: RouterHost, opts: Partial<DatapathOptions
     for (const p of st.progs) {
       const progId = await progIdOf(host, `${p.dir}/prog`);
       if (progId === null) continue;
-      const a: Omit<AttachedProgram, 'program'> = { object: p.program, fingerprint: p.fingerprint, progId, pinDir: p.dir };
+      const a: Omit<AttachedProgram, 'program'> = {
+        object: p.program,
+        fingerprint: p.fingerprint,
+        progId,
+        pinDir: p.dir,
+      };
       if (p.hasLink) {
-        const info = await helperJson<{ link_id: number; ifindex: number }>(host, helper, ['info', `${p.dir}/link`]).catch(() => null);
+        const info = await helperJson<{ link_id: number; ifindex: number }>(host, helper, [
+          'info',
+          `${p.dir}/link`,
+        ]).catch(() => null);
         if (!info || info.ifindex !== l.ifindex) continue;
         a.linkId = info.link_id;
         mode = 'tcx';
@@ -594,7 +759,9 @@ export async function ebpfStatus(host: RouterHost, opts: Partial<DatapathOptions
       l2: l.link_type === 'ppp' ? 'raw-ip' : 'ethernet',
       mode,
       programs,
-      ...(st.gsoOriginal !== undefined ? { gsoMaxSegs: { original: st.gsoOriginal, current: l.gso_max_segs ?? -1 } } : {}),
+      ...(st.gsoOriginal !== undefined
+        ? { gsoMaxSegs: { original: st.gsoOriginal, current: l.gso_max_segs ?? -1 } }
+        : {}),
     });
   }
   const attached = interfaces.filter((i) => i.programs.length);
@@ -602,16 +769,26 @@ export async function ebpfStatus(host: RouterHost, opts: Partial<DatapathOptions
 }
 
 /** Counters of every attached program, keyed "ifname/program". */
-export async function readAllCounters(host: RouterHost, evidence: DatapathEvidence, endian: BpfEndian = 'bpfel'): Promise<Record<string, ProgramCounters>> {
+export async function readAllCounters(
+  host: RouterHost,
+  evidence: DatapathEvidence,
+  endian: BpfEndian = 'bpfel',
+): Promise<Record<string, ProgramCounters>> {
   const out: Record<string, ProgramCounters> = {};
   for (const i of evidence.interfaces) {
     const merged = i.programs.filter((p) => p.object === CHAIN_OBJECT);
     if (merged.length) {
-      const counters = await readChainCounters(host, `${merged[0]!.pinDir}/maps/wf_chain_stats`, merged.map((p) => p.program), endian === 'bpfel');
+      const counters = await readChainCounters(
+        host,
+        `${merged[0]!.pinDir}/maps/wf_chain_stats`,
+        merged.map((p) => p.program),
+        endian === 'bpfel',
+      );
       for (const p of merged) out[`${i.ifname}/${p.program}`] = counters[p.program]!;
     }
     for (const p of i.programs) {
-      if (p.object !== CHAIN_OBJECT) out[`${i.ifname}/${p.program}`] = await readCounters(host, `${p.pinDir}/maps/wf_stats`, endian === 'bpfel');
+      if (p.object !== CHAIN_OBJECT)
+        out[`${i.ifname}/${p.program}`] = await readCounters(host, `${p.pinDir}/maps/wf_stats`, endian === 'bpfel');
     }
   }
   return out;

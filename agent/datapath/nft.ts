@@ -56,8 +56,10 @@ export function nftRules(cfg: RewriteConfig, ifaces: string[]): string[] {
     rules.push(`${oif} ip ttl != ${cfg.ttl} ip ttl set ${cfg.ttl}`);
     if (cfg.ipv6HopLimit) rules.push(`${oif} ip6 hoplimit != ${cfg.ttl} ip6 hoplimit set ${cfg.ttl}`);
   }
-  if (cfg.programs.includes('set_tcp_syn_window')) rules.push(`${oif} ip protocol tcp ${firstSyn} tcp window != ${cfg.synWindow} tcp window set ${cfg.synWindow}`);
-  if (cfg.programs.includes('clear_tcp_syn_ts')) rules.push(`${oif} ip protocol tcp ${firstSyn} tcp option timestamp exists reset tcp option timestamp`);
+  if (cfg.programs.includes('set_tcp_syn_window'))
+    rules.push(`${oif} ip protocol tcp ${firstSyn} tcp window != ${cfg.synWindow} tcp window set ${cfg.synWindow}`);
+  if (cfg.programs.includes('clear_tcp_syn_ts'))
+    rules.push(`${oif} ip protocol tcp ${firstSyn} tcp option timestamp exists reset tcp option timestamp`);
   return rules.map((r) => `${r} counter`);
 }
 
@@ -92,17 +94,21 @@ export async function applyNft(host: RouterHost, opts: DatapathOptions): Promise
   // gso_max_segs: remember originals (from an earlier apply, or now), lower, restore the rest.
   const existing = await tableComment(host);
   const saved = parseGso(existing);
-  const wantSingle = opts.rewrite.programs.includes('set_ip_id_zero') && (opts.ipIdGso ?? 'single-segment') === 'single-segment';
+  const wantSingle =
+    opts.rewrite.programs.includes('set_ip_id_zero') && (opts.ipIdGso ?? 'single-segment') === 'single-segment';
   const gso: Record<string, number> = {};
   for (const i of elig.eligible) {
     if (!wantSingle) continue;
     // Already 1 with nothing saved: an earlier table was lost; use the kernel default.
-    gso[i.ifname] = saved[i.ifname] ?? (i.gsoMaxSegs === 1 || i.gsoMaxSegs === undefined ? Math.min(65535, i.tsoMaxSegs ?? 65535) : i.gsoMaxSegs);
+    gso[i.ifname] =
+      saved[i.ifname] ??
+      (i.gsoMaxSegs === 1 || i.gsoMaxSegs === undefined ? Math.min(65535, i.tsoMaxSegs ?? 65535) : i.gsoMaxSegs);
     if (i.gsoMaxSegs !== 1) await runChecked(host, ['ip', 'link', 'set', 'dev', i.ifname, 'gso_max_segs', '1']);
   }
   for (const [ifname, orig] of Object.entries(saved)) {
     if (ifname in gso) continue;
-    if ((await gsoOf(host, ifname)) !== null) await host.run(['ip', 'link', 'set', 'dev', ifname, 'gso_max_segs', String(orig)]);
+    if ((await gsoOf(host, ifname)) !== null)
+      await host.run(['ip', 'link', 'set', 'dev', ifname, 'gso_max_segs', String(orig)]);
   }
 
   const chain = [
@@ -116,10 +122,28 @@ export async function applyNft(host: RouterHost, opts: DatapathOptions): Promise
   if (comment !== existing) {
     // "add table" + "delete table" makes the delete valid whether or not the table exists;
     // everything in one file is one transaction: no window without rules, no duplicates.
-    await nft(host, [`add table ${NFT_FAMILY} ${NFT_TABLE}`, `delete table ${NFT_FAMILY} ${NFT_TABLE}`, `table ${NFT_FAMILY} ${NFT_TABLE} {`, `  comment "${comment}"`, ...chain, '}', ''].join('\n'));
+    await nft(
+      host,
+      [
+        `add table ${NFT_FAMILY} ${NFT_TABLE}`,
+        `delete table ${NFT_FAMILY} ${NFT_TABLE}`,
+        `table ${NFT_FAMILY} ${NFT_TABLE} {`,
+        `  comment "${comment}"`,
+        ...chain,
+        '}',
+        '',
+      ].join('\n'),
+    );
   }
   const listed = await host.run(['nft', 'list', 'table', NFT_FAMILY, NFT_TABLE]);
-  return { mode: 'nftables', table: `${NFT_FAMILY} ${NFT_TABLE}`, interfaces: ifaces, skipped: elig.skipped, ruleset: listed.stdout, gsoMaxSegs: gso };
+  return {
+    mode: 'nftables',
+    table: `${NFT_FAMILY} ${NFT_TABLE}`,
+    interfaces: ifaces,
+    skipped: elig.skipped,
+    ruleset: listed.stdout,
+    gsoMaxSegs: gso,
+  };
 }
 
 /** Deletes our table and restores gso_max_segs. Safe to call when nothing is installed. */
@@ -127,7 +151,8 @@ export async function removeNft(host: RouterHost): Promise<{ removed: boolean }>
   const comment = await tableComment(host);
   if (comment === null) return { removed: false };
   for (const [ifname, orig] of Object.entries(parseGso(comment))) {
-    if ((await gsoOf(host, ifname)) !== null) await host.run(['ip', 'link', 'set', 'dev', ifname, 'gso_max_segs', String(orig)]);
+    if ((await gsoOf(host, ifname)) !== null)
+      await host.run(['ip', 'link', 'set', 'dev', ifname, 'gso_max_segs', String(orig)]);
   }
   await nft(host, `delete table ${NFT_FAMILY} ${NFT_TABLE}\n`);
   return { removed: true };

@@ -48,7 +48,11 @@ export function runsOnThisCpu(arch: string | null | undefined): boolean {
  * copy of it): the host build where the router has this machine's CPU, else the static
  * cross build for its CPU (stored gzipped in the bundle). Null when there is none.
  */
-export function tcxHelperBinaryFor(arch: string | null | undefined, endian: string | null | undefined, buildDir = BPF_BUILD_DIR): Buffer | null {
+export function tcxHelperBinaryFor(
+  arch: string | null | undefined,
+  endian: string | null | undefined,
+  buildDir = BPF_BUILD_DIR,
+): Buffer | null {
   if (runsOnThisCpu(arch) && existsSync(join(buildDir, 'wf-tcx'))) return readFileSync(join(buildDir, 'wf-tcx'));
   const cpu = tcxHelperCpuFor(arch, endian);
   if (!cpu) return null;
@@ -63,7 +67,10 @@ export function tcxHelperBinaryFor(arch: string | null | undefined, endian: stri
  * says "mips" for both byte orders, hence the endianness. Null: none of ours (x86_64 uses
  * the build host's own helper; 64-bit MIPS, 32-bit ARM and unknowns have none yet).
  */
-export function tcxHelperCpuFor(arch: string | null | undefined, endian: string | null | undefined): TcxHelperCpu | null {
+export function tcxHelperCpuFor(
+  arch: string | null | undefined,
+  endian: string | null | undefined,
+): TcxHelperCpu | null {
   if (!arch) return null;
   if (/^(aarch64|arm64)(_|$)/.test(arch)) return 'aarch64';
   if (/^mipsel(_|$)/.test(arch)) return 'mipsel';
@@ -82,7 +89,8 @@ export function bpfObjectFor(endian: BpfEndian, program: ObjectName): string {
  */
 export async function detectEndian(host: RouterHost): Promise<BpfEndian> {
   const head = await host.readBinary('/bin/sh');
-  if (!head || head.length < 6 || head.readUInt32BE(0) !== 0x7f454c46) throw new Error(`${host.description}: cannot read the ELF header of /bin/sh`);
+  if (!head || head.length < 6 || head.readUInt32BE(0) !== 0x7f454c46)
+    throw new Error(`${host.description}: cannot read the ELF header of /bin/sh`);
   if (head[5] === 1) return 'bpfel';
   if (head[5] === 2) return 'bpfeb';
   throw new Error(`${host.description}: unknown EI_DATA ${head[5]}`);
@@ -108,7 +116,12 @@ export interface ConfiguredObject {
   fingerprint: string;
 }
 
-export function configuredObject(endian: BpfEndian, program: ObjectName, cfg: RewriteConfig, l2: L2Mode): ConfiguredObject {
+export function configuredObject(
+  endian: BpfEndian,
+  program: ObjectName,
+  cfg: RewriteConfig,
+  l2: L2Mode,
+): ConfiguredObject {
   const bytes = patchRodata(readFileSync(bpfObjectFor(endian, program)), rodataFor(program, cfg, l2));
   return { program, bytes, fingerprint: createHash('sha256').update(bytes).digest('hex').slice(0, 12) };
 }

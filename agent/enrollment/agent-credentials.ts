@@ -2,7 +2,13 @@ import { createHash, createPublicKey, webcrypto, X509Certificate } from 'node:cr
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { connect as tlsConnect, type DetailedPeerCertificate } from 'node:tls';
-import { credentials as grpcCredentials, experimental, Metadata, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
+import {
+  credentials as grpcCredentials,
+  experimental,
+  Metadata,
+  type ChannelCredentials,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { AgentServiceClient, type EnrollResponse, type Renewed } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { concurrencyGate } from '../../core/concurrency-gate.js';
 import { heapSettler } from '../heap-settle.js';
@@ -31,7 +37,10 @@ export class EnrollmentError extends Error {
 }
 
 function pem(label: string, der: ArrayBuffer | Buffer): string {
-  return `-----BEGIN ${label}-----\n${Buffer.from(der as ArrayBuffer).toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END ${label}-----\n`;
+  return `-----BEGIN ${label}-----\n${Buffer.from(der as ArrayBuffer)
+    .toString('base64')
+    .match(/.{1,64}/g)!
+    .join('\n')}\n-----END ${label}-----\n`;
 }
 
 /** A fresh key pair and a CSR for it; the private key never leaves the agent. */
@@ -50,7 +59,11 @@ export async function newKeyAndCsr(identity: string): Promise<{ keyPem: string; 
   return { keyPem: pem('PRIVATE KEY', await subtle.exportKey('pkcs8', keys.privateKey)), csrPem: csr.toString('pem') };
 }
 
-const normalizeFingerprint = (f: string) => f.replace(/^sha256:/i, '').replace(/[^0-9a-f]/gi, '').toLowerCase();
+const normalizeFingerprint = (f: string) =>
+  f
+    .replace(/^sha256:/i, '')
+    .replace(/[^0-9a-f]/gi, '')
+    .toLowerCase();
 
 /**
  * Bootstraps trust from a pinned CA fingerprint (what `POST /v1/enrollment-tokens` returns):
@@ -66,20 +79,37 @@ export async function fetchPinnedCa(address: string, fingerprint: string, timeou
   const port = Number(address.slice(idx + 1));
   const chain = await new Promise<DetailedPeerCertificate>((resolve, reject) => {
     // rejectUnauthorized=false only to READ the chain; trust is decided by the pin below.
-    const socket = tlsConnect({ host, port, rejectUnauthorized: false, ALPNProtocols: ['h2'], servername: /^[\d.]+$|:/.test(host) ? undefined : host }, () => {
-      const peer = socket.getPeerCertificate(true);
-      socket.destroy();
-      resolve(peer);
-    });
-    socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`timed out reading the controller's certificate from ${address}`)));
+    const socket = tlsConnect(
+      {
+        host,
+        port,
+        rejectUnauthorized: false,
+        ALPNProtocols: ['h2'],
+        servername: /^[\d.]+$|:/.test(host) ? undefined : host,
+      },
+      () => {
+        const peer = socket.getPeerCertificate(true);
+        socket.destroy();
+        resolve(peer);
+      },
+    );
+    socket.setTimeout(timeoutMs, () =>
+      socket.destroy(new Error(`timed out reading the controller's certificate from ${address}`)),
+    );
     socket.on('error', reject);
   });
   const seen = new Set<string>();
-  for (let cert: DetailedPeerCertificate | undefined = chain; cert?.raw && !seen.has(cert.fingerprint256); cert = cert.issuerCertificate) {
+  for (
+    let cert: DetailedPeerCertificate | undefined = chain;
+    cert?.raw && !seen.has(cert.fingerprint256);
+    cert = cert.issuerCertificate
+  ) {
     seen.add(cert.fingerprint256);
     if (createHash('sha256').update(cert.raw).digest('hex') === want) return pem('CERTIFICATE', cert.raw);
   }
-  throw new EnrollmentError(`the controller at ${address} did not present a CA with the pinned fingerprint; refusing to enroll`);
+  throw new EnrollmentError(
+    `the controller at ${address} did not present a CA with the pinned fingerprint; refusing to enroll`,
+  );
 }
 
 export interface EnrollOptions {
@@ -97,20 +127,37 @@ export interface EnrollOptions {
 
 /** Exchanges an enrollment token and a CSR for this router's client certificate (server verified by TLS). */
 export async function enroll(options: EnrollOptions): Promise<AgentIdentity> {
-  const caPem = options.caPem ?? (options.caFingerprint ? await fetchPinnedCa(options.address, options.caFingerprint, options.timeoutMs) : undefined);
-  if (!caPem) throw new EnrollmentError('enrollment needs the controller CA (caPem) or its fingerprint (caFingerprint)');
+  const caPem =
+    options.caPem ??
+    (options.caFingerprint
+      ? await fetchPinnedCa(options.address, options.caFingerprint, options.timeoutMs)
+      : undefined);
+  if (!caPem)
+    throw new EnrollmentError('enrollment needs the controller CA (caPem) or its fingerprint (caFingerprint)');
   const { keyPem, csrPem } = await newKeyAndCsr(options.identity);
-  const client = new AgentServiceClient(options.address, grpcCredentials.createSsl(Buffer.from(caPem)), { 'grpc.use_local_subchannel_pool': 1 });
+  const client = new AgentServiceClient(options.address, grpcCredentials.createSsl(Buffer.from(caPem)), {
+    'grpc.use_local_subchannel_pool': 1,
+  });
   try {
     const response = await new Promise<EnrollResponse>((resolve, reject) => {
       client.enroll(
         { token: options.token, csrPem, router: { identity: options.identity, name: options.name ?? '' } },
         new Metadata(),
         { deadline: Date.now() + (options.timeoutMs ?? 15_000) },
-        (err: ServiceError | null, res?: EnrollResponse) => (err ? reject(new EnrollmentError(`enrollment refused: ${err.details || err.message}`, err.code)) : resolve(res!)),
+        (err: ServiceError | null, res?: EnrollResponse) =>
+          err
+            ? reject(new EnrollmentError(`enrollment refused: ${err.details || err.message}`, err.code))
+            : resolve(res!),
       );
     });
-    return { identity: options.identity, routerId: response.routerId, keyPem, certificatePem: response.certificatePem, caPem: response.caCertificatePem || caPem, receivedAt: Date.now() };
+    return {
+      identity: options.identity,
+      routerId: response.routerId,
+      keyPem,
+      certificatePem: response.certificatePem,
+      caPem: response.caCertificatePem || caPem,
+      receivedAt: Date.now(),
+    };
   } finally {
     client.close();
   }
@@ -127,7 +174,8 @@ class MutableCertificateProvider implements experimental.CertificateProvider {
   update(next: AgentIdentity): void {
     this.current = next;
     for (const l of this.caListeners) l({ caCertificate: Buffer.from(next.caPem) });
-    for (const l of this.identityListeners) l({ certificate: Buffer.from(next.certificatePem), privateKey: Buffer.from(next.keyPem) });
+    for (const l of this.identityListeners)
+      l({ certificate: Buffer.from(next.certificatePem), privateKey: Buffer.from(next.keyPem) });
   }
   addCaCertificateListener(l: CaListener): void {
     this.caListeners.add(l);
@@ -190,9 +238,18 @@ export class AgentCredentials {
   /** The credentials saved in `stateDir`, or null when this router was never enrolled there. */
   static async load(stateDir: string): Promise<AgentCredentials | null> {
     try {
-      const meta = JSON.parse(await readFile(path.join(stateDir, FILES.meta), 'utf8')) as { identity: string; routerId: string; receivedAt: number };
-      const [keyPem, certificatePem, caPem] = await Promise.all([FILES.key, FILES.cert, FILES.ca].map((f) => readFile(path.join(stateDir, f), 'utf8')));
-      return new AgentCredentials({ ...meta, keyPem: keyPem!, certificatePem: certificatePem!, caPem: caPem! }, stateDir);
+      const meta = JSON.parse(await readFile(path.join(stateDir, FILES.meta), 'utf8')) as {
+        identity: string;
+        routerId: string;
+        receivedAt: number;
+      };
+      const [keyPem, certificatePem, caPem] = await Promise.all(
+        [FILES.key, FILES.cert, FILES.ca].map((f) => readFile(path.join(stateDir, f), 'utf8')),
+      );
+      return new AgentCredentials(
+        { ...meta, keyPem: keyPem!, certificatePem: certificatePem!, caPem: caPem! },
+        stateDir,
+      );
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
@@ -211,7 +268,15 @@ export class AgentCredentials {
     await write(FILES.key, this.current.keyPem, 0o600);
     await write(FILES.cert, this.current.certificatePem, 0o644);
     await write(FILES.ca, this.current.caPem, 0o644);
-    await write(FILES.meta, JSON.stringify({ identity: this.current.identity, routerId: this.current.routerId, receivedAt: this.current.receivedAt }), 0o644);
+    await write(
+      FILES.meta,
+      JSON.stringify({
+        identity: this.current.identity,
+        routerId: this.current.routerId,
+        receivedAt: this.current.receivedAt,
+      }),
+      0o644,
+    );
   }
 
   /** A CSR for a NEW key (kept pending until the renewed certificate arrives). */
@@ -224,13 +289,20 @@ export class AgentCredentials {
   /** Installs a renewed certificate if it matches the pending key; the next connection uses it. */
   async applyRenewal(renewed: Renewed): Promise<void> {
     const keyPem = this.pendingKeyPem;
-    if (renewed.error || !renewed.certificatePem) throw new EnrollmentError(`renewal refused: ${renewed.error || 'no certificate'}`);
+    if (renewed.error || !renewed.certificatePem)
+      throw new EnrollmentError(`renewal refused: ${renewed.error || 'no certificate'}`);
     if (!keyPem) throw new EnrollmentError('a renewed certificate arrived without a pending request');
     const certKey = new X509Certificate(renewed.certificatePem).publicKey.export({ format: 'der', type: 'spki' });
     const ourKey = createPublicKey(keyPem).export({ format: 'der', type: 'spki' });
     if (!certKey.equals(ourKey)) throw new EnrollmentError('the renewed certificate is not for the pending key');
     this.pendingKeyPem = undefined;
-    this.current = { ...this.current, keyPem, certificatePem: renewed.certificatePem, caPem: renewed.caCertificatePem || this.current.caPem, receivedAt: Date.now() };
+    this.current = {
+      ...this.current,
+      keyPem,
+      certificatePem: renewed.certificatePem,
+      caPem: renewed.caCertificatePem || this.current.caPem,
+      receivedAt: Date.now(),
+    };
     await this.save();
     this.provider.update(this.current);
   }
@@ -250,7 +322,11 @@ export interface RenewableLink {
  * Renews the certificate over the live, authenticated stream before it expires: checks on
  * every Welcome and then periodically; at most one request in flight. Returns a stop function.
  */
-export function keepRenewed(link: RenewableLink, creds: AgentCredentials, options: { checkEveryMs?: number; onError?: (err: Error) => void } = {}): () => void {
+export function keepRenewed(
+  link: RenewableLink,
+  creds: AgentCredentials,
+  options: { checkEveryMs?: number; onError?: (err: Error) => void } = {},
+): () => void {
   let inFlight = false;
   const check = () => {
     if (inFlight || !creds.renewalDue()) return;

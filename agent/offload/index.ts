@@ -78,7 +78,16 @@ export function parseFlowtables(text: string): Flowtable[] {
       family = m[1]!;
       table = m[2]!;
     } else if ((m = line.match(/^flowtable\s+(\S+)\s*\{(.*)$/))) {
-      current = { family, table, name: m[1]!, hook: null, priority: null, devices: [], offloadFlag: false, counter: false };
+      current = {
+        family,
+        table,
+        name: m[1]!,
+        hook: null,
+        priority: null,
+        devices: [],
+        offloadFlag: false,
+        counter: false,
+      };
       out.push(current);
       // Single-line form: flowtable ft { hook ingress priority 0; devices = { x }; flags offload; }
       if (m[2]!.includes('}')) {
@@ -99,7 +108,10 @@ function applyAttr(ft: Flowtable, attr: string): void {
     ft.hook = m[1]!;
     ft.priority = m[2]!.trim();
   } else if ((m = attr.match(/^devices\s*=\s*\{?\s*([^}]*)\}?/))) {
-    ft.devices = m[1]!.split(',').map((d) => d.trim().replace(/^"|"$/g, '')).filter(Boolean);
+    ft.devices = m[1]!
+      .split(',')
+      .map((d) => d.trim().replace(/^"|"$/g, ''))
+      .filter(Boolean);
   } else if (/^flags\s+.*\boffload\b/.test(attr)) ft.offloadFlag = true;
   else if (attr === 'counter') ft.counter = true;
 }
@@ -123,10 +135,23 @@ export function liveMode(flowtables: Flowtable[]): OffloadLiveMode {
  */
 export async function offloadSupport(host: RouterHost): Promise<OffloadSupport> {
   const uci = await host.run(['uci', '-q', 'get', `${UCI_DEFAULTS}`]);
-  if (uci.code === 127) return { supported: false, reason: `no uci on this host (not OpenWrt): flow offloading is managed through uci/fw4 only; ${await kernelFlowtableSupport(host)}` };
-  if (uci.code !== 0) return { supported: false, reason: 'uci has no firewall defaults section (firewall.@defaults[0]): is the firewall package installed?' };
+  if (uci.code === 127)
+    return {
+      supported: false,
+      reason: `no uci on this host (not OpenWrt): flow offloading is managed through uci/fw4 only; ${await kernelFlowtableSupport(host)}`,
+    };
+  if (uci.code !== 0)
+    return {
+      supported: false,
+      reason: 'uci has no firewall defaults section (firewall.@defaults[0]): is the firewall package installed?',
+    };
   const fw4 = await host.run(['sh', '-c', 'command -v fw4']);
-  if (fw4.code !== 0) return { supported: false, reason: 'fw4 not found: this is a fw3 (iptables) firewall; wrtfleet manages flow offloading through fw4 (OpenWrt 22.03+) only' };
+  if (fw4.code !== 0)
+    return {
+      supported: false,
+      reason:
+        'fw4 not found: this is a fw3 (iptables) firewall; wrtfleet manages flow offloading through fw4 (OpenWrt 22.03+) only',
+    };
   return { supported: true, reason: 'uci firewall defaults and fw4 present' };
 }
 
@@ -136,7 +161,11 @@ async function kernelFlowtableSupport(host: RouterHost): Promise<string> {
   const r = await host.run(['nft', '-f', '-'], { input: script });
   if (r.code === 127) return 'nft is not installed either, so kernel flowtable support was not tested';
   if (r.code === 0) return 'the kernel itself does support nftables flowtables (a test flowtable loaded)';
-  const config = await host.run(['sh', '-c', 'zcat /proc/config.gz 2>/dev/null | grep -E "^(# )?CONFIG_NF_FLOW_TABLE[ =]"']);
+  const config = await host.run([
+    'sh',
+    '-c',
+    'zcat /proc/config.gz 2>/dev/null | grep -E "^(# )?CONFIG_NF_FLOW_TABLE[ =]"',
+  ]);
   const cfg = config.stdout.trim();
   const err = (r.stderr.match(/Error: ([^\n]+)/)?.[1] ?? r.stderr.trim()).slice(0, 120);
   return `and this kernel has no nf_flow_table: a test flowtable was refused (${err})${cfg ? `; /proc/config.gz: ${cfg}` : ''}`;
@@ -159,7 +188,14 @@ export async function readOffload(host: RouterHost, support?: OffloadSupport): P
   const flowtables = parseFlowtables(await runChecked(host, ['nft', 'list', 'flowtables']));
   const configured = configuredMode(uci);
   const live = liveMode(flowtables);
-  return { support: sup, uci, configured, live, flowtables, fallback: configured === 'hardware' && live === 'software' };
+  return {
+    support: sup,
+    uci,
+    configured,
+    live,
+    flowtables,
+    fallback: configured === 'hardware' && live === 'software',
+  };
 }
 
 async function pendingFirewallChanges(host: RouterHost): Promise<string> {
@@ -184,7 +220,10 @@ export async function applyOffload(host: RouterHost, target: UciOffloadValues): 
 
   if (!uciSame) {
     const pending = await pendingFirewallChanges(host);
-    if (pending) throw new Error(`the firewall config has uncommitted uci changes made outside wrtfleet; refusing to commit them along with ours:\n${pending}`);
+    if (pending)
+      throw new Error(
+        `the firewall config has uncommitted uci changes made outside wrtfleet; refusing to commit them along with ours:\n${pending}`,
+      );
     for (const option of OFFLOAD_OPTIONS) {
       if (before.uci![option] === target[option]) continue;
       const value = target[option];
@@ -205,20 +244,30 @@ export async function applyOffload(host: RouterHost, target: UciOffloadValues): 
   for (const line of reload.split('\n')) if (line.trim()) warnings.push(line.trim());
   const after = await readOffload(host, support);
   if (after.fallback && !warnings.some((w) => w.includes(FW4_FALLBACK_WARNING))) {
-    warnings.push(`fw4 installed a software flowtable although flow_offloading_hw=1 (its hardware check failed: ${FW4_FALLBACK_WARNING.toLowerCase()})`);
+    warnings.push(
+      `fw4 installed a software flowtable although flow_offloading_hw=1 (its hardware check failed: ${FW4_FALLBACK_WARNING.toLowerCase()})`,
+    );
   }
   return { ...after, changes, warnings };
 }
 
 /** Problems between the live state and the mode a plan asked for (empty: verified). */
-export function verifyOffload(state: OffloadState, expected: OffloadLiveMode, opts: { acceptFallback?: boolean } = {}): string[] {
+export function verifyOffload(
+  state: OffloadState,
+  expected: OffloadLiveMode,
+  opts: { acceptFallback?: boolean } = {},
+): string[] {
   const problems: string[] = [];
   if (!state.support.supported) return [`flow offloading unsupported: ${state.support.reason}`];
-  if (state.configured !== expected) problems.push(`uci asks for ${state.configured} offload, the plan for ${expected}`);
+  if (state.configured !== expected)
+    problems.push(`uci asks for ${state.configured} offload, the plan for ${expected}`);
   const fw4 = state.flowtables.filter((f) => f.table === 'fw4');
-  if (expected === 'off' && fw4.length > 0) problems.push(`fw4 flowtable ${fw4.map((f) => f.name).join(', ')} present although offloading is off`);
-  if (expected !== 'off' && fw4.length === 0) problems.push('no fw4 flowtable in the live ruleset (nft list flowtables)');
-  if (expected === 'software' && fw4.some((f) => f.offloadFlag)) problems.push('fw4 flowtable has flags offload although the plan asks for software offload');
+  if (expected === 'off' && fw4.length > 0)
+    problems.push(`fw4 flowtable ${fw4.map((f) => f.name).join(', ')} present although offloading is off`);
+  if (expected !== 'off' && fw4.length === 0)
+    problems.push('no fw4 flowtable in the live ruleset (nft list flowtables)');
+  if (expected === 'software' && fw4.some((f) => f.offloadFlag))
+    problems.push('fw4 flowtable has flags offload although the plan asks for software offload');
   if (expected === 'hardware' && fw4.length > 0 && !fw4.some((f) => f.offloadFlag) && !opts.acceptFallback) {
     problems.push(`fw4 flowtable has no flags offload: fw4 fell back to software (${FW4_FALLBACK_WARNING})`);
   }

@@ -25,7 +25,17 @@
  * idle agent's heap from carrying ~0.9 MB of source it never executes (docs/BENCHMARKS.md, Agent).
  */
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,8 +54,17 @@ const relocateBpf: Plugin = {
   setup(b) {
     b.onLoad({ filter: /agent[\\/]datapath[\\/]programs\.ts$/ }, (args) => {
       const src = readFileSync(args.path, 'utf8');
-      if (!src.includes(PROGRAMS_LINE)) throw new Error(`agent/datapath/programs.ts no longer contains ${PROGRAMS_LINE}; update agent/packaging/build.ts`);
-      return { contents: src.replace(PROGRAMS_LINE, 'const REPO_ROOT = process.env.WRTFLEET_HOME ?? dirname(fileURLToPath(import.meta.url));'), loader: 'ts' };
+      if (!src.includes(PROGRAMS_LINE))
+        throw new Error(
+          `agent/datapath/programs.ts no longer contains ${PROGRAMS_LINE}; update agent/packaging/build.ts`,
+        );
+      return {
+        contents: src.replace(
+          PROGRAMS_LINE,
+          'const REPO_ROOT = process.env.WRTFLEET_HOME ?? dirname(fileURLToPath(import.meta.url));',
+        ),
+        loader: 'ts',
+      };
     });
   },
 };
@@ -61,8 +80,15 @@ const relocateBpf: Plugin = {
 const builtinsByRequire: Plugin = {
   name: 'wrtfleet-builtins-by-require',
   setup(b) {
-    b.onResolve({ filter: /^node:/ }, (args) => (args.kind === 'import-statement' || args.kind === 'dynamic-import' ? { path: args.path, namespace: 'wf-builtin' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'wf-builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+    b.onResolve({ filter: /^node:/ }, (args) =>
+      args.kind === 'import-statement' || args.kind === 'dynamic-import'
+        ? { path: args.path, namespace: 'wf-builtin' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'wf-builtin' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
   },
 };
 
@@ -81,8 +107,14 @@ const grpcUtcTimers: Plugin = {
     b.onLoad({ filter: /@grpc[\\/]grpc-js[\\/]build[\\/]src[\\/][\w-]+\.js$/ }, (args) => {
       const src = readFileSync(args.path, 'utf8');
       const out = src.replace(LOCAL_MS, '$1.setTime($1.getTime() +');
-      if (args.path.endsWith('backoff-timeout.js') && out === src) throw new Error(`${args.path} no longer computes its timers with setMilliseconds(getMilliseconds() + ...); update agent/packaging/build.ts`);
-      if (/\.(?:set|get)(?:Milliseconds|Seconds|Minutes|Hours|Date|Month|FullYear)\(/.test(out)) throw new Error(`${args.path} uses local-time Date accessors this build does not rewrite; update agent/packaging/build.ts`);
+      if (args.path.endsWith('backoff-timeout.js') && out === src)
+        throw new Error(
+          `${args.path} no longer computes its timers with setMilliseconds(getMilliseconds() + ...); update agent/packaging/build.ts`,
+        );
+      if (/\.(?:set|get)(?:Milliseconds|Seconds|Minutes|Hours|Date|Month|FullYear)\(/.test(out))
+        throw new Error(
+          `${args.path} uses local-time Date accessors this build does not rewrite; update agent/packaging/build.ts`,
+        );
       return { contents: out, loader: 'js' };
     });
   },
@@ -96,11 +128,22 @@ const grpcUtcTimers: Plugin = {
  * replaced by a stub whose `setup()` (the balancers' registration) does nothing and whose every
  * other member throws, naming itself, so a use would be loud, not a silent undefined.
  */
-const GRPC_SERVER_SIDE = ['server', 'server-call', 'server-interceptors', 'server-credentials', 'load-balancer-round-robin', 'load-balancer-outlier-detection', 'load-balancer-weighted-round-robin', 'orca'];
+const GRPC_SERVER_SIDE = [
+  'server',
+  'server-call',
+  'server-interceptors',
+  'server-credentials',
+  'load-balancer-round-robin',
+  'load-balancer-outlier-detection',
+  'load-balancer-weighted-round-robin',
+  'orca',
+];
 const grpcClientOnly: Plugin = {
   name: 'wrtfleet-grpc-client-only',
   setup(b) {
-    const filter = new RegExp(`@grpc[\\\\/]grpc-js[\\\\/]build[\\\\/]src[\\\\/](?:${GRPC_SERVER_SIDE.join('|')})\\.js$`);
+    const filter = new RegExp(
+      `@grpc[\\\\/]grpc-js[\\\\/]build[\\\\/]src[\\\\/](?:${GRPC_SERVER_SIDE.join('|')})\\.js$`,
+    );
     b.onLoad({ filter }, (args) => {
       const part = args.path.split(/[\\/]/).pop();
       return {
@@ -138,7 +181,9 @@ const rel = (path: string) => relative(ROOT, path).split(sep).join('/');
 const sectionOf = (path: string) => {
   const p = path.split(sep).join('/');
   // A package may be installed anywhere up the tree (hoisted, linked): match it by its path inside node_modules.
-  return Object.entries(SECTIONS).find(([, entry]) => rel(path) === entry || (entry.startsWith('node_modules/') && p.endsWith(`/${entry}`)))?.[0];
+  return Object.entries(SECTIONS).find(
+    ([, entry]) => rel(path) === entry || (entry.startsWith('node_modules/') && p.endsWith(`/${entry}`)),
+  )?.[0];
 };
 
 /** Points imports of a section's entry at the loader (the always-loaded part, and one section using another). */
@@ -147,14 +192,28 @@ function sectionRefs(self: string | undefined, coreInputs?: Set<string>): Plugin
     name: 'wrtfleet-sections',
     setup(b) {
       b.onResolve({ filter: /.*/ }, async (args) => {
-        if (args.pluginData === SKIP_SECTION_RESOLVE || args.kind === 'entry-point' || isBuiltin(args.path) || args.namespace !== 'file') return undefined;
-        const r = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: SKIP_SECTION_RESOLVE });
+        if (
+          args.pluginData === SKIP_SECTION_RESOLVE ||
+          args.kind === 'entry-point' ||
+          isBuiltin(args.path) ||
+          args.namespace !== 'file'
+        )
+          return undefined;
+        const r = await b.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: SKIP_SECTION_RESOLVE,
+        });
         if (r.errors.length > 0 || r.external || r.namespace !== 'file') return undefined;
         const section = sectionOf(r.path);
         if (self === undefined) {
           // The always-loaded part: a section is reached only lazily, through the loader.
           if (!section) return undefined;
-          if (args.kind !== 'dynamic-import' && args.kind !== 'require-call') throw new Error(`${args.importer} imports ${args.path} statically: it is the lazy section "${section}" (agent/packaging/build.ts SECTIONS); import it with await import() or take it out of SECTIONS`);
+          if (args.kind !== 'dynamic-import' && args.kind !== 'require-call')
+            throw new Error(
+              `${args.importer} imports ${args.path} statically: it is the lazy section "${section}" (agent/packaging/build.ts SECTIONS); import it with await import() or take it out of SECTIONS`,
+            );
           return { path: section, namespace: 'wf-section' };
         }
         if (section && section !== self) return { path: `wf-section:${section}`, external: true };
@@ -204,7 +263,8 @@ const ENTRY_STUB = [
 ].join('\n');
 
 function storeInComment(js: string): string {
-  if (js.includes(COMMENT_END_ESCAPE)) throw new Error('the always-loaded code contains U+0001, which the entry stub uses to escape comment ends');
+  if (js.includes(COMMENT_END_ESCAPE))
+    throw new Error('the always-loaded code contains U+0001, which the entry stub uses to escape comment ends');
   if (js.includes(CORE_END)) throw new Error(`the always-loaded code contains ${JSON.stringify(CORE_END)}`);
   return js.replaceAll('*/', `*${COMMENT_END_ESCAPE}/`);
 }
@@ -234,7 +294,9 @@ const TRANSIENT_SECTIONS = new Set(['profile-spec', 'x509']);
 
 /** The comment at the end of agent.cjs: the build id, then one `name:base64(brotli(js))` line per section. */
 export function payloadTrailer(buildId: string, payloads: Record<string, string>): string {
-  return `\n${PAYLOAD_TRAILER} ${buildId}\n${Object.entries(payloads).map(([name, b64]) => `${name}:${b64}\n`).join('')}*/\n`;
+  return `\n${PAYLOAD_TRAILER} ${buildId}\n${Object.entries(payloads)
+    .map(([name, b64]) => `${name}:${b64}\n`)
+    .join('')}*/\n`;
 }
 
 /**
@@ -259,7 +321,9 @@ export function sectionLoaderSource(buildId: string, shared: string[]): string {
     "  const text = readFileSync(__filename, 'latin1');",
     `  const at = text.lastIndexOf(${JSON.stringify(`
 ${PAYLOAD_TRAILER} `)});`,
-    "  const build = at < 0 ? '' : text.slice(at + " + String(PAYLOAD_TRAILER.length + 2) + ", text.indexOf('\\n', at + 1));",
+    "  const build = at < 0 ? '' : text.slice(at + " +
+      String(PAYLOAD_TRAILER.length + 2) +
+      ", text.indexOf('\\n', at + 1));",
     '  if (build !== BUILD) throw new Error(`agent bundle: ${__filename} is not the build this agent runs (${BUILD}, the file has ${build || "no sections"}): restart the agent`);',
     "  const key = '\\n' + name + ':';",
     '  const start = text.indexOf(key, at);',
@@ -332,7 +396,8 @@ export interface AgentBundle {
 
 export async function bundleAgent(): Promise<AgentBundle> {
   for (const endian of ['bpfel', 'bpfeb']) {
-    if (!existsSync(join(BPF, endian, 'set_ip_ttl.o'))) throw new Error(`missing ${join(BPF, endian)}: run npm run bpf:build first`);
+    if (!existsSync(join(BPF, endian, 'set_ip_ttl.o')))
+      throw new Error(`missing ${join(BPF, endian)}: run npm run bpf:build first`);
   }
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
@@ -359,9 +424,23 @@ export async function bundleAgent(): Promise<AgentBundle> {
     define: { 'import.meta.url': '__wfMetaUrl' },
   };
   // 1. What the always-loaded part holds (sections stubbed out).
-  const first = await build({ ...core, plugins: [relocateBpf, builtinsByRequire, grpcClientOnly, grpcUtcTimers, sectionRefs(undefined), sectionLoader('', [])] });
+  const first = await build({
+    ...core,
+    plugins: [
+      relocateBpf,
+      builtinsByRequire,
+      grpcClientOnly,
+      grpcUtcTimers,
+      sectionRefs(undefined),
+      sectionLoader('', []),
+    ],
+  });
   const coreInputs = new Set(Object.keys(first.metafile!.inputs));
-  for (const name of Object.keys(SECTIONS)) if (!coreInputs.has(`wf-section:${name}`)) throw new Error(`lazy section "${name}" (${SECTIONS[name]}) is not imported anywhere any more: update SECTIONS in agent/packaging/build.ts`);
+  for (const name of Object.keys(SECTIONS))
+    if (!coreInputs.has(`wf-section:${name}`))
+      throw new Error(
+        `lazy section "${name}" (${SECTIONS[name]}) is not imported anywhere any more: update SECTIONS in agent/packaging/build.ts`,
+      );
   // 2. Each section on its own, sharing what the always-loaded part already has.
   const payloads: Record<string, string> = {};
   const shared = new Set<string>();
@@ -373,22 +452,47 @@ export async function bundleAgent(): Promise<AgentBundle> {
       outfile: join(OUT, `${name}.section.js`),
       write: false,
       format: 'cjs',
-      define: { 'import.meta.url': '__wfMetaUrl', 'import.meta.dirname': '__dirname', 'import.meta.filename': '__filename' },
+      define: {
+        'import.meta.url': '__wfMetaUrl',
+        'import.meta.dirname': '__dirname',
+        'import.meta.filename': '__filename',
+      },
       plugins: [relocateBpf, grpcUtcTimers, sectionRefs(name, coreInputs)],
     });
     const out = r.outputFiles!.find((f) => f.path.endsWith('.section.js'))!;
-    for (const imp of Object.values(r.metafile!.outputs).flatMap((o: Metafile['outputs'][string]) => o.imports)) if (imp.path.startsWith('wf-core:')) shared.add(imp.path.slice(8));
+    for (const imp of Object.values(r.metafile!.outputs).flatMap((o: Metafile['outputs'][string]) => o.imports))
+      if (imp.path.startsWith('wf-core:')) shared.add(imp.path.slice(8));
     sectionBytes[name] = out.contents.length;
-    payloads[name] = brotliCompressSync(out.contents, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: out.contents.length } }).toString('base64');
+    payloads[name] = brotliCompressSync(out.contents, {
+      params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: out.contents.length },
+    }).toString('base64');
   }
   // 3. The always-loaded part with the sections in it.
   const buildId = createHash('sha256').update(JSON.stringify(payloads)).digest('hex').slice(0, 16);
-  const last = await build({ ...core, plugins: [relocateBpf, builtinsByRequire, grpcClientOnly, grpcUtcTimers, sectionRefs(undefined), sectionLoader(buildId, [...shared].sort())] });
+  const last = await build({
+    ...core,
+    plugins: [
+      relocateBpf,
+      builtinsByRequire,
+      grpcClientOnly,
+      grpcUtcTimers,
+      sectionRefs(undefined),
+      sectionLoader(buildId, [...shared].sort()),
+    ],
+  });
   const coreJs = last.outputFiles![0]!.text;
-  const statements = Object.values(last.metafile!.outputs).flatMap((o) => o.imports.filter((i) => i.kind === 'import-statement'));
-  if (statements.length > 0 || /^\s*(?:import|export)\s/m.test(coreJs)) throw new Error(`the always-loaded part has ES module imports or exports (${statements.map((i) => i.path).join(', ')}); the entry stub runs it as a function body`);
+  const statements = Object.values(last.metafile!.outputs).flatMap((o) =>
+    o.imports.filter((i) => i.kind === 'import-statement'),
+  );
+  if (statements.length > 0 || /^\s*(?:import|export)\s/m.test(coreJs))
+    throw new Error(
+      `the always-loaded part has ES module imports or exports (${statements.map((i) => i.path).join(', ')}); the entry stub runs it as a function body`,
+    );
   // The sections, after the code: one comment the JavaScript never reads as a value (see sectionLoader).
-  writeFileSync(bundle, `${ENTRY_STUB}\n${CORE_START}${storeInComment(coreJs)}${CORE_END}${payloadTrailer(buildId, payloads)}`);
+  writeFileSync(
+    bundle,
+    `${ENTRY_STUB}\n${CORE_START}${storeInComment(coreJs)}${CORE_END}${payloadTrailer(buildId, payloads)}`,
+  );
   chmodSync(bundle, 0o755);
   const objects: string[] = [];
   for (const endian of ['bpfel', 'bpfeb']) {
@@ -421,12 +525,17 @@ export async function bundleAgent(): Promise<AgentBundle> {
     mkdirSync(join(OUT, dir), { recursive: true });
     for (const f of files) copyFileSync(join(here, dir, f), join(OUT, dir, f));
   }
-  const sections = Object.fromEntries(Object.keys(SECTIONS).map((n) => [n, { bytes: sectionBytes[n]!, storedBytes: payloads[n]!.length }]));
+  const sections = Object.fromEntries(
+    Object.keys(SECTIONS).map((n) => [n, { bytes: sectionBytes[n]!, storedBytes: payloads[n]!.length }]),
+  );
   return { bundle, bytes: statSync(bundle).size, objects, sections, helpers };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const r = await bundleAgent();
   console.log(`agent bundle: ${r.bundle} (${(r.bytes / 1024).toFixed(0)} KiB), ${r.objects.length} BPF objects`);
-  for (const [name, s] of Object.entries(r.sections)) console.log(`  lazy section ${name}: ${(s.bytes / 1024).toFixed(0)} KiB of JavaScript, ${(s.storedBytes / 1024).toFixed(0)} KiB in agent.cjs`);
+  for (const [name, s] of Object.entries(r.sections))
+    console.log(
+      `  lazy section ${name}: ${(s.bytes / 1024).toFixed(0)} KiB of JavaScript, ${(s.storedBytes / 1024).toFixed(0)} KiB in agent.cjs`,
+    );
 }

@@ -41,7 +41,14 @@ export interface ProbedCapabilities {
   flags: Partial<CapabilityFlags>;
   reasons: Partial<Record<keyof CapabilityFlags, string>>;
   details: {
-    ebpf: { loaded: boolean; jited?: boolean; bytesJited?: number; bytesXlated?: number; object?: BpfEndian; error?: string };
+    ebpf: {
+      loaded: boolean;
+      jited?: boolean;
+      bytesJited?: number;
+      bytesXlated?: number;
+      object?: BpfEndian;
+      error?: string;
+    };
     tcx: { ok: boolean; error?: string };
     offload: { supported: boolean; reason: string };
   };
@@ -64,7 +71,9 @@ export async function probeCapabilities(host: RouterHost, opts: ProbeOptions = {
 
   const tcx = ebpf.loaded ? await probeTcx(host, helper) : { ok: false, reason: 'eBPF did not load' };
   flags.tcx = tcx.ok;
-  reasons.tcx = tcx.ok ? 'probe: wf-tcx probe found BPF_TCX_EGRESS (kernel >= 6.6 TCX links)' : `probe: no TCX: ${tcx.reason ?? 'unknown'}`;
+  reasons.tcx = tcx.ok
+    ? 'probe: wf-tcx probe found BPF_TCX_EGRESS (kernel >= 6.6 TCX links)'
+    : `probe: no TCX: ${tcx.reason ?? 'unknown'}`;
 
   const offload = await offloadSupport(host);
   flags.softwareOffload = offload.supported;
@@ -83,7 +92,12 @@ export async function probeCapabilities(host: RouterHost, opts: ProbeOptions = {
   };
 }
 
-async function probeEbpf(host: RouterHost, helper: string, pinRoot: string, opts: ProbeOptions): Promise<ProbedCapabilities['details']['ebpf']> {
+async function probeEbpf(
+  host: RouterHost,
+  helper: string,
+  pinRoot: string,
+  opts: ProbeOptions,
+): Promise<ProbedCapabilities['details']['ebpf']> {
   let object: BpfEndian;
   try {
     object = opts.endian === 'little' ? 'bpfel' : opts.endian === 'big' ? 'bpfeb' : await detectEndian(host);
@@ -91,11 +105,23 @@ async function probeEbpf(host: RouterHost, helper: string, pinRoot: string, opts
     return { loaded: false, error: `byte order unknown: ${(err as Error).message}` };
   }
   const bpftool = await host.run(['bpftool', 'version']);
-  if (bpftool.code !== 0) return { loaded: false, object, error: bpftool.code === 127 ? 'bpftool is not installed (OpenWrt: bpftool-minimal or bpftool-full)' : `bpftool version failed: ${bpftool.stderr.trim()}` };
+  if (bpftool.code !== 0)
+    return {
+      loaded: false,
+      object,
+      error:
+        bpftool.code === 127
+          ? 'bpftool is not installed (OpenWrt: bpftool-minimal or bpftool-full)'
+          : `bpftool version failed: ${bpftool.stderr.trim()}`,
+    };
   // wf-tcx mkdir mounts bpffs when it is not mounted yet (OpenWrt mounts it at boot, not every image does).
   const mk = await host.run([helper, 'mkdir', pinRoot]);
   if (mk.code === 127) {
-    return { loaded: false, object, error: `the wf-tcx helper is not on the router at ${helper} (the datapath needs it for bpffs and TCX: cross-compile bpf/tcx-helper for the router's CPU, install it, and set paths.helper)` };
+    return {
+      loaded: false,
+      object,
+      error: `the wf-tcx helper is not on the router at ${helper} (the datapath needs it for bpffs and TCX: cross-compile bpf/tcx-helper for the router's CPU, install it, and set paths.helper)`,
+    };
   }
   if (mk.code !== 0) return { loaded: false, object, error: `bpffs not available: ${(mk.stdout || mk.stderr).trim()}` };
 
@@ -108,9 +134,17 @@ async function probeEbpf(host: RouterHost, helper: string, pinRoot: string, opts
   try {
     await host.writeFile(objPath, obj.bytes, 0o600);
     const load = await host.run(['bpftool', 'prog', 'load', objPath, pin, 'type', 'classifier']);
-    if (load.code !== 0) return { loaded: false, object, error: `bpftool prog load: ${(load.stderr || load.stdout).trim().split('\n').slice(-3).join(' | ')}` };
+    if (load.code !== 0)
+      return {
+        loaded: false,
+        object,
+        error: `bpftool prog load: ${(load.stderr || load.stdout).trim().split('\n').slice(-3).join(' | ')}`,
+      };
     const show = await host.run(['bpftool', '-j', 'prog', 'show', 'pinned', pin]);
-    const info = show.code === 0 ? (JSON.parse(show.stdout) as { bytes_jited?: number; bytes_xlated?: number; jited?: boolean }) : {};
+    const info =
+      show.code === 0
+        ? (JSON.parse(show.stdout) as { bytes_jited?: number; bytes_xlated?: number; jited?: boolean })
+        : {};
     const bytesJited = info.bytes_jited ?? 0;
     return { loaded: true, object, jited: bytesJited > 0, bytesJited, bytesXlated: info.bytes_xlated };
   } catch (err) {

@@ -79,11 +79,13 @@ async function parseText(path: string, text: string): Promise<unknown> {
 
 /** Parses and validates a config document; relative paths are relative to `baseDir`. */
 export function validateProxyConfig(doc: unknown, baseDir: string, env: NodeJS.ProcessEnv = process.env): ProxyConfig {
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new ProxyConfigError('the config must be an object with a `routers` list');
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc))
+    throw new ProxyConfigError('the config must be an object with a `routers` list');
   const d = doc as Record<string, unknown>;
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
   const defaults = (d.defaults ?? {}) as Record<string, unknown>;
-  if (!Array.isArray(d.routers) || d.routers.length === 0) throw new ProxyConfigError('`routers` must be a non-empty list');
+  if (!Array.isArray(d.routers) || d.routers.length === 0)
+    throw new ProxyConfigError('`routers` must be a non-empty list');
   const seen = new Set<string>();
   const routers = d.routers.map((raw, i): ProxyRouterConfig => {
     const where = `routers[${i}]`;
@@ -91,16 +93,24 @@ export function validateProxyConfig(doc: unknown, baseDir: string, env: NodeJS.P
     const r = { ...defaults, ...(raw as Record<string, unknown>) };
     const host = str(r.host, `${where}.host`, true)!;
     const port = r.port === undefined ? 22 : Number(r.port);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new ProxyConfigError(`${where}.port must be 1-65535`);
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new ProxyConfigError(`${where}.port must be 1-65535`);
     const passwordEnv = str(r.passwordEnv, `${where}.passwordEnv`);
     const password = str(r.password, `${where}.password`) ?? (passwordEnv ? env[passwordEnv] : undefined);
-    if (passwordEnv && !password) throw new ProxyConfigError(`${where}.passwordEnv: environment variable ${passwordEnv} is not set`);
+    if (passwordEnv && !password)
+      throw new ProxyConfigError(`${where}.passwordEnv: environment variable ${passwordEnv} is not set`);
     const keyPath = str(r.keyPath, `${where}.keyPath`);
     if (!password && !keyPath) throw new ProxyConfigError(`${where} (${host}): give keyPath, password or passwordEnv`);
     const fp = str(r.hostKeyFingerprint, `${where}.hostKeyFingerprint`);
-    if (fp && !/^(SHA256:)?[A-Za-z0-9+/]{43}=?$/.test(fp.trim())) throw new ProxyConfigError(`${where}.hostKeyFingerprint must look like SHA256:<43 base64 characters> (ssh-keygen -lf)`);
+    if (fp && !/^(SHA256:)?[A-Za-z0-9+/]{43}=?$/.test(fp.trim()))
+      throw new ProxyConfigError(
+        `${where}.hostKeyFingerprint must look like SHA256:<43 base64 characters> (ssh-keygen -lf)`,
+      );
     const tofu = r.tofu === true;
-    if (!fp && !tofu) throw new ProxyConfigError(`${where} (${host}): no hostKeyFingerprint; pin one, or set tofu: true to record the first key seen`);
+    if (!fp && !tofu)
+      throw new ProxyConfigError(
+        `${where} (${host}): no hostKeyFingerprint; pin one, or set tofu: true to record the first key seen`,
+      );
     const identity = str(r.identity, `${where}.identity`);
     const key = identity ?? `${host}:${port}`;
     if (seen.has(key)) throw new ProxyConfigError(`${where}: duplicate router ${key}`);
@@ -199,10 +209,12 @@ export function startProxy(config: ProxyConfig, options: ProxyOptions): Proxy {
       privateKey: r.keyPath ? readFileSync(r.keyPath) : undefined,
       passphrase: r.passphrase,
       hostKeyFingerprint: pinned,
-      onNewHostKey: pinned ? undefined : (fp) => {
-        options.log?.(`${hostKey}: trusting new host key ${fp} on first use (recorded in ${config.knownHosts})`);
-        return known.record(hostKey, fp);
-      },
+      onNewHostKey: pinned
+        ? undefined
+        : (fp) => {
+            options.log?.(`${hostKey}: trusting new host key ${fp} on first use (recorded in ${config.knownHosts})`);
+            return known.record(hostKey, fp);
+          },
       commandTimeoutMs: r.commandTimeoutMs,
       label: `${r.user}@${hostKey}`,
     });

@@ -23,7 +23,14 @@ export class FixtureHost implements RouterHost {
   }
 
   async run(argv: string[]): Promise<CommandResult> {
-    const base = join(this.root, 'commands', argv.join('-').replace(/[^A-Za-z0-9_.-]/g, '_').replace(/-+/g, '-'));
+    const base = join(
+      this.root,
+      'commands',
+      argv
+        .join('-')
+        .replace(/[^A-Za-z0-9_.-]/g, '_')
+        .replace(/-+/g, '-'),
+    );
     for (const candidate of [base, `${base}.json`, `${base}.txt`]) {
       try {
         return { code: 0, stdout: await readFile(candidate, 'utf8'), stderr: '' };

@@ -22,5 +22,8 @@ export function defaultFixturesDir(): string {
 /** The model folders (one router tree each) under `dir`, sorted. */
 export async function fixtureModels(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  return entries.filter((e) => e.isDirectory()).map((e) => join(dir, e.name)).sort();
+  return entries
+    .filter((e) => e.isDirectory())
+    .map((e) => join(dir, e.name))
+    .sort();
 }

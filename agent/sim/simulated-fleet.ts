@@ -28,7 +28,12 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
   const routers: SimulatedRouter[] = [];
   // Enrollment starts for every router at once (a few in flight), not one after another.
   const enrolled = enrollConcurrently(
-    options.fixtureRoots.flatMap((root) => Array.from({ length: options.perModel }, (_, i) => ({ identity: `sim.${basename(root)}:${String(i + 1).padStart(3, '0')}`, name: `${basename(root)}-${String(i + 1).padStart(3, '0')}` }))),
+    options.fixtureRoots.flatMap((root) =>
+      Array.from({ length: options.perModel }, (_, i) => ({
+        identity: `sim.${basename(root)}:${String(i + 1).padStart(3, '0')}`,
+        name: `${basename(root)}-${String(i + 1).padStart(3, '0')}`,
+      })),
+    ),
     options.credentialsFor,
   );
   for (const root of options.fixtureRoots) {

@@ -7,7 +7,12 @@ import { helloMessage } from '../hello.js';
 import { FixtureHost } from './fixture-host.js';
 import { resolvePlan } from '../../core/plan.js';
 import { validateProfileSpec } from '../../core/profile-spec.js';
-import { ApplyResult_Status, type AppliedRevision, type ControllerMessage, type DesiredState } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import {
+  ApplyResult_Status,
+  type AppliedRevision,
+  type ControllerMessage,
+  type DesiredState,
+} from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 
 /** How a simulated router answers a desired state (tests script failures with it). */
 export type SimulatedOutcome = 'apply' | 'fail' | 'silent';
@@ -42,7 +47,8 @@ export class SimulatedRouter {
   private previous: AppliedRevision | undefined;
   private confirmTimer: NodeJS.Timeout | undefined;
   private facts: RouterFacts | undefined;
-  readonly history: { profile: string; revision: number; status: 'applied' | 'failed' | 'rolled_back' | 'refused' }[] = [];
+  readonly history: { profile: string; revision: number; status: 'applied' | 'failed' | 'rolled_back' | 'refused' }[] =
+    [];
   confirmations = 0;
   /** The last desired state the controller sent (tests read what was delivered). */
   lastDesired: DesiredState | undefined;
@@ -51,7 +57,12 @@ export class SimulatedRouter {
 
   constructor(private readonly options: SimulatedRouterOptions) {
     this.facts = options.facts;
-    this.link = new ControllerLink({ address: options.controller, credentials: options.credentials, reconnect: options.reconnect, hello: () => this.hello() });
+    this.link = new ControllerLink({
+      address: options.controller,
+      credentials: options.credentials,
+      reconnect: options.reconnect,
+      hello: () => this.hello(),
+    });
     this.link.on('message', (m: ControllerMessage) => this.onMessage(m));
     this.link.on('welcome', () => {
       while (this.outbox.length && this.link.send(this.outbox[0]!)) this.outbox.shift();
@@ -89,7 +100,12 @@ export class SimulatedRouter {
       this.lastDesired = body.value;
       void this.apply(body.value);
     }
-    if (body?.$case === 'confirmApply' && this.applied?.pendingConfirm && body.value.revision === this.applied.revision && body.value.profile === this.applied.profile) {
+    if (
+      body?.$case === 'confirmApply' &&
+      this.applied?.pendingConfirm &&
+      body.value.revision === this.applied.revision &&
+      body.value.profile === this.applied.profile
+    ) {
       clearTimeout(this.confirmTimer);
       this.applied = { ...this.applied, pendingConfirm: false };
       this.confirmations++;
@@ -102,30 +118,76 @@ export class SimulatedRouter {
     if (outcome === 'silent') return;
     if (this.options.applyDelayMs) await new Promise((r) => setTimeout(r, this.options.applyDelayMs));
     const spec = validateProfileSpec(desired.spec ?? {});
-    const base = { resultId: randomUUID(), profile: desired.profile, revision: desired.revision, startedAt, finishedAt: new Date() };
+    const base = {
+      resultId: randomUUID(),
+      profile: desired.profile,
+      revision: desired.revision,
+      startedAt,
+      finishedAt: new Date(),
+    };
     if (!spec.ok) {
       this.history.push({ profile: desired.profile, revision: desired.revision, status: 'refused' });
-      this.report({ $case: 'applyResult', value: { ...base, status: ApplyResult_Status.STATUS_REFUSED, error: `invalid spec: ${spec.errors[0]?.message}`, evidence: undefined, planHash: '' } });
+      this.report({
+        $case: 'applyResult',
+        value: {
+          ...base,
+          status: ApplyResult_Status.STATUS_REFUSED,
+          error: `invalid spec: ${spec.errors[0]?.message}`,
+          evidence: undefined,
+          planHash: '',
+        },
+      });
       return;
     }
     this.facts ??= await collectFacts(new FixtureHost(this.options.root));
     const plan = resolvePlan(spec.spec, { facts: this.facts });
     if (!plan.satisfiable || outcome === 'fail') {
-      const error = !plan.satisfiable ? plan.refusals.map((r) => r.reason).join('; ') : 'simulated failure: the router restored its previous state';
-      this.history.push({ profile: desired.profile, revision: desired.revision, status: plan.satisfiable ? 'failed' : 'refused' });
+      const error = !plan.satisfiable
+        ? plan.refusals.map((r) => r.reason).join('; ')
+        : 'simulated failure: the router restored its previous state';
+      this.history.push({
+        profile: desired.profile,
+        revision: desired.revision,
+        status: plan.satisfiable ? 'failed' : 'refused',
+      });
       this.report({
         $case: 'applyResult',
-        value: { ...base, status: plan.satisfiable ? ApplyResult_Status.STATUS_FAILED : ApplyResult_Status.STATUS_REFUSED, error, evidence: undefined, planHash: plan.planHash },
+        value: {
+          ...base,
+          status: plan.satisfiable ? ApplyResult_Status.STATUS_FAILED : ApplyResult_Status.STATUS_REFUSED,
+          error,
+          evidence: undefined,
+          planHash: plan.planHash,
+        },
       });
       return;
     }
-    if (this.applied?.planHash === plan.planHash && this.applied.revision === desired.revision && !this.applied.pendingConfirm) {
+    if (
+      this.applied?.planHash === plan.planHash &&
+      this.applied.revision === desired.revision &&
+      !this.applied.pendingConfirm
+    ) {
       // Same revision, same plan: nothing to change; report it applied again.
-      this.report({ $case: 'applyResult', value: { ...base, status: ApplyResult_Status.STATUS_APPLIED, error: '', evidence: { simulated: true, unchanged: true }, planHash: plan.planHash } });
+      this.report({
+        $case: 'applyResult',
+        value: {
+          ...base,
+          status: ApplyResult_Status.STATUS_APPLIED,
+          error: '',
+          evidence: { simulated: true, unchanged: true },
+          planHash: plan.planHash,
+        },
+      });
       return;
     }
     this.previous = this.applied?.pendingConfirm ? this.previous : this.applied;
-    this.applied = { profile: desired.profile, revision: desired.revision, planHash: plan.planHash, appliedAt: new Date(), pendingConfirm: true };
+    this.applied = {
+      profile: desired.profile,
+      revision: desired.revision,
+      planHash: plan.planHash,
+      appliedAt: new Date(),
+      pendingConfirm: true,
+    };
     this.history.push({ profile: desired.profile, revision: desired.revision, status: 'applied' });
     clearTimeout(this.confirmTimer);
     this.confirmTimer = setTimeout(() => this.rollBackUnconfirmed(), Math.max(1, desired.confirmWindowSeconds) * 1000);
@@ -136,7 +198,13 @@ export class SimulatedRouter {
         ...base,
         status: ApplyResult_Status.STATUS_APPLIED,
         error: '',
-        evidence: { simulated: true, datapath: plan.datapath.mode, attach: plan.datapath.attach, programs: plan.datapath.programs.map((p) => p.name), offload: plan.offload.mode },
+        evidence: {
+          simulated: true,
+          datapath: plan.datapath.mode,
+          attach: plan.datapath.attach,
+          programs: plan.datapath.programs.map((p) => p.name),
+          offload: plan.offload.mode,
+        },
         planHash: plan.planHash,
       },
     });

@@ -17,8 +17,15 @@ import { countOffloadedFlows, readOffload, type OffloadState as LiveOffload } fr
 
 export function offloadStateMessage(state: LiveOffload): OffloadState {
   if (!state.support.supported) return { mode: OffloadState_Mode.MODE_UNSUPPORTED, reason: state.support.reason };
-  const mode = state.live === 'hardware' ? OffloadState_Mode.MODE_HARDWARE : state.live === 'software' ? OffloadState_Mode.MODE_SOFTWARE : OffloadState_Mode.MODE_OFF;
-  const reason = state.fallback ? 'flow_offloading_hw=1 but fw4 fell back to software (no hardware offload on this device)' : `uci asks for ${state.configured}, fw4 runs ${state.live}`;
+  const mode =
+    state.live === 'hardware'
+      ? OffloadState_Mode.MODE_HARDWARE
+      : state.live === 'software'
+        ? OffloadState_Mode.MODE_SOFTWARE
+        : OffloadState_Mode.MODE_OFF;
+  const reason = state.fallback
+    ? 'flow_offloading_hw=1 but fw4 fell back to software (no hardware offload on this device)'
+    : `uci asks for ${state.configured}, fw4 runs ${state.live}`;
   return { mode, reason };
 }
 
@@ -43,10 +50,17 @@ function nftCounters(ruleset: string): { program: string; packetsSeen: number; p
   return out;
 }
 
-export async function collectTelemetry(host: RouterHost, opts: DatapathPaths & { endian?: BpfEndian } = {}): Promise<Telemetry> {
+export async function collectTelemetry(
+  host: RouterHost,
+  opts: DatapathPaths & { endian?: BpfEndian } = {},
+): Promise<Telemetry> {
   const status = await ebpfStatus(host, opts);
   const counters = await readAllCounters(host, status, opts.endian ?? 'bpfel').catch(() => ({}));
-  const programs = Object.entries(counters).map(([key, c]) => ({ program: key, packetsSeen: Number(c.seen), packetsRewritten: Number(c.rewritten) }));
+  const programs = Object.entries(counters).map(([key, c]) => ({
+    program: key,
+    packetsSeen: Number(c.seen),
+    packetsRewritten: Number(c.rewritten),
+  }));
   const nft = await readNft(host);
   if (nft.ruleset) programs.push(...nftCounters(nft.ruleset));
   const offload = await readOffload(host);

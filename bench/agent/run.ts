@@ -50,7 +50,12 @@ const INIT_SCRIPT = join(process.cwd(), 'agent/packaging/openwrt/wrtfleet-agent.
 const PROXY_UNIT = join(process.cwd(), 'agent/packaging/systemd/wrtfleet-proxy.service');
 const FLAGS_OVERRIDE = process.env.WF_BENCH_NODE_FLAGS?.split(' ').filter(Boolean);
 /** The node flags of the proxy's systemd unit (its ExecStart, between node and agent.cjs). */
-const NODE_FLAGS = FLAGS_OVERRIDE ?? readFileSync(PROXY_UNIT, 'utf8').match(/^ExecStart=\S+ (.*?)\s*\S+agent\.cjs proxy /m)![1]!.split(' ').filter(Boolean);
+const NODE_FLAGS =
+  FLAGS_OVERRIDE ??
+  readFileSync(PROXY_UNIT, 'utf8')
+    .match(/^ExecStart=\S+ (.*?)\s*\S+agent\.cjs proxy /m)![1]!
+    .split(' ')
+    .filter(Boolean);
 const work = mkdtempSync(join(tmpdir(), 'wf-bench-agent-'));
 const results: Record<string, unknown> = {};
 
@@ -92,8 +97,23 @@ function pct(sorted: number[], p: number): number {
 
 async function benchBundle(): Promise<string> {
   const b = await bundleAgent();
-  results.bundle = { bytes: b.bytes, mib: +(b.bytes / MB).toFixed(2), budgetMiB: 3, objects: b.objects.length, lazySections: b.sections, helpersKiB: Object.fromEntries(Object.entries(b.helpers).map(([k, v]) => [k, Math.round(v / 1024)])) };
-  console.log(`bundle: ${(b.bytes / MB).toFixed(2)} MiB (budget 3 MiB), ${b.objects.length} BPF objects, wf-tcx ${Object.entries(b.helpers).map(([k, v]) => `${k} ${(v / 1024).toFixed(0)} KiB`).join(', ')}; lazy sections (JavaScript -> stored): ${Object.entries(b.sections).map(([n, s]) => `${n} ${(s.bytes / 1024).toFixed(0)} -> ${(s.storedBytes / 1024).toFixed(0)} KiB`).join(', ')}`);
+  results.bundle = {
+    bytes: b.bytes,
+    mib: +(b.bytes / MB).toFixed(2),
+    budgetMiB: 3,
+    objects: b.objects.length,
+    lazySections: b.sections,
+    helpersKiB: Object.fromEntries(Object.entries(b.helpers).map(([k, v]) => [k, Math.round(v / 1024)])),
+  };
+  console.log(
+    `bundle: ${(b.bytes / MB).toFixed(2)} MiB (budget 3 MiB), ${b.objects.length} BPF objects, wf-tcx ${Object.entries(
+      b.helpers,
+    )
+      .map(([k, v]) => `${k} ${(v / 1024).toFixed(0)} KiB`)
+      .join(', ')}; lazy sections (JavaScript -> stored): ${Object.entries(b.sections)
+      .map(([n, s]) => `${n} ${(s.bytes / 1024).toFixed(0)} -> ${(s.storedBytes / 1024).toFixed(0)} KiB`)
+      .join(', ')}`,
+  );
   return b.bundle;
 }
 
@@ -109,20 +129,30 @@ function procdInstance(uci: Record<string, string>, prog: string): { command: st
     'config_get_bool() { config_get "$@"; eval "v=\\$$1"; case "$v" in 1|on|true|yes|enabled) eval "$1=1" ;; *) eval "$1=0" ;; esac; }',
     'procd_open_instance() { :; }',
     'procd_close_instance() { :; }',
-    "procd_set_param() { t=$1; shift; printf 'S\\t%s\\0' \"$t\"; for a in \"$@\"; do printf 'A\\t%s\\t%s\\0' \"$t\" \"$a\"; done; }",
-    "procd_append_param() { t=$1; shift; for a in \"$@\"; do printf 'A\\t%s\\t%s\\0' \"$t\" \"$a\"; done; }",
+    'procd_set_param() { t=$1; shift; printf \'S\\t%s\\0\' "$t"; for a in "$@"; do printf \'A\\t%s\\t%s\\0\' "$t" "$a"; done; }',
+    'procd_append_param() { t=$1; shift; for a in "$@"; do printf \'A\\t%s\\t%s\\0\' "$t" "$a"; done; }',
     '. "$WF_INIT"',
     'PROG="$WF_PROG"',
     'start_service',
   ].join('\n');
-  const out = execFileSync('sh', ['-c', stubs], { env: { PATH: process.env.PATH, WF_INIT: INIT_SCRIPT, WF_PROG: prog, ...Object.fromEntries(Object.entries(uci).map(([k, v]) => [`UCI_${k}`, v])) }, encoding: 'utf8' });
+  const out = execFileSync('sh', ['-c', stubs], {
+    env: {
+      PATH: process.env.PATH,
+      WF_INIT: INIT_SCRIPT,
+      WF_PROG: prog,
+      ...Object.fromEntries(Object.entries(uci).map(([k, v]) => [`UCI_${k}`, v])),
+    },
+    encoding: 'utf8',
+  });
   const params: Record<string, string[]> = {};
   for (const rec of out.split('\0').filter(Boolean)) {
     const [kind, type, ...rest] = rec.split('\t');
     if (kind === 'S') params[type!] = [];
     else (params[type!] ??= []).push(rest.join('\t'));
   }
-  const env = Object.fromEntries((params.env ?? []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  const env = Object.fromEntries(
+    (params.env ?? []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
   let command = params.command ?? [];
   if (!command.length) throw new Error(`${INIT_SCRIPT} start_service started nothing: ${out}`);
   if (FLAGS_OVERRIDE) command = [command[0]!, ...FLAGS_OVERRIDE, ...command.slice(command.indexOf(prog))];
@@ -135,7 +165,11 @@ async function benchPki(ip: string, identity: string) {
   const subtle = webcrypto.subtle;
   const now = Date.now();
   const validity = { notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000) };
-  const pem = async (k: CryptoKey) => `-----BEGIN PRIVATE KEY-----\n${Buffer.from(await subtle.exportKey('pkcs8', k)).toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END PRIVATE KEY-----\n`;
+  const pem = async (k: CryptoKey) =>
+    `-----BEGIN PRIVATE KEY-----\n${Buffer.from(await subtle.exportKey('pkcs8', k))
+      .toString('base64')
+      .match(/.{1,64}/g)!
+      .join('\n')}\n-----END PRIVATE KEY-----\n`;
   const caKeys = (await subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: '01',
@@ -143,17 +177,34 @@ async function benchPki(ip: string, identity: string) {
     ...validity,
     signingAlgorithm: alg,
     keys: caKeys,
-    extensions: [new x509.BasicConstraintsExtension(true, 0, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true)],
+    extensions: [
+      new x509.BasicConstraintsExtension(true, 0, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+    ],
   });
   const leaf = async (serialNumber: string, subject: string, extensions: x509.Extension[]) => {
     const keys = (await subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
-    const cert = await x509.X509CertificateGenerator.create({ serialNumber, subject, issuer: ca.subject, ...validity, signingAlgorithm: alg, signingKey: caKeys.privateKey, publicKey: keys.publicKey, extensions });
+    const cert = await x509.X509CertificateGenerator.create({
+      serialNumber,
+      subject,
+      issuer: ca.subject,
+      ...validity,
+      signingAlgorithm: alg,
+      signingKey: caKeys.privateKey,
+      publicKey: keys.publicKey,
+      extensions,
+    });
     return { certPem: cert.toString('pem'), keyPem: await pem(keys.privateKey) };
   };
   return {
     caPem: ca.toString('pem'),
-    server: await leaf('02', 'CN=wrtfleet controller', [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]), new x509.SubjectAlternativeNameExtension([{ type: 'ip', value: ip }])]),
-    client: await leaf('03', `CN=${identity}`, [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth])]),
+    server: await leaf('02', 'CN=wrtfleet controller', [
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+      new x509.SubjectAlternativeNameExtension([{ type: 'ip', value: ip }]),
+    ]),
+    client: await leaf('03', `CN=${identity}`, [
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
+    ]),
   };
 }
 
@@ -165,7 +216,14 @@ function rssBreakdown(pid: number): Record<string, number> {
     const head = line.match(/^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/);
     if (head) {
       const path = head[1]!;
-      key = path === '[heap]' ? 'mallocHeap' : path.startsWith('/') ? (path === process.execPath ? 'nodeBinary' : 'otherFiles') : 'otherAnon';
+      key =
+        path === '[heap]'
+          ? 'mallocHeap'
+          : path.startsWith('/')
+            ? path === process.execPath
+              ? 'nodeBinary'
+              : 'otherFiles'
+            : 'otherAnon';
       continue;
     }
     const rss = line.match(/^Rss:\s+(\d+) kB/);
@@ -199,8 +257,15 @@ async function idleRss(bundle: string, mode: 'mtls' | 'plaintext'): Promise<Reco
     writeFileSync(join(credentials, 'client.key'), pki.client.keyPem, { mode: 0o600 });
     writeFileSync(join(credentials, 'client.crt'), pki.client.certPem);
     writeFileSync(join(credentials, 'ca.crt'), pki.caPem);
-    writeFileSync(join(credentials, 'identity.json'), JSON.stringify({ identity, routerId: `r-${identity}`, receivedAt: Date.now() }));
-    controller.credentials = ServerCredentials.createSsl(Buffer.from(pki.caPem), [{ private_key: Buffer.from(pki.server.keyPem), cert_chain: Buffer.from(pki.server.certPem) }], true);
+    writeFileSync(
+      join(credentials, 'identity.json'),
+      JSON.stringify({ identity, routerId: `r-${identity}`, receivedAt: Date.now() }),
+    );
+    controller.credentials = ServerCredentials.createSsl(
+      Buffer.from(pki.caPem),
+      [{ private_key: Buffer.from(pki.server.keyPem), cert_chain: Buffer.from(pki.server.certPem) }],
+      true,
+    );
   }
   await controller.start();
   const home = dirname(bundle);
@@ -255,11 +320,18 @@ async function idleRss(bundle: string, mode: 'mtls' | 'plaintext'): Promise<Reco
     await heapSnapshot(p);
     if (mode !== 'mtls') return r;
     // The same agent once it manages something: one DesiredState applied (eBPF on its WAN), then idle again.
-    const d: DesiredState = { profile: 'bench', revision: 1, spec: { l3Rewrite: { ttl: { value: 64 }, tcpwin: { value: 60000 } } } as DesiredState['spec'], confirmWindowSeconds: 0, rolloutId: '' };
+    const d: DesiredState = {
+      profile: 'bench',
+      revision: 1,
+      spec: { l3Rewrite: { ttl: { value: 64 }, tcpwin: { value: 60000 } } } as DesiredState['spec'],
+      confirmWindowSeconds: 0,
+      rolloutId: '',
+    };
     controller.send(identity, { $case: 'desiredState', value: d });
     await until(() => controller.results(identity).length > 0, 30_000, 'the on-router apply');
     const applied = controller.results(identity)[0]!;
-    if (applied.status !== ApplyResult_Status.STATUS_APPLIED) throw new Error(`on-router apply: ${applied.status} ${applied.error}`);
+    if (applied.status !== ApplyResult_Status.STATUS_APPLIED)
+      throw new Error(`on-router apply: ${applied.status} ${applied.error}`);
     // Applied, the agent polls its WAN and checks drift: RSS saws up and down; say how far.
     await sleep(10_000);
     const after: number[] = [];
@@ -288,7 +360,9 @@ async function idleRss(bundle: string, mode: 'mtls' | 'plaintext'): Promise<Reco
     await controller.stop();
     await sh(['ip', 'netns', 'del', ns]).catch(() => undefined);
     await sh(['ip', 'link', 'del', hostIf]).catch(() => undefined);
-    await sh([join(process.cwd(), 'bpf/build/wf-tcx'), 'rm', `/sys/fs/bpf/wrtfleet/bench-${ns}`]).catch(() => undefined);
+    await sh([join(process.cwd(), 'bpf/build/wf-tcx'), 'rm', `/sys/fs/bpf/wrtfleet/bench-${ns}`]).catch(
+      () => undefined,
+    );
   }
 }
 
@@ -301,7 +375,13 @@ async function heapSnapshot(p: ChildProcess): Promise<void> {
 
 async function benchOnRouterIdle(bundle: string): Promise<void> {
   const first = procdInstance({ enabled: '1', controller: 'x:1' }, bundle);
-  console.log(`on-router agent as the init script starts it: node ${first.command.slice(1, first.command.indexOf(bundle)).join(' ')}; env ${Object.entries(first.env).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  console.log(
+    `on-router agent as the init script starts it: node ${first.command.slice(1, first.command.indexOf(bundle)).join(' ')}; env ${Object.entries(
+      first.env,
+    )
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}`,
+  );
   results.onRouterIdleRss = { mtls: await idleRss(bundle, 'mtls'), plaintext: await idleRss(bundle, 'plaintext') };
 }
 
@@ -322,11 +402,17 @@ async function proxyRss(bundle: string, router: SshRouter, n: number): Promise<{
   const cfgPath = join(work, `proxy-${n}.json`);
   writeFileSync(cfgPath, JSON.stringify(cfg));
   const t0 = Date.now();
-  const p = spawn('node', [...NODE_FLAGS, bundle, 'proxy', '--config', cfgPath, '--controller', controller.address], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const p = spawn('node', [...NODE_FLAGS, bundle, 'proxy', '--config', cfgPath, '--controller', controller.address], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   p.stderr!.on('data', (d) => (err = (err + String(d)).slice(-2000)));
   try {
-    await until(() => cfg.routers.every((r) => controller.connected(r.identity)), 180_000, `${n} routers to connect (${err})`);
+    await until(
+      () => cfg.routers.every((r) => controller.connected(r.identity)),
+      180_000,
+      `${n} routers to connect (${err})`,
+    );
     const connectMs = Date.now() - t0;
     await sleep(5_000);
     const samples: number[] = [];
@@ -372,14 +458,39 @@ async function benchApply(bundle: string): Promise<void> {
   await controller.start();
   // The deployed form: the bundle running as a proxy process for this one router.
   const cfgPath = join(work, 'apply.json');
-  writeFileSync(cfgPath, JSON.stringify({ stateDir: join(work, 'apply-state'), routers: [{ host: router.addr.router, identity: 'bench-apply', keyPath: router.clientKeyPath, hostKeyFingerprint: router.hostKeyFingerprint }] }));
-  const proc = spawn('node', [...NODE_FLAGS, bundle, 'proxy', '--config', cfgPath, '--controller', controller.address], { stdio: ['ignore', 'ignore', 'ignore'] });
+  writeFileSync(
+    cfgPath,
+    JSON.stringify({
+      stateDir: join(work, 'apply-state'),
+      routers: [
+        {
+          host: router.addr.router,
+          identity: 'bench-apply',
+          keyPath: router.clientKeyPath,
+          hostKeyFingerprint: router.hostKeyFingerprint,
+        },
+      ],
+    }),
+  );
+  const proc = spawn(
+    'node',
+    [...NODE_FLAGS, bundle, 'proxy', '--config', cfgPath, '--controller', controller.address],
+    { stdio: ['ignore', 'ignore', 'ignore'] },
+  );
   try {
     await until(() => controller.connected('bench-apply'), 30_000, 'agent connected');
     const times: number[] = [];
     const phases: Record<string, number[]> = {};
     for (let i = 1; i <= APPLIES; i++) {
-      const d: DesiredState = { profile: 'bench', revision: i, spec: { l3Rewrite: { ttl: { value: 64 + (i % 2) }, tcpwin: { value: 60000 + (i % 2) } } } as DesiredState['spec'], confirmWindowSeconds: 0, rolloutId: '' };
+      const d: DesiredState = {
+        profile: 'bench',
+        revision: i,
+        spec: {
+          l3Rewrite: { ttl: { value: 64 + (i % 2) }, tcpwin: { value: 60000 + (i % 2) } },
+        } as DesiredState['spec'],
+        confirmWindowSeconds: 0,
+        rolloutId: '',
+      };
       const before = controller.results('bench-apply').length;
       const t0 = performance.now();
       controller.send('bench-apply', { $case: 'desiredState', value: d });
@@ -389,7 +500,8 @@ async function benchApply(bundle: string): Promise<void> {
       if (r.status !== ApplyResult_Status.STATUS_APPLIED) throw new Error(`apply ${i}: ${r.status} ${r.error}`);
       times.push(ms);
       if (i === 1) results.firstApplyPhasesMs = (r.evidence as { timingsMs: unknown }).timingsMs;
-      for (const [k, v] of Object.entries((r.evidence as { timingsMs: Record<string, number> }).timingsMs)) (phases[k] ??= []).push(v);
+      for (const [k, v] of Object.entries((r.evidence as { timingsMs: Record<string, number> }).timingsMs))
+        (phases[k] ??= []).push(v);
       await sleep(200); // let the ConfirmApply land before the next revision
     }
     const sorted = [...times].sort((a, b) => a - b);
@@ -403,7 +515,9 @@ async function benchApply(bundle: string): Promise<void> {
       budgetMs: 1500,
     };
     console.log(`first apply phases: ${JSON.stringify(results.firstApplyPhasesMs)}`);
-    console.log(`full apply over SSH (DesiredState -> APPLIED, 4 programs TCX + verify): first ${Math.round(times[0]!)} ms, median ${Math.round(pct(sorted, 50))} ms, max ${Math.round(sorted.at(-1)!)} ms over ${APPLIES} (budget 1500 ms); phases (median) ${JSON.stringify((results.applyOverSsh as { phasesMedianMs: unknown }).phasesMedianMs)}`);
+    console.log(
+      `full apply over SSH (DesiredState -> APPLIED, 4 programs TCX + verify): first ${Math.round(times[0]!)} ms, median ${Math.round(pct(sorted, 50))} ms, max ${Math.round(sorted.at(-1)!)} ms over ${APPLIES} (budget 1500 ms); phases (median) ${JSON.stringify((results.applyOverSsh as { phasesMedianMs: unknown }).phasesMedianMs)}`,
+    );
   } finally {
     await stopProc(proc);
     await controller.stop();
@@ -411,7 +525,19 @@ async function benchApply(bundle: string): Promise<void> {
   }
 }
 
-async function reconnectHistogram(jitterWindowMs: number): Promise<{ spreadMs: number; p50: number; p90: number; maxPerBucket: number; peakPer100ms: number; firstMs: number; lastMs: number; buckets: number[]; bucketMs: number }> {
+async function reconnectHistogram(
+  jitterWindowMs: number,
+): Promise<{
+  spreadMs: number;
+  p50: number;
+  p90: number;
+  maxPerBucket: number;
+  peakPer100ms: number;
+  firstMs: number;
+  lastMs: number;
+  buckets: number[];
+  bucketMs: number;
+}> {
   const controller = new FakeController();
   await controller.start();
   const links: ControllerLink[] = [];
@@ -420,7 +546,14 @@ async function reconnectHistogram(jitterWindowMs: number): Promise<{ spreadMs: n
     const link = new ControllerLink({
       address: controller.address,
       reconnect: { jitterWindowMs, initialDelayMs: 500, maxDelayMs: 5_000 },
-      hello: async () => ({ router: { identity, name: identity }, agent: { version: '0.1.0', placement: 2, proxyHost: '' }, facts: undefined, capabilities: undefined, applied: undefined, live: undefined }),
+      hello: async () => ({
+        router: { identity, name: identity },
+        agent: { version: '0.1.0', placement: 2, proxyHost: '' },
+        facts: undefined,
+        capabilities: undefined,
+        applied: undefined,
+        live: undefined,
+      }),
     });
     links.push(link);
     link.start();
@@ -444,7 +577,17 @@ async function reconnectHistogram(jitterWindowMs: number): Promise<{ spreadMs: n
     for (let i = 0; i < buckets.length; i++) buckets[i] ??= 0;
     const per100: number[] = [];
     for (const a of arrivals) per100[Math.floor(a / 100)] = (per100[Math.floor(a / 100)] ?? 0) + 1;
-    return { spreadMs: arrivals.at(-1)! - arrivals[0]!, p50: pct(arrivals, 50), p90: pct(arrivals, 90), maxPerBucket: Math.max(...buckets), peakPer100ms: Math.max(...Array.from(per100, (x) => x ?? 0)), firstMs: arrivals[0]!, lastMs: arrivals.at(-1)!, buckets, bucketMs };
+    return {
+      spreadMs: arrivals.at(-1)! - arrivals[0]!,
+      p50: pct(arrivals, 50),
+      p90: pct(arrivals, 90),
+      maxPerBucket: Math.max(...buckets),
+      peakPer100ms: Math.max(...Array.from(per100, (x) => x ?? 0)),
+      firstMs: arrivals[0]!,
+      lastMs: arrivals.at(-1)!,
+      buckets,
+      bucketMs,
+    };
   } finally {
     await Promise.all(links.map((l) => l.stop()));
     await controller.stop();
@@ -455,10 +598,15 @@ async function benchReconnect(): Promise<void> {
   const jit = await reconnectHistogram(JITTER_MS);
   const none = await reconnectHistogram(0);
   results.reconnect = { agents: AGENTS, jitterWindowMs: JITTER_MS, withJitter: jit, withoutJitter: none };
-  const fmt = (h: typeof jit) => `${h.buckets.map((b, i) => `${i * h.bucketMs}-${(i + 1) * h.bucketMs}ms:${b}`).join(' ')}`;
-  console.log(`reconnect of ${AGENTS} agents after a controller restart, jitter window ${JITTER_MS} ms: first ${jit.firstMs} ms, last ${jit.lastMs} ms after the restart, p50 ${jit.p50} ms, p90 ${jit.p90} ms, peak ${jit.peakPer100ms} Hellos per 100 ms`);
+  const fmt = (h: typeof jit) =>
+    `${h.buckets.map((b, i) => `${i * h.bucketMs}-${(i + 1) * h.bucketMs}ms:${b}`).join(' ')}`;
+  console.log(
+    `reconnect of ${AGENTS} agents after a controller restart, jitter window ${JITTER_MS} ms: first ${jit.firstMs} ms, last ${jit.lastMs} ms after the restart, p50 ${jit.p50} ms, p90 ${jit.p90} ms, peak ${jit.peakPer100ms} Hellos per 100 ms`,
+  );
   console.log(`  histogram: ${fmt(jit)}`);
-  console.log(`without jitter (window 0): first ${none.firstMs} ms, last ${none.lastMs} ms, peak ${none.peakPer100ms} Hellos per 100 ms (as fast as this one process can accept): ${fmt(none)}`);
+  console.log(
+    `without jitter (window 0): first ${none.firstMs} ms, last ${none.lastMs} ms, peak ${none.peakPer100ms} Hellos per 100 ms (as fast as this one process can accept): ${fmt(none)}`,
+  );
 }
 
 const only = (process.env.WF_BENCH_ONLY ?? 'bundle,idle,proxy,apply,reconnect').split(',');
@@ -476,7 +624,10 @@ try {
   } catch {
     /* first run */
   }
-  writeFileSync(file, `${JSON.stringify({ ...previous, at: new Date().toISOString(), kernel: readFileSync('/proc/sys/kernel/osrelease', 'utf8').trim(), node: process.version, ...results }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ ...previous, at: new Date().toISOString(), kernel: readFileSync('/proc/sys/kernel/osrelease', 'utf8').trim(), node: process.version, ...results }, null, 2)}\n`,
+  );
   console.log('results: bench/agent/results.json');
 } finally {
   rmSync(work, { recursive: true, force: true });

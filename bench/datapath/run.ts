@@ -112,7 +112,16 @@ function pairedDifference(a: number[], b: number[]): { mean: number; ci95: numbe
 const frames = {
   // TTL 63, ID 0x4d2, window 64240, TS present: every program has work on the first run
   syn: ether(ipv4(tcp({ options: linuxSynOptions() }), { df: true, id: 0x4d2 })),
-  data1500: ether(ipv4(tcp({ flags: TCP_ACK, options: Buffer.concat([opt.nop(), opt.nop(), opt.ts()]), payload: Buffer.alloc(1448, 0x5a) }), { df: true, id: 0x4d2 })),
+  data1500: ether(
+    ipv4(
+      tcp({
+        flags: TCP_ACK,
+        options: Buffer.concat([opt.nop(), opt.nop(), opt.ts()]),
+        payload: Buffer.alloc(1448, 0x5a),
+      }),
+      { df: true, id: 0x4d2 },
+    ),
+  ),
 };
 
 /** Bytes the rewrite-path harness restores before each run: L2 + IPv4 + TCP headers of the frame. */
@@ -124,7 +133,8 @@ const HARNESS_TAIL_CALL_FAILED = 99;
 
 /** The empty program (the harness floor, and the windows' control), built once per run with the bench's flags. */
 let emptyObject: string | undefined;
-const buildEmptyObject = () => (emptyObject ??= compileBpfObject('bench/datapath/empty.bpf.c', join(BPF_BUILD_DIR, 'bench-empty.o')));
+const buildEmptyObject = () =>
+  (emptyObject ??= compileBpfObject('bench/datapath/empty.bpf.c', join(BPF_BUILD_DIR, 'bench-empty.o')));
 
 interface RunRows {
   name: string;
@@ -136,7 +146,14 @@ interface RunRows {
 }
 
 function summarise(name: string, runs: { syn: number[]; data: number[] }): RunRows {
-  return { name, syn: Math.min(...runs.syn), data: Math.min(...runs.data), synMean: mean(runs.syn), dataMean: mean(runs.data), runs };
+  return {
+    name,
+    syn: Math.min(...runs.syn),
+    data: Math.min(...runs.data),
+    synMean: mean(runs.syn),
+    dataMean: mean(runs.data),
+    runs,
+  };
 }
 
 async function progRunBench() {
@@ -152,7 +169,10 @@ async function progRunBench() {
   const emptyPin = `${pins}/empty`;
   bpftool(['prog', 'load', buildEmptyObject(), emptyPin, 'type', 'classifier']);
   const harnessPin = `${pins}/harness`;
-  const harnessObj = compileBpfObject('bench/datapath/rewrite-harness.bpf.c', join(BPF_BUILD_DIR, 'bench-rewrite-harness.o'));
+  const harnessObj = compileBpfObject(
+    'bench/datapath/rewrite-harness.bpf.c',
+    join(BPF_BUILD_DIR, 'bench-rewrite-harness.o'),
+  );
   bpftool(['prog', 'load', harnessObj, harnessPin, 'type', 'classifier', 'pinmaps', `${pins}/harness_maps`]);
 
   const run = (pin: string, f: Buffer, repeat: number, withOut = false) => {
@@ -160,7 +180,9 @@ async function progRunBench() {
     const outPath = join(work, 'out.bin');
     writeFileSync(inPath, f);
     const out = withOut ? ['data_out', outPath, 'data_size_out', String(f.length + 64)] : [];
-    const j = JSON.parse(bpftool(['-j', 'prog', 'run', 'pinned', pin, 'data_in', inPath, ...out, 'repeat', String(repeat)])) as { duration: number; retval: number };
+    const j = JSON.parse(
+      bpftool(['-j', 'prog', 'run', 'pinned', pin, 'data_in', inPath, ...out, 'repeat', String(repeat)]),
+    ) as { duration: number; retval: number };
     return { durationNs: j.duration, retval: j.retval, out: withOut ? readFileSync(outPath) : undefined };
   };
   const bytesArg = (b: Buffer) => [...b].map(String);
@@ -168,12 +190,37 @@ async function progRunBench() {
     const value = Buffer.alloc(4 + HARNESS_MAX_BYTES); // struct wf_harness_template: u32 len, then the bytes
     value.writeUInt32LE(len, 0);
     f.copy(value, 4, 0, len);
-    bpftool(['map', 'update', 'pinned', `${pins}/harness_maps/wf_harness_template`, 'key', '0', '0', '0', '0', 'value', ...bytesArg(value)]);
+    bpftool([
+      'map',
+      'update',
+      'pinned',
+      `${pins}/harness_maps/wf_harness_template`,
+      'key',
+      '0',
+      '0',
+      '0',
+      '0',
+      'value',
+      ...bytesArg(value),
+    ]);
   };
   /** One run of "restore the header, then tail-call pin". */
   const runRewritePath = (pin: string, f: Buffer, len: number, repeat: number, withOut = false) => {
     setTemplate(f, len);
-    bpftool(['map', 'update', 'pinned', `${pins}/harness_maps/wf_harness_next`, 'key', '0', '0', '0', '0', 'value', 'pinned', pin]);
+    bpftool([
+      'map',
+      'update',
+      'pinned',
+      `${pins}/harness_maps/wf_harness_next`,
+      'key',
+      '0',
+      '0',
+      '0',
+      '0',
+      'value',
+      'pinned',
+      pin,
+    ]);
     const r = run(harnessPin, f, repeat, withOut);
     if (r.retval === HARNESS_TAIL_CALL_FAILED) throw new Error(`rewrite harness: the tail call to ${pin} failed`);
     return r;
@@ -195,15 +242,23 @@ async function progRunBench() {
   // under 1 ns show only in the mean (noise dithers the rounding) and in the paired
   // comparison with the reference (same round, see the report).
   const loaded = [
-    ...PROGRAM_NAMES.map((name) => ({ name: name as string, load: () => TestProgram.load(name, REWRITE, 'ethernet', 'bench') })),
-    { name: `${CHAIN_OBJECT} (all four merged, as the loader attaches them)`, load: () => TestProgram.load(CHAIN_OBJECT, REWRITE, 'ethernet', 'bench') },
+    ...PROGRAM_NAMES.map((name) => ({
+      name: name as string,
+      load: () => TestProgram.load(name, REWRITE, 'ethernet', 'bench'),
+    })),
+    {
+      name: `${CHAIN_OBJECT} (all four merged, as the loader attaches them)`,
+      load: () => TestProgram.load(CHAIN_OBJECT, REWRITE, 'ethernet', 'bench'),
+    },
   ];
   const ours = await Promise.all(loaded.map(async (l) => ({ name: l.name, prog: await l.load() })));
   type Prog = { name: string; pin: string };
   const programs: Prog[] = [
     { name: 'empty program (harness floor)', pin: emptyPin },
     ...ours.map((p) => ({ name: p.name, pin: `${p.prog.dir}/prog` })),
-    ...(referenceObj ? PROGRAM_NAMES.map((name) => ({ name: `reference ${name}`, pin: `${pins}/reference/${name}` })) : []),
+    ...(referenceObj
+      ? PROGRAM_NAMES.map((name) => ({ name: `reference ${name}`, pin: `${pins}/reference/${name}` }))
+      : []),
     ...candidatePins,
   ];
   const steady = programs.map(() => ({ syn: [] as number[], data: [] as number[] }));
@@ -221,8 +276,10 @@ async function progRunBench() {
     const kinds = [
       (p: Prog, i: number) => steady[i]!.syn.push(run(p.pin, frames.syn, REPEAT).durationNs),
       (p: Prog, i: number) => steady[i]!.data.push(run(p.pin, frames.data1500, REPEAT).durationNs),
-      (p: Prog, i: number) => rewriting[i]!.syn.push(runRewritePath(p.pin, frames.syn, HARNESS_RESTORE_BYTES.syn, REPEAT).durationNs),
-      (p: Prog, i: number) => rewriting[i]!.data.push(runRewritePath(p.pin, frames.data1500, HARNESS_RESTORE_BYTES.data, REPEAT).durationNs),
+      (p: Prog, i: number) =>
+        rewriting[i]!.syn.push(runRewritePath(p.pin, frames.syn, HARNESS_RESTORE_BYTES.syn, REPEAT).durationNs),
+      (p: Prog, i: number) =>
+        rewriting[i]!.data.push(runRewritePath(p.pin, frames.data1500, HARNESS_RESTORE_BYTES.data, REPEAT).durationNs),
     ];
     for (let round = 0; round < PROGRUN_ROUNDS; round++) {
       for (const measure of shuffled(kinds)) {
@@ -255,15 +312,25 @@ interface IperfResult {
 const PIN_CPU = Number(process.env.WF_BENCH_CPU ?? Number(execFileSync('nproc').toString().trim()) - 1);
 
 async function iperf(from: NetnsHost): Promise<IperfResult> {
-  const r = await from.run(['iperf3', '-c', ADDR.peer, '-p', '5201', '-t', String(SECONDS), '-A', `${PIN_CPU},${PIN_CPU}`, '-J'], { timeoutMs: (SECONDS + 20) * 1000 });
+  const r = await from.run(
+    ['iperf3', '-c', ADDR.peer, '-p', '5201', '-t', String(SECONDS), '-A', `${PIN_CPU},${PIN_CPU}`, '-J'],
+    { timeoutMs: (SECONDS + 20) * 1000 },
+  );
   if (r.code !== 0) throw new Error(`iperf3: ${r.stdout.slice(-400)} ${r.stderr}`);
   const j = JSON.parse(r.stdout) as {
-    end: { sum_sent: { bits_per_second: number; bytes: number; seconds: number; retransmits: number }; cpu_utilization_percent: { host_total: number; remote_total: number } };
+    end: {
+      sum_sent: { bits_per_second: number; bytes: number; seconds: number; retransmits: number };
+      cpu_utilization_percent: { host_total: number; remote_total: number };
+    };
   };
   const s = j.end.sum_sent;
   const c = j.end.cpu_utilization_percent;
   // client + server CPU (both in this machine; softirq work runs in their context on the pinned CPU)
-  return { gbps: s.bits_per_second / 1e9, retransmits: s.retransmits, cpuSecPerGB: (((c.host_total + c.remote_total) / 100) * s.seconds) / (s.bytes / 1e9) };
+  return {
+    gbps: s.bits_per_second / 1e9,
+    retransmits: s.retransmits,
+    cpuSecPerGB: (((c.host_total + c.remote_total) / 100) * s.seconds) / (s.bytes / 1e9),
+  };
 }
 
 async function sh(argv: string[]) {
@@ -329,8 +396,28 @@ interface WindowSummary {
  * Runs `measure` once per mode per round (shuffled), each mode switched on under one forwarded
  * iperf3 flow (client -> router -> peer) that lasts the whole measurement.
  */
-async function underOneFlow(topo: Topology, modes: Record<string, Mode>, rounds: number, measure: (name: string, mode: Mode, flowAlive: () => void) => Promise<void>) {
-  const client = spawn('nsenter', [`--net=/run/netns/${topo.ns.client}`, 'iperf3', '-c', ADDR.peer, '-p', '5201', '-t', '86400', '-A', `${PIN_CPU},${PIN_CPU}`], { stdio: 'ignore' });
+async function underOneFlow(
+  topo: Topology,
+  modes: Record<string, Mode>,
+  rounds: number,
+  measure: (name: string, mode: Mode, flowAlive: () => void) => Promise<void>,
+) {
+  const client = spawn(
+    'nsenter',
+    [
+      `--net=/run/netns/${topo.ns.client}`,
+      'iperf3',
+      '-c',
+      ADDR.peer,
+      '-p',
+      '5201',
+      '-t',
+      '86400',
+      '-A',
+      `${PIN_CPU},${PIN_CPU}`,
+    ],
+    { stdio: 'ignore' },
+  );
   const flowAlive = () => {
     if (client.exitCode !== null) throw new Error(`one flow: the iperf3 client stopped (exit ${client.exitCode})`);
   };
@@ -396,8 +483,12 @@ function runStats(ids: number[]): { ns: number; runs: number } {
   let ns = 0;
   let runs = 0;
   for (const id of ids) {
-    const j = JSON.parse(execFileSync('bpftool', ['-j', 'prog', 'show', 'id', String(id)]).toString()) as { run_time_ns?: number; run_cnt?: number };
-    if (j.run_cnt === undefined) throw new Error(`run time: prog ${id} reports no run_cnt (kernel.bpf_stats_enabled off?)`);
+    const j = JSON.parse(execFileSync('bpftool', ['-j', 'prog', 'show', 'id', String(id)]).toString()) as {
+      run_time_ns?: number;
+      run_cnt?: number;
+    };
+    if (j.run_cnt === undefined)
+      throw new Error(`run time: prog ${id} reports no run_cnt (kernel.bpf_stats_enabled off?)`);
     ns += j.run_time_ns ?? 0;
     runs = Math.max(runs, j.run_cnt);
   }
@@ -414,7 +505,9 @@ function runStats(ids: number[]): { ns: number; runs: number } {
  * Kept apart from the windows: the accounting slows every run a little while it is on.
  */
 async function runTimeBench(topo: Topology, modes: Record<string, Mode>): Promise<Record<string, RunTimeSummary>> {
-  const sample: Record<string, { nsPerPacket: number; pps: number; programs: number }[]> = Object.fromEntries(Object.keys(modes).map((m) => [m, []]));
+  const sample: Record<string, { nsPerPacket: number; pps: number; programs: number }[]> = Object.fromEntries(
+    Object.keys(modes).map((m) => [m, []]),
+  );
   const before = execFileSync('sysctl', ['-n', 'kernel.bpf_stats_enabled']).toString().trim();
   execFileSync('sysctl', ['-qw', 'kernel.bpf_stats_enabled=1']);
   try {
@@ -426,7 +519,11 @@ async function runTimeBench(topo: Topology, modes: Record<string, Mode>): Promis
       flowAlive();
       const packets = s1.runs - s0.runs;
       if (packets <= 0) throw new Error(`run time: ${name} ran on no packet in ${RUNTIME_MS} ms`);
-      sample[name]!.push({ nsPerPacket: (s1.ns - s0.ns) / packets, pps: (packets * 1e9) / Number(t1 - t0), programs: ids.length });
+      sample[name]!.push({
+        nsPerPacket: (s1.ns - s0.ns) / packets,
+        pps: (packets * 1e9) / Number(t1 - t0),
+        programs: ids.length,
+      });
     });
   } finally {
     execFileSync('sysctl', ['-qw', `kernel.bpf_stats_enabled=${before}`]);
@@ -434,7 +531,12 @@ async function runTimeBench(topo: Topology, modes: Record<string, Mode>): Promis
   return Object.fromEntries(
     Object.entries(sample).map(([name, v]) => [
       name,
-      { nsPerPacket: median(v.map((x) => x.nsPerPacket)), packetsPerSecond: median(v.map((x) => x.pps)), cpuShare: median(v.map((x) => (x.nsPerPacket * x.pps) / 1e9)), programs: Math.max(...v.map((x) => x.programs)) },
+      {
+        nsPerPacket: median(v.map((x) => x.nsPerPacket)),
+        packetsPerSecond: median(v.map((x) => x.pps)),
+        cpuShare: median(v.map((x) => (x.nsPerPacket * x.pps) / 1e9)),
+        programs: Math.max(...v.map((x) => x.programs)),
+      },
     ]),
   );
 }
@@ -456,7 +558,14 @@ async function throughputBench() {
     const chain = (ipIdGso: 'single-segment' | 'leave', layout: ProgramLayout = 'merged'): Mode => {
       let attached: DatapathEvidence | undefined;
       return {
-        on: async () => (attached = await applyEbpf(topo.router, { rewrite: REWRITE, pinRoot: topo.pinRoot, mode: 'tcx', ipIdGso, layout })),
+        on: async () =>
+          (attached = await applyEbpf(topo.router, {
+            rewrite: REWRITE,
+            pinRoot: topo.pinRoot,
+            mode: 'tcx',
+            ipIdGso,
+            layout,
+          })),
         off: () => detachEbpf(topo.router, { pinRoot: topo.pinRoot }),
         progIds: async () => attached!.interfaces.flatMap((i) => i.programs.map((p) => p.progId)),
       };
@@ -471,14 +580,22 @@ async function throughputBench() {
     const preloadRoot = `${topo.pinRoot}-bench`;
     cleanups.push(() => runChecked(topo.router, [LOCAL_TCX_HELPER, 'rm', preloadRoot]));
     let preloaded = 0;
-    const wanIfindex = String((JSON.parse(await runChecked(topo.router, ['ip', '-j', 'link', 'show', 'wan0'])) as { ifindex: number }[])[0]!.ifindex);
+    const wanIfindex = String(
+      (JSON.parse(await runChecked(topo.router, ['ip', '-j', 'link', 'show', 'wan0'])) as { ifindex: number }[])[0]!
+        .ifindex,
+    );
     const tcxObject = async (obj: string): Promise<Mode> => {
       const dir = `${preloadRoot}/object-${preloaded++}`;
       await runChecked(topo.router, [LOCAL_TCX_HELPER, 'mkdir', dir]);
       await runChecked(topo.router, ['bpftool', 'prog', 'load', obj, `${dir}/prog`, 'type', 'classifier']);
-      const id = (JSON.parse(await runChecked(topo.router, ['bpftool', '-j', 'prog', 'show', 'pinned', `${dir}/prog`])) as { id: number }).id;
+      const id = (
+        JSON.parse(await runChecked(topo.router, ['bpftool', '-j', 'prog', 'show', 'pinned', `${dir}/prog`])) as {
+          id: number;
+        }
+      ).id;
       return {
-        on: async () => void (await runChecked(topo.router, [LOCAL_TCX_HELPER, 'attach', wanIfindex, `${dir}/prog`, `${dir}/link`])),
+        on: async () =>
+          void (await runChecked(topo.router, [LOCAL_TCX_HELPER, 'attach', wanIfindex, `${dir}/prog`, `${dir}/link`])),
         off: async () => void (await runChecked(topo.router, [LOCAL_TCX_HELPER, 'detach', `${dir}/link`])),
         progIds: async () => [id],
       };
@@ -491,7 +608,10 @@ async function throughputBench() {
     const loaderChainFile = join(topo.work, 'wf_chain.configured.o');
     writeFileSync(loaderChainFile, configuredObject('bpfel', CHAIN_OBJECT, REWRITE, 'ethernet').bytes);
     const preloadedChain = await tcxObject(loaderChainFile);
-    const nft = (ipIdGso: 'single-segment' | 'leave'): Mode => ({ on: () => applyNft(topo.router, { rewrite: REWRITE, ipIdGso }), off: () => removeNft(topo.router) });
+    const nft = (ipIdGso: 'single-segment' | 'leave'): Mode => ({
+      on: () => applyNft(topo.router, { rewrite: REWRITE, ipIdGso }),
+      off: () => removeNft(topo.router),
+    });
     const none: Mode = { on: async () => undefined, off: async () => undefined };
     const kinds: { kind: string; from: NetnsHost; modes: Record<string, Mode> }[] = [
       {
@@ -547,10 +667,19 @@ async function throughputBench() {
           gbps: median(v.map((x) => x.gbps)),
           best: Math.max(...v.map((x) => x.gbps)),
           ratio: paired(base, (x) => x.gbps),
-          ratioCi: ratioCi(v.map((x) => x.gbps), base.map((x) => x.gbps)),
+          ratioCi: ratioCi(
+            v.map((x) => x.gbps),
+            base.map((x) => x.gbps),
+          ),
           ...(name.startsWith('none')
             ? {}
-            : { ratioTsOff: paired(baseTs, (x) => x.gbps), ratioTsOffCi: ratioCi(v.map((x) => x.gbps), baseTs.map((x) => x.gbps)) }),
+            : {
+                ratioTsOff: paired(baseTs, (x) => x.gbps),
+                ratioTsOffCi: ratioCi(
+                  v.map((x) => x.gbps),
+                  baseTs.map((x) => x.gbps),
+                ),
+              }),
           cpuSecPerGB: median(v.map((x) => x.cpuSecPerGB)),
           cpuRatio: paired(base, (x) => x.cpuSecPerGB),
           retransmits: median(v.map((x) => x.retransmits)),
@@ -564,13 +693,17 @@ async function throughputBench() {
     const forwarded = kinds[0]!.modes;
     const windowModes = Object.fromEntries(
       Object.entries({ ...forwarded, [EMPTY_PROGRAM_MODE]: emptyProgram }).filter(
-        ([name]) => name === 'none' || (!name.startsWith('none, sender') && (WINDOW_MODES?.some((p) => name.startsWith(p)) ?? true)),
+        ([name]) =>
+          name === 'none' ||
+          (!name.startsWith('none, sender') && (WINDOW_MODES?.some((p) => name.startsWith(p)) ?? true)),
       ),
     );
     Object.assign(windowModes, candidates);
     const windows = WINDOW_ROUNDS > 0 ? await windowsBench(topo, windowModes) : undefined;
     // the same modes' programs, timed by the kernel (the empty program always: it is the accounting's floor)
-    const timedModes = Object.fromEntries(Object.entries({ ...windowModes, [EMPTY_PROGRAM_MODE]: emptyProgram }).filter(([, m]) => m.progIds));
+    const timedModes = Object.fromEntries(
+      Object.entries({ ...windowModes, [EMPTY_PROGRAM_MODE]: emptyProgram }).filter(([, m]) => m.progIds),
+    );
     const runTime = RUNTIME_ROUNDS > 0 ? await runTimeBench(topo, timedModes) : undefined;
     return { runs: out, windows, runTime };
   } finally {
@@ -590,42 +723,68 @@ const cpu = execFileSync('sh', ['-c', "grep -m1 'model name' /proc/cpuinfo | cut
 
 const lines: string[] = [];
 /** Paired differences (same round) of named rows: [label, minuend, subtrahend] per line. */
-function pairedTable(title: string, rows: { name: string; runs: { syn: number[]; data: number[] } }[], pairs: [string, string, string][]) {
-  const pm = (d: { mean: number; ci95: number }) => `${d.mean >= 0 ? '+' : ''}${d.mean.toFixed(2)} ± ${d.ci95.toFixed(2)}`;
+function pairedTable(
+  title: string,
+  rows: { name: string; runs: { syn: number[]; data: number[] } }[],
+  pairs: [string, string, string][],
+) {
+  const pm = (d: { mean: number; ci95: number }) =>
+    `${d.mean >= 0 ? '+' : ''}${d.mean.toFixed(2)} ± ${d.ci95.toFixed(2)}`;
   const row = (name: string) => rows.find((r) => r.name === name)!;
   lines.push(`| ${title} | first SYN | data segment |`);
   lines.push('|---|---|---|');
   for (const [label, a, b] of pairs) {
-    lines.push(`| ${label} | ${pm(pairedDifference(row(a).runs.syn, row(b).runs.syn))} | ${pm(pairedDifference(row(a).runs.data, row(b).runs.data))} |`);
+    lines.push(
+      `| ${label} | ${pm(pairedDifference(row(a).runs.syn, row(b).runs.syn))} | ${pm(pairedDifference(row(a).runs.data, row(b).runs.data))} |`,
+    );
   }
 }
 const OURS_VS_REFERENCE = PROGRAM_NAMES.map((name): [string, string, string] => [name, name, `reference ${name}`]);
-lines.push(`Run: ${new Date().toISOString()}, kernel ${kernel}, ${cpu}, ${execFileSync('nproc').toString().trim()} CPUs, repeat ${REPEAT}, ${PROGRUN_ROUNDS} test-run rounds, ${ROUNDS} rounds x ${SECONDS} s iperf3`);
+lines.push(
+  `Run: ${new Date().toISOString()}, kernel ${kernel}, ${cpu}, ${execFileSync('nproc').toString().trim()} CPUs, repeat ${REPEAT}, ${PROGRUN_ROUNDS} test-run rounds, ${ROUNDS} rounds x ${SECONDS} s iperf3`,
+);
 lines.push('');
 if (pr) {
   const f1 = (x: number) => x.toFixed(1);
-  lines.push('| program | first SYN with options (ns, best) | 1500-byte data segment (ns, best) | SYN minus floor | data minus floor | SYN mean | data mean |');
+  lines.push(
+    '| program | first SYN with options (ns, best) | 1500-byte data segment (ns, best) | SYN minus floor | data minus floor | SYN mean | data mean |',
+  );
   lines.push('|---|---|---|---|---|---|---|');
-  for (const r of pr.rows) lines.push(`| ${r.name} | ${r.syn} | ${r.data} | ${r.syn - pr.floor.syn} | ${r.data - pr.floor.data} | ${f1(r.synMean)} | ${f1(r.dataMean)} |`);
-  lines.push(`| four separate programs (sum of their runs) | ${pr.chain.syn} | ${pr.chain.data} | ${pr.chain.syn - 4 * pr.floor.syn} | ${pr.chain.data - 4 * pr.floor.data} | | |`);
+  for (const r of pr.rows)
+    lines.push(
+      `| ${r.name} | ${r.syn} | ${r.data} | ${r.syn - pr.floor.syn} | ${r.data - pr.floor.data} | ${f1(r.synMean)} | ${f1(r.dataMean)} |`,
+    );
+  lines.push(
+    `| four separate programs (sum of their runs) | ${pr.chain.syn} | ${pr.chain.data} | ${pr.chain.syn - 4 * pr.floor.syn} | ${pr.chain.data - 4 * pr.floor.data} | | |`,
+  );
   const reference = pr.rows.filter((r) => r.name.startsWith('reference '));
   if (reference.length === 4) {
     const [syn, data] = [reference.reduce((a, r) => a + r.syn, 0), reference.reduce((a, r) => a + r.data, 0)];
-    lines.push(`| reference, four separate programs (sum of their runs) | ${syn} | ${data} | ${syn - 4 * pr.floor.syn} | ${data - 4 * pr.floor.data} | | |`);
+    lines.push(
+      `| reference, four separate programs (sum of their runs) | ${syn} | ${data} | ${syn - 4 * pr.floor.syn} | ${data - 4 * pr.floor.data} | | |`,
+    );
     lines.push('');
     pairedTable('ours minus reference, same round (mean ± 95 % CI, ns)', pr.rows, OURS_VS_REFERENCE);
   }
   lines.push('');
   const rf = pr.rewriteRows[0]!;
-  lines.push('| rewrite path: every run rewrites (harness restores the header, then tail-calls the program) | first SYN (ns, best) | data segment (ns, best) | SYN minus floor | data minus floor | SYN mean minus floor mean | data mean minus floor mean |');
+  lines.push(
+    '| rewrite path: every run rewrites (harness restores the header, then tail-calls the program) | first SYN (ns, best) | data segment (ns, best) | SYN minus floor | data minus floor | SYN mean minus floor mean | data mean minus floor mean |',
+  );
   lines.push('|---|---|---|---|---|---|---|');
   for (const r of pr.rewriteRows) {
     const name = r === rf ? 'restore + empty program (floor)' : r.name;
-    lines.push(`| ${name} | ${r.syn} | ${r.data} | ${r.syn - rf.syn} | ${r.data - rf.data} | ${f1(r.synMean - rf.synMean)} | ${f1(r.dataMean - rf.dataMean)} |`);
+    lines.push(
+      `| ${name} | ${r.syn} | ${r.data} | ${r.syn - rf.syn} | ${r.data - rf.data} | ${f1(r.synMean - rf.synMean)} | ${f1(r.dataMean - rf.dataMean)} |`,
+    );
   }
   if (reference.length === 4) {
     lines.push('');
-    pairedTable('rewrite path, ours minus reference, same round (mean ± 95 % CI, ns)', pr.rewriteRows, OURS_VS_REFERENCE);
+    pairedTable(
+      'rewrite path, ours minus reference, same round (mean ± 95 % CI, ns)',
+      pr.rewriteRows,
+      OURS_VS_REFERENCE,
+    );
   }
   if (CANDIDATES.length) {
     const chainRow = pr.rows.find((r) => r.name.startsWith(`${CHAIN_OBJECT} `))!.name;
@@ -633,7 +792,11 @@ if (pr) {
     lines.push('');
     pairedTable(`candidates minus ${CHAIN_OBJECT}, same round (mean ± 95 % CI, ns)`, pr.rows, vsChain);
     lines.push('');
-    pairedTable(`rewrite path, candidates minus ${CHAIN_OBJECT}, same round (mean ± 95 % CI, ns)`, pr.rewriteRows, vsChain);
+    pairedTable(
+      `rewrite path, candidates minus ${CHAIN_OBJECT}, same round (mean ± 95 % CI, ns)`,
+      pr.rewriteRows,
+      vsChain,
+    );
   }
   lines.push('');
 }
@@ -651,7 +814,9 @@ for (const k of tp?.runs ?? []) {
   lines.push('');
 }
 if (tp?.windows) {
-  lines.push(`| one forwarded flow, modes switched under it: ${WINDOW_ROUNDS} rounds of ${WINDOW_MS} ms windows, pinned to CPU ${PIN_CPU} | Gbit/s (median) | vs none (median) | vs none (geometric mean [95 % CI]) |`);
+  lines.push(
+    `| one forwarded flow, modes switched under it: ${WINDOW_ROUNDS} rounds of ${WINDOW_MS} ms windows, pinned to CPU ${PIN_CPU} | Gbit/s (median) | vs none (median) | vs none (geometric mean [95 % CI]) |`,
+  );
   lines.push('|---|---|---|---|');
   for (const [name, v] of Object.entries(tp.windows)) {
     lines.push(`| ${name} | ${v.gbps.toFixed(2)} | ${pct(v.ratio)} | ${name === 'none' ? '' : pctCi(v.ratioCi)} |`);
@@ -667,8 +832,13 @@ if (tp?.runTime) {
   for (const [name, v] of Object.entries(tp.runTime)) {
     // every program run pays the accounting's clock reads, which the empty program's row is
     const ownNs = v.nsPerPacket - v.programs * floor.nsPerPacket;
-    const own = name === EMPTY_PROGRAM_MODE ? ['', ''] : [ownNs.toFixed(1), `${((ownNs * v.packetsPerSecond) / 1e7).toFixed(2)} %`];
-    lines.push(`| ${name} | ${v.programs} | ${v.nsPerPacket.toFixed(1)} | ${own[0]} | ${Math.round(v.packetsPerSecond)} | ${(v.cpuShare * 100).toFixed(2)} % | ${own[1]} |`);
+    const own =
+      name === EMPTY_PROGRAM_MODE
+        ? ['', '']
+        : [ownNs.toFixed(1), `${((ownNs * v.packetsPerSecond) / 1e7).toFixed(2)} %`];
+    lines.push(
+      `| ${name} | ${v.programs} | ${v.nsPerPacket.toFixed(1)} | ${own[0]} | ${Math.round(v.packetsPerSecond)} | ${(v.cpuShare * 100).toFixed(2)} % | ${own[1]} |`,
+    );
   }
   lines.push('');
 }

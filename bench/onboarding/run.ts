@@ -96,10 +96,19 @@ async function main(): Promise<void> {
 
   // 2. Controller on PostgreSQL, mutual TLS for agents.
   db = await createPostgresDatabase();
-  controller = await startController(testConfig(db, { security: { insecureAgents: false }, heartbeatIntervalSeconds: 5 }), pino({ level: 'silent' }), {
-    onboarding: { helloTimeoutMs: 120_000, sshConnectTimeoutMs: 10_000 },
+  controller = await startController(
+    testConfig(db, { security: { insecureAgents: false }, heartbeatIntervalSeconds: 5 }),
+    pino({ level: 'silent' }),
+    {
+      onboarding: { helloTimeoutMs: 120_000, sshConnectTimeoutMs: 10_000 },
+    },
+  );
+  const { secret } = await controller.tokens.create({
+    name: 'bench',
+    owner: 'bench',
+    scopes: ['write'],
+    createdBy: 'bench',
   });
-  const { secret } = await controller.tokens.create({ name: 'bench', owner: 'bench', scopes: ['write'], createdBy: 'bench' });
   const api = authedFetch(controller.httpUrl, secret);
   const rssBefore = process.memoryUsage().rss;
 
@@ -115,9 +124,30 @@ async function main(): Promise<void> {
 
   // 4. The run.
   const t0 = new Date();
-  let summary: { total: number; succeeded: number; failed: number; results: { host: string; state: string; reason: string | null }[] };
+  let summary: {
+    total: number;
+    succeeded: number;
+    failed: number;
+    results: { host: string; state: string; reason: string | null }[];
+  };
   if (args.via === 'cli') {
-    const child = spawn('node', ['server/cli/bin.mjs', '--url', controller.httpUrl, '--token', secret, '--json', 'onboard', '--inventory', inventory, '--concurrency', String(C)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      'node',
+      [
+        'server/cli/bin.mjs',
+        '--url',
+        controller.httpUrl,
+        '--token',
+        secret,
+        '--json',
+        'onboard',
+        '--inventory',
+        inventory,
+        '--concurrency',
+        String(C),
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += String(d)));
@@ -131,11 +161,27 @@ async function main(): Promise<void> {
   } else {
     const results: { host: string; state: string; reason: string | null }[] = [];
     await pool(routers, C, async (r, i) => {
-      const res = await api('/v1/onboarding', { method: 'POST', body: { host: r.addr.router, user: 'root', password: r.password, placement: 'proxy', tags: ['bench:onboarding'], identity: `bench-onb:${String(i).padStart(3, '0')}` } });
-      if (res.status !== 202) return void results.push({ host: r.addr.router, state: 'failed', reason: `HTTP ${res.status}: ${JSON.stringify(res.body)}` });
+      const res = await api('/v1/onboarding', {
+        method: 'POST',
+        body: {
+          host: r.addr.router,
+          user: 'root',
+          password: r.password,
+          placement: 'proxy',
+          tags: ['bench:onboarding'],
+          identity: `bench-onb:${String(i).padStart(3, '0')}`,
+        },
+      });
+      if (res.status !== 202)
+        return void results.push({
+          host: r.addr.router,
+          state: 'failed',
+          reason: `HTTP ${res.status}: ${JSON.stringify(res.body)}`,
+        });
       for (;;) {
         const j = (await api(`/v1/jobs/${res.body.jobId}`)).body;
-        if (['succeeded', 'failed', 'cancelled'].includes(j.state)) return void results.push({ host: r.addr.router, state: j.state, reason: j.error ?? j.message });
+        if (['succeeded', 'failed', 'cancelled'].includes(j.state))
+          return void results.push({ host: r.addr.router, state: j.state, reason: j.error ?? j.message });
         await new Promise((res2) => setTimeout(res2, 100));
       }
     });
@@ -146,11 +192,23 @@ async function main(): Promise<void> {
 
   // 5. Numbers, from the controller's own records.
   const prisma = controller.db.prisma;
-  const jobs = await prisma.job.findMany({ where: { kind: 'onboarding', createdAt: { gte: t0 } }, select: { id: true, createdAt: true, finishedAt: true, state: true } });
-  const hellos = await prisma.auditEvent.findMany({ where: { action: 'onboarding.hello_received', targetId: { in: jobs.map((j) => j.id) } }, select: { targetId: true, at: true } });
+  const jobs = await prisma.job.findMany({
+    where: { kind: 'onboarding', createdAt: { gte: t0 } },
+    select: { id: true, createdAt: true, finishedAt: true, state: true },
+  });
+  const hellos = await prisma.auditEvent.findMany({
+    where: { action: 'onboarding.hello_received', targetId: { in: jobs.map((j) => j.id) } },
+    select: { targetId: true, at: true },
+  });
   const helloAt = new Map(hellos.map((h) => [h.targetId, h.at.getTime()]));
-  const perHello = jobs.filter((j) => helloAt.has(j.id)).map((j) => helloAt.get(j.id)! - j.createdAt.getTime()).sort((a, b) => a - b);
-  const perJob = jobs.filter((j) => j.finishedAt).map((j) => j.finishedAt!.getTime() - j.createdAt.getTime()).sort((a, b) => a - b);
+  const perHello = jobs
+    .filter((j) => helloAt.has(j.id))
+    .map((j) => helloAt.get(j.id)! - j.createdAt.getTime())
+    .sort((a, b) => a - b);
+  const perJob = jobs
+    .filter((j) => j.finishedAt)
+    .map((j) => j.finishedAt!.getTime() - j.createdAt.getTime())
+    .sort((a, b) => a - b);
   const lastHello = Math.max(...hellos.map((h) => h.at.getTime()));
   const online = await prisma.router.count({ where: { identity: { startsWith: 'bench-onb:' }, status: 'online' } });
   const result = {
@@ -164,19 +222,36 @@ async function main(): Promise<void> {
     onlineAfter: online,
     wallToLastHelloSeconds: hellos.length ? (lastHello - t0.getTime()) / 1000 : null,
     wallToLastJobEndSeconds: (tEnd - t0.getTime()) / 1000,
-    perRouterRequestToHello: { p50: pct(perHello, 50) / 1000, p95: pct(perHello, 95) / 1000, max: perHello.at(-1)! / 1000 },
+    perRouterRequestToHello: {
+      p50: pct(perHello, 50) / 1000,
+      p95: pct(perHello, 95) / 1000,
+      max: perHello.at(-1)! / 1000,
+    },
     perRouterJob: { p50: pct(perJob, 50) / 1000, p95: pct(perJob, 95) / 1000, max: perJob.at(-1)! / 1000 },
-    controllerRssMiB: { before: Math.round(rssBefore / 2 ** 20), after: Math.round(process.memoryUsage().rss / 2 ** 20) },
+    controllerRssMiB: {
+      before: Math.round(rssBefore / 2 ** 20),
+      after: Math.round(process.memoryUsage().rss / 2 ** 20),
+    },
     proxyAgents: controller.onboarding.proxies.size,
     failures: summary.results.filter((x) => x.state !== 'succeeded').slice(0, 10),
   };
   if (args.json) console.log(JSON.stringify(result, null, 2));
   else {
-    console.log(`${result.succeeded}/${N} onboarded (${result.via}, concurrency ${C}, placement proxy, mTLS, PostgreSQL)`);
-    console.log(`wall: last Hello ${result.wallToLastHelloSeconds?.toFixed(1)} s after the first request, last job end ${result.wallToLastJobEndSeconds.toFixed(1)} s (target ≤ 60 s)`);
-    console.log(`per router, request → Hello: p50 ${result.perRouterRequestToHello.p50.toFixed(2)} s, p95 ${result.perRouterRequestToHello.p95.toFixed(2)} s, max ${result.perRouterRequestToHello.max.toFixed(2)} s`);
-    console.log(`per router, job created → finished: p50 ${result.perRouterJob.p50.toFixed(2)} s, p95 ${result.perRouterJob.p95.toFixed(2)} s, max ${result.perRouterJob.max.toFixed(2)} s`);
-    console.log(`controller process RSS ${result.controllerRssMiB.before} → ${result.controllerRssMiB.after} MiB with ${result.proxyAgents} proxy agents; ${online} routers online`);
+    console.log(
+      `${result.succeeded}/${N} onboarded (${result.via}, concurrency ${C}, placement proxy, mTLS, PostgreSQL)`,
+    );
+    console.log(
+      `wall: last Hello ${result.wallToLastHelloSeconds?.toFixed(1)} s after the first request, last job end ${result.wallToLastJobEndSeconds.toFixed(1)} s (target ≤ 60 s)`,
+    );
+    console.log(
+      `per router, request → Hello: p50 ${result.perRouterRequestToHello.p50.toFixed(2)} s, p95 ${result.perRouterRequestToHello.p95.toFixed(2)} s, max ${result.perRouterRequestToHello.max.toFixed(2)} s`,
+    );
+    console.log(
+      `per router, job created → finished: p50 ${result.perRouterJob.p50.toFixed(2)} s, p95 ${result.perRouterJob.p95.toFixed(2)} s, max ${result.perRouterJob.max.toFixed(2)} s`,
+    );
+    console.log(
+      `controller process RSS ${result.controllerRssMiB.before} → ${result.controllerRssMiB.after} MiB with ${result.proxyAgents} proxy agents; ${online} routers online`,
+    );
     for (const f of result.failures) console.log(`FAILED ${f.host}: ${f.reason}`);
   }
   if (summary.succeeded !== N) process.exitCode = 1;

@@ -33,7 +33,6 @@ const REDIS_URL = process.env.WRTFLEET_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379
 const repo = path.resolve(import.meta.dirname, '../..');
 const silent = pino({ level: 'silent' });
 
-
 async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -75,7 +74,10 @@ async function startServerProcess(db: TestDatabase, extraEnv: Record<string, str
 
 async function listLatency(label: string, db: TestDatabase) {
   // Seed with the controller's own storage code, then hand the database to a server process.
-  const seeded = await openDatabase({ databaseUrl: db.databaseUrl, dataDir: db.databaseUrl ? undefined : path.join(db.dataDir, 'pglite') });
+  const seeded = await openDatabase({
+    databaseUrl: db.databaseUrl,
+    dataDir: db.databaseUrl ? undefined : path.join(db.dataDir, 'pglite'),
+  });
   const now = Date.now();
   const socs = ['MT7621', 'QCA9558', 'MT7986', 'MT7981', 'IPQ8074'];
   for (let i = 0; i < ROUTERS; i += 2000) {
@@ -105,8 +107,19 @@ async function listLatency(label: string, db: TestDatabase) {
         duration: SECONDS,
         headers: { authorization: `Bearer ${server.token}` },
       });
-      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${label}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-      rows.push({ label, tool: 'autocannon', connections, requests: result.requests.total, rps: Math.round(result.requests.average), p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max });
+      if (result.non2xx > 0 || result.errors > 0)
+        throw new Error(`${label}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+      rows.push({
+        label,
+        tool: 'autocannon',
+        connections,
+        requests: result.requests.total,
+        rps: Math.round(result.requests.average),
+        p50: result.latency.p50,
+        p90: result.latency.p90,
+        p99: result.latency.p99,
+        max: result.latency.max,
+      });
     }
     return rows;
   } finally {
@@ -121,13 +134,25 @@ function wrk(url: string, connections: number, token: string) {
     execFileSync('wrk', ['--version'], { stdio: 'ignore' });
   } catch (err) {
     // wrk --version exits 1 after printing its version; only a missing binary is ENOENT.
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') execFileSync('apt-get', ['install', '-y', '-qq', 'wrk'], { stdio: 'inherit' });
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      execFileSync('apt-get', ['install', '-y', '-qq', 'wrk'], { stdio: 'inherit' });
   }
   // One thread, like autocannon: wrk is event-driven and one thread drives 10 connections at these
   // rates; a second busy thread takes a whole core of the two the controller and PostgreSQL share
   // (WF_BENCH_WRK_THREADS to change it).
   const threads = Number(process.env.WF_BENCH_WRK_THREADS ?? 1);
-  const out = execFileSync('wrk', ['-t', String(Math.min(threads, connections)), '-c', String(connections), '-d', `${SECONDS}s`, '--latency', '-H', `authorization: Bearer ${token}`, url]).toString();
+  const out = execFileSync('wrk', [
+    '-t',
+    String(Math.min(threads, connections)),
+    '-c',
+    String(connections),
+    '-d',
+    `${SECONDS}s`,
+    '--latency',
+    '-H',
+    `authorization: Bearer ${token}`,
+    url,
+  ]).toString();
   const toMs = (v: string, unit: string) => Number(v) * (unit === 'us' ? 1e-3 : unit === 's' ? 1e3 : 1);
   const percentile = (p: string) => {
     const m = new RegExp(`^\\s*${p}%\\s+([\\d.]+)(us|ms|s)\\b`, 'm').exec(out);
@@ -140,7 +165,14 @@ function wrk(url: string, connections: number, token: string) {
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   if (non2xx > 0 || !requests || !max) throw new Error(`wrk: ${non2xx} non-2xx of ${requests}:\n${out}`);
   const rps = Math.round(Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]));
-  return { requests, rps, p50: percentile('50'), p90: percentile('90'), p99: percentile('99'), max: toMs(max[1]!, max[2]!) };
+  return {
+    requests,
+    rps,
+    p50: percentile('50'),
+    p90: percentile('90'),
+    p99: percentile('99'),
+    max: toMs(max[1]!, max[2]!),
+  };
 }
 
 async function rolloutToFleet() {
@@ -150,22 +182,54 @@ async function rolloutToFleet() {
   let fleet: Awaited<ReturnType<typeof startSimulatedFleet>> = [];
   try {
     const api = async (p: string, method = 'GET', body?: unknown) =>
-      (await fetch(`${url}${p}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })).json() as Promise<any>;
+      (
+        await fetch(`${url}${p}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+          body: body ? JSON.stringify(body) : undefined,
+        })
+      ).json() as Promise<any>;
     const roots = await fixtureModels(defaultFixturesDir());
     const perModel = Math.ceil(AGENTS / roots.length);
     const connectStarted = Date.now();
-    fleet = await startSimulatedFleet({ controller: `127.0.0.1:${grpcPort}`, fixtureRoots: roots, perModel, reconnect: { jitterWindowMs: 2_000 } });
-    await until(async () => (await api(`/v1/routers?status=online&limit=500`)).items.length === Math.min(500, fleet.length) && fleet.every((r) => r.link.state === 'connected'), 120_000, 'fleet online');
+    fleet = await startSimulatedFleet({
+      controller: `127.0.0.1:${grpcPort}`,
+      fixtureRoots: roots,
+      perModel,
+      reconnect: { jitterWindowMs: 2_000 },
+    });
+    await until(
+      async () =>
+        (await api(`/v1/routers?status=online&limit=500`)).items.length === Math.min(500, fleet.length) &&
+        fleet.every((r) => r.link.state === 'connected'),
+      120_000,
+      'fleet online',
+    );
     const connectSeconds = (Date.now() - connectStarted) / 1000;
     await api('/v1/profiles/bench', 'PUT', { spec: { l3Rewrite: { ttl: { value: 128 } } } });
     const t0 = Date.now();
-    const rollout = await api('/v1/rollouts', 'POST', { profile: 'bench', selector: { all: true }, strategy: { canary: 10, batchSize: 250 } });
-    const done = await until(async () => {
-      const r = await api(`/v1/rollouts/${rollout.id}`);
-      return r.state === 'completed' ? r : undefined;
-    }, 120_000, 'rollout completed');
+    const rollout = await api('/v1/rollouts', 'POST', {
+      profile: 'bench',
+      selector: { all: true },
+      strategy: { canary: 10, batchSize: 250 },
+    });
+    const done = await until(
+      async () => {
+        const r = await api(`/v1/rollouts/${rollout.id}`);
+        return r.state === 'completed' ? r : undefined;
+      },
+      120_000,
+      'rollout completed',
+    );
     const seconds = (Date.now() - t0) / 1000;
-    return { agents: fleet.length, batches: done.batchCount, applied: done.counts.applied, failed: done.counts.failed, seconds, connectSeconds };
+    return {
+      agents: fleet.length,
+      batches: done.batchCount,
+      applied: done.counts.applied,
+      failed: done.counts.failed,
+      seconds,
+      connectSeconds,
+    };
   } finally {
     await stopFleet(fleet);
     await server.stop();
@@ -175,7 +239,10 @@ async function rolloutToFleet() {
 
 async function auditChain() {
   const db = await createPostgresDatabase();
-  const controller = await startController(testConfig(db, { logLevel: 'silent', security: { insecureAgents: true } }), silent);
+  const controller = await startController(
+    testConfig(db, { logLevel: 'silent', security: { insecureAgents: true } }),
+    silent,
+  );
   try {
     // Build a real chain (hashes computed as AuditLog does), written in bulk: the benchmark is the verification.
     let prevHash = GENESIS_HASH;
@@ -213,12 +280,21 @@ async function auditChain() {
   }
 }
 
-console.log(`wrtfleet server benchmarks: ${ROUTERS} routers, ${AGENTS} agents, ${EVENTS} audit events, ${SECONDS}s load per run`);
-const lists = [...(await listLatency('PostgreSQL', await createPostgresDatabase())), ...(await listLatency('PGlite (embedded)', await createPgliteDatabase()))];
+console.log(
+  `wrtfleet server benchmarks: ${ROUTERS} routers, ${AGENTS} agents, ${EVENTS} audit events, ${SECONDS}s load per run`,
+);
+const lists = [
+  ...(await listLatency('PostgreSQL', await createPostgresDatabase())),
+  ...(await listLatency('PGlite (embedded)', await createPgliteDatabase())),
+];
 console.log('\nGET /v1/routers?limit=100 (autocannon in this process, controller in its own, loopback; latency in ms)');
 console.table(lists);
 const rollout = await rolloutToFleet();
-console.log(`\nrollout to ${rollout.agents} simulated agents over gRPC (PostgreSQL + BullMQ): ${rollout.seconds.toFixed(2)} s, ${rollout.batches} batches, ${rollout.applied} applied, ${rollout.failed} failed (fleet connected in ${rollout.connectSeconds.toFixed(1)} s)`);
+console.log(
+  `\nrollout to ${rollout.agents} simulated agents over gRPC (PostgreSQL + BullMQ): ${rollout.seconds.toFixed(2)} s, ${rollout.batches} batches, ${rollout.applied} applied, ${rollout.failed} failed (fleet connected in ${rollout.connectSeconds.toFixed(1)} s)`,
+);
 const chain = await auditChain();
-console.log(`\naudit chain verification: ${chain.events} events in ${chain.seconds.toFixed(2)} s (${Math.round(chain.events / chain.seconds)} events/s)`);
+console.log(
+  `\naudit chain verification: ${chain.events} events in ${chain.seconds.toFixed(2)} s (${Math.round(chain.events / chain.seconds)} events/s)`,
+);
 process.exit(0);

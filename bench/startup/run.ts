@@ -18,7 +18,14 @@ const ROUTERS = 12;
 
 const variants: Record<string, string[]> = {
   'npm run demo (launch.mjs bundle)': ['npm', 'run', '-s', 'demo'],
-  'node --import tsx server/demo.ts': [process.execPath, '--experimental-wasm-modules', '--disable-warning=DEP0123', '--import', 'tsx', 'server/demo.ts'],
+  'node --import tsx server/demo.ts': [
+    process.execPath,
+    '--experimental-wasm-modules',
+    '--disable-warning=DEP0123',
+    '--import',
+    'tsx',
+    'server/demo.ts',
+  ],
 };
 
 /** Milliseconds from spawn to every demo router listed online. */
@@ -28,18 +35,27 @@ async function timeToOnline(command: string[]): Promise<number> {
   const started = performance.now();
   const child = spawn(command[0]!, command.slice(1), {
     cwd: repo,
-    env: { ...process.env, WRTFLEET_DATA_DIR: dataDir, WRTFLEET_HTTP_PORT: String(httpPort), WRTFLEET_GRPC_PORT: String(grpcPort) },
+    env: {
+      ...process.env,
+      WRTFLEET_DATA_DIR: dataDir,
+      WRTFLEET_HTTP_PORT: String(httpPort),
+      WRTFLEET_GRPC_PORT: String(grpcPort),
+    },
     stdio: 'ignore',
     detached: true,
   });
   try {
     for (;;) {
-      if (performance.now() - started > 60_000) throw new Error(`${command.join(' ')}: the fleet was not online after 60 s`);
+      if (performance.now() - started > 60_000)
+        throw new Error(`${command.join(' ')}: the fleet was not online after 60 s`);
       try {
         const token = (await readFile(path.join(dataDir, 'admin-token'), 'utf8')).trim();
-        const res = await fetch(`http://127.0.0.1:${httpPort}/v1/routers?limit=100`, { headers: { authorization: `Bearer ${token}` } });
+        const res = await fetch(`http://127.0.0.1:${httpPort}/v1/routers?limit=100`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
         const body = (await res.json()) as { items?: { status: string }[] };
-        if ((body.items ?? []).filter((r) => r.status === 'online').length >= ROUTERS) return performance.now() - started;
+        if ((body.items ?? []).filter((r) => r.status === 'online').length >= ROUTERS)
+          return performance.now() - started;
       } catch {
         /* not up yet */
       }
@@ -67,5 +83,7 @@ const rows = Object.entries(samples).map(([variant, xs]) => ({
   'min s': +(Math.min(...xs) / 1000).toFixed(2),
   'max s': +(Math.max(...xs) / 1000).toFixed(2),
 }));
-console.log(`demo start on a fresh data directory to ${ROUTERS} routers online at GET /v1/routers (${ROUNDS} alternating rounds; bar: 10 s)`);
+console.log(
+  `demo start on a fresh data directory to ${ROUTERS} routers online at GET /v1/routers (${ROUNDS} alternating rounds; bar: 10 s)`,
+);
 console.table(rows);

@@ -20,7 +20,8 @@ function devicesOf(section: unknown): string[] {
   if (!isRecord(section)) return [];
   const devices: string[] = [];
   const ports = section['ports'];
-  if (Array.isArray(ports)) devices.push(...ports.filter((port): port is string => typeof port === 'string' && port !== ''));
+  if (Array.isArray(ports))
+    devices.push(...ports.filter((port): port is string => typeof port === 'string' && port !== ''));
   const device = stringField(section, 'device');
   if (device) devices.push(device);
   // Older board.json (18.06/19.07) used `ifname` with space-separated devices.

@@ -25,7 +25,15 @@ import {
   type SocIdentity,
 } from './soc.js';
 import { parseJson, printableLine, readBinaryFile, readTextFile, runCommand, type SourceRead } from './source.js';
-import type { DefaultRoute, Endian, OpenWrtRelease, OtherOs, PackageFacts, RouterFacts, UnknownField } from './types.js';
+import type {
+  DefaultRoute,
+  Endian,
+  OpenWrtRelease,
+  OtherOs,
+  PackageFacts,
+  RouterFacts,
+  UnknownField,
+} from './types.js';
 import { parseUbusBoard, type UbusBoard } from './ubus-board.js';
 
 /**
@@ -50,8 +58,18 @@ export async function collectFacts(host: RouterHost): Promise<RouterFacts> {
 
   const cpuinfo = parsed(record, cpuinfoRead, (text) => parseCpuinfo(text), 'has no `key : value` lines');
   const deviceTree = record.noteRead(deviceTreeRead) ? deviceTreeRead.value : null;
-  const boardJson = parsed(record, boardJsonRead, (text) => jsonThen(record, boardJsonRead.source, text, parseBoardJson), 'is not a board.json object');
-  const ubus = parsed(record, ubusRead, (text) => jsonThen(record, ubusRead.source, text, parseUbusBoard), 'is not a system board object');
+  const boardJson = parsed(
+    record,
+    boardJsonRead,
+    (text) => jsonThen(record, boardJsonRead.source, text, parseBoardJson),
+    'is not a board.json object',
+  );
+  const ubus = parsed(
+    record,
+    ubusRead,
+    (text) => jsonThen(record, ubusRead.source, text, parseUbusBoard),
+    'is not a system board object',
+  );
   const sysBoard = sysBoardRead.ok ? printableLine(sysBoardRead.value) : null;
   const sysModel = sysModelRead.ok ? printableLine(sysModelRead.value) : null;
   if (sysBoardRead.ok && !sysBoard) record.problem(`${sysBoardRead.source} is garbage`);
@@ -62,19 +80,32 @@ export async function collectFacts(host: RouterHost): Promise<RouterFacts> {
   const kernel = await readKernel(host, record, ubus);
 
   const x86 =
-    isX86Machine(machine) || (openwrt?.target?.startsWith('x86/') ?? false) || /^(GenuineIntel|AuthenticAMD)$/.test(cpuinfo?.vendorId ?? '');
+    isX86Machine(machine) ||
+    (openwrt?.target?.startsWith('x86/') ?? false) ||
+    /^(GenuineIntel|AuthenticAMD)$/.test(cpuinfo?.vendorId ?? '');
   const socIdentity = identifySoc(record, { deviceTree, cpuinfo, ubus, target: openwrt?.target ?? null, x86 });
-  const socFamily = socIdentity?.family ?? (openwrt?.target ? familyFromTarget(openwrt.target) : null) ?? (x86 ? 'x86' : null);
-  if (socFamily) record.evidence('socFamily', socIdentity?.family ? socIdentity.source : openwrt?.target ? `OpenWrt target ${openwrt.target}` : 'x86 machine');
+  const socFamily =
+    socIdentity?.family ?? (openwrt?.target ? familyFromTarget(openwrt.target) : null) ?? (x86 ? 'x86' : null);
+  if (socFamily)
+    record.evidence(
+      'socFamily',
+      socIdentity?.family ? socIdentity.source : openwrt?.target ? `OpenWrt target ${openwrt.target}` : 'x86 machine',
+    );
   else record.unknown('socFamily', 'neither the SoC nor an OpenWrt target names the platform');
   if (socIdentity && openwrt?.target) {
     const targetFamily = familyFromTarget(openwrt.target);
     if (socIdentity.family && targetFamily && socIdentity.family !== targetFamily) {
-      record.problem(`SoC ${socIdentity.variant} belongs to ${socIdentity.family} but the OpenWrt target is ${openwrt.target}`);
+      record.problem(
+        `SoC ${socIdentity.variant} belongs to ${socIdentity.family} but the OpenWrt target is ${openwrt.target}`,
+      );
     }
   }
 
-  const { arch, endian } = await readArchAndEndian(host, record, { packageArch: openwrt?.arch ?? null, machine, family: socFamily });
+  const { arch, endian } = await readArchAndEndian(host, record, {
+    packageArch: openwrt?.arch ?? null,
+    machine,
+    family: socFamily,
+  });
 
   const model = readModel(record, { boardJson, sysBoard, sysModel, deviceTree, ubus, cpuinfo });
   if (!model.name && x86) {
@@ -161,7 +192,12 @@ function unavailable(read: SourceRead<unknown>): string {
 }
 
 /** Parses a successful read, recording a problem when its content is garbage. */
-function parsed<T>(record: FactRecord, read: SourceRead<string>, parse: (text: string) => T | null, garbage: string): T | null {
+function parsed<T>(
+  record: FactRecord,
+  read: SourceRead<string>,
+  parse: (text: string) => T | null,
+  garbage: string,
+): T | null {
   if (!record.noteRead(read)) return null;
   const value = parse(read.value);
   if (value === null) record.problem(`${read.source} ${garbage}`);
@@ -220,7 +256,8 @@ function mergeRelease(
   const first = <K extends keyof OpenWrtRelease>(key: K): { value: OpenWrtRelease[K]; source: string } | null => {
     for (const candidate of candidates) {
       const value = candidate[key];
-      if (value !== null && value !== undefined) return { value: value as OpenWrtRelease[K], source: candidate.source ?? '?' };
+      if (value !== null && value !== undefined)
+        return { value: value as OpenWrtRelease[K], source: candidate.source ?? '?' };
     }
     return null;
   };
@@ -274,10 +311,20 @@ function readMachine(record: FactRecord, read: SourceRead<string>): string | nul
 async function readKernel(host: RouterHost, record: FactRecord, ubus: UbusBoard | null): Promise<string | null> {
   const reasons: string[] = [];
   const attempts: [string, () => Promise<string | null>][] = [
-    ['/proc/sys/kernel/osrelease', async () => textValue(record, await readTextFile(host, '/proc/sys/kernel/osrelease'), reasons, normalizeKernelRelease)],
-    ['uname -r', async () => textValue(record, await runCommand(host, ['uname', '-r']), reasons, normalizeKernelRelease)],
+    [
+      '/proc/sys/kernel/osrelease',
+      async () =>
+        textValue(record, await readTextFile(host, '/proc/sys/kernel/osrelease'), reasons, normalizeKernelRelease),
+    ],
+    [
+      'uname -r',
+      async () => textValue(record, await runCommand(host, ['uname', '-r']), reasons, normalizeKernelRelease),
+    ],
     ['ubus call system board', async () => (ubus ? normalizeKernelRelease(ubus.kernel) : null)],
-    ['/proc/version', async () => textValue(record, await readTextFile(host, '/proc/version'), reasons, kernelFromProcVersion)],
+    [
+      '/proc/version',
+      async () => textValue(record, await readTextFile(host, '/proc/version'), reasons, kernelFromProcVersion),
+    ],
   ];
   for (const [source, attempt] of attempts) {
     const kernel = await attempt();
@@ -313,7 +360,13 @@ function textValue(
 
 function identifySoc(
   record: FactRecord,
-  from: { deviceTree: DeviceTree | null; cpuinfo: Cpuinfo | null; ubus: UbusBoard | null; target: string | null; x86: boolean },
+  from: {
+    deviceTree: DeviceTree | null;
+    cpuinfo: Cpuinfo | null;
+    ubus: UbusBoard | null;
+    target: string | null;
+    x86: boolean;
+  },
 ): SocIdentity | null {
   const identity =
     (from.deviceTree ? socFromCompatible(from.deviceTree.compatible) : null) ??
@@ -330,8 +383,12 @@ function identifySoc(
     return null;
   }
   const why = [
-    from.deviceTree ? `device tree compatible (${from.deviceTree.compatible.join(', ')}) has no SoC entry` : 'no device tree',
-    from.cpuinfo?.systemType ? `cpuinfo system type "${from.cpuinfo.systemType}" names no known SoC` : 'cpuinfo names no SoC (arm64 never does)',
+    from.deviceTree
+      ? `device tree compatible (${from.deviceTree.compatible.join(', ')}) has no SoC entry`
+      : 'no device tree',
+    from.cpuinfo?.systemType
+      ? `cpuinfo system type "${from.cpuinfo.systemType}" names no known SoC`
+      : 'cpuinfo names no SoC (arm64 never does)',
     from.target ? `target ${from.target} covers several SoCs` : 'no OpenWrt target',
   ];
   record.unknown('soc', why.join('; '));
@@ -385,7 +442,8 @@ async function readArchAndEndian(
   }
 
   const arch = from.packageArch ?? (from.machine ? archFromMachine(from.machine, endian) : elfArch);
-  if (arch) record.evidence('arch', from.packageArch ? 'OpenWrt package arch' : from.machine ? 'uname -m' : 'ELF header');
+  if (arch)
+    record.evidence('arch', from.packageArch ? 'OpenWrt package arch' : from.machine ? 'uname -m' : 'ELF header');
   else record.unknown('arch', 'no OPENWRT_ARCH/DISTRIB_ARCH, `uname -m` unavailable and no readable ELF binary');
   return { arch, endian };
 }
@@ -462,15 +520,25 @@ async function readNetwork(
   const lan = boardJson?.lan ?? [];
   if (routes.value) record.evidence('network.defaultRoutes', routes.value[0]?.source ?? routes.source);
   else record.unknown('network.defaultRoutes', routes.reason);
-  const boardWhy = boardJson ? '/etc/board.json names no %s devices' : `${unavailable(boardJsonRead)}; no board.json to name %s devices`;
-  if (wan.length > 0) record.evidence('network.wan', [routes.value?.length ? 'default routes' : null, boardWan.length ? '/etc/board.json' : null].filter(Boolean).join(' + '));
+  const boardWhy = boardJson
+    ? '/etc/board.json names no %s devices'
+    : `${unavailable(boardJsonRead)}; no board.json to name %s devices`;
+  if (wan.length > 0)
+    record.evidence(
+      'network.wan',
+      [routes.value?.length ? 'default routes' : null, boardWan.length ? '/etc/board.json' : null]
+        .filter(Boolean)
+        .join(' + '),
+    );
   else record.unknown('network.wan', `${boardWhy.replace('%s', 'WAN')}; no IPv4 default route`);
   if (lan.length > 0) record.evidence('network.lan', '/etc/board.json');
   else record.unknown('network.lan', boardWhy.replace('%s', 'LAN'));
   return { wan, lan, defaultRoutes: routes.value ?? [] };
 }
 
-async function readDefaultRoutes(host: RouterHost): Promise<{ value: DefaultRoute[] | null; source: string; reason: string }> {
+async function readDefaultRoutes(
+  host: RouterHost,
+): Promise<{ value: DefaultRoute[] | null; source: string; reason: string }> {
   const reasons: string[] = [];
   const json = await runCommand(host, ['ip', '-j', 'route', 'show', 'default']);
   if (json.ok) {
@@ -497,15 +565,44 @@ async function readDefaultRoutes(host: RouterHost): Promise<{ value: DefaultRout
 // ---------------------------------------------------------------------------------------
 // Packages
 
-async function readPackages(host: RouterHost, record: FactRecord, openwrt: OpenWrtRelease | null): Promise<PackageFacts> {
-  type Attempt = { manager: 'opkg' | 'apk'; source: string; read: () => Promise<SourceRead<string>>; parse: (text: string) => InstalledList | null };
+async function readPackages(
+  host: RouterHost,
+  record: FactRecord,
+  openwrt: OpenWrtRelease | null,
+): Promise<PackageFacts> {
+  type Attempt = {
+    manager: 'opkg' | 'apk';
+    source: string;
+    read: () => Promise<SourceRead<string>>;
+    parse: (text: string) => InstalledList | null;
+  };
   const opkg: Attempt[] = [
-    { manager: 'opkg', source: 'opkg list-installed', read: () => runCommand(host, ['opkg', 'list-installed']), parse: parseOpkgList },
-    { manager: 'opkg', source: '/usr/lib/opkg/status', read: () => readTextFile(host, '/usr/lib/opkg/status'), parse: parseOpkgStatus },
+    {
+      manager: 'opkg',
+      source: 'opkg list-installed',
+      read: () => runCommand(host, ['opkg', 'list-installed']),
+      parse: parseOpkgList,
+    },
+    {
+      manager: 'opkg',
+      source: '/usr/lib/opkg/status',
+      read: () => readTextFile(host, '/usr/lib/opkg/status'),
+      parse: parseOpkgStatus,
+    },
   ];
   const apk: Attempt[] = [
-    { manager: 'apk', source: 'apk list --installed', read: () => runCommand(host, ['apk', 'list', '--installed']), parse: parseApkList },
-    { manager: 'apk', source: '/lib/apk/db/installed', read: () => readTextFile(host, '/lib/apk/db/installed'), parse: parseApkDb },
+    {
+      manager: 'apk',
+      source: 'apk list --installed',
+      read: () => runCommand(host, ['apk', 'list', '--installed']),
+      parse: parseApkList,
+    },
+    {
+      manager: 'apk',
+      source: '/lib/apk/db/installed',
+      read: () => readTextFile(host, '/lib/apk/db/installed'),
+      parse: parseApkDb,
+    },
   ];
   // 25.12 switched opkg -> apk; ask the likely one first to save a round trip over SSH.
   const apkFirst = openwrt !== null && openWrtAtLeast(openwrt.version, '25.12') === true;

@@ -17,7 +17,10 @@ export interface DeviceTree {
 const COMPATIBLE_ENTRY = /^[A-Za-z0-9][A-Za-z0-9,._+-]*$/;
 
 export function parseCompatible(data: Buffer): SourceRead<string[]> {
-  const entries = data.toString('latin1').split('\u0000').filter((entry) => entry !== '');
+  const entries = data
+    .toString('latin1')
+    .split('\u0000')
+    .filter((entry) => entry !== '');
   if (entries.length === 0) return missing('/proc/device-tree/compatible', '/proc/device-tree/compatible empty');
   if (!entries.every((entry) => COMPATIBLE_ENTRY.test(entry))) {
     return missing('/proc/device-tree/compatible', '/proc/device-tree/compatible is garbage (not vendor,name entries)');

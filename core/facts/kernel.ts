@@ -14,7 +14,11 @@ const KERNEL_RELEASE = /^(\d+)\.(\d+)(?:\.(\d+))?(?:[-+~_.][0-9A-Za-z._+~-]*)?$/
 
 /** A well-formed kernel release string (what `uname -r` prints); null for garbage. */
 export function normalizeKernelRelease(text: string | null | undefined): string | null {
-  const release = text?.replace(/\u0000/g, '').trim().split(/\s+/)[0] ?? '';
+  const release =
+    text
+      ?.replace(/\u0000/g, '')
+      .trim()
+      .split(/\s+/)[0] ?? '';
   return KERNEL_RELEASE.test(release) ? release : null;
 }
 

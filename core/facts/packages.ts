@@ -88,7 +88,15 @@ export function packageFacts(all: InstalledList, manager: PackageManager, source
   for (const [name, version] of all) if (RELEVANT.has(name)) installed[name] = version;
   const has = (name: string): boolean => all.has(name);
   // Most capable first: a router may carry tc-tiny and tc-full side by side during a swap.
-  const tc: TcVariant | null = has('tc-full') ? 'tc-full' : has('tc-bpf') ? 'tc-bpf' : has('tc-tiny') ? 'tc-tiny' : has('tc') ? 'tc' : null;
+  const tc: TcVariant | null = has('tc-full')
+    ? 'tc-full'
+    : has('tc-bpf')
+      ? 'tc-bpf'
+      : has('tc-tiny')
+        ? 'tc-tiny'
+        : has('tc')
+          ? 'tc'
+          : null;
   return {
     manager,
     source,

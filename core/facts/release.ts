@@ -37,7 +37,11 @@ export function parseOsRelease(text: string, source: string): OsIdentity | null 
   if (!isOpenWrt) {
     return {
       kind: 'other',
-      os: { id, name: nonEmpty(values.get('PRETTY_NAME')) ?? nonEmpty(values.get('NAME')), version: nonEmpty(values.get('VERSION_ID')) },
+      os: {
+        id,
+        name: nonEmpty(values.get('PRETTY_NAME')) ?? nonEmpty(values.get('NAME')),
+        version: nonEmpty(values.get('VERSION_ID')),
+      },
     };
   }
   const revision = nonEmpty(values.get('BUILD_ID'));

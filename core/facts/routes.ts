@@ -27,7 +27,11 @@ export function parseIpJsonRoutes(json: unknown): DefaultRoute[] | null {
   for (const entry of json) {
     if (!isRecord(entry) || typeof entry['dev'] !== 'string') continue;
     if (entry['dst'] !== undefined && entry['dst'] !== 'default' && entry['dst'] !== '0.0.0.0/0') continue;
-    routes.push({ dev: entry['dev'], gateway: typeof entry['gateway'] === 'string' ? entry['gateway'] : null, source: 'ip -j route' });
+    routes.push({
+      dev: entry['dev'],
+      gateway: typeof entry['gateway'] === 'string' ? entry['gateway'] : null,
+      source: 'ip -j route',
+    });
   }
   return keep(routes);
 }

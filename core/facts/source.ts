@@ -74,7 +74,11 @@ export async function runCommand(host: RouterHost, argv: string[]): Promise<Sour
  * NULs removed; null when it contains anything a board name or version would never contain.
  */
 export function printableLine(text: string): string | null {
-  const line = text.replace(/\u0000+$/, '').split('\n')[0]?.trim() ?? '';
+  const line =
+    text
+      .replace(/\u0000+$/, '')
+      .split('\n')[0]
+      ?.trim() ?? '';
   if (line === '' || BINARY_JUNK.test(line) || /[\u0000-\u001f]/.test(line)) return null;
   return line;
 }

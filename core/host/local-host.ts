@@ -19,7 +19,9 @@ export class LocalHost implements RouterHost {
           const err = error as NodeJS.ErrnoException & { code?: unknown; killed?: boolean };
           // A missing binary answers 127, as a shell would, so callers read "not installed" the same way on every host.
           const code = typeof err.code === 'number' ? err.code : err.code === 'ENOENT' ? 127 : null;
-          const reason = err.killed ? `timed out after ${options.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS} ms` : err.message;
+          const reason = err.killed
+            ? `timed out after ${options.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS} ms`
+            : err.message;
           resolve({ code, stdout, stderr: stderr || reason });
         },
       );

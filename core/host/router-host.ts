@@ -41,10 +41,17 @@ export interface RouterHost {
  * that print warnings on stderr and succeed); a failure is an error naming the command, its
  * exit status and the last lines of what it printed.
  */
-export async function runChecked(host: RouterHost, argv: string[], options: RunOptions & { output?: 'stdout' | 'stdout+stderr' } = {}): Promise<string> {
+export async function runChecked(
+  host: RouterHost,
+  argv: string[],
+  options: RunOptions & { output?: 'stdout' | 'stdout+stderr' } = {},
+): Promise<string> {
   const { output = 'stdout', ...runOptions } = options;
   const r = await host.run(argv, runOptions);
-  if (r.code !== 0) throw new Error(`${argv.join(' ')} (exit ${r.code ?? 'none'}): ${(r.stderr || r.stdout).trim().split('\n').slice(-6).join(' | ')}`);
+  if (r.code !== 0)
+    throw new Error(
+      `${argv.join(' ')} (exit ${r.code ?? 'none'}): ${(r.stderr || r.stdout).trim().split('\n').slice(-6).join(' | ')}`,
+    );
   return output === 'stdout' ? r.stdout : `${r.stdout}${r.stderr}`;
 }
 
@@ -55,7 +62,10 @@ export async function runChecked(host: RouterHost, argv: string[], options: RunO
 export abstract class WrappedHost implements RouterHost {
   readonly description: string;
 
-  constructor(readonly inner: RouterHost, description = inner.description) {
+  constructor(
+    readonly inner: RouterHost,
+    description = inner.description,
+  ) {
     this.description = description;
   }
 

@@ -25,7 +25,8 @@ import { createHash } from 'node:crypto';
 import { Client, type ClientChannel, type ConnectConfig } from 'ssh2';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandResult, type RouterHost, type RunOptions } from './router-host.js';
 
-export type SshErrorKind = 'auth' | 'host-key' | 'refused' | 'unreachable' | 'timeout' | 'closed' | 'protocol' | 'backoff';
+export type SshErrorKind =
+  'auth' | 'host-key' | 'refused' | 'unreachable' | 'timeout' | 'closed' | 'protocol' | 'backoff';
 
 export class SshError extends Error {
   constructor(
@@ -125,7 +126,13 @@ export class SshHost implements RouterHost {
     const now = Date.now();
     if (now < this.blockedUntil && this.lastError) {
       const wait = this.blockedUntil - now;
-      return Promise.reject(new SshError(this.lastError.kind, `${this.lastError.message} (not retrying for another ${Math.ceil(wait / 1000)} s)`, this.lastError));
+      return Promise.reject(
+        new SshError(
+          this.lastError.kind,
+          `${this.lastError.message} (not retrying for another ${Math.ceil(wait / 1000)} s)`,
+          this.lastError,
+        ),
+      );
     }
     this.connecting = this.dial().finally(() => (this.connecting = undefined));
     return this.connecting;
@@ -144,7 +151,9 @@ export class SshHost implements RouterHost {
         settled = true;
         this.lastError = error;
         const permanent = error.kind === 'auth' || error.kind === 'host-key';
-        const delay = permanent ? backoff.maxMs : Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(this.failures, 20));
+        const delay = permanent
+          ? backoff.maxMs
+          : Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(this.failures, 20));
         this.failures += 1;
         this.blockedUntil = Date.now() + delay;
         client.removeAllListeners('ready');
@@ -174,7 +183,10 @@ export class SshHost implements RouterHost {
             return verify(false);
           }
           if (!o.onNewHostKey) {
-            hostKeyProblem = new SshError('host-key', `${this.description}: no host key fingerprint configured and no trust-on-first-use recorder: refusing unknown key ${fp}`);
+            hostKeyProblem = new SshError(
+              'host-key',
+              `${this.description}: no host key fingerprint configured and no trust-on-first-use recorder: refusing unknown key ${fp}`,
+            );
             return verify(false);
           }
           Promise.resolve(o.onNewHostKey(fp)).then(
@@ -183,7 +195,10 @@ export class SshHost implements RouterHost {
               verify(true);
             },
             (err: unknown) => {
-              hostKeyProblem = new SshError('host-key', `${this.description}: could not record new host key ${fp}: ${(err as Error).message}`);
+              hostKeyProblem = new SshError(
+                'host-key',
+                `${this.description}: could not record new host key ${fp}: ${(err as Error).message}`,
+              );
               verify(false);
             },
           );
@@ -210,7 +225,8 @@ export class SshHost implements RouterHost {
       });
       client.on('close', () => {
         if (this.client === client) this.client = undefined;
-        if (!settled) fail(hostKeyProblem ?? new SshError('closed', `${this.description}: connection closed during handshake`));
+        if (!settled)
+          fail(hostKeyProblem ?? new SshError('closed', `${this.description}: connection closed during handshake`));
       });
       try {
         client.connect(config);
@@ -223,13 +239,32 @@ export class SshHost implements RouterHost {
   private classify(err: Error & { level?: string; code?: string }): SshError {
     const d = this.description;
     if (err.level === 'client-authentication') {
-      return new SshError('auth', `${d}: authentication failed for user ${this.options.username} (${this.options.privateKey ? 'key' : 'password'} rejected by the router)`, err);
+      return new SshError(
+        'auth',
+        `${d}: authentication failed for user ${this.options.username} (${this.options.privateKey ? 'key' : 'password'} rejected by the router)`,
+        err,
+      );
     }
-    if (err.code === 'ECONNREFUSED') return new SshError('refused', `${d}: connection refused (no SSH server listening on port ${this.options.port ?? 22})`, err);
-    if (err.code === 'EHOSTUNREACH' || err.code === 'ENETUNREACH' || err.code === 'EHOSTDOWN' || err.code === 'ETIMEDOUT') {
+    if (err.code === 'ECONNREFUSED')
+      return new SshError(
+        'refused',
+        `${d}: connection refused (no SSH server listening on port ${this.options.port ?? 22})`,
+        err,
+      );
+    if (
+      err.code === 'EHOSTUNREACH' ||
+      err.code === 'ENETUNREACH' ||
+      err.code === 'EHOSTDOWN' ||
+      err.code === 'ETIMEDOUT'
+    ) {
       return new SshError('unreachable', `${d}: router unreachable (${err.code})`, err);
     }
-    if (err.level === 'client-timeout') return new SshError('unreachable', `${d}: router unreachable (no SSH handshake within ${this.options.connectTimeoutMs ?? 15_000} ms)`, err);
+    if (err.level === 'client-timeout')
+      return new SshError(
+        'unreachable',
+        `${d}: router unreachable (no SSH handshake within ${this.options.connectTimeoutMs ?? 15_000} ms)`,
+        err,
+      );
     if (err.code === 'ECONNRESET') return new SshError('closed', `${d}: connection reset during handshake`, err);
     return new SshError('protocol', `${d}: ${err.message}`, err);
   }
@@ -246,7 +281,11 @@ export class SshHost implements RouterHost {
 
   private openExecOnce(client: Client, command: string): Promise<ClientChannel> {
     return new Promise((resolve, reject) => {
-      client.exec(command, (err, channel) => (err ? reject(new SshError('protocol', `${this.description}: cannot open a channel: ${err.message}`, err)) : resolve(channel)));
+      client.exec(command, (err, channel) =>
+        err
+          ? reject(new SshError('protocol', `${this.description}: cannot open a channel: ${err.message}`, err))
+          : resolve(channel),
+      );
     });
   }
 
@@ -267,7 +306,10 @@ export class SshHost implements RouterHost {
   }
 
   /** Runs a command and collects raw output. Connection errors reject; command failures resolve. */
-  private async exec(argv: string[], options: RunOptions = {}): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
+  private async exec(
+    argv: string[],
+    options: RunOptions = {},
+  ): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
     if (argv.length === 0) return { code: null, stdout: Buffer.alloc(0), stderr: 'empty command' };
     const timeoutMs = options.timeoutMs ?? this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     const release = await this.slot();
@@ -280,7 +322,8 @@ export class SshHost implements RouterHost {
         channel = await this.openExec(client, command);
       } catch (err) {
         // A dead connection surfaces here first: drop it so the next call redials.
-        if (this.client === client && !(client as unknown as { _sock?: { writable?: boolean } })._sock?.writable) this.client = undefined;
+        if (this.client === client && !(client as unknown as { _sock?: { writable?: boolean } })._sock?.writable)
+          this.client = undefined;
         throw err;
       }
       return await new Promise((resolve) => {
@@ -319,7 +362,11 @@ export class SshHost implements RouterHost {
           const sep = err && !err.endsWith('\n') ? '\n' : '';
           // A channel closed without an exit status because the connection died: say so, or the caller sees a silent failure.
           const lost = !timedOut && code === null && this.client !== client;
-          const stderr = timedOut ? `${err}${sep}timed out after ${timeoutMs} ms (remote command killed)` : lost ? `${err}${sep}${this.description}: connection lost during the command` : err;
+          const stderr = timedOut
+            ? `${err}${sep}timed out after ${timeoutMs} ms (remote command killed)`
+            : lost
+              ? `${err}${sep}${this.description}: connection lost during the command`
+              : err;
           resolve({ code: timedOut ? null : code, stdout: Buffer.concat(out), stderr });
         };
         let exitCode: number | null = null;
@@ -375,8 +422,12 @@ export class SshHost implements RouterHost {
     const tmp = `${path}.wf-tmp-${process.pid}`;
     const chmod = mode === undefined ? '' : ` && chmod ${(mode & 0o7777).toString(8)} ${shellQuote(tmp)}`;
     const script = `cat > ${shellQuote(tmp)}${chmod} && mv -f ${shellQuote(tmp)} ${shellQuote(path)} || { rm -f ${shellQuote(tmp)}; exit 1; }`;
-    const r = await this.exec(['sh', '-c', script], { input: data, timeoutMs: Math.max(this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS, 60_000) });
-    if (r.code !== 0) throw new Error(`${this.description}: writing ${path} failed (exit ${r.code}): ${r.stderr.trim()}`);
+    const r = await this.exec(['sh', '-c', script], {
+      input: data,
+      timeoutMs: Math.max(this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS, 60_000),
+    });
+    if (r.code !== 0)
+      throw new Error(`${this.description}: writing ${path} failed (exit ${r.code}): ${r.stderr.trim()}`);
   }
 
   /** Drops the connection but stays usable: the next command reconnects. */

@@ -41,7 +41,14 @@ export interface MigrationPaths {
 export type MigrationTarget = PGlite | pg.Pool;
 
 function toDriverAdapterError(error: unknown): unknown {
-  const e = error as { code?: unknown; severity?: unknown; message?: unknown; detail?: unknown; column?: unknown; hint?: unknown };
+  const e = error as {
+    code?: unknown;
+    severity?: unknown;
+    message?: unknown;
+    detail?: unknown;
+    column?: unknown;
+    hint?: unknown;
+  };
   if (typeof e?.code !== 'string' || typeof e.message !== 'string') return error;
   const optional = (v: unknown) => (typeof v === 'string' ? v : undefined);
   return new DriverAdapterError({
@@ -175,7 +182,10 @@ async function isUpToDate(target: MigrationTarget, list: MigrationList): Promise
   const sql = `SELECT migration_name, checksum FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
   let rows: { migration_name: string; checksum: string }[];
   try {
-    rows = target instanceof pg.Pool ? (await target.query(sql)).rows : (await target.query<{ migration_name: string; checksum: string }>(sql)).rows;
+    rows =
+      target instanceof pg.Pool
+        ? (await target.query(sql)).rows
+        : (await target.query<{ migration_name: string; checksum: string }>(sql)).rows;
   } catch (error) {
     if ((error as { code?: string }).code === '42P01') return false;
     throw error;

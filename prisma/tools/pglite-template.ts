@@ -26,7 +26,9 @@ async function templatePath(migrationsDir = defaultMigrationsDir): Promise<strin
   for (const dir of list.migrationDirectories) {
     hash.update(dir.path).update('\0').update(dir.migrationFile.content.value).update('\0');
   }
-  const { version } = JSON.parse(await readFile(path.join(repoRoot, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string };
+  const { version } = JSON.parse(
+    await readFile(path.join(repoRoot, 'node_modules/@electric-sql/pglite/package.json'), 'utf8'),
+  ) as { version: string };
   return path.join(cacheDir, `pglite-${version}-${hash.digest('hex').slice(0, 16)}`);
 }
 
@@ -36,7 +38,13 @@ async function templatePath(migrationsDir = defaultMigrationsDir): Promise<strin
  */
 export async function copyPgliteTemplate(dataDir: string, migrationsDir?: string): Promise<boolean> {
   const template = await templatePath(migrationsDir);
-  if (!(await stat(path.join(template, 'PG_VERSION')).then((s) => s.isFile(), () => false))) return false;
+  if (
+    !(await stat(path.join(template, 'PG_VERSION')).then(
+      (s) => s.isFile(),
+      () => false,
+    ))
+  )
+    return false;
   // FICLONE: a copy-on-write clone where the file system has them, a plain copy elsewhere.
   try {
     // Synchronous on purpose: fs/promises' cp awaits each of the ~1,000 files in turn and took

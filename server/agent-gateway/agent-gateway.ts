@@ -25,7 +25,10 @@ import type { AgentSecurity } from '../pki/agent-authority.js';
 
 /** Raised by the session store when an identity may not connect (decommissioned, unknown). */
 export class IdentityRefused extends Error {
-  constructor(readonly code: GrpcStatus.PERMISSION_DENIED | GrpcStatus.UNAUTHENTICATED, message: string) {
+  constructor(
+    readonly code: GrpcStatus.PERMISSION_DENIED | GrpcStatus.UNAUTHENTICATED,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -119,13 +122,26 @@ export class AgentGateway {
       connect: (stream: AgentStream) => this.handleStream(stream),
       enroll: (call: ServerUnaryCall<EnrollRequest, EnrollResponse>, callback: sendUnaryData<EnrollResponse>) => {
         const security = this.options.security;
-        if (!security) return callback({ code: GrpcStatus.UNIMPLEMENTED, details: 'enrollment is disabled: this controller runs with insecure agents' }, null);
+        if (!security)
+          return callback(
+            {
+              code: GrpcStatus.UNIMPLEMENTED,
+              details: 'enrollment is disabled: this controller runs with insecure agents',
+            },
+            null,
+          );
         security.enroll(call.request, call.getPeer()).then(
           (response) => callback(null, response),
           (err: { code?: unknown; message?: string }) => {
             const known = typeof err.code === 'number';
             if (!known) this.log.error({ err }, 'enrollment failed');
-            callback({ code: known ? (err.code as GrpcStatus) : GrpcStatus.INTERNAL, details: known ? err.message : 'enrollment failed; see the controller log' }, null);
+            callback(
+              {
+                code: known ? (err.code as GrpcStatus) : GrpcStatus.INTERNAL,
+                details: known ? err.message : 'enrollment failed; see the controller log',
+              },
+              null,
+            );
           },
         );
       },
@@ -149,15 +165,18 @@ export class AgentGateway {
       );
     });
     const silenceLimitMs = this.options.heartbeatIntervalSeconds * 1000 * this.options.missedHeartbeatsBeforeOffline;
-    this.livenessTimer = setInterval(() => {
-      const now = Date.now();
-      for (const session of this.sessions.values()) {
-        if (now - session.lastMessageAt > silenceLimitMs) {
-          this.log.warn({ routerId: session.routerId }, 'agent missed its heartbeats; closing its stream');
-          session.close(GrpcStatus.UNAVAILABLE, 'no heartbeat within the allowed window');
+    this.livenessTimer = setInterval(
+      () => {
+        const now = Date.now();
+        for (const session of this.sessions.values()) {
+          if (now - session.lastMessageAt > silenceLimitMs) {
+            this.log.warn({ routerId: session.routerId }, 'agent missed its heartbeats; closing its stream');
+            session.close(GrpcStatus.UNAVAILABLE, 'no heartbeat within the allowed window');
+          }
         }
-      }
-    }, Math.min(5_000, silenceLimitMs));
+      },
+      Math.min(5_000, silenceLimitMs),
+    );
     this.livenessTimer.unref();
     return this.boundPort;
   }
@@ -188,7 +207,10 @@ export class AgentGateway {
     const reject = (code: GrpcStatus, reason: string, extra: Record<string, unknown> = {}) => {
       if (closed) return;
       closed = true;
-      this.log.warn({ peer, routerId: session?.routerId, code: GrpcStatus[code], reason, ...extra }, 'closing agent stream');
+      this.log.warn(
+        { peer, routerId: session?.routerId, code: GrpcStatus[code], reason, ...extra },
+        'closing agent stream',
+      );
       closeStream(stream, code, reason);
     };
 
@@ -208,7 +230,8 @@ export class AgentGateway {
         try {
           validateHello(hello);
         } catch (err) {
-          if (err instanceof HelloRejected) return reject(GrpcStatus.INVALID_ARGUMENT, `invalid Hello: ${err.message}`, { field: err.field });
+          if (err instanceof HelloRejected)
+            return reject(GrpcStatus.INVALID_ARGUMENT, `invalid Hello: ${err.message}`, { field: err.field });
           throw err;
         }
         let routerId: string;
@@ -218,7 +241,8 @@ export class AgentGateway {
           grant = await this.options.security?.authorizeStream(stream, hello.router!.identity);
           ({ routerId } = await this.sink.registerHello(hello, peer));
         } catch (err) {
-          if (err instanceof IdentityRefused) return reject(err.code, err.message, { identity: hello.router?.identity });
+          if (err instanceof IdentityRefused)
+            return reject(err.code, err.message, { identity: hello.router?.identity });
           throw err;
         }
         if (closed) return;
@@ -254,7 +278,10 @@ export class AgentGateway {
           // Commit-confirmed: the result is stored, so the controller can still reach this
           // router; tell the agent to keep the change (without this it rolls back by itself).
           if (body.value.status === ApplyResult_Status.STATUS_APPLIED) {
-            session.send({ $case: 'confirmApply', value: { profile: body.value.profile, revision: body.value.revision } });
+            session.send({
+              $case: 'confirmApply',
+              value: { profile: body.value.profile, revision: body.value.revision },
+            });
           }
           return;
         case 'telemetry':
@@ -265,7 +292,12 @@ export class AgentGateway {
           const current = session;
           const renewed = this.options.security
             ? await this.options.security.renew(current, body.value)
-            : { certificatePem: '', caCertificatePem: '', notAfter: undefined, error: 'this controller runs with insecure agents; nothing to renew' };
+            : {
+                certificatePem: '',
+                caCertificatePem: '',
+                notAfter: undefined,
+                error: 'this controller runs with insecure agents; nothing to renew',
+              };
           current.send({ $case: 'renewed', value: renewed });
           return;
         }
@@ -306,7 +338,8 @@ export class AgentGateway {
     });
     stream.on('error', (err: Error) => {
       // Corrupt frames surface here (grpc-js fails to deserialize and cancels the call).
-      if (!closed && !this.stopping) this.log.warn({ peer, routerId: session?.routerId, reason: err.message }, 'agent stream failed');
+      if (!closed && !this.stopping)
+        this.log.warn({ peer, routerId: session?.routerId, reason: err.message }, 'agent stream failed');
       finished();
     });
     stream.on('cancelled', finished);

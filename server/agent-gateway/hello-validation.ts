@@ -10,7 +10,10 @@ const MAX_TEXT = 256;
 const MAX_LIST = 64;
 
 export class HelloRejected extends Error {
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -27,7 +30,10 @@ export function validateHello(hello: Hello): void {
   const identity = hello.router?.identity ?? '';
   if (!identity) throw new HelloRejected('router.identity', 'router.identity is required');
   if (!ROUTER_IDENTITY_PATTERN.test(identity)) {
-    throw new HelloRejected('router.identity', 'router.identity must be 1-128 characters of [A-Za-z0-9._:,@/+-], starting with a letter or digit');
+    throw new HelloRejected(
+      'router.identity',
+      'router.identity must be 1-128 characters of [A-Za-z0-9._:,@/+-], starting with a letter or digit',
+    );
   }
   text('router.name', hello.router?.name ?? '');
   text('agent.version', hello.agent?.version ?? '', { required: true });
@@ -37,8 +43,10 @@ export function validateHello(hello: Hello): void {
       text(`facts.${field}`, facts[field]);
     }
     for (const field of ['wanDevices', 'lanDevices', 'unknown'] as const) {
-      if (facts[field].length > MAX_LIST) throw new HelloRejected(`facts.${field}`, `facts.${field} has more than ${MAX_LIST} entries`);
+      if (facts[field].length > MAX_LIST)
+        throw new HelloRejected(`facts.${field}`, `facts.${field} has more than ${MAX_LIST} entries`);
     }
-    if (Object.keys(facts.packages).length > MAX_LIST * 4) throw new HelloRejected('facts.packages', 'facts.packages has too many entries');
+    if (Object.keys(facts.packages).length > MAX_LIST * 4)
+      throw new HelloRejected('facts.packages', 'facts.packages has too many entries');
   }
 }

@@ -13,7 +13,15 @@ const Filters = {
   to: Type.Optional(Type.String({ format: 'date-time' })),
 };
 
-type FilterQuery = { router?: string; profile?: string; rollout?: string; actor?: string; action?: string; from?: string; to?: string };
+type FilterQuery = {
+  router?: string;
+  profile?: string;
+  rollout?: string;
+  actor?: string;
+  action?: string;
+  from?: string;
+  to?: string;
+};
 
 function whereOf(q: FilterQuery): Prisma.AuditEventWhereInput {
   const and: Prisma.AuditEventWhereInput[] = [];
@@ -76,10 +84,17 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
         tags: ['audit'],
         summary: 'Audit events, oldest first, filtered by router, profile, rollout, actor, action and time range',
         querystring: Type.Object(
-          { ...Filters, limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }), cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$' })) },
+          {
+            ...Filters,
+            limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+            cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$' })),
+          },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Object({ items: Type.Array(EventView), nextCursor: Type.Union([Type.String(), Type.Null()]) }), 400: errorBodySchema },
+        response: {
+          200: Type.Object({ items: Type.Array(EventView), nextCursor: Type.Union([Type.String(), Type.Null()]) }),
+          400: errorBodySchema,
+        },
       },
     },
     async (request) => {
@@ -105,7 +120,10 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
     async (request, reply) => {
       reply.hijack();
       const res = reply.raw;
-      res.writeHead(200, { 'content-type': 'application/x-ndjson', 'content-disposition': 'attachment; filename="wrtfleet-audit.jsonl"' });
+      res.writeHead(200, {
+        'content-type': 'application/x-ndjson',
+        'content-disposition': 'attachment; filename="wrtfleet-audit.jsonl"',
+      });
       const base = whereOf(request.query);
       let after: bigint | undefined;
       for (;;) {

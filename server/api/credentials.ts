@@ -6,7 +6,8 @@ import { ApiError, errorBodySchema } from './errors.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 const IdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
-const Printable = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^[^\\u0000-\\u001f\\u007f]+$' });
+const Printable = (max: number) =>
+  Type.String({ minLength: 1, maxLength: max, pattern: '^[^\\u0000-\\u001f\\u007f]+$' });
 
 const CredentialView = Type.Object({
   routerId: Type.String(),
@@ -33,7 +34,10 @@ export interface CredentialsPluginOptions {
  * gives more power over a router than any profile. Reads describe the credential (host,
  * user, whether a secret is set) and never return the secret; audit events never hold it.
  */
-export const credentialsPlugin: FastifyPluginAsyncTypebox<CredentialsPluginOptions> = async (app, { credentials, audit, db }) => {
+export const credentialsPlugin: FastifyPluginAsyncTypebox<CredentialsPluginOptions> = async (
+  app,
+  { credentials, audit, db },
+) => {
   const routerOr404 = async (id: string) => {
     const router = await db.router.findUnique({ where: { id }, select: { id: true } });
     if (!router) throw new ApiError(404, 'not_found', `no router ${id}`);
@@ -46,7 +50,7 @@ export const credentialsPlugin: FastifyPluginAsyncTypebox<CredentialsPluginOptio
       config: { scope: 'admin' },
       schema: {
         tags: ['security'],
-        summary: "Store the SSH credential a proxy agent uses for this router (encrypted at rest, never returned)",
+        summary: 'Store the SSH credential a proxy agent uses for this router (encrypted at rest, never returned)',
         params: IdParam,
         body: Type.Object(
           {
@@ -57,31 +61,69 @@ export const credentialsPlugin: FastifyPluginAsyncTypebox<CredentialsPluginOptio
             password: Type.Optional(Printable(1024)),
             privateKey: Type.Optional(Type.String({ minLength: 1, maxLength: 16 * 1024 })),
             passphrase: Type.Optional(Printable(1024)),
-            hostKeyFingerprint: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^SHA256:[A-Za-z0-9+/=]+$' })),
-            proxyIdentity: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._:,@/+-]*$' })),
+            hostKeyFingerprint: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 128, pattern: '^SHA256:[A-Za-z0-9+/=]+$' }),
+            ),
+            proxyIdentity: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._:,@/+-]*$' }),
+            ),
           },
           { additionalProperties: false },
         ),
-        response: { 200: CredentialView, 400: errorBodySchema, 404: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema },
+        response: {
+          200: CredentialView,
+          400: errorBodySchema,
+          404: errorBodySchema,
+          401: errorBodySchema,
+          403: errorBodySchema,
+        },
       },
     },
     async (request) => {
       const routerId = await routerOr404(request.params.id);
       const body = request.body;
       if (body.authType === 'password' && (!body.password || body.privateKey || body.passphrase)) {
-        throw new ApiError(400, 'invalid_request', 'invalid body parameter: authType "password" needs password and no privateKey/passphrase', [{ path: '/password', in: 'body', message: 'required for authType password' }]);
+        throw new ApiError(
+          400,
+          'invalid_request',
+          'invalid body parameter: authType "password" needs password and no privateKey/passphrase',
+          [{ path: '/password', in: 'body', message: 'required for authType password' }],
+        );
       }
       if (body.authType === 'privateKey' && (!body.privateKey || body.password)) {
-        throw new ApiError(400, 'invalid_request', 'invalid body parameter: authType "privateKey" needs privateKey and no password', [{ path: '/privateKey', in: 'body', message: 'required for authType privateKey' }]);
+        throw new ApiError(
+          400,
+          'invalid_request',
+          'invalid body parameter: authType "privateKey" needs privateKey and no password',
+          [{ path: '/privateKey', in: 'body', message: 'required for authType privateKey' }],
+        );
       }
-      if (body.privateKey && !/^-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]+-----END [A-Z0-9 ]*PRIVATE KEY-----\s*$/.test(body.privateKey.trim())) {
-        throw new ApiError(400, 'invalid_request', 'invalid body parameter: privateKey must be a PEM or OpenSSH private key', [{ path: '/privateKey', in: 'body', message: 'not a PEM/OpenSSH private key' }]);
+      if (
+        body.privateKey &&
+        !/^-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]+-----END [A-Z0-9 ]*PRIVATE KEY-----\s*$/.test(
+          body.privateKey.trim(),
+        )
+      ) {
+        throw new ApiError(
+          400,
+          'invalid_request',
+          'invalid body parameter: privateKey must be a PEM or OpenSSH private key',
+          [{ path: '/privateKey', in: 'body', message: 'not a PEM/OpenSSH private key' }],
+        );
       }
       const before = await credentials.describe(routerId);
       const view = await credentials.put(routerId, body);
       // The audit event names what changed, never the secret (not even a hash of it).
       const { createdAt: _c, updatedAt: _u, ...safe } = view;
-      await audit.append({ actor: request.actor.id, action: 'router.credential_set', targetType: 'router', targetId: routerId, before, after: safe, requestId: request.id });
+      await audit.append({
+        actor: request.actor.id,
+        action: 'router.credential_set',
+        targetType: 'router',
+        targetId: routerId,
+        before,
+        after: safe,
+        requestId: request.id,
+      });
       return view;
     },
   );
@@ -108,12 +150,24 @@ export const credentialsPlugin: FastifyPluginAsyncTypebox<CredentialsPluginOptio
     '/v1/routers/:id/credential',
     {
       config: { scope: 'admin' },
-      schema: { tags: ['security'], summary: "Delete a router's SSH credential", params: IdParam, response: { 204: Type.Null(), 404: errorBodySchema } },
+      schema: {
+        tags: ['security'],
+        summary: "Delete a router's SSH credential",
+        params: IdParam,
+        response: { 204: Type.Null(), 404: errorBodySchema },
+      },
     },
     async (request, reply) => {
       const routerId = await routerOr404(request.params.id);
-      if (!(await credentials.remove(routerId))) throw new ApiError(404, 'not_found', `router ${routerId} has no stored credential`);
-      await audit.append({ actor: request.actor.id, action: 'router.credential_deleted', targetType: 'router', targetId: routerId, requestId: request.id });
+      if (!(await credentials.remove(routerId)))
+        throw new ApiError(404, 'not_found', `router ${routerId} has no stored credential`);
+      await audit.append({
+        actor: request.actor.id,
+        action: 'router.credential_deleted',
+        targetType: 'router',
+        targetId: routerId,
+        requestId: request.id,
+      });
       return reply.status(204).send(null);
     },
   );

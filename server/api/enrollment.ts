@@ -1,7 +1,12 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import { DEFAULT_ENROLLMENT_TTL_SECONDS, MAX_ENROLLMENT_TTL_SECONDS, enrollmentTokenView, type EnrollmentTokens } from '../auth/enrollment-tokens.js';
+import {
+  DEFAULT_ENROLLMENT_TTL_SECONDS,
+  MAX_ENROLLMENT_TTL_SECONDS,
+  enrollmentTokenView,
+  type EnrollmentTokens,
+} from '../auth/enrollment-tokens.js';
 import type { AgentAuthority } from '../pki/agent-authority.js';
 import { normalizeSerial } from '../pki/ca.js';
 import { ApiError, errorBodySchema } from './errors.js';
@@ -59,9 +64,22 @@ export const enrollmentPlugin: FastifyPluginAsyncTypebox<EnrollmentPluginOptions
         summary: 'Create a single-use enrollment token for one agent; the secret is returned once',
         body: Type.Object(
           {
-            routerName: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._:,@/+ -]*$', description: 'The enrolled router gets exactly this name' })),
+            routerName: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 128,
+                pattern: '^[A-Za-z0-9][A-Za-z0-9._:,@/+ -]*$',
+                description: 'The enrolled router gets exactly this name',
+              }),
+            ),
             tags: Type.Optional(Type.Array(Tag, { maxItems: 32, uniqueItems: true })),
-            expiresInSeconds: Type.Optional(Type.Integer({ minimum: 60, maximum: MAX_ENROLLMENT_TTL_SECONDS, default: DEFAULT_ENROLLMENT_TTL_SECONDS })),
+            expiresInSeconds: Type.Optional(
+              Type.Integer({
+                minimum: 60,
+                maximum: MAX_ENROLLMENT_TTL_SECONDS,
+                default: DEFAULT_ENROLLMENT_TTL_SECONDS,
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -70,7 +88,9 @@ export const enrollmentPlugin: FastifyPluginAsyncTypebox<EnrollmentPluginOptions
             EnrollmentTokenView,
             Type.Object({
               token: Type.String({ description: 'The secret: shown only here' }),
-              caFingerprint: Nullable(Type.String({ description: 'SHA-256 of the controller CA certificate; the agent pins it' })),
+              caFingerprint: Nullable(
+                Type.String({ description: 'SHA-256 of the controller CA certificate; the agent pins it' }),
+              ),
               grpcAddress: Type.String(),
             }),
           ]),
@@ -89,8 +109,17 @@ export const enrollmentPlugin: FastifyPluginAsyncTypebox<EnrollmentPluginOptions
         createdBy: request.actor.id,
       });
       const view = enrollmentTokenView(record);
-      await audit.append({ actor: request.actor.id, action: 'enrollment_token.created', targetType: 'enrollment_token', targetId: record.id, after: view, requestId: request.id });
-      return reply.status(201).send({ ...view, token: secret, caFingerprint: authority.caFingerprint, grpcAddress: opts.grpcAddress() });
+      await audit.append({
+        actor: request.actor.id,
+        action: 'enrollment_token.created',
+        targetType: 'enrollment_token',
+        targetId: record.id,
+        after: view,
+        requestId: request.id,
+      });
+      return reply
+        .status(201)
+        .send({ ...view, token: secret, caFingerprint: authority.caFingerprint, grpcAddress: opts.grpcAddress() });
     },
   );
 
@@ -102,7 +131,11 @@ export const enrollmentPlugin: FastifyPluginAsyncTypebox<EnrollmentPluginOptions
         tags: ['security'],
         summary: 'List enrollment tokens (never their secrets), newest first',
         querystring: NoQuery,
-        response: { 200: Type.Object({ items: Type.Array(EnrollmentTokenView) }), 401: errorBodySchema, 403: errorBodySchema },
+        response: {
+          200: Type.Object({ items: Type.Array(EnrollmentTokenView) }),
+          401: errorBodySchema,
+          403: errorBodySchema,
+        },
       },
     },
     async () => ({ items: (await enrollmentTokens.list()).map((r) => enrollmentTokenView(r)) }),
@@ -123,7 +156,13 @@ export const enrollmentPlugin: FastifyPluginAsyncTypebox<EnrollmentPluginOptions
       const row = await enrollmentTokens.get(request.params.id);
       if (!row) throw new ApiError(404, 'not_found', `no enrollment token ${request.params.id}`);
       if (await enrollmentTokens.revoke(row.id)) {
-        await audit.append({ actor: request.actor.id, action: 'enrollment_token.revoked', targetType: 'enrollment_token', targetId: row.id, requestId: request.id });
+        await audit.append({
+          actor: request.actor.id,
+          action: 'enrollment_token.revoked',
+          targetType: 'enrollment_token',
+          targetId: row.id,
+          requestId: request.id,
+        });
       }
       return reply.status(204).send(null);
     },
@@ -143,7 +182,11 @@ export const enrollmentPlugin: FastifyPluginAsyncTypebox<EnrollmentPluginOptions
     async (request) => {
       const router = await db.router.findUnique({ where: { id: request.params.id }, select: { id: true } });
       if (!router) throw new ApiError(404, 'not_found', `no router ${request.params.id}`);
-      const rows = await db.agentCertificate.findMany({ where: { routerId: router.id }, orderBy: { notBefore: 'desc' }, take: 100 });
+      const rows = await db.agentCertificate.findMany({
+        where: { routerId: router.id },
+        orderBy: { notBefore: 'desc' },
+        take: 100,
+      });
       const now = new Date();
       return {
         items: rows.map((c) => ({
@@ -165,7 +208,10 @@ export const enrollmentPlugin: FastifyPluginAsyncTypebox<EnrollmentPluginOptions
       schema: {
         tags: ['security'],
         summary: 'Revoke one client certificate; a stream it authenticated closes within a second',
-        params: Type.Object({ serial: Type.String({ minLength: 1, maxLength: 64, pattern: '^[0-9a-fA-F:]+$' }) }, { additionalProperties: false }),
+        params: Type.Object(
+          { serial: Type.String({ minLength: 1, maxLength: 64, pattern: '^[0-9a-fA-F:]+$' }) },
+          { additionalProperties: false },
+        ),
         response: { 204: Type.Null(), 404: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema },
       },
     },
@@ -187,7 +233,12 @@ export const enrollmentPlugin: FastifyPluginAsyncTypebox<EnrollmentPluginOptions
         summary: 'Decommission a router: revoke its certificates, close its stream, refuse it from now on',
         params: IdParam,
         response: {
-          200: Type.Object({ id: Type.String(), identity: Type.String(), decommissionedAt: Type.String({ format: 'date-time' }), revokedCertificates: Type.Integer() }),
+          200: Type.Object({
+            id: Type.String(),
+            identity: Type.String(),
+            decommissionedAt: Type.String({ format: 'date-time' }),
+            revokedCertificates: Type.Integer(),
+          }),
           404: errorBodySchema,
           401: errorBodySchema,
           403: errorBodySchema,

@@ -43,7 +43,9 @@ function validationDetails(error: FastifyError) {
     const extra = (v.params as { additionalProperty?: string })?.additionalProperty;
     const field = missing ?? extra;
     const path = `${v.instancePath || ''}${field ? `/${field}` : ''}` || '/';
-    const message = extra ? `unknown parameter "${extra}"` : `${path.replace(/^\//, '') || where} ${v.message ?? 'is invalid'}`;
+    const message = extra
+      ? `unknown parameter "${extra}"`
+      : `${path.replace(/^\//, '') || where} ${v.message ?? 'is invalid'}`;
     return { path, in: where, message };
   });
 }
@@ -53,7 +55,12 @@ async function errorsPlugin(app: FastifyInstance) {
     if (error instanceof ApiError) {
       return reply
         .status(error.statusCode)
-        .send({ error: error.code, message: error.message, ...(error.details ? { details: error.details } : {}), requestId: request.id });
+        .send({
+          error: error.code,
+          message: error.message,
+          ...(error.details ? { details: error.details } : {}),
+          requestId: request.id,
+        });
     }
     if (error.validation) {
       const details = validationDetails(error);
@@ -68,11 +75,23 @@ async function errorsPlugin(app: FastifyInstance) {
       return reply.status(status).send({ error: code, message: error.message, requestId: request.id });
     }
     request.log.error({ err: error }, 'request failed');
-    return reply.status(500).send({ error: 'internal', message: 'the controller failed to handle this request; see its log', requestId: request.id });
+    return reply
+      .status(500)
+      .send({
+        error: 'internal',
+        message: 'the controller failed to handle this request; see its log',
+        requestId: request.id,
+      });
   });
 
   app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send({ error: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}`, requestId: request.id }),
+    reply
+      .status(404)
+      .send({
+        error: 'not_found',
+        message: `no route ${request.method} ${request.url.split('?')[0]}`,
+        requestId: request.id,
+      }),
   );
 }
 

@@ -53,7 +53,9 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 function compilerFor(options: AjvOptions): Ajv {
   // Unknown fields are rejected, not silently dropped: a typo in an automation script must
   // fail loudly. `strict: false` lets the OpenAPI-only keywords (description, example) pass.
-  return addFormats(new Ajv({ removeAdditional: false, useDefaults: true, allErrors: false, strict: false, ...options }));
+  return addFormats(
+    new Ajv({ removeAdditional: false, useDefaults: true, allErrors: false, strict: false, ...options }),
+  );
 }
 
 /**
@@ -82,7 +84,9 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
         version: '1',
         description: 'Profiles, plans, rollouts and the audited history of a fleet of OpenWrt routers.',
       },
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API token (wft_...)' } } },
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API token (wft_...)' } },
+      },
       security: [{ bearerAuth: [] }],
       tags: [
         { name: 'routers', description: 'The fleet: facts, capabilities, connection status, tags, assignments, plans' },
@@ -99,10 +103,23 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
 
   app.get(
     '/healthz',
-    { config: { public: true }, schema: { tags: ['health'], summary: 'Liveness', security: [], response: { 200: { type: 'object', properties: { ok: { type: 'boolean' } } } } } },
+    {
+      config: { public: true },
+      schema: {
+        tags: ['health'],
+        summary: 'Liveness',
+        security: [],
+        response: { 200: { type: 'object', properties: { ok: { type: 'boolean' } } } },
+      },
+    },
     async () => ({ ok: true }),
   );
-  await app.register(routersPlugin, { directory: deps.directory, previews: deps.previews, db: deps.db, audit: deps.audit });
+  await app.register(routersPlugin, {
+    directory: deps.directory,
+    previews: deps.previews,
+    db: deps.db,
+    audit: deps.audit,
+  });
   await app.register(profilesPlugin, { profiles: deps.profiles });
   await app.register(rolloutsPlugin, { rollouts: deps.rollouts, previews: deps.previews, db: deps.db });
   await app.register(auditPlugin, { db: deps.db });
@@ -113,7 +130,10 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
   }
   if (deps.jobs.kind === 'bullmq') {
     // Bull Board exists only for the Redis queue; loaded then, not on the embedded default.
-    const [{ queueBoardPlugin }, { BullMqJobRunner }] = await Promise.all([import('./queue-board.js'), import('../jobs/bullmq-runner.js')]);
+    const [{ queueBoardPlugin }, { BullMqJobRunner }] = await Promise.all([
+      import('./queue-board.js'),
+      import('../jobs/bullmq-runner.js'),
+    ]);
     if (deps.jobs instanceof BullMqJobRunner) await app.register(queueBoardPlugin, { queue: deps.jobs.queue });
   }
   return app as unknown as FastifyInstance;

@@ -22,27 +22,62 @@ const JobView = Type.Object({
   finishedAt: Type.Union([Type.String(), Type.Null()]),
 });
 
-type Row = { id: string; kind: string; state: string; step: string | null; percent: number; message: string | null; input: unknown; result: unknown; error: string | null; cancelRequested: boolean; createdBy: string; createdAt: Date; finishedAt: Date | null };
+type Row = {
+  id: string;
+  kind: string;
+  state: string;
+  step: string | null;
+  percent: number;
+  message: string | null;
+  input: unknown;
+  result: unknown;
+  error: string | null;
+  cancelRequested: boolean;
+  createdBy: string;
+  createdAt: Date;
+  finishedAt: Date | null;
+};
 
-const view = (j: Row) => ({ ...j, createdAt: j.createdAt.toISOString(), finishedAt: j.finishedAt?.toISOString() ?? null });
+const view = (j: Row) => ({
+  ...j,
+  createdAt: j.createdAt.toISOString(),
+  finishedAt: j.finishedAt?.toISOString() ?? null,
+});
 
 /** Jobs (onboarding today): state, live progress over server-sent events, cancel. */
-export const jobsPlugin: FastifyPluginAsyncTypebox<{ db: PrismaClient; onboarding: OnboardingService }> = async (app, { db, onboarding }) => {
+export const jobsPlugin: FastifyPluginAsyncTypebox<{ db: PrismaClient; onboarding: OnboardingService }> = async (
+  app,
+  { db, onboarding },
+) => {
   const find = async (id: string) => {
     const j = await db.job.findUnique({ where: { id } });
     if (!j) throw new ApiError(404, 'not_found', `no job ${id}`);
     return j as Row;
   };
 
-  app.get('/v1/jobs/:id', { schema: { tags: ['routers'], summary: 'A job: state, step, percent, message, result', params: IdParam, response: { 200: JobView, 404: errorBodySchema } } }, async (request) =>
-    view(await find(request.params.id)),
+  app.get(
+    '/v1/jobs/:id',
+    {
+      schema: {
+        tags: ['routers'],
+        summary: 'A job: state, step, percent, message, result',
+        params: IdParam,
+        response: { 200: JobView, 404: errorBodySchema },
+      },
+    },
+    async (request) => view(await find(request.params.id)),
   );
 
   app.post(
     '/v1/jobs/:id/cancel',
     {
       config: { scope: 'write' },
-      schema: { tags: ['routers'], summary: 'Cancel a job: it stops between steps and rolls back what it did', params: IdParam, response: { 202: JobView, 404: errorBodySchema, 409: errorBodySchema } },
+      schema: {
+        tags: ['routers'],
+        summary: 'Cancel a job: it stops between steps and rolls back what it did',
+        params: IdParam,
+        response: { 202: JobView, 404: errorBodySchema, 409: errorBodySchema },
+      },
     },
     async (request, reply) => {
       const outcome = await onboarding.cancel(request.params.id, request.actor.id, request.id);
@@ -54,12 +89,25 @@ export const jobsPlugin: FastifyPluginAsyncTypebox<{ db: PrismaClient; onboardin
 
   app.get(
     '/v1/jobs/:id/events',
-    { schema: { tags: ['routers'], summary: 'Live progress as server-sent events (event: progress, data: {state, step, percent, message}); ends with the job', params: IdParam, produces: ['text/event-stream'] } },
+    {
+      schema: {
+        tags: ['routers'],
+        summary:
+          'Live progress as server-sent events (event: progress, data: {state, step, percent, message}); ends with the job',
+        params: IdParam,
+        produces: ['text/event-stream'],
+      },
+    },
     async (request, reply) => {
       let job: Row | null = await find(request.params.id);
       reply.hijack();
       const res = reply.raw;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
       let closed = false;
       request.raw.on('close', () => (closed = true));
       let last = '';
@@ -77,7 +125,9 @@ export const jobsPlugin: FastifyPluginAsyncTypebox<{ db: PrismaClient; onboardin
         job = (await db.job.findUnique({ where: { id: request.params.id } })) as Row | null;
       }
       if (!closed) {
-        res.write(`event: end\ndata: ${JSON.stringify({ state: job?.state ?? 'unknown', message: job?.message ?? null, error: job?.error ?? null, result: job?.result ?? null })}\n\n`);
+        res.write(
+          `event: end\ndata: ${JSON.stringify({ state: job?.state ?? 'unknown', message: job?.message ?? null, error: job?.error ?? null, result: job?.result ?? null })}\n\n`,
+        );
         res.end();
       }
     },

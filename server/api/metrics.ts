@@ -17,7 +17,12 @@ export class ControllerMetrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 1.5, 2.5, 5, 10, 30, 60],
     registers: [this.registry],
   });
-  readonly applyResults = new Counter({ name: 'wrtfleet_apply_results_total', help: 'Apply results reported by agents', labelNames: ['status'], registers: [this.registry] });
+  readonly applyResults = new Counter({
+    name: 'wrtfleet_apply_results_total',
+    help: 'Apply results reported by agents',
+    labelNames: ['status'],
+    registers: [this.registry],
+  });
 
   constructor(db: PrismaClient, gateway: AgentGateway, jobs: JobRunner) {
     new Gauge({
@@ -34,7 +39,11 @@ export class ControllerMetrics {
       labelNames: ['state'],
       registers: [this.registry],
       async collect() {
-        const groups = await db.rolloutTarget.groupBy({ by: ['state'], where: { rollout: { state: { in: ['running', 'paused'] } } }, _count: { _all: true } });
+        const groups = await db.rolloutTarget.groupBy({
+          by: ['state'],
+          where: { rollout: { state: { in: ['running', 'paused'] } } },
+          _count: { _all: true },
+        });
         this.reset();
         for (const g of groups) this.set({ state: g.state }, g._count._all);
       },
@@ -67,8 +76,12 @@ export class ControllerMetrics {
 }
 
 export const metricsPlugin: FastifyPluginAsync<{ metrics: ControllerMetrics }> = async (app, { metrics }) => {
-  app.get('/metrics', { schema: { tags: ['health'], summary: 'Prometheus metrics (needs a read token)' } }, async (_request, reply) => {
-    reply.header('content-type', metrics.registry.contentType);
-    return metrics.registry.metrics();
-  });
+  app.get(
+    '/metrics',
+    { schema: { tags: ['health'], summary: 'Prometheus metrics (needs a read token)' } },
+    async (_request, reply) => {
+      reply.header('content-type', metrics.registry.contentType);
+      return metrics.registry.metrics();
+    },
+  );
 };

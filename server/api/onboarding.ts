@@ -2,7 +2,8 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { OnboardingService } from '../onboarding/onboarding-service.js';
 import { ApiError, errorBodySchema } from './errors.js';
 
-const Printable = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^[^\\u0000-\\u001f\\u007f]+$' });
+const Printable = (max: number) =>
+  Type.String({ minLength: 1, maxLength: max, pattern: '^[^\\u0000-\\u001f\\u007f]+$' });
 
 export const OnboardingBody = Type.Object(
   {
@@ -12,11 +13,22 @@ export const OnboardingBody = Type.Object(
     password: Type.Optional(Printable(1024)),
     privateKey: Type.Optional(Type.String({ minLength: 1, maxLength: 16 * 1024 })),
     passphrase: Type.Optional(Printable(1024)),
-    hostKeyFingerprint: Type.Optional(Type.String({ pattern: '^SHA256:[A-Za-z0-9+/]{43}=?$', description: 'Expected host key, as `ssh-keygen -lf` prints it; without it the first key seen is pinned' })),
-    tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]*$' }), { maxItems: 32 })),
+    hostKeyFingerprint: Type.Optional(
+      Type.String({
+        pattern: '^SHA256:[A-Za-z0-9+/]{43}=?$',
+        description: 'Expected host key, as `ssh-keygen -lf` prints it; without it the first key seen is pinned',
+      }),
+    ),
+    tags: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]*$' }), {
+        maxItems: 32,
+      }),
+    ),
     placement: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('on-router'), Type.Literal('proxy')])),
     install: Type.Optional(Type.Boolean({ description: 'Install missing packages (opkg/apk); otherwise report them' })),
-    identity: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._:,@/+-]*$' })),
+    identity: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._:,@/+-]*$' }),
+    ),
     name: Type.Optional(Printable(128)),
   },
   { additionalProperties: false },
@@ -27,7 +39,10 @@ export const OnboardingBody = Type.Object(
  * for the job and never stored in Job.input, returned, logged or audited (the route's body is
  * covered by the logger's redaction of `password`, `privateKey`, `passphrase`).
  */
-export const onboardingPlugin: FastifyPluginAsyncTypebox<{ onboarding: OnboardingService }> = async (app, { onboarding }) => {
+export const onboardingPlugin: FastifyPluginAsyncTypebox<{ onboarding: OnboardingService }> = async (
+  app,
+  { onboarding },
+) => {
   app.post(
     '/v1/onboarding',
     {
@@ -36,17 +51,40 @@ export const onboardingPlugin: FastifyPluginAsyncTypebox<{ onboarding: Onboardin
         tags: ['routers'],
         summary: 'Onboard a router over SSH (a job: connect, facts, packages, placement, first Hello, first plan)',
         body: OnboardingBody,
-        response: { 202: Type.Object({ jobId: Type.String(), events: Type.String() }), 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema },
+        response: {
+          202: Type.Object({ jobId: Type.String(), events: Type.String() }),
+          400: errorBodySchema,
+          401: errorBodySchema,
+          403: errorBodySchema,
+        },
       },
     },
     async (request, reply) => {
       const b = request.body;
       if (!b.password === !b.privateKey) {
-        throw new ApiError(400, 'invalid_request', 'invalid body parameter: give exactly one of password or privateKey', [{ path: '/password', in: 'body', message: 'exactly one of password, privateKey' }]);
+        throw new ApiError(
+          400,
+          'invalid_request',
+          'invalid body parameter: give exactly one of password or privateKey',
+          [{ path: '/password', in: 'body', message: 'exactly one of password, privateKey' }],
+        );
       }
-      if (b.passphrase && !b.privateKey) throw new ApiError(400, 'invalid_request', 'invalid body parameter: passphrase goes with privateKey', [{ path: '/passphrase', in: 'body', message: 'only with privateKey' }]);
-      if (b.privateKey && !/^-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]+-----END [A-Z0-9 ]*PRIVATE KEY-----\s*$/.test(b.privateKey.trim())) {
-        throw new ApiError(400, 'invalid_request', 'invalid body parameter: privateKey must be a PEM or OpenSSH private key', [{ path: '/privateKey', in: 'body', message: 'not a PEM/OpenSSH private key' }]);
+      if (b.passphrase && !b.privateKey)
+        throw new ApiError(400, 'invalid_request', 'invalid body parameter: passphrase goes with privateKey', [
+          { path: '/passphrase', in: 'body', message: 'only with privateKey' },
+        ]);
+      if (
+        b.privateKey &&
+        !/^-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]+-----END [A-Z0-9 ]*PRIVATE KEY-----\s*$/.test(
+          b.privateKey.trim(),
+        )
+      ) {
+        throw new ApiError(
+          400,
+          'invalid_request',
+          'invalid body parameter: privateKey must be a PEM or OpenSSH private key',
+          [{ path: '/privateKey', in: 'body', message: 'not a PEM/OpenSSH private key' }],
+        );
       }
       const { id } = await onboarding.create(
         {

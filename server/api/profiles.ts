@@ -31,12 +31,22 @@ export const profilesPlugin: FastifyPluginAsyncTypebox<ProfilesPluginOptions> = 
         tags: ['profiles'],
         summary: 'List profiles by name',
         querystring: Type.Object(
-          { limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }), cursor: Type.Optional(Type.String({ maxLength: 64 })) },
+          {
+            limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+            cursor: Type.Optional(Type.String({ maxLength: 64 })),
+          },
           { additionalProperties: false },
         ),
         response: {
           200: Type.Object({
-            items: Type.Array(Type.Object({ name: Type.String(), latestRevision: Type.Integer(), createdAt: Type.String(), updatedAt: Type.String() })),
+            items: Type.Array(
+              Type.Object({
+                name: Type.String(),
+                latestRevision: Type.Integer(),
+                createdAt: Type.String(),
+                updatedAt: Type.String(),
+              }),
+            ),
             nextCursor: Type.Union([Type.String(), Type.Null()]),
           }),
         },
@@ -45,7 +55,12 @@ export const profilesPlugin: FastifyPluginAsyncTypebox<ProfilesPluginOptions> = 
     async (request) => {
       const page = await profiles.list(request.query.limit, request.query.cursor);
       return {
-        items: page.items.map((p) => ({ name: p.name, latestRevision: p.latestRevision, createdAt: p.createdAt.toISOString(), updatedAt: p.updatedAt.toISOString() })),
+        items: page.items.map((p) => ({
+          name: p.name,
+          latestRevision: p.latestRevision,
+          createdAt: p.createdAt.toISOString(),
+          updatedAt: p.updatedAt.toISOString(),
+        })),
         nextCursor: page.nextCursor,
       };
     },
@@ -60,10 +75,25 @@ export const profilesPlugin: FastifyPluginAsyncTypebox<ProfilesPluginOptions> = 
         description:
           'Send `baseRevision`: the revision your change starts from (0 or absent to create). If someone added a revision since, the answer is 409 and nothing is written. A spec equal to the latest revision writes nothing and answers 200 with `changed: false`.',
         params: NameParam,
-        body: Type.Object({ spec: ProfileSpecSchema, baseRevision: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false }),
+        body: Type.Object(
+          { spec: ProfileSpecSchema, baseRevision: Type.Optional(Type.Integer({ minimum: 0 })) },
+          { additionalProperties: false },
+        ),
         response: {
-          200: Type.Object({ name: Type.String(), revision: Type.Integer(), changed: Type.Boolean(), created: Type.Boolean(), spec: Type.Any() }),
-          201: Type.Object({ name: Type.String(), revision: Type.Integer(), changed: Type.Boolean(), created: Type.Boolean(), spec: Type.Any() }),
+          200: Type.Object({
+            name: Type.String(),
+            revision: Type.Integer(),
+            changed: Type.Boolean(),
+            created: Type.Boolean(),
+            spec: Type.Any(),
+          }),
+          201: Type.Object({
+            name: Type.String(),
+            revision: Type.Integer(),
+            changed: Type.Boolean(),
+            created: Type.Boolean(),
+            spec: Type.Any(),
+          }),
           400: errorBodySchema,
           409: errorBodySchema,
         },
@@ -71,14 +101,26 @@ export const profilesPlugin: FastifyPluginAsyncTypebox<ProfilesPluginOptions> = 
     },
     async (request, reply) => {
       try {
-        const result = await profiles.save(request.params.name, request.body.spec, request.body.baseRevision, auditContext(request));
+        const result = await profiles.save(
+          request.params.name,
+          request.body.spec,
+          request.body.baseRevision,
+          auditContext(request),
+        );
         return reply.status(result.changed ? 201 : 200).send(result);
       } catch (err) {
         if (err instanceof InvalidProfile) {
-          throw new ApiError(400, 'invalid_request', err.message, err.errors.map((e) => ({ path: `/spec${e.path}`, in: 'body', message: e.message })));
+          throw new ApiError(
+            400,
+            'invalid_request',
+            err.message,
+            err.errors.map((e) => ({ path: `/spec${e.path}`, in: 'body', message: e.message })),
+          );
         }
         if (err instanceof StaleRevision) {
-          throw new ApiError(409, 'conflict', err.message, [{ path: '/baseRevision', in: 'body', message: `latest revision is ${err.latest}` }]);
+          throw new ApiError(409, 'conflict', err.message, [
+            { path: '/baseRevision', in: 'body', message: `latest revision is ${err.latest}` },
+          ]);
         }
         throw err;
       }
@@ -87,7 +129,14 @@ export const profilesPlugin: FastifyPluginAsyncTypebox<ProfilesPluginOptions> = 
 
   app.get(
     '/v1/profiles/:name',
-    { schema: { tags: ['profiles'], summary: 'The latest revision of a profile', params: NameParam, response: { 200: RevisionView, 404: errorBodySchema } } },
+    {
+      schema: {
+        tags: ['profiles'],
+        summary: 'The latest revision of a profile',
+        params: NameParam,
+        response: { 200: RevisionView, 404: errorBodySchema },
+      },
+    },
     async (request) => {
       const r = await profiles.revision(request.params.name);
       if (!r) throw new ApiError(404, 'not_found', `no profile named ${request.params.name}`);
@@ -103,14 +152,24 @@ export const profilesPlugin: FastifyPluginAsyncTypebox<ProfilesPluginOptions> = 
         summary: 'Revisions of a profile, newest first',
         params: NameParam,
         querystring: Type.Object(
-          { limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }), cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$' })) },
+          {
+            limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+            cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$' })),
+          },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Object({ items: Type.Array(RevisionView), nextCursor: Type.Union([Type.String(), Type.Null()]) }), 404: errorBodySchema },
+        response: {
+          200: Type.Object({ items: Type.Array(RevisionView), nextCursor: Type.Union([Type.String(), Type.Null()]) }),
+          404: errorBodySchema,
+        },
       },
     },
     async (request) => {
-      const page = await profiles.revisions(request.params.name, request.query.limit, request.query.cursor ? Number(request.query.cursor) : undefined);
+      const page = await profiles.revisions(
+        request.params.name,
+        request.query.limit,
+        request.query.cursor ? Number(request.query.cursor) : undefined,
+      );
       if (!page) throw new ApiError(404, 'not_found', `no profile named ${request.params.name}`);
       return { items: page.items.map((r) => revisionView(r, request.params.name)), nextCursor: page.nextCursor };
     },
@@ -122,13 +181,21 @@ export const profilesPlugin: FastifyPluginAsyncTypebox<ProfilesPluginOptions> = 
       schema: {
         tags: ['profiles'],
         summary: 'One revision of a profile',
-        params: Type.Object({ name: Type.String({ pattern: PROFILE_NAME_PATTERN }), revision: Type.Integer({ minimum: 1 }) }),
+        params: Type.Object({
+          name: Type.String({ pattern: PROFILE_NAME_PATTERN }),
+          revision: Type.Integer({ minimum: 1 }),
+        }),
         response: { 200: RevisionView, 404: errorBodySchema },
       },
     },
     async (request) => {
       const r = await profiles.revision(request.params.name, request.params.revision);
-      if (!r) throw new ApiError(404, 'not_found', `profile ${request.params.name} has no revision ${request.params.revision}`);
+      if (!r)
+        throw new ApiError(
+          404,
+          'not_found',
+          `profile ${request.params.name} has no revision ${request.params.revision}`,
+        );
       return revisionView(r, request.params.name);
     },
   );

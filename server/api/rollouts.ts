@@ -3,7 +3,15 @@ import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import { EffectiveProfileError, type PlanPreview } from '../fleet/plan-preview.js';
 import { InvalidSelector, SelectorSchema, selectorWhere } from '../fleet/selector.js';
 import { PROFILE_NAME_PATTERN } from '../profiles/profile-store.js';
-import { RolloutNotFound, RolloutRefused, RolloutStateConflict, StrategyInputSchema, TARGET_STATES, type RolloutEngine, type RolloutView } from '../rollouts/rollout-engine.js';
+import {
+  RolloutNotFound,
+  RolloutRefused,
+  RolloutStateConflict,
+  StrategyInputSchema,
+  TARGET_STATES,
+  type RolloutEngine,
+  type RolloutView,
+} from '../rollouts/rollout-engine.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { auditContext } from './request-context.js';
 import { PlanPreviewView } from './routers.js';
@@ -37,9 +45,15 @@ export interface RolloutsPluginOptions {
 }
 
 /** Rollouts (create, inspect, pause, resume, abort, live progress) and fleet-wide plan previews. */
-export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = async (app, { rollouts, previews, db }) => {
+export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = async (
+  app,
+  { rollouts, previews, db },
+) => {
   const selectorError = (err: unknown) => {
-    if (err instanceof InvalidSelector) return new ApiError(400, 'invalid_request', `invalid selector: ${err.message}`, [{ path: '/selector', in: 'body', message: err.message }]);
+    if (err instanceof InvalidSelector)
+      return new ApiError(400, 'invalid_request', `invalid selector: ${err.message}`, [
+        { path: '/selector', in: 'body', message: err.message },
+      ]);
     return null;
   };
 
@@ -48,7 +62,8 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
     {
       schema: {
         tags: ['rollouts'],
-        summary: 'Dry run: the plan each selected router would get from a profile revision, and what would change on it',
+        summary:
+          'Dry run: the plan each selected router would get from a profile revision, and what would change on it',
         body: Type.Object(
           {
             profile: Type.String({ pattern: PROFILE_NAME_PATTERN }),
@@ -59,7 +74,11 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({ matched: Type.Integer(), items: Type.Array(PlanPreviewView), summary: Type.Record(Type.String(), Type.Integer()) }),
+          200: Type.Object({
+            matched: Type.Integer(),
+            items: Type.Array(PlanPreviewView),
+            summary: Type.Record(Type.String(), Type.Integer()),
+          }),
           400: errorBodySchema,
         },
       },
@@ -73,7 +92,12 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
         throw selectorError(err) ?? err;
       }
       const matched = await db.router.count({ where });
-      const routers = await db.router.findMany({ where, select: { id: true }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: limit });
+      const routers = await db.router.findMany({
+        where,
+        select: { id: true },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        take: limit,
+      });
       const items = [];
       const summary: Record<string, number> = { satisfiable: 0, refused: 0, changing: 0, unchanged: 0 };
       try {
@@ -113,7 +137,10 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
     async (request, reply) => {
       const { startAt, ...rest } = request.body;
       try {
-        const rollout = await rollouts.create({ ...rest, startAt: startAt ? new Date(startAt) : undefined }, auditContext(request));
+        const rollout = await rollouts.create(
+          { ...rest, startAt: startAt ? new Date(startAt) : undefined },
+          auditContext(request),
+        );
         return reply.status(201).send((await rollouts.view(rollout.id))!);
       } catch (err) {
         const e = selectorError(err);
@@ -133,7 +160,9 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
         querystring: Type.Object(
           {
             limit: Type.Integer({ minimum: 1, maximum: 200, default: 20 }),
-            state: Type.Optional(Type.Union(['scheduled', 'running', 'paused', 'completed', 'aborted'].map((s) => Type.Literal(s)))),
+            state: Type.Optional(
+              Type.Union(['scheduled', 'running', 'paused', 'completed', 'aborted'].map((s) => Type.Literal(s))),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -155,7 +184,14 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
 
   app.get(
     '/v1/rollouts/:id',
-    { schema: { tags: ['rollouts'], summary: 'A rollout and its progress', params: IdParam, response: { 200: RolloutViewSchema, 404: errorBodySchema } } },
+    {
+      schema: {
+        tags: ['rollouts'],
+        summary: 'A rollout and its progress',
+        params: IdParam,
+        response: { 200: RolloutViewSchema, 404: errorBodySchema },
+      },
+    },
     async (request) => {
       const view = await rollouts.view(request.params.id);
       if (!view) throw new ApiError(404, 'not_found', `no rollout ${request.params.id}`);
@@ -180,7 +216,15 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
         ),
         response: {
           200: Type.Object({
-            items: Type.Array(Type.Object({ routerId: Type.String(), name: Type.String(), batch: Type.Integer(), state: Type.String(), error: Type.Union([Type.String(), Type.Null()]) })),
+            items: Type.Array(
+              Type.Object({
+                routerId: Type.String(),
+                name: Type.String(),
+                batch: Type.Integer(),
+                state: Type.String(),
+                error: Type.Union([Type.String(), Type.Null()]),
+              }),
+            ),
             nextCursor: Type.Union([Type.String(), Type.Null()]),
           }),
         },
@@ -189,12 +233,18 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
     async (request) => {
       const { state, limit, cursor } = request.query;
       const rows = await db.rolloutTarget.findMany({
-        where: { rolloutId: request.params.id, ...(state ? { state } : {}), ...(cursor ? { routerId: { gt: cursor } } : {}) },
+        where: {
+          rolloutId: request.params.id,
+          ...(state ? { state } : {}),
+          ...(cursor ? { routerId: { gt: cursor } } : {}),
+        },
         orderBy: { routerId: 'asc' },
         take: limit + 1,
         include: { router: { select: { name: true } } },
       });
-      const items = rows.slice(0, limit).map((t) => ({ routerId: t.routerId, name: t.router.name, batch: t.batch, state: t.state, error: t.error }));
+      const items = rows
+        .slice(0, limit)
+        .map((t) => ({ routerId: t.routerId, name: t.router.name, batch: t.batch, state: t.state, error: t.error }));
       return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.routerId : null };
     },
   );
@@ -237,7 +287,12 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
       if (!first) throw new ApiError(404, 'not_found', `no rollout ${request.params.id}`);
       reply.hijack();
       const res = reply.raw;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
       let last = '';
       let closed = false;
       request.raw.on('close', () => (closed = true));

@@ -39,8 +39,12 @@ const RouterSummary = Type.Object(
 const RouterDetail = Type.Intersect([
   Type.Omit(RouterSummary, []),
   Type.Object({
-    facts: Type.Any({ description: 'Fact sheet the agent collected (SoC, CPU, kernel, OpenWrt release, devices, unknowns with reasons)' }),
-    capabilities: Type.Any({ description: '{ predicted, probed }: each of hardwareOffload, softwareOffload, ebpf, tcx with a reason' }),
+    facts: Type.Any({
+      description: 'Fact sheet the agent collected (SoC, CPU, kernel, OpenWrt release, devices, unknowns with reasons)',
+    }),
+    capabilities: Type.Any({
+      description: '{ predicted, probed }: each of hardwareOffload, softwareOffload, ebpf, tcx with a reason',
+    }),
     liveState: Type.Any({ description: 'Datapath and offload state last reported by the agent' }),
   }),
 ]);
@@ -59,14 +63,34 @@ const TAG = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$' });
 export const PlanPreviewView = Type.Object({
   routerId: Type.String(),
   name: Type.String(),
-  effective: Type.Union([Type.Object({ profile: Type.String(), revision: Type.Integer(), overrides: Type.Any() }), Type.Null()]),
-  applied: Type.Union([Type.Object({ profile: Type.String(), revision: Type.Integer(), planHash: Type.Union([Type.String(), Type.Null()]) }), Type.Null()]),
+  effective: Type.Union([
+    Type.Object({ profile: Type.String(), revision: Type.Integer(), overrides: Type.Any() }),
+    Type.Null(),
+  ]),
+  applied: Type.Union([
+    Type.Object({
+      profile: Type.String(),
+      revision: Type.Integer(),
+      planHash: Type.Union([Type.String(), Type.Null()]),
+    }),
+    Type.Null(),
+  ]),
   plan: Type.Any({ description: 'resolvePlan output: datapath, offload, conflicts, decisions with reasons, planHash' }),
-  changes: Type.Array(Type.Object({ path: Type.String(), op: Type.String(), before: Type.Optional(Type.Any()), after: Type.Optional(Type.Any()) })),
+  changes: Type.Array(
+    Type.Object({
+      path: Type.String(),
+      op: Type.String(),
+      before: Type.Optional(Type.Any()),
+      after: Type.Optional(Type.Any()),
+    }),
+  ),
 });
 
 /** GET /v1/routers and GET /v1/routers/{id}: the fleet as operators and scripts see it. */
-export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = async (app, { directory, previews, db, audit }) => {
+export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = async (
+  app,
+  { directory, previews, db, audit },
+) => {
   const mustExist = async (id: string) => {
     const router = await db.router.findUnique({ where: { id } });
     if (!router) throw new ApiError(404, 'not_found', `no router with id ${id}`);
@@ -80,7 +104,10 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
         tags: ['routers'],
         summary: "Replace a router's tags (groups are tags, e.g. group:canary)",
         params: IdParam,
-        body: Type.Object({ tags: Type.Array(TAG, { maxItems: 64, uniqueItems: true }) }, { additionalProperties: false }),
+        body: Type.Object(
+          { tags: Type.Array(TAG, { maxItems: 64, uniqueItems: true }) },
+          { additionalProperties: false },
+        ),
         response: { 200: Type.Object({ id: Type.String(), tags: Type.Array(Type.String()) }), 404: errorBodySchema },
       },
     },
@@ -107,7 +134,8 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
       schema: {
         tags: ['routers'],
         summary: 'Assign a profile to a router, optionally pinned to a revision, with per-router overrides',
-        description: 'Overrides are a partial profile spec laid over the revision (e.g. {"l3Rewrite":{"ttl":{"value":128}}}); the result must be a valid spec.',
+        description:
+          'Overrides are a partial profile spec laid over the revision (e.g. {"l3Rewrite":{"ttl":{"value":128}}}); the result must be a valid spec.',
         params: IdParam,
         body: Type.Object(
           {
@@ -117,29 +145,65 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
           },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Object({ routerId: Type.String(), profile: Type.String(), pinnedRevision: Type.Union([Type.Integer(), Type.Null()]), overrides: Type.Any() }), 400: errorBodySchema, 404: errorBodySchema },
+        response: {
+          200: Type.Object({
+            routerId: Type.String(),
+            profile: Type.String(),
+            pinnedRevision: Type.Union([Type.Integer(), Type.Null()]),
+            overrides: Type.Any(),
+          }),
+          400: errorBodySchema,
+          404: errorBodySchema,
+        },
       },
     },
     async (request) => {
       const router = await mustExist(request.params.id);
       const { profile: profileName, pinnedRevision = null, overrides = null } = request.body;
       const profile = await db.profile.findUnique({ where: { name: profileName } });
-      if (!profile) throw new ApiError(400, 'invalid_request', `no profile named ${profileName}`, [{ path: '/profile', in: 'body', message: 'unknown profile' }]);
+      if (!profile)
+        throw new ApiError(400, 'invalid_request', `no profile named ${profileName}`, [
+          { path: '/profile', in: 'body', message: 'unknown profile' },
+        ]);
       const number = pinnedRevision ?? profile.latestRevision;
-      const revision = await db.profileRevision.findUnique({ where: { profileId_number: { profileId: profile.id, number } } });
-      if (!revision) throw new ApiError(400, 'invalid_request', `profile ${profileName} has no revision ${number}`, [{ path: '/pinnedRevision', in: 'body', message: 'unknown revision' }]);
+      const revision = await db.profileRevision.findUnique({
+        where: { profileId_number: { profileId: profile.id, number } },
+      });
+      if (!revision)
+        throw new ApiError(400, 'invalid_request', `profile ${profileName} has no revision ${number}`, [
+          { path: '/pinnedRevision', in: 'body', message: 'unknown revision' },
+        ]);
       if (overrides) {
         const check = validateProfileSpec(overlay(revision.spec, overrides));
         if (!check.ok) {
-          throw new ApiError(400, 'invalid_request', `the overrides make the profile invalid: ${check.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, check.errors.map((e) => ({ path: `/overrides${e.path}`, in: 'body', message: e.message })));
+          throw new ApiError(
+            400,
+            'invalid_request',
+            `the overrides make the profile invalid: ${check.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`,
+            check.errors.map((e) => ({ path: `/overrides${e.path}`, in: 'body', message: e.message })),
+          );
         }
       }
       const before = await db.assignment.findUnique({ where: { routerId: router.id }, include: { profile: true } });
       const data = { profileId: profile.id, pinnedRevision, overrides: overrides ?? undefined };
-      await db.assignment.upsert({ where: { routerId: router.id }, create: { routerId: router.id, ...data }, update: { ...data, overrides: overrides ?? (null as any) } });
+      await db.assignment.upsert({
+        where: { routerId: router.id },
+        create: { routerId: router.id, ...data },
+        update: { ...data, overrides: overrides ?? (null as any) },
+      });
       const after = { profile: profileName, pinnedRevision, overrides };
-      const beforeView = before ? { profile: before.profile.name, pinnedRevision: before.pinnedRevision, overrides: before.overrides } : null;
-      await audit.append({ ...auditContext(request), action: 'router.assignment.set', targetType: 'router', targetId: router.id, before: beforeView, after, diff: jsonDiff(beforeView ?? {}, after) });
+      const beforeView = before
+        ? { profile: before.profile.name, pinnedRevision: before.pinnedRevision, overrides: before.overrides }
+        : null;
+      await audit.append({
+        ...auditContext(request),
+        action: 'router.assignment.set',
+        targetType: 'router',
+        targetId: router.id,
+        before: beforeView,
+        after,
+        diff: jsonDiff(beforeView ?? {}, after),
+      });
       return { routerId: router.id, ...after };
     },
   );
@@ -150,10 +214,14 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
       schema: {
         tags: ['routers'],
         summary: 'Preview the plan a router would get (a dry run: nothing is sent)',
-        description: "Without parameters: the router's assignment (with its overrides). With `profile` (and `revision`): that profile instead.",
+        description:
+          "Without parameters: the router's assignment (with its overrides). With `profile` (and `revision`): that profile instead.",
         params: IdParam,
         querystring: Type.Object(
-          { profile: Type.Optional(Type.String({ pattern: PROFILE_NAME_PATTERN })), revision: Type.Optional(Type.Integer({ minimum: 1 })) },
+          {
+            profile: Type.Optional(Type.String({ pattern: PROFILE_NAME_PATTERN })),
+            revision: Type.Optional(Type.Integer({ minimum: 1 })),
+          },
           { additionalProperties: false },
         ),
         response: { 200: PlanPreviewView, 400: errorBodySchema, 404: errorBodySchema },
@@ -161,7 +229,10 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
     },
     async (request) => {
       const { profile, revision } = request.query;
-      if (revision !== undefined && !profile) throw new ApiError(400, 'invalid_request', 'invalid querystring parameter: revision needs profile', [{ path: '/revision', in: 'querystring', message: 'needs profile' }]);
+      if (revision !== undefined && !profile)
+        throw new ApiError(400, 'invalid_request', 'invalid querystring parameter: revision needs profile', [
+          { path: '/revision', in: 'querystring', message: 'needs profile' },
+        ]);
       try {
         const preview = await previews.forRouter(request.params.id, profile ? { profile, revision } : undefined);
         if (!preview) throw new ApiError(404, 'not_found', `no router with id ${request.params.id}`);
@@ -183,8 +254,12 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
           {
             limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
             cursor: Type.Optional(Type.String({ maxLength: 512, description: 'nextCursor of the previous page' })),
-            soc: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'SoC, e.g. MT7621 (case-insensitive)' })),
-            status: Type.Optional(Type.Union([Type.Literal('online'), Type.Literal('offline'), Type.Literal('never_seen')])),
+            soc: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 64, description: 'SoC, e.g. MT7621 (case-insensitive)' }),
+            ),
+            status: Type.Optional(
+              Type.Union([Type.Literal('online'), Type.Literal('offline'), Type.Literal('never_seen')]),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -198,7 +273,9 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
       const { limit, cursor, soc, status } = request.query;
       try {
         // The body comes from the database already in the response schema's shape (see listJson).
-        return reply.type('application/json; charset=utf-8').send((await directory.listJson({ soc, status }, { limit, cursor })) as never);
+        return reply
+          .type('application/json; charset=utf-8')
+          .send((await directory.listJson({ soc, status }, { limit, cursor })) as never);
       } catch (err) {
         if (err instanceof InvalidCursor) {
           throw new ApiError(400, 'invalid_request', `invalid querystring parameter: cursor ${err.message}`, [

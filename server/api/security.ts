@@ -22,6 +22,12 @@ export interface SecurityRoutesOptions {
 /** The security route groups (issue 6): API tokens, enrollment and certificates, router credentials. */
 export const securityRoutesPlugin: FastifyPluginAsync<SecurityRoutesOptions> = async (app, o) => {
   await app.register(tokensPlugin, { tokens: o.tokens, audit: o.audit });
-  await app.register(enrollmentPlugin, { enrollmentTokens: o.enrollmentTokens, authority: o.authority, audit: o.audit, db: o.db, grpcAddress: o.grpcAddress });
+  await app.register(enrollmentPlugin, {
+    enrollmentTokens: o.enrollmentTokens,
+    authority: o.authority,
+    audit: o.audit,
+    db: o.db,
+    grpcAddress: o.grpcAddress,
+  });
   await app.register(credentialsPlugin, { credentials: o.credentials, audit: o.audit, db: o.db });
 };

@@ -44,14 +44,28 @@ export const tokensPlugin: FastifyPluginAsyncTypebox<TokensPluginOptions> = asyn
         body: Type.Object(
           {
             name: Label,
-            owner: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9._@:-]*$', description: 'Who the audit history names; default: the caller' })),
-            scopes: Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
+            owner: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 100,
+                pattern: '^[A-Za-z0-9][A-Za-z0-9._@:-]*$',
+                description: 'Who the audit history names; default: the caller',
+              }),
+            ),
+            scopes: Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), {
+              minItems: 1,
+              maxItems: SCOPES.length,
+              uniqueItems: true,
+            }),
             expiresInSeconds: Type.Optional(Type.Integer({ minimum: 60, maximum: MAX_TTL_SECONDS })),
           },
           { additionalProperties: false },
         ),
         response: {
-          201: Type.Intersect([TokenView, Type.Object({ token: Type.String({ description: 'The secret: shown only here' }) })]),
+          201: Type.Intersect([
+            TokenView,
+            Type.Object({ token: Type.String({ description: 'The secret: shown only here' }) }),
+          ]),
           400: errorBodySchema,
           401: errorBodySchema,
           403: errorBodySchema,
@@ -68,7 +82,14 @@ export const tokensPlugin: FastifyPluginAsyncTypebox<TokensPluginOptions> = asyn
         createdBy: request.actor.id,
       });
       const view = (await tokens.get(record.id))!;
-      await audit.append({ actor: request.actor.id, action: 'api_token.created', targetType: 'api_token', targetId: record.id, after: view, requestId: request.id });
+      await audit.append({
+        actor: request.actor.id,
+        action: 'api_token.created',
+        targetType: 'api_token',
+        targetId: record.id,
+        after: view,
+        requestId: request.id,
+      });
       return reply.status(201).send({ ...view, token: secret });
     },
   );
@@ -102,7 +123,15 @@ export const tokensPlugin: FastifyPluginAsyncTypebox<TokensPluginOptions> = asyn
       const before = await tokens.get(request.params.id);
       if (!before) throw new ApiError(404, 'not_found', `no API token ${request.params.id}`);
       if (await tokens.revoke(before.id)) {
-        await audit.append({ actor: request.actor.id, action: 'api_token.revoked', targetType: 'api_token', targetId: before.id, before, after: await tokens.get(before.id), requestId: request.id });
+        await audit.append({
+          actor: request.actor.id,
+          action: 'api_token.revoked',
+          targetType: 'api_token',
+          targetId: before.id,
+          before,
+          after: await tokens.get(before.id),
+          requestId: request.id,
+        });
       }
       return reply.status(204).send(null);
     },

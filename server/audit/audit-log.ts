@@ -18,7 +18,6 @@ export interface AuditEntry {
   requestId?: string | null;
 }
 
-
 export function eventHash(prevHash: string, event: { id: string; at: Date } & AuditEntry): string {
   const body = canonicalJson({
     id: event.id,
@@ -43,7 +42,11 @@ const MAX_APPEND_ATTEMPTS = 8;
  * tail cannot fork the chain: the loser's insert fails and it retries on the new tail.
  */
 export class AuditLog {
-  private readonly queue: { entry: AuditEntry; resolve: (v: { id: string; hash: string }) => void; reject: (e: unknown) => void }[] = [];
+  private readonly queue: {
+    entry: AuditEntry;
+    resolve: (v: { id: string; hash: string }) => void;
+    reject: (e: unknown) => void;
+  }[] = [];
   private draining = false;
 
   constructor(private readonly db: PrismaClient) {}

@@ -20,14 +20,32 @@ export async function verifyAuditChain(db: PrismaClient): Promise<ChainVerdict> 
   let checked = 0;
   let after: bigint | undefined;
   for (;;) {
-    const rows = await db.auditEvent.findMany({ where: after !== undefined ? { seq: { gt: after } } : {}, orderBy: { seq: 'asc' }, take: PAGE });
+    const rows = await db.auditEvent.findMany({
+      where: after !== undefined ? { seq: { gt: after } } : {},
+      orderBy: { seq: 'asc' },
+      take: PAGE,
+    });
     if (rows.length === 0) return { ok: true, checked };
     for (const e of rows) {
       const where = { seq: e.seq.toString(), id: e.id };
-      if (e.prevHash !== prevHash) return { ok: false, checked, firstBroken: { ...where, reason: 'prevHash does not match the hash of the event before (an event was removed, inserted or reordered)' } };
+      if (e.prevHash !== prevHash)
+        return {
+          ok: false,
+          checked,
+          firstBroken: {
+            ...where,
+            reason:
+              'prevHash does not match the hash of the event before (an event was removed, inserted or reordered)',
+          },
+        };
       // eventHash reads only the hashed fields, so the stored row is its own input.
       const expected = eventHash(prevHash, e);
-      if (expected !== e.hash) return { ok: false, checked, firstBroken: { ...where, reason: 'the event content does not match its hash (the row was edited)' } };
+      if (expected !== e.hash)
+        return {
+          ok: false,
+          checked,
+          firstBroken: { ...where, reason: 'the event content does not match its hash (the row was edited)' },
+        };
       prevHash = e.hash;
       checked++;
     }

@@ -84,7 +84,12 @@ export class ApiTokens {
     if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
       await this.db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: now } }).catch(() => undefined);
     }
-    const actor: Actor = { id: `token:${row.owner}`, owner: row.owner, tokenId: row.id, scopes: row.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)) };
+    const actor: Actor = {
+      id: `token:${row.owner}`,
+      owner: row.owner,
+      tokenId: row.id,
+      scopes: row.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)),
+    };
     if (this.recent.size >= AUTH_CACHE_MAX) this.recent.clear();
     this.recent.set(hash, { actor, until: nowMs + AUTH_CACHE_MS, expiresAt: row.expiresAt?.getTime() ?? null });
     return actor;
@@ -92,7 +97,10 @@ export class ApiTokens {
 
   async revoke(id: string): Promise<boolean> {
     for (const [hash, entry] of this.recent) if (entry.actor.tokenId === id) this.recent.delete(hash);
-    const { count } = await this.db.apiToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+    const { count } = await this.db.apiToken.updateMany({
+      where: { id, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
     return count > 0;
   }
 
@@ -121,7 +129,8 @@ export function tokenView(row: ApiTokenRow, now = new Date()) {
     owner: row.owner,
     prefix: row.prefix,
     scopes: row.scopes,
-    state: (row.revokedAt ? 'revoked' : row.expiresAt && row.expiresAt <= now ? 'expired' : 'active') as 'revoked' | 'expired' | 'active',
+    state: (row.revokedAt ? 'revoked' : row.expiresAt && row.expiresAt <= now ? 'expired' : 'active') as
+      'revoked' | 'expired' | 'active',
     expiresAt: row.expiresAt?.toISOString() ?? null,
     revokedAt: row.revokedAt?.toISOString() ?? null,
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,

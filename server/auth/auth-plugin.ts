@@ -69,10 +69,12 @@ async function authPlugin(app: FastifyInstance, { tokens, authFailuresPerMinute 
       const value = stack.pop();
       if (++visited > 200_000) break;
       if (typeof value === 'string') {
-        if (value.includes('\u0000')) throw new ApiError(400, 'invalid_request', 'invalid request: NUL characters are not accepted');
+        if (value.includes('\u0000'))
+          throw new ApiError(400, 'invalid_request', 'invalid request: NUL characters are not accepted');
       } else if (value && typeof value === 'object') {
         for (const [k, v] of Object.entries(value)) {
-          if (k.includes('\u0000')) throw new ApiError(400, 'invalid_request', 'invalid request: NUL characters are not accepted');
+          if (k.includes('\u0000'))
+            throw new ApiError(400, 'invalid_request', 'invalid request: NUL characters are not accepted');
           stack.push(v);
         }
       }
@@ -85,7 +87,11 @@ async function authPlugin(app: FastifyInstance, { tokens, authFailuresPerMinute 
     const retryAfter = limiter.retryAfterSeconds(request.ip);
     if (retryAfter > 0) {
       reply.header('retry-after', String(retryAfter));
-      throw new ApiError(429, 'too_many_failures', `too many failed authentications from this address; retry in ${retryAfter} s`);
+      throw new ApiError(
+        429,
+        'too_many_failures',
+        `too many failed authentications from this address; retry in ${retryAfter} s`,
+      );
     }
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
@@ -99,7 +105,12 @@ async function authPlugin(app: FastifyInstance, { tokens, authFailuresPerMinute 
       throw new ApiError(401, 'unauthenticated', 'the API token is unknown, revoked or expired');
     }
     const needed = neededScope(request);
-    if (!grants(actor.scopes, needed)) throw new ApiError(403, 'forbidden', `this request needs the "${needed}" scope; the token has ${actor.scopes.join(', ') || 'none'}`);
+    if (!grants(actor.scopes, needed))
+      throw new ApiError(
+        403,
+        'forbidden',
+        `this request needs the "${needed}" scope; the token has ${actor.scopes.join(', ') || 'none'}`,
+      );
     request.actor = actor;
   });
 }

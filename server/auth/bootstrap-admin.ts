@@ -12,7 +12,12 @@ import type { ApiTokens } from './api-tokens.js';
  */
 export async function bootstrapAdminToken(tokens: ApiTokens, dataDir: string, log: Logger): Promise<string | null> {
   if ((await tokens.count()) > 0) return null;
-  const { secret } = await tokens.create({ name: 'bootstrap admin', owner: 'admin', scopes: ['admin'], createdBy: 'system' });
+  const { secret } = await tokens.create({
+    name: 'bootstrap admin',
+    owner: 'admin',
+    scopes: ['admin'],
+    createdBy: 'system',
+  });
   const file = path.resolve(dataDir, 'admin-token');
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, `${secret}\n`, { mode: 0o600 });

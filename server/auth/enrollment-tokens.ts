@@ -22,7 +22,13 @@ export type EnrollmentTokenRow = Awaited<ReturnType<PrismaClient['enrollmentToke
 export type EnrollmentTokenProblem = 'unknown' | 'used' | 'revoked' | 'expired';
 
 export function enrollmentTokenView(row: EnrollmentTokenRow, now = new Date()) {
-  const state: 'used' | 'revoked' | 'expired' | 'active' = row.usedAt ? 'used' : row.revokedAt ? 'revoked' : row.expiresAt <= now ? 'expired' : 'active';
+  const state: 'used' | 'revoked' | 'expired' | 'active' = row.usedAt
+    ? 'used'
+    : row.revokedAt
+      ? 'revoked'
+      : row.expiresAt <= now
+        ? 'expired'
+        : 'active';
   return {
     id: row.id,
     routerName: row.routerName,
@@ -61,8 +67,12 @@ export class EnrollmentTokens {
   }
 
   /** The token a secret names, and whether it can still be used. */
-  async inspect(secret: string, now = new Date()): Promise<{ row: EnrollmentTokenRow | null; problem: EnrollmentTokenProblem | null }> {
-    if (typeof secret !== 'string' || !secret.startsWith(ENROLLMENT_TOKEN_PREFIX) || secret.length > 200) return { row: null, problem: 'unknown' };
+  async inspect(
+    secret: string,
+    now = new Date(),
+  ): Promise<{ row: EnrollmentTokenRow | null; problem: EnrollmentTokenProblem | null }> {
+    if (typeof secret !== 'string' || !secret.startsWith(ENROLLMENT_TOKEN_PREFIX) || secret.length > 200)
+      return { row: null, problem: 'unknown' };
     const row = await this.db.enrollmentToken.findUnique({ where: { tokenHash: hashToken(secret) } });
     if (!row) return { row: null, problem: 'unknown' };
     if (row.usedAt) return { row, problem: 'used' };
@@ -85,7 +95,10 @@ export class EnrollmentTokens {
   }
 
   async revoke(id: string): Promise<boolean> {
-    const { count } = await this.db.enrollmentToken.updateMany({ where: { id, revokedAt: null, usedAt: null }, data: { revokedAt: new Date() } });
+    const { count } = await this.db.enrollmentToken.updateMany({
+      where: { id, revokedAt: null, usedAt: null },
+      data: { revokedAt: new Date() },
+    });
     return count > 0;
   }
 

@@ -31,11 +31,19 @@ export interface ControllerSecurity {
   stop(): void;
 }
 
-export async function startSecurity(config: ControllerConfig, db: PrismaClient, audit: AuditLog, tokens: ApiTokens, log: Logger): Promise<ControllerSecurity> {
+export async function startSecurity(
+  config: ControllerConfig,
+  db: PrismaClient,
+  audit: AuditLog,
+  tokens: ApiTokens,
+  log: Logger,
+): Promise<ControllerSecurity> {
   const settings = resolveSecurity(config.security);
   let pki: ControllerPki | null = null;
   if (settings.insecureAgents) {
-    log.warn('WRTFLEET_INSECURE_AGENTS=true: agents connect over PLAINTEXT gRPC without certificates and any client can claim any router; never use this outside tests and labs');
+    log.warn(
+      'WRTFLEET_INSECURE_AGENTS=true: agents connect over PLAINTEXT gRPC without certificates and any client can claim any router; never use this outside tests and labs',
+    );
   } else {
     pki = await ControllerPki.open(
       {
@@ -50,7 +58,10 @@ export async function startSecurity(config: ControllerConfig, db: PrismaClient, 
       log,
     );
   }
-  const box = new SecretBox(await loadDataKey({ dataDir: config.dataDir, dataKey: settings.dataKey }, log), SecretBox.fromBase64(settings.previousDataKeys));
+  const box = new SecretBox(
+    await loadDataKey({ dataDir: config.dataDir, dataKey: settings.dataKey }, log),
+    SecretBox.fromBase64(settings.previousDataKeys),
+  );
   const credentials = new RouterCredentials(db, box, log);
   await credentials.resealStale();
   const enrollmentTokens = new EnrollmentTokens(db);

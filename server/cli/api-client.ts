@@ -18,15 +18,26 @@ export class ApiClient {
   ) {}
 
   private headers(json: boolean): Record<string, string> {
-    return { ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), ...(json ? { 'content-type': 'application/json' } : {}) };
+    return {
+      ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+      ...(json ? { 'content-type': 'application/json' } : {}),
+    };
   }
 
   async raw(method: string, path: string, body?: unknown): Promise<Response> {
     let res: Response;
     try {
-      res = await fetch(`${this.baseUrl}${path}`, { method, headers: this.headers(body !== undefined), body: body === undefined ? undefined : JSON.stringify(body) });
+      res = await fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers: this.headers(body !== undefined),
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
     } catch (err) {
-      throw new ApiCallError(0, 'unreachable', `cannot reach the controller at ${this.baseUrl} (${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message})`);
+      throw new ApiCallError(
+        0,
+        'unreachable',
+        `cannot reach the controller at ${this.baseUrl} (${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message})`,
+      );
     }
     if (!res.ok) {
       const text = await res.text();
@@ -36,7 +47,12 @@ export class ApiClient {
       } catch {
         /* not JSON */
       }
-      throw new ApiCallError(res.status, parsed.error ?? 'http_error', parsed.message ?? `HTTP ${res.status}`, parsed.details);
+      throw new ApiCallError(
+        res.status,
+        parsed.error ?? 'http_error',
+        parsed.message ?? `HTTP ${res.status}`,
+        parsed.details,
+      );
     }
     return res;
   }

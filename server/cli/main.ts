@@ -125,7 +125,8 @@ async function resolveToken(): Promise<string | undefined> {
   }
 }
 
-const print = (value: unknown, human: () => string) => console.log(opts.json ? JSON.stringify(value, null, 2) : human());
+const print = (value: unknown, human: () => string) =>
+  console.log(opts.json ? JSON.stringify(value, null, 2) : human());
 
 async function watchRollout(api: ApiClient, id: string): Promise<number> {
   let last: any;
@@ -148,7 +149,11 @@ async function watchRollout(api: ApiClient, id: string): Promise<number> {
 }
 
 /** Follows a job's server-sent events; a progress bar on a terminal, lines otherwise. Returns the end event. */
-async function followJob(api: ApiClient, id: string, show: boolean): Promise<{ state: string; message: string | null; error: string | null }> {
+async function followJob(
+  api: ApiClient,
+  id: string,
+  show: boolean,
+): Promise<{ state: string; message: string | null; error: string | null }> {
   const tty = show && process.stderr.isTTY && !opts.json;
   for await (const { event, data: d } of api.events(`/v1/jobs/${id}/events`)) {
     if (event === 'end') {
@@ -164,9 +169,22 @@ async function followJob(api: ApiClient, id: string, show: boolean): Promise<{ s
   return { state: 'unknown', message: 'the event stream ended early', error: null };
 }
 
-async function onboardBody(e: { host: string; port?: number; user?: string; passwordFile?: string; keyFile?: string; fingerprint?: string; tags: string[]; placement?: string; install?: boolean; identity?: string; name?: string }) {
-  if (!e.passwordFile === !e.keyFile) throw new UsageError(`${e.host}: give exactly one of --password-file or --key-file`);
-  const secret = (await readFile((e.passwordFile ?? e.keyFile)!, 'utf8'));
+async function onboardBody(e: {
+  host: string;
+  port?: number;
+  user?: string;
+  passwordFile?: string;
+  keyFile?: string;
+  fingerprint?: string;
+  tags: string[];
+  placement?: string;
+  install?: boolean;
+  identity?: string;
+  name?: string;
+}) {
+  if (!e.passwordFile === !e.keyFile)
+    throw new UsageError(`${e.host}: give exactly one of --password-file or --key-file`);
+  const secret = await readFile((e.passwordFile ?? e.keyFile)!, 'utf8');
   return {
     host: e.host,
     ...(e.port ? { port: e.port } : {}),
@@ -184,7 +202,17 @@ async function onboardBody(e: { host: string; port?: number; user?: string; pass
 async function onboard(api: ApiClient): Promise<number> {
   if (!opts.inventory) {
     if (!opts.host) throw new UsageError('onboard needs --host (or --inventory FILE)');
-    const body = await onboardBody({ host: opts.host, port: intOpt('port', opts.port), user: opts.user, passwordFile: opts['password-file'], keyFile: opts['key-file'], fingerprint: opts.fingerprint, tags: opts.tag ?? [], placement: opts.placement, install: opts.install });
+    const body = await onboardBody({
+      host: opts.host,
+      port: intOpt('port', opts.port),
+      user: opts.user,
+      passwordFile: opts['password-file'],
+      keyFile: opts['key-file'],
+      fingerprint: opts.fingerprint,
+      tags: opts.tag ?? [],
+      placement: opts.placement,
+      install: opts.install,
+    });
     const { jobId } = await api.call('POST', '/v1/onboarding', body);
     if (!opts.json) console.error(`onboarding job ${jobId}`);
     const end = await followJob(api, jobId, true);
@@ -204,7 +232,12 @@ async function onboard(api: ApiClient): Promise<number> {
       try {
         const { jobId } = await api.call('POST', '/v1/onboarding', await onboardBody(e));
         const end = await followJob(api, jobId, false);
-        results.push({ host: e.host, state: end.state, reason: end.state === 'succeeded' ? end.message : (end.error ?? end.message), jobId });
+        results.push({
+          host: e.host,
+          state: end.state,
+          reason: end.state === 'succeeded' ? end.message : (end.error ?? end.message),
+          jobId,
+        });
       } catch (err) {
         results.push({ host: e.host, state: 'failed', reason: (err as Error).message, jobId: null });
       }
@@ -213,8 +246,18 @@ async function onboard(api: ApiClient): Promise<number> {
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, entries.length) }, worker));
   const ok = results.filter((r) => r.state === 'succeeded').length;
-  const summary = { total: entries.length, succeeded: ok, failed: entries.length - ok, seconds: (Date.now() - started) / 1000, results };
-  print(summary, () => `${table(results, ['host', 'state', 'reason'])}\n${ok}/${entries.length} onboarded in ${summary.seconds.toFixed(1)} s`);
+  const summary = {
+    total: entries.length,
+    succeeded: ok,
+    failed: entries.length - ok,
+    seconds: (Date.now() - started) / 1000,
+    results,
+  };
+  print(
+    summary,
+    () =>
+      `${table(results, ['host', 'state', 'reason'])}\n${ok}/${entries.length} onboarded in ${summary.seconds.toFixed(1)} s`,
+  );
   return ok === entries.length ? 0 : 3;
 }
 
@@ -223,15 +266,29 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return opts.help ? 0 : 2;
   }
-  const api = new ApiClient((opts.url ?? process.env.WRTFLEET_URL ?? 'http://127.0.0.1:8080').replace(/\/$/, ''), await resolveToken());
+  const api = new ApiClient(
+    (opts.url ?? process.env.WRTFLEET_URL ?? 'http://127.0.0.1:8080').replace(/\/$/, ''),
+    await resolveToken(),
+  );
   const [group, command, ...args] = positionals;
   const key = `${group} ${command ?? ''}`.trim();
   if (group === 'onboard') return onboard(api);
 
   switch (key) {
     case 'routers ls': {
-      const page = await api.get(`/v1/routers${query({ soc: opts.soc?.[0], status: opts.status, limit: intOpt('limit', opts.limit) ?? 100 })}`);
-      print(page, () => table(page.items.map((r: any) => ({ ...r, openwrt: r.openwrt?.version, applied: r.appliedRevision ? `${r.appliedRevision.profile}@${r.appliedRevision.revision}` : null })), ['id', 'name', 'status', 'soc', 'arch', 'kernel', 'openwrt', 'applied']));
+      const page = await api.get(
+        `/v1/routers${query({ soc: opts.soc?.[0], status: opts.status, limit: intOpt('limit', opts.limit) ?? 100 })}`,
+      );
+      print(page, () =>
+        table(
+          page.items.map((r: any) => ({
+            ...r,
+            openwrt: r.openwrt?.version,
+            applied: r.appliedRevision ? `${r.appliedRevision.profile}@${r.appliedRevision.revision}` : null,
+          })),
+          ['id', 'name', 'status', 'soc', 'arch', 'kernel', 'openwrt', 'applied'],
+        ),
+      );
       return 0;
     }
     case 'routers show': {
@@ -265,7 +322,9 @@ async function main(): Promise<number> {
       try {
         doc = opts.file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
       } catch (err) {
-        throw new UsageError(`${opts.file} is not valid ${opts.file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message}`);
+        throw new UsageError(
+          `${opts.file} is not valid ${opts.file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message}`,
+        );
       }
       // A file is either { name, spec } or a bare spec named by --name.
       const name = opts.name ?? doc?.name;
@@ -278,12 +337,18 @@ async function main(): Promise<number> {
         if (!(err instanceof ApiCallError && err.status === 404)) throw err;
       }
       const r = await api.call('PUT', `/v1/profiles/${encodeURIComponent(name)}`, { spec, baseRevision: base });
-      print(r, () => (r.changed ? `profile ${name}: revision ${r.revision}${r.created ? ' (created)' : ''}` : `profile ${name}: unchanged at revision ${r.revision}`));
+      print(r, () =>
+        r.changed
+          ? `profile ${name}: revision ${r.revision}${r.created ? ' (created)' : ''}`
+          : `profile ${name}: unchanged at revision ${r.revision}`,
+      );
       return 0;
     }
     case 'plan preview': {
       if (opts.router) {
-        const r = await api.get(`/v1/routers/${encodeURIComponent(opts.router)}/plan${query({ profile: opts.profile, revision: intOpt('revision', opts.revision) })}`);
+        const r = await api.get(
+          `/v1/routers/${encodeURIComponent(opts.router)}/plan${query({ profile: opts.profile, revision: intOpt('revision', opts.revision) })}`,
+        );
         print(r, () => {
           if (!r.plan) return `${r.name}: no profile assigned`;
           const p = r.plan;
@@ -299,10 +364,23 @@ async function main(): Promise<number> {
         return 0;
       }
       if (!opts.profile) throw new UsageError('plan preview needs --router ID, or --profile NAME with a selector');
-      const r = await api.call('POST', '/v1/plan-preview', { profile: opts.profile, revision: intOpt('revision', opts.revision), selector: selectorFromOpts() });
+      const r = await api.call('POST', '/v1/plan-preview', {
+        profile: opts.profile,
+        revision: intOpt('revision', opts.revision),
+        selector: selectorFromOpts(),
+      });
       print(r, () =>
         [
-          table(r.items.map((i: any) => ({ router: i.name, satisfiable: i.plan.satisfiable, datapath: i.plan.datapath.mode, offload: i.plan.offload.mode, changes: i.changes.length })), ['router', 'satisfiable', 'datapath', 'offload', 'changes']),
+          table(
+            r.items.map((i: any) => ({
+              router: i.name,
+              satisfiable: i.plan.satisfiable,
+              datapath: i.plan.datapath.mode,
+              offload: i.plan.offload.mode,
+              changes: i.changes.length,
+            })),
+            ['router', 'satisfiable', 'datapath', 'offload', 'changes'],
+          ),
           `${r.matched} routers matched; ${JSON.stringify(r.summary)}`,
         ].join('\n'),
       );
@@ -321,18 +399,31 @@ async function main(): Promise<number> {
         ...(Object.keys(strategy).length ? { strategy } : {}),
         ...(opts['start-at'] ? { startAt: opts['start-at'] } : {}),
       });
-      print(r, () => `rollout ${r.id}: ${r.profile}@${r.revision} to ${r.total} routers in ${r.batchCount} batches (${r.state})`);
+      print(
+        r,
+        () =>
+          `rollout ${r.id}: ${r.profile}@${r.revision} to ${r.total} routers in ${r.batchCount} batches (${r.state})`,
+      );
       return opts.watch ? watchRollout(api, r.id) : 0;
     }
     case 'rollout ls': {
       const r = await api.get('/v1/rollouts');
-      print(r, () => table(r.items.map((x: any) => ({ ...x, progress: `${x.finished}/${x.total}` })), ['id', 'profile', 'revision', 'state', 'progress', 'createdAt']));
+      print(r, () =>
+        table(
+          r.items.map((x: any) => ({ ...x, progress: `${x.finished}/${x.total}` })),
+          ['id', 'profile', 'revision', 'state', 'progress', 'createdAt'],
+        ),
+      );
       return 0;
     }
     case 'rollout status': {
       if (!args[0]) throw new UsageError('rollout status needs a rollout id');
       const r = await api.get(`/v1/rollouts/${args[0]}`);
-      print(r, () => `${r.id} ${r.profile}@${r.revision} ${r.state}${r.pauseReason ? ` (${r.pauseReason})` : ''}\n${progressBar(r.finished, r.total)}\n${table([r.counts], Object.keys(r.counts))}`);
+      print(
+        r,
+        () =>
+          `${r.id} ${r.profile}@${r.revision} ${r.state}${r.pauseReason ? ` (${r.pauseReason})` : ''}\n${progressBar(r.finished, r.total)}\n${table([r.counts], Object.keys(r.counts))}`,
+      );
       return 0;
     }
     case 'rollout watch': {
@@ -348,17 +439,26 @@ async function main(): Promise<number> {
       return 0;
     }
     case 'audit ls': {
-      const r = await api.get(`/v1/audit${query({ router: opts.router, profile: opts.profile, rollout: opts.rollout, actor: opts.actor, from: opts.from, to: opts.to, limit: intOpt('limit', opts.limit) })}`);
+      const r = await api.get(
+        `/v1/audit${query({ router: opts.router, profile: opts.profile, rollout: opts.rollout, actor: opts.actor, from: opts.from, to: opts.to, limit: intOpt('limit', opts.limit) })}`,
+      );
       print(r, () => table(r.items, ['seq', 'at', 'actor', 'action', 'targetType', 'targetId']));
       return 0;
     }
     case 'audit verify': {
       const r = await api.get('/v1/audit/verify');
-      print(r, () => (r.ok ? `audit chain intact: ${r.checked} events` : `audit chain BROKEN at event ${r.firstBroken.seq} (${r.firstBroken.id}): ${r.firstBroken.reason}`));
+      print(r, () =>
+        r.ok
+          ? `audit chain intact: ${r.checked} events`
+          : `audit chain BROKEN at event ${r.firstBroken.seq} (${r.firstBroken.id}): ${r.firstBroken.reason}`,
+      );
       return r.ok ? 0 : 3;
     }
     case 'audit export': {
-      const res = await api.raw('GET', `/v1/audit/export${query({ router: opts.router, profile: opts.profile, rollout: opts.rollout, actor: opts.actor, from: opts.from, to: opts.to })}`);
+      const res = await api.raw(
+        'GET',
+        `/v1/audit/export${query({ router: opts.router, profile: opts.profile, rollout: opts.rollout, actor: opts.actor, from: opts.from, to: opts.to })}`,
+      );
       const text = await res.text();
       if (opts.output) {
         await writeFile(opts.output, text);
@@ -378,8 +478,14 @@ try {
     console.error(`wrtfleet: ${err.message}\n${USAGE}`);
     process.exitCode = 2;
   } else if (err instanceof ApiCallError) {
-    if (opts.json) console.error(JSON.stringify({ error: err.code, status: err.status, message: err.message, details: err.details }));
-    else console.error(`wrtfleet: ${err.message}${err.details?.length ? `\n${err.details.map((d) => `  ${d.path}: ${d.message}`).join('\n')}` : ''}`);
+    if (opts.json)
+      console.error(
+        JSON.stringify({ error: err.code, status: err.status, message: err.message, details: err.details }),
+      );
+    else
+      console.error(
+        `wrtfleet: ${err.message}${err.details?.length ? `\n${err.details.map((d) => `  ${d.path}: ${d.message}`).join('\n')}` : ''}`,
+      );
     process.exitCode = 1;
   } else throw err;
 }

@@ -18,10 +18,27 @@ function capabilityReport(set: StoredCapabilitySet): CapabilityReport | null {
 }
 
 /** A stored router, as the plan function reads it: its fact sheet and its reported capabilities. */
-export function planRouterOf(router: { facts: unknown; capabilities: unknown; soc: string | null; kernel: string | null; arch: string | null; endian: string | null }): PlanRouter {
-  const facts = (router.facts ?? { soc: router.soc, kernel: router.kernel, arch: router.arch, endian: router.endian, openwrt: null, socFamily: null }) as PlanRouter['facts'];
+export function planRouterOf(router: {
+  facts: unknown;
+  capabilities: unknown;
+  soc: string | null;
+  kernel: string | null;
+  arch: string | null;
+  endian: string | null;
+}): PlanRouter {
+  const facts = (router.facts ?? {
+    soc: router.soc,
+    kernel: router.kernel,
+    arch: router.arch,
+    endian: router.endian,
+    openwrt: null,
+    socFamily: null,
+  }) as PlanRouter['facts'];
   const caps = (router.capabilities ?? {}) as { predicted?: StoredCapabilitySet; probed?: StoredCapabilitySet };
-  return { facts, capabilities: { predicted: capabilityReport(caps.predicted), probed: capabilityReport(caps.probed) } };
+  return {
+    facts,
+    capabilities: { predicted: capabilityReport(caps.predicted), probed: capabilityReport(caps.probed) },
+  };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -47,7 +64,9 @@ export function effectiveSpec(
 ): { spec: ProfileSpec; overrides: unknown } | { error: string; overrides: unknown } {
   const overrides = assignment && assignment.profileId === revision.profileId ? (assignment.overrides ?? null) : null;
   const valid = validateProfileSpec(overrides ? overlay(revision.spec, overrides) : revision.spec);
-  return valid.ok ? { spec: valid.spec, overrides } : { error: valid.errors.map((e) => `${e.path} ${e.message}`).join('; '), overrides };
+  return valid.ok
+    ? { spec: valid.spec, overrides }
+    : { error: valid.errors.map((e) => `${e.path} ${e.message}`).join('; '), overrides };
 }
 
 export interface EffectiveProfile {
@@ -68,20 +87,34 @@ export class EffectiveProfileError extends Error {}
 export class PlanPreview {
   constructor(private readonly db: PrismaClient) {}
 
-  async effectiveProfile(routerId: string, choice?: { profile: string; revision?: number }): Promise<EffectiveProfile | null> {
+  async effectiveProfile(
+    routerId: string,
+    choice?: { profile: string; revision?: number },
+  ): Promise<EffectiveProfile | null> {
     const assignment = await this.db.assignment.findUnique({ where: { routerId }, include: { profile: true } });
     const profileName = choice?.profile ?? assignment?.profile.name;
     if (!profileName) return null;
     const profile = await this.db.profile.findUnique({ where: { name: profileName } });
     if (!profile) throw new EffectiveProfileError(`no profile named ${profileName}`);
-    const number = choice?.revision ?? (choice ? profile.latestRevision : (assignment?.pinnedRevision ?? profile.latestRevision));
-    const revision = await this.db.profileRevision.findUnique({ where: { profileId_number: { profileId: profile.id, number } } });
+    const number =
+      choice?.revision ?? (choice ? profile.latestRevision : (assignment?.pinnedRevision ?? profile.latestRevision));
+    const revision = await this.db.profileRevision.findUnique({
+      where: { profileId_number: { profileId: profile.id, number } },
+    });
     if (!revision) throw new EffectiveProfileError(`profile ${profileName} has no revision ${number}`);
     const effective = effectiveSpec(revision, assignment);
     if ('error' in effective) {
-      throw new EffectiveProfileError(`the router's overrides make profile ${profileName} r${number} invalid: ${effective.error}`);
+      throw new EffectiveProfileError(
+        `the router's overrides make profile ${profileName} r${number} invalid: ${effective.error}`,
+      );
     }
-    return { profile: profileName, revision: number, revisionId: revision.id, spec: effective.spec, overrides: effective.overrides };
+    return {
+      profile: profileName,
+      revision: number,
+      revisionId: revision.id,
+      spec: effective.spec,
+      overrides: effective.overrides,
+    };
   }
 
   async forRouter(routerId: string, choice?: { profile: string; revision?: number }) {
@@ -91,7 +124,8 @@ export class PlanPreview {
     });
     if (!router) return null;
     const effective = await this.effectiveProfile(routerId, choice);
-    if (!effective) return { routerId, name: router.name, effective: null, plan: null, applied: null, changes: [] as JsonChange[] };
+    if (!effective)
+      return { routerId, name: router.name, effective: null, plan: null, applied: null, changes: [] as JsonChange[] };
     const planRouter = planRouterOf(router);
     const plan = resolvePlan(effective.spec, planRouter);
     let appliedPlan: Plan | null = null;
@@ -104,7 +138,13 @@ export class PlanPreview {
       routerId,
       name: router.name,
       effective: { profile: effective.profile, revision: effective.revision, overrides: effective.overrides },
-      applied: router.appliedRevision ? { profile: router.appliedRevision.profile.name, revision: router.appliedRevision.number, planHash: appliedPlan?.planHash ?? null } : null,
+      applied: router.appliedRevision
+        ? {
+            profile: router.appliedRevision.profile.name,
+            revision: router.appliedRevision.number,
+            planHash: appliedPlan?.planHash ?? null,
+          }
+        : null,
       plan,
       changes,
     };

@@ -95,7 +95,9 @@ function summaryView(r: SummaryRow) {
     openwrt: r.openwrtVersion ? { version: r.openwrtVersion, target: r.openwrtTarget } : null,
     model: r.model,
     tags: r.tags,
-    appliedRevision: r.appliedRevision ? { profile: r.appliedRevision.profile.name, revision: r.appliedRevision.number } : null,
+    appliedRevision: r.appliedRevision
+      ? { profile: r.appliedRevision.profile.name, revision: r.appliedRevision.number }
+      : null,
     decommissionedAt: r.decommissionedAt?.toISOString() ?? null,
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
@@ -132,7 +134,10 @@ export class RouterDirectory {
     const conditions: string[] = [];
     if (filter.soc) conditions.push(`lower(r.soc) = lower(${param(filter.soc)})`);
     if (filter.status) conditions.push(`r.status = CAST(${param(filter.status)} AS "ConnectionStatus")`);
-    if (after) conditions.push(`(r."createdAt", r.id) > (${param(after.createdAt.toISOString())}::timestamptz, ${param(after.id)})`);
+    if (after)
+      conditions.push(
+        `(r."createdAt", r.id) > (${param(after.createdAt.toISOString())}::timestamptz, ${param(after.id)})`,
+      );
     const statement = `wf-router-list-${filter.soc ? 's' : ''}${filter.status ? 't' : ''}${after ? 'c' : ''}`;
     const rows = await this.database.queryRows<{ item: string; createdAt: string; id: string }>(
       `SELECT row_to_json(i)::text AS item, i."createdAt", i.id FROM (
@@ -166,7 +171,16 @@ export class RouterDirectory {
       select: { ...summarySelect, facts: true, capabilities: true, liveState: true },
     });
     if (!row) return null;
-    const { facts, capabilities, liveState, ...summary } = row as SummaryRow & { facts: unknown; capabilities: unknown; liveState: unknown };
-    return { ...summaryView(summary), facts: facts ?? null, capabilities: capabilities ?? null, liveState: liveState ?? null };
+    const { facts, capabilities, liveState, ...summary } = row as SummaryRow & {
+      facts: unknown;
+      capabilities: unknown;
+      liveState: unknown;
+    };
+    return {
+      ...summaryView(summary),
+      facts: facts ?? null,
+      capabilities: capabilities ?? null,
+      liveState: liveState ?? null,
+    };
   }
 }

@@ -119,15 +119,24 @@ export class RouterRegistry implements AgentReportSink {
     const existing = await this.db.router.findUnique({ where: { identity } });
     if (existing) this.identities.set(existing.id, identity);
     if (existing?.decommissionedAt) {
-      throw new IdentityRefused(GrpcStatus.PERMISSION_DENIED, `router ${identity} was decommissioned and may not reconnect`);
+      throw new IdentityRefused(
+        GrpcStatus.PERMISSION_DENIED,
+        `router ${identity} was decommissioned and may not reconnect`,
+      );
     }
     const applied = await this.appliedRevisionId(hello);
     if (existing) {
-      await this.db.router.update({ where: { id: existing.id }, data: { ...columns, ...(applied !== undefined ? { appliedRevisionId: applied } : {}) } });
+      await this.db.router.update({
+        where: { id: existing.id },
+        data: { ...columns, ...(applied !== undefined ? { appliedRevisionId: applied } : {}) },
+      });
       return { routerId: existing.id };
     }
     if (!this.options.autoRegister) {
-      throw new IdentityRefused(GrpcStatus.PERMISSION_DENIED, `router identity ${identity} is not registered with this controller`);
+      throw new IdentityRefused(
+        GrpcStatus.PERMISSION_DENIED,
+        `router identity ${identity} is not registered with this controller`,
+      );
     }
     const name = await this.freeName(hello.router?.name || identity);
     const created = await this.db.router.create({ data: { identity, name, ...columns } });
@@ -157,7 +166,10 @@ export class RouterRegistry implements AgentReportSink {
     const key = `${profile}\u0000${number}`;
     const cached = this.revisionIds.get(key);
     if (cached) return cached;
-    const revision = await this.db.profileRevision.findFirst({ where: { profile: { name: profile }, number }, select: { id: true } });
+    const revision = await this.db.profileRevision.findFirst({
+      where: { profile: { name: profile }, number },
+      select: { id: true },
+    });
     if (revision) this.revisionIds.set(key, revision.id);
     return revision?.id ?? null;
   }
@@ -165,7 +177,10 @@ export class RouterRegistry implements AgentReportSink {
   private async identityOf(routerId: string): Promise<string> {
     const cached = this.identities.get(routerId);
     if (cached) return cached;
-    const { identity } = await this.db.router.findUniqueOrThrow({ where: { id: routerId }, select: { identity: true } });
+    const { identity } = await this.db.router.findUniqueOrThrow({
+      where: { id: routerId },
+      select: { identity: true },
+    });
     this.identities.set(routerId, identity);
     return identity;
   }
@@ -191,7 +206,10 @@ export class RouterRegistry implements AgentReportSink {
     this.seen = new Set();
     if (ids.length === 0) return;
     try {
-      await this.db.router.updateMany({ where: { id: { in: ids } }, data: { lastSeenAt: new Date(), status: 'online' } });
+      await this.db.router.updateMany({
+        where: { id: { in: ids } },
+        data: { lastSeenAt: new Date(), status: 'online' },
+      });
     } catch (err) {
       this.log.warn({ err, routers: ids.length }, 'could not record heartbeats');
     }
@@ -256,10 +274,18 @@ export class RouterRegistry implements AgentReportSink {
       action: `apply.${status}`,
       targetType: 'router',
       targetId: routerId,
-      after: { profile: result.profile, revision: result.revision, status, error: result.error || undefined, planHash: result.planHash },
+      after: {
+        profile: result.profile,
+        revision: result.revision,
+        status,
+        error: result.error || undefined,
+        planHash: result.planHash,
+      },
     });
-    const duration = result.startedAt && result.finishedAt ? (result.finishedAt.getTime() - result.startedAt.getTime()) / 1000 : null;
-    for (const listener of this.applyListeners) await listener(routerId, revision?.id ?? null, status, result.error || null, duration);
+    const duration =
+      result.startedAt && result.finishedAt ? (result.finishedAt.getTime() - result.startedAt.getTime()) / 1000 : null;
+    for (const listener of this.applyListeners)
+      await listener(routerId, revision?.id ?? null, status, result.error || null, duration);
   }
 
   async recordTelemetry(routerId: string, telemetry: Telemetry): Promise<void> {
@@ -295,7 +321,14 @@ function factsDocument(hello: Hello) {
     endian: endianName(f.endian),
     kernel: orNull(f.kernel),
     openwrt: f.openwrt?.version
-      ? { distribution: 'OpenWrt', source: 'agent', version: f.openwrt.version, target: orNull(f.openwrt.target), revision: orNull(f.openwrt.revision), arch: orNull(f.openwrt.arch) }
+      ? {
+          distribution: 'OpenWrt',
+          source: 'agent',
+          version: f.openwrt.version,
+          target: orNull(f.openwrt.target),
+          revision: orNull(f.openwrt.revision),
+          arch: orNull(f.openwrt.arch),
+        }
       : null,
     model: { id: orNull(f.modelId), name: orNull(f.modelName) },
     boardName: orNull(f.boardName),

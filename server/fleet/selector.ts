@@ -7,12 +7,34 @@ import type { Prisma } from '../../prisma/generated/client/client.js';
  */
 export const SelectorSchema = Type.Object(
   {
-    ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 10_000, description: 'Router ids' })),
-    soc: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 64, description: 'SoCs, e.g. MT7621' })),
-    openwrt: Type.Optional(
-      Type.Array(Type.String({ pattern: '^[0-9A-Za-z.-]{1,32}$' }), { minItems: 1, maxItems: 64, description: 'OpenWrt releases or release prefixes: "23.05" matches 23.05.x' }),
+    ids: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+        minItems: 1,
+        maxItems: 10_000,
+        description: 'Router ids',
+      }),
     ),
-    tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 32, description: 'Tags the router must all carry' })),
+    soc: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+        minItems: 1,
+        maxItems: 64,
+        description: 'SoCs, e.g. MT7621',
+      }),
+    ),
+    openwrt: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[0-9A-Za-z.-]{1,32}$' }), {
+        minItems: 1,
+        maxItems: 64,
+        description: 'OpenWrt releases or release prefixes: "23.05" matches 23.05.x',
+      }),
+    ),
+    tags: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+        minItems: 1,
+        maxItems: 32,
+        description: 'Tags the router must all carry',
+      }),
+    ),
     all: Type.Optional(Type.Literal(true, { description: 'Every router (must be said explicitly)' })),
   },
   { additionalProperties: false },
@@ -25,16 +47,21 @@ export class InvalidSelector extends Error {}
 export function selectorWhere(selector: Selector): Prisma.RouterWhereInput {
   const criteria = (['ids', 'soc', 'openwrt', 'tags'] as const).filter((k) => selector[k] !== undefined);
   if (criteria.length === 0 && !selector.all) {
-    throw new InvalidSelector('the selector names no criterion: give ids, soc, openwrt or tags, or "all": true to target every router');
+    throw new InvalidSelector(
+      'the selector names no criterion: give ids, soc, openwrt or tags, or "all": true to target every router',
+    );
   }
   if (selector.all && criteria.length > 0) {
     throw new InvalidSelector('"all": true cannot be combined with other criteria');
   }
   const and: Prisma.RouterWhereInput[] = [{ decommissionedAt: null }];
   if (selector.ids) and.push({ id: { in: selector.ids } });
-  if (selector.soc) and.push({ OR: selector.soc.map((soc) => ({ soc: { equals: soc, mode: 'insensitive' as const } })) });
+  if (selector.soc)
+    and.push({ OR: selector.soc.map((soc) => ({ soc: { equals: soc, mode: 'insensitive' as const } })) });
   if (selector.openwrt) {
-    and.push({ OR: selector.openwrt.map((v) => ({ OR: [{ openwrtVersion: v }, { openwrtVersion: { startsWith: `${v}.` } }] })) });
+    and.push({
+      OR: selector.openwrt.map((v) => ({ OR: [{ openwrtVersion: v }, { openwrtVersion: { startsWith: `${v}.` } }] })),
+    });
   }
   if (selector.tags) and.push({ tags: { hasEvery: selector.tags } });
   return { AND: and };

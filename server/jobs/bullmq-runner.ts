@@ -38,7 +38,11 @@ export class BullMqJobRunner implements JobRunner {
     this.handlers.set(name, handler);
   }
 
-  async enqueue(name: string, data: Record<string, unknown>, options: { coalesceKey?: string; delayMs?: number } = {}): Promise<void> {
+  async enqueue(
+    name: string,
+    data: Record<string, unknown>,
+    options: { coalesceKey?: string; delayMs?: number } = {},
+  ): Promise<void> {
     await this.queue.add(name, data, {
       delay: options.delayMs,
       removeOnComplete: true,
@@ -52,7 +56,11 @@ export class BullMqJobRunner implements JobRunner {
   }
 
   async every(name: string, everyMs: number): Promise<void> {
-    await this.queue.upsertJobScheduler(`every-${name}`, { every: everyMs }, { name, data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } });
+    await this.queue.upsertJobScheduler(
+      `every-${name}`,
+      { every: everyMs },
+      { name, data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
+    );
   }
 
   async depth(): Promise<number> {

@@ -17,7 +17,11 @@ export class InProcessJobRunner implements JobRunner {
     this.handlers.set(name, handler);
   }
 
-  async enqueue(name: string, data: Record<string, unknown>, options: { coalesceKey?: string; delayMs?: number } = {}): Promise<void> {
+  async enqueue(
+    name: string,
+    data: Record<string, unknown>,
+    options: { coalesceKey?: string; delayMs?: number } = {},
+  ): Promise<void> {
     if (this.closed) return;
     const key = options.coalesceKey ? `${name}\u0000${options.coalesceKey}` : undefined;
     if (key) {

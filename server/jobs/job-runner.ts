@@ -10,7 +10,11 @@ export interface JobRunner {
   readonly kind: 'in-process' | 'bullmq';
   register(name: string, handler: JobHandler): void;
   /** Queues a job; with `coalesceKey`, a job with the same key that has not started yet absorbs this one. */
-  enqueue(name: string, data: Record<string, unknown>, options?: { coalesceKey?: string; delayMs?: number }): Promise<void>;
+  enqueue(
+    name: string,
+    data: Record<string, unknown>,
+    options?: { coalesceKey?: string; delayMs?: number },
+  ): Promise<void>;
   /** Runs `name` every `everyMs` (once across replicas for BullMQ). */
   every(name: string, everyMs: number): Promise<void>;
   /** Jobs waiting or delayed (for /metrics). */

@@ -11,13 +11,20 @@ export class RedisFleetBus implements FleetBus {
   private readonly sub: Redis;
   private readonly events = new EventEmitter().setMaxListeners(0);
 
-  constructor(redisUrl: string, private readonly log: Logger) {
+  constructor(
+    redisUrl: string,
+    private readonly log: Logger,
+  ) {
     this.pub = new Redis(redisUrl, { lazyConnect: false });
     this.sub = new Redis(redisUrl, { lazyConnect: false });
     this.sub.on('message', (_channel: string, message: string) => {
       try {
         const ids = JSON.parse(message) as unknown;
-        if (Array.isArray(ids)) this.events.emit('desired', ids.filter((x) => typeof x === 'string'));
+        if (Array.isArray(ids))
+          this.events.emit(
+            'desired',
+            ids.filter((x) => typeof x === 'string'),
+          );
       } catch (err) {
         this.log.warn({ err }, 'ignoring a malformed fleet bus message');
       }
@@ -30,7 +37,8 @@ export class RedisFleetBus implements FleetBus {
 
   async publishDesired(routerIds: string[]): Promise<void> {
     // Chunked so one huge batch does not become one huge Redis message.
-    for (let i = 0; i < routerIds.length; i += 500) await this.pub.publish(CHANNEL, JSON.stringify(routerIds.slice(i, i + 500)));
+    for (let i = 0; i < routerIds.length; i += 500)
+      await this.pub.publish(CHANNEL, JSON.stringify(routerIds.slice(i, i + 500)));
   }
 
   onDesired(listener: (routerIds: string[]) => void): void {

@@ -85,8 +85,20 @@ export class ControllerProxies {
       if (!creds) {
         // enrollThroughController's path (single-use token bound to the name, CA pin, CSR over
         // TLS), with the state directory added so the key and certificate survive a restart.
-        const { secret } = await this.deps.security.enrollmentTokens.create({ routerName: r.name, tags: r.tags, ttlSeconds: 300, createdBy: actor });
-        creds = await AgentCredentials.enroll({ address: this.deps.grpcAddress(), token: secret, identity: r.identity, name: r.name, caFingerprint: this.deps.security.pki.caFingerprint, stateDir: dir });
+        const { secret } = await this.deps.security.enrollmentTokens.create({
+          routerName: r.name,
+          tags: r.tags,
+          ttlSeconds: 300,
+          createdBy: actor,
+        });
+        creds = await AgentCredentials.enroll({
+          address: this.deps.grpcAddress(),
+          token: secret,
+          identity: r.identity,
+          name: r.name,
+          caFingerprint: this.deps.security.pki.caFingerprint,
+          stateDir: dir,
+        });
       }
     }
     const ssh = new SshHost({
@@ -115,7 +127,11 @@ export class ControllerProxies {
       log: (m) => log.debug({ router: r.identity }, m),
       ...this.deps.agent,
     });
-    const stopRenewal = creds ? keepRenewed(agent.link, creds, { onError: (err) => log.warn({ router: r.identity, reason: err.message }, 'certificate renewal failed') }) : undefined;
+    const stopRenewal = creds
+      ? keepRenewed(agent.link, creds, {
+          onError: (err) => log.warn({ router: r.identity, reason: err.message }, 'certificate renewal failed'),
+        })
+      : undefined;
     agent.start();
     this.running.set(r.identity, { agent, stopRenewal });
   }
@@ -133,7 +149,9 @@ export class ControllerProxies {
   }
 
   /** At controller start: an agent for every router whose credential names this proxy. */
-  async resume(reveal: (routerId: string) => Promise<Omit<ProxiedRouter, 'identity' | 'name' | 'tags'> | null>): Promise<number> {
+  async resume(
+    reveal: (routerId: string) => Promise<Omit<ProxiedRouter, 'identity' | 'name' | 'tags'> | null>,
+  ): Promise<number> {
     const rows = await this.deps.db.routerCredential.findMany({
       where: { proxyIdentity: this.proxyIdentity, router: { decommissionedAt: null } },
       select: { routerId: true, router: { select: { identity: true, name: true, tags: true } } },
@@ -143,11 +161,17 @@ export class ControllerProxies {
       try {
         const cred = await reveal(row.routerId);
         if (!cred) continue;
-        await this.start({ ...cred, identity: row.router.identity, name: row.router.name, tags: row.router.tags }, 'system:onboarding-proxy');
+        await this.start(
+          { ...cred, identity: row.router.identity, name: row.router.name, tags: row.router.tags },
+          'system:onboarding-proxy',
+        );
         started += 1;
       } catch (err) {
         // One router's broken credential never keeps the others from being managed.
-        this.deps.log.error({ routerId: row.routerId, reason: (err as Error).message }, 'cannot resume the proxy agent for a router');
+        this.deps.log.error(
+          { routerId: row.routerId, reason: (err as Error).message },
+          'cannot resume the proxy agent for a router',
+        );
       }
     }
     if (started) this.deps.log.info({ started }, 'resumed controller-hosted proxy agents');

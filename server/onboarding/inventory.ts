@@ -32,11 +32,11 @@ function splitCsvLine(line: string): string[] {
   for (let i = 0; i < line.length; i++) {
     const c = line[i]!;
     if (quoted) {
-      if (c === '"' && line[i + 1] === '"') (cur += '"'), i++;
+      if (c === '"' && line[i + 1] === '"') ((cur += '"'), i++);
       else if (c === '"') quoted = false;
       else cur += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') out.push(cur.trim()), (cur = '');
+    else if (c === ',') (out.push(cur.trim()), (cur = ''));
     else cur += c;
   }
   out.push(cur.trim());
@@ -48,20 +48,37 @@ function entry(raw: Record<string, unknown>, where: string): InventoryEntry {
   const host = s('host');
   if (!host) throw new InventoryError(`${where}: host is required`);
   const port = s('port') === undefined ? undefined : Number(s('port'));
-  if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535)) throw new InventoryError(`${where}: port must be 1-65535`);
+  if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535))
+    throw new InventoryError(`${where}: port must be 1-65535`);
   const placement = s('placement');
-  if (placement && !['auto', 'on-router', 'proxy'].includes(placement)) throw new InventoryError(`${where}: placement must be auto, on-router or proxy`);
-  if (!s('passwordFile') && !s('keyFile')) throw new InventoryError(`${where} (${host}): give passwordFile or keyFile (secrets never go inline)`);
-  if (raw.password !== undefined || raw.privateKey !== undefined) throw new InventoryError(`${where} (${host}): inline password/privateKey refused; use passwordFile or keyFile`);
+  if (placement && !['auto', 'on-router', 'proxy'].includes(placement))
+    throw new InventoryError(`${where}: placement must be auto, on-router or proxy`);
+  if (!s('passwordFile') && !s('keyFile'))
+    throw new InventoryError(`${where} (${host}): give passwordFile or keyFile (secrets never go inline)`);
+  if (raw.password !== undefined || raw.privateKey !== undefined)
+    throw new InventoryError(`${where} (${host}): inline password/privateKey refused; use passwordFile or keyFile`);
   const tags = Array.isArray(raw.tags) ? raw.tags.map(String) : (s('tags') ?? '').split(/[;\s]+/).filter(Boolean);
   const install = raw.install === true || s('install') === 'true';
-  return { host, port, user: s('user'), passwordFile: s('passwordFile'), keyFile: s('keyFile'), fingerprint: s('fingerprint') ?? s('hostKeyFingerprint'), tags, placement: placement as InventoryEntry['placement'], install, identity: s('identity'), name: s('name') };
+  return {
+    host,
+    port,
+    user: s('user'),
+    passwordFile: s('passwordFile'),
+    keyFile: s('keyFile'),
+    fingerprint: s('fingerprint') ?? s('hostKeyFingerprint'),
+    tags,
+    placement: placement as InventoryEntry['placement'],
+    install,
+    identity: s('identity'),
+    name: s('name'),
+  };
 }
 
 export function parseInventory(path: string, text: string): InventoryEntry[] {
   if (/\.csv$/i.test(path)) {
     const lines = text.split(/\r?\n/).filter((l) => l.trim() && !l.trimStart().startsWith('#'));
-    if (lines.length < 2) throw new InventoryError(`${path}: a CSV inventory needs a header row and at least one router`);
+    if (lines.length < 2)
+      throw new InventoryError(`${path}: a CSV inventory needs a header row and at least one router`);
     const header = splitCsvLine(lines[0]!);
     return lines.slice(1).map((l, i) => {
       const cells = splitCsvLine(l);
@@ -71,6 +88,9 @@ export function parseInventory(path: string, text: string): InventoryEntry[] {
   const doc = parseYaml(text) as unknown;
   const obj = (doc ?? {}) as { defaults?: Record<string, unknown>; routers?: unknown[] };
   const list = Array.isArray(doc) ? doc : obj.routers;
-  if (!Array.isArray(list) || list.length === 0) throw new InventoryError(`${path}: expected a list of routers (or { defaults, routers })`);
-  return list.map((r, i) => entry({ ...(Array.isArray(doc) ? {} : obj.defaults), ...(r as Record<string, unknown>) }, `${path}: routers[${i}]`));
+  if (!Array.isArray(list) || list.length === 0)
+    throw new InventoryError(`${path}: expected a list of routers (or { defaults, routers })`);
+  return list.map((r, i) =>
+    entry({ ...(Array.isArray(doc) ? {} : obj.defaults), ...(r as Record<string, unknown>) }, `${path}: routers[${i}]`),
+  );
 }

@@ -115,7 +115,14 @@ export class OnboardingService {
     },
   ) {
     this.limited = concurrencyGate(deps.options?.concurrency ?? 16);
-    this.proxies = new ControllerProxies({ db: deps.db, security: deps.security, grpcAddress: deps.grpcAddress, dataDir: deps.dataDir, log: deps.log, agent: deps.options?.proxyAgent });
+    this.proxies = new ControllerProxies({
+      db: deps.db,
+      security: deps.security,
+      grpcAddress: deps.grpcAddress,
+      dataDir: deps.dataDir,
+      log: deps.log,
+      agent: deps.options?.proxyAgent,
+    });
     deps.jobs.register(ONBOARDING_JOB, (data) => this.handle(data));
   }
 
@@ -125,22 +132,49 @@ export class OnboardingService {
   }
 
   /** Creates the Job row and queues it; the secret travels sealed in the queue payload only. */
-  async create(input: OnboardingInput, secret: OnboardingSecret, actor: string, requestId?: string): Promise<{ id: string }> {
-    const job = await this.deps.db.job.create({ data: { kind: ONBOARDING_JOB, input: input as object, createdBy: actor, message: 'queued' } });
-    await this.deps.audit.append({ actor, action: 'onboarding.requested', targetType: 'job', targetId: job.id, after: input, requestId });
+  async create(
+    input: OnboardingInput,
+    secret: OnboardingSecret,
+    actor: string,
+    requestId?: string,
+  ): Promise<{ id: string }> {
+    const job = await this.deps.db.job.create({
+      data: { kind: ONBOARDING_JOB, input: input as object, createdBy: actor, message: 'queued' },
+    });
+    await this.deps.audit.append({
+      actor,
+      action: 'onboarding.requested',
+      targetType: 'job',
+      targetId: job.id,
+      after: input,
+      requestId,
+    });
     const sealed = this.deps.box.seal(JSON.stringify(secret), aad(job.id));
     await this.deps.jobs.enqueue(ONBOARDING_JOB, { jobId: job.id, sealed });
     return { id: job.id };
   }
 
   /** Asks a job to stop; a queued job is cancelled at once, a running one between steps. */
-  async cancel(jobId: string, actor: string, requestId?: string): Promise<'cancelled' | 'requested' | 'finished' | null> {
+  async cancel(
+    jobId: string,
+    actor: string,
+    requestId?: string,
+  ): Promise<'cancelled' | 'requested' | 'finished' | null> {
     const job = await this.deps.db.job.findUnique({ where: { id: jobId } });
     if (!job) return null;
     if (job.state !== 'queued' && job.state !== 'running') return 'finished';
     await this.deps.db.job.update({ where: { id: jobId }, data: { cancelRequested: true } });
-    await this.deps.audit.append({ actor, action: 'onboarding.cancel_requested', targetType: 'job', targetId: jobId, requestId });
-    const { count } = await this.deps.db.job.updateMany({ where: { id: jobId, state: 'queued' }, data: { state: 'cancelled', message: 'cancelled before it started', finishedAt: new Date() } });
+    await this.deps.audit.append({
+      actor,
+      action: 'onboarding.cancel_requested',
+      targetType: 'job',
+      targetId: jobId,
+      requestId,
+    });
+    const { count } = await this.deps.db.job.updateMany({
+      where: { id: jobId, state: 'queued' },
+      data: { state: 'cancelled', message: 'cancelled before it started', finishedAt: new Date() },
+    });
     return count > 0 ? 'cancelled' : 'requested';
   }
 
@@ -152,13 +186,25 @@ export class OnboardingService {
     if (this.deps.jobs.kind === 'in-process') {
       await this.deps.db.job.updateMany({
         where: { kind: ONBOARDING_JOB, state: { in: ['queued', 'running'] } },
-        data: { state: 'failed', error: 'the controller restarted while this job was queued or running; run the onboarding again', finishedAt: new Date() },
+        data: {
+          state: 'failed',
+          error: 'the controller restarted while this job was queued or running; run the onboarding again',
+          finishedAt: new Date(),
+        },
       });
     }
     await this.proxies.resume(async (routerId) => {
       const c = await this.deps.security.credentials.reveal(routerId);
       if (!c?.hostKeyFingerprint) return null;
-      return { host: c.host, port: c.port, username: c.username, password: c.password, privateKey: c.privateKey, passphrase: c.passphrase, hostKeyFingerprint: c.hostKeyFingerprint };
+      return {
+        host: c.host,
+        port: c.port,
+        username: c.username,
+        password: c.password,
+        privateKey: c.privateKey,
+        passphrase: c.passphrase,
+        hostKeyFingerprint: c.hostKeyFingerprint,
+      };
     });
   }
 
@@ -189,25 +235,36 @@ export class OnboardingService {
 
   private async checkCancel(jobId: string): Promise<void> {
     const job = await this.deps.db.job.findUnique({ where: { id: jobId }, select: { cancelRequested: true } });
-    if (job?.cancelRequested || this.closed) throw new Cancelled(this.closed ? 'the controller is shutting down' : 'cancelled on request');
+    if (job?.cancelRequested || this.closed)
+      throw new Cancelled(this.closed ? 'the controller is shutting down' : 'cancelled on request');
   }
 
   /** One job, start to end. Never throws: the outcome is the Job row. */
   async run(jobId: string, sealed: string): Promise<void> {
     const { db, audit } = this.deps;
-    const claimed = await db.job.updateMany({ where: { id: jobId, state: 'queued' }, data: { state: 'running', step: 'connect', percent: 0, message: 'starting' } });
+    const claimed = await db.job.updateMany({
+      where: { id: jobId, state: 'queued' },
+      data: { state: 'running', step: 'connect', percent: 0, message: 'starting' },
+    });
     if (claimed.count === 0) return; // cancelled while queued, or another worker has it
     const job = (await db.job.findUnique({ where: { id: jobId } }))!;
     const input = job.input as unknown as OnboardingInput;
     const actor = job.createdBy;
     const undo: Undo[] = [];
     const result: Record<string, unknown> = {};
-    const auditStep = (action: string, after?: unknown) => audit.append({ actor, action: `onboarding.${action}`, targetType: 'job', targetId: jobId, after });
+    const auditStep = (action: string, after?: unknown) =>
+      audit.append({ actor, action: `onboarding.${action}`, targetType: 'job', targetId: jobId, after });
     let secret: OnboardingSecret;
     try {
       secret = JSON.parse(this.deps.box.open(sealed, aad(jobId))) as OnboardingSecret;
     } catch {
-      await this.finish(jobId, 'failed', 'the sealed SSH credential for this job cannot be opened (data key changed?)', result, actor);
+      await this.finish(
+        jobId,
+        'failed',
+        'the sealed SSH credential for this job cannot be opened (data key changed?)',
+        result,
+        actor,
+      );
       return;
     }
     let ssh: SshHost | undefined;
@@ -241,7 +298,13 @@ export class OnboardingService {
       const fingerprint = normalizeFingerprint(input.hostKeyFingerprint ?? seenKey ?? ssh.hostKey!);
       result.hostKeyFingerprint = fingerprint;
       result.hostKeyPinnedBy = input.hostKeyFingerprint ? 'operator' : 'first use';
-      await auditStep('connected', { host: input.host, port: input.port, user: input.user, hostKeyFingerprint: fingerprint, pinnedBy: result.hostKeyPinnedBy });
+      await auditStep('connected', {
+        host: input.host,
+        port: input.port,
+        user: input.user,
+        hostKeyFingerprint: fingerprint,
+        pinnedBy: result.hostKeyPinnedBy,
+      });
 
       // 2. Facts, with the agent's own collector.
       await enter('facts', 15, 'collecting facts');
@@ -251,12 +314,24 @@ export class OnboardingService {
       const name = input.name ?? identity;
       const caps = predictCapabilities(facts);
       result.identity = identity;
-      result.facts = { soc: facts.soc, arch: facts.arch, kernel: facts.kernel, openwrt: facts.openwrt?.version ?? null, model: facts.model.name ?? null };
+      result.facts = {
+        soc: facts.soc,
+        arch: facts.arch,
+        kernel: facts.kernel,
+        openwrt: facts.openwrt?.version ?? null,
+        model: facts.model.name ?? null,
+      };
       await auditStep('facts_collected', { identity, ...(result.facts as object), ebpf: caps.ebpf });
 
       // Re-running on a router that is already managed and online: nothing to do.
-      const existing = await db.router.findUnique({ where: { identity }, select: { id: true, name: true, status: true, placement: true, decommissionedAt: true } });
-      if (existing?.decommissionedAt) throw new StepFailure(`router ${existing.name} (${identity}) was decommissioned; it cannot be onboarded again under this identity`);
+      const existing = await db.router.findUnique({
+        where: { identity },
+        select: { id: true, name: true, status: true, placement: true, decommissionedAt: true },
+      });
+      if (existing?.decommissionedAt)
+        throw new StepFailure(
+          `router ${existing.name} (${identity}) was decommissioned; it cannot be onboarded again under this identity`,
+        );
       if (existing && existing.status === 'online') {
         result.alreadyOnboarded = true;
         result.routerId = existing.id;
@@ -276,14 +351,21 @@ export class OnboardingService {
         if (err instanceof PackageError) throw new StepFailure(err.message);
         throw err;
       }
-      const packages: Record<string, unknown> = { manager: plan.manager, present: plan.present, missing: plan.missing, installed: [] };
+      const packages: Record<string, unknown> = {
+        manager: plan.manager,
+        present: plan.present,
+        missing: plan.missing,
+        installed: [],
+      };
       result.packages = packages;
       if (plan.missing.length > 0) {
         if (!input.install) {
           const list = plan.missing.join(' ');
           packages.installCommand = plan.manager === 'apk' ? `apk add ${list}` : `opkg update && opkg install ${list}`;
           await auditStep('packages_missing', packages);
-          throw new StepFailure(`missing packages: ${list} (re-run with install: true, or run \`${packages.installCommand}\` on the router)`);
+          throw new StepFailure(
+            `missing packages: ${list} (re-run with install: true, or run \`${packages.installCommand}\` on the router)`,
+          );
         }
         await this.progress(jobId, 'packages', 35, `installing ${plan.missing.join(' ')}`);
         try {
@@ -302,7 +384,10 @@ export class OnboardingService {
       const node = await this.nodeOnRouter(ssh);
       let placement: 'on-router' | 'proxy';
       if (input.placement === 'on-router') {
-        if (!node) throw new StepFailure('placement on-router asked for, but the router has no Node.js 20+ (`node` not found); use placement proxy or auto');
+        if (!node)
+          throw new StepFailure(
+            'placement on-router asked for, but the router has no Node.js 20+ (`node` not found); use placement proxy or auto',
+          );
         placement = 'on-router';
       } else if (input.placement === 'proxy') placement = 'proxy';
       else placement = node ? 'on-router' : 'proxy';
@@ -310,11 +395,30 @@ export class OnboardingService {
       let onRouter: { enrollmentTokenFile?: string } | undefined;
       if (placement === 'on-router') {
         await this.progress(jobId, 'placement', 55, `installing the agent on the router (node ${node!.version})`);
-        onRouter = await this.installOnRouter(ssh, node!.path, { identity, name, tags: input.tags, actor, facts }, undo);
+        onRouter = await this.installOnRouter(
+          ssh,
+          node!.path,
+          { identity, name, tags: input.tags, actor, facts },
+          undo,
+        );
       } else {
-        await this.progress(jobId, 'placement', 55, `starting the controller-hosted proxy agent (${this.proxies.proxyIdentity})`);
+        await this.progress(
+          jobId,
+          'placement',
+          55,
+          `starting the controller-hosted proxy agent (${this.proxies.proxyIdentity})`,
+        );
         await this.proxies.start(
-          { identity, name, tags: input.tags, host: input.host, port: input.port, username: input.user, ...secret, hostKeyFingerprint: fingerprint },
+          {
+            identity,
+            name,
+            tags: input.tags,
+            host: input.host,
+            port: input.port,
+            username: input.user,
+            ...secret,
+            hostKeyFingerprint: fingerprint,
+          },
           actor,
         );
         undo.push({
@@ -326,14 +430,24 @@ export class OnboardingService {
           },
         });
       }
-      await auditStep('agent_placed', { identity, placement, proxy: placement === 'proxy' ? this.proxies.proxyIdentity : undefined });
+      await auditStep('agent_placed', {
+        identity,
+        placement,
+        proxy: placement === 'proxy' ? this.proxies.proxyIdentity : undefined,
+      });
 
       // 5. First Hello.
       await enter('hello', 70, `waiting for ${identity} to say Hello`);
       const router = await this.waitFor(jobId, this.options.helloTimeoutMs ?? 60_000, async () =>
-        db.router.findFirst({ where: { identity, status: 'online' }, select: { id: true, name: true, tags: true, desiredRevisionId: true } }),
+        db.router.findFirst({
+          where: { identity, status: 'online' },
+          select: { id: true, name: true, tags: true, desiredRevisionId: true },
+        }),
       );
-      if (!router) throw new StepFailure(`no Hello from ${identity} within ${Math.round((this.options.helloTimeoutMs ?? 60_000) / 1000)} s`);
+      if (!router)
+        throw new StepFailure(
+          `no Hello from ${identity} within ${Math.round((this.options.helloTimeoutMs ?? 60_000) / 1000)} s`,
+        );
       result.routerId = router.id;
       const tags = [...new Set([...router.tags, ...input.tags])];
       if (tags.length !== router.tags.length) await db.router.update({ where: { id: router.id }, data: { tags } });
@@ -361,16 +475,32 @@ export class OnboardingService {
         const applied = await this.waitFor(jobId, this.options.planTimeoutMs ?? 120_000, async () => {
           const r = await db.router.findUnique({ where: { id: router.id }, select: { appliedRevisionId: true } });
           if (r?.appliedRevisionId === want) return { status: 'applied' as const, error: null };
-          const last = await db.applyResult.findFirst({ where: { routerId: router.id, revisionId: want, startedAt: { gte: job.createdAt } }, orderBy: { startedAt: 'desc' } });
-          if (last && last.status !== 'applied' && last.status !== 'pending') return { status: last.status, error: last.error };
+          const last = await db.applyResult.findFirst({
+            where: { routerId: router.id, revisionId: want, startedAt: { gte: job.createdAt } },
+            orderBy: { startedAt: 'desc' },
+          });
+          if (last && last.status !== 'applied' && last.status !== 'pending')
+            return { status: last.status, error: last.error };
           return null;
         });
-        if (!applied) throw new StepFailure(`no apply result for the router's desired revision within ${Math.round((this.options.planTimeoutMs ?? 120_000) / 1000)} s`);
+        if (!applied)
+          throw new StepFailure(
+            `no apply result for the router's desired revision within ${Math.round((this.options.planTimeoutMs ?? 120_000) / 1000)} s`,
+          );
         result.plan = { revisionId: want, ...applied };
         await auditStep('plan_applied', { routerId: router.id, ...(result.plan as object) });
-        if (applied.status !== 'applied') throw new StepFailure(`the first plan was not applied: ${applied.status}${applied.error ? `: ${applied.error}` : ''}`);
+        if (applied.status !== 'applied')
+          throw new StepFailure(
+            `the first plan was not applied: ${applied.status}${applied.error ? `: ${applied.error}` : ''}`,
+          );
       }
-      await this.finish(jobId, 'succeeded', `onboarded ${router.name} (${router.id}), placement ${placement}`, result, actor);
+      await this.finish(
+        jobId,
+        'succeeded',
+        `onboarded ${router.name} (${router.id}), placement ${placement}`,
+        result,
+        actor,
+      );
     } catch (err) {
       const cancelled = err instanceof Cancelled;
       const message = cancelled ? `cancelled during ${step}` : this.describe(err, step);
@@ -395,7 +525,8 @@ export class OnboardingService {
     if (err instanceof StepFailure) return err.message;
     if (err instanceof SshError) {
       // After the first step, losing the connection means the router went away under us.
-      if (step !== 'connect' && err.kind !== 'auth' && err.kind !== 'host-key') return `lost the router during ${step}: ${err.message}`;
+      if (step !== 'connect' && err.kind !== 'auth' && err.kind !== 'host-key')
+        return `lost the router during ${step}: ${err.message}`;
       return err.message;
     }
     const m = (err as Error).message ?? String(err);
@@ -411,7 +542,8 @@ export class OnboardingService {
   private async nodeOnRouter(ssh: SshHost): Promise<{ path: string; version: string } | null> {
     const r = await ssh.run(['sh', '-c', 'p=$(command -v node) && echo "$p" && "$p" --version']);
     if (r.code !== 0) {
-      if (/connection lost/.test(r.stderr)) throw new StepFailure(`lost the router during placement: ${r.stderr.trim()}`);
+      if (/connection lost/.test(r.stderr))
+        throw new StepFailure(`lost the router during placement: ${r.stderr.trim()}`);
       return null;
     }
     const [path, version] = r.stdout.trim().split('\n');
@@ -429,9 +561,17 @@ export class OnboardingService {
    * `--enroll-token-file` + `--ca-fingerprint` (first start only), `--insecure` for a
    * plaintext controller.
    */
-  private async installOnRouter(ssh: SshHost, node: string, r: { identity: string; name: string; tags: string[]; actor: string; facts: RouterFacts }, undo: Undo[]): Promise<{ enrollmentTokenFile?: string }> {
+  private async installOnRouter(
+    ssh: SshHost,
+    node: string,
+    r: { identity: string; name: string; tags: string[]; actor: string; facts: RouterFacts },
+    undo: Undo[],
+  ): Promise<{ enrollmentTokenFile?: string }> {
     const bundle = resolve(this.options.bundleDir ?? 'dist/agent');
-    if (!existsSync(join(bundle, AGENT_ENTRY_FILE))) throw new StepFailure(`the agent bundle is missing (${join(bundle, AGENT_ENTRY_FILE)}): run npm run agent:bundle on the controller`);
+    if (!existsSync(join(bundle, AGENT_ENTRY_FILE)))
+      throw new StepFailure(
+        `the agent bundle is missing (${join(bundle, AGENT_ENTRY_FILE)}): run npm run agent:bundle on the controller`,
+      );
     const p = this.options.onRouterPrefix ?? '';
     const home = `${p}/usr/lib/wrtfleet`;
     const files = {
@@ -470,7 +610,15 @@ export class OnboardingService {
       const m = await ssh.run(['mkdir', '-p', d]);
       if (m.code !== 0) throw new StepFailure(`cannot create ${d} on the router: ${m.stderr.trim()}`);
     };
-    for (const d of [`${home}/bpf/build`, `${p}/etc/init.d`, `${p}/etc/config`, files.stateDir, `${p}/var/run`, files.uploads]) await mkdir(d);
+    for (const d of [
+      `${home}/bpf/build`,
+      `${p}/etc/init.d`,
+      `${p}/etc/config`,
+      files.stateDir,
+      `${p}/var/run`,
+      files.uploads,
+    ])
+      await mkdir(d);
     await ssh.writeFile(`${home}/${AGENT_ENTRY_FILE}`, readFileSync(join(bundle, AGENT_ENTRY_FILE)), 0o755);
     // Re-onboarding a router that runs an older bundle: its entry had another name.
     await ssh.run(['rm', '-f', `${home}/${OLD_AGENT_ENTRY_FILE}`]);
@@ -478,7 +626,8 @@ export class OnboardingService {
     const objDir = join(bundle, 'bpf/build', endian);
     if (existsSync(objDir)) {
       await mkdir(`${home}/bpf/build/${endian}`);
-      for (const f of readdirSync(objDir)) await ssh.writeFile(`${home}/bpf/build/${endian}/${f}`, readFileSync(join(objDir, f)), 0o644);
+      for (const f of readdirSync(objDir))
+        await ssh.writeFile(`${home}/bpf/build/${endian}/${f}`, readFileSync(join(objDir, f)), 0o644);
     }
     // wf-tcx is native code: the bundle's own build where the router has the controller's CPU,
     // otherwise the static build for the router's CPU (bpf/build.sh), when there is one.
@@ -491,7 +640,12 @@ export class OnboardingService {
     let enrollmentTokenFile: string | undefined;
     if (pki) {
       // One-time, short-lived, bound to the router's name: useless once the agent has enrolled.
-      const { secret } = await this.deps.security.enrollmentTokens.create({ routerName: r.name, tags: r.tags, ttlSeconds: 3600, createdBy: r.actor });
+      const { secret } = await this.deps.security.enrollmentTokens.create({
+        routerName: r.name,
+        tags: r.tags,
+        ttlSeconds: 3600,
+        createdBy: r.actor,
+      });
       await ssh.writeFile(files.token, `${secret}\n`, 0o600);
       await ssh.writeFile(`${files.stateDir}/ca-fingerprint`, `${caFingerprint}\n`, 0o644);
       enrollmentTokenFile = files.token;
@@ -506,7 +660,11 @@ export class OnboardingService {
       `\toption state_file ${uci(`${files.stateDir}/state.json`)}`,
       `\toption node ${uci(node)}`,
       ...(pki
-        ? [`\toption credentials_dir ${uci(files.credentials)}`, `\toption enroll_token_file ${uci(files.token)}`, `\toption ca_fingerprint ${uci(caFingerprint!)}`]
+        ? [
+            `\toption credentials_dir ${uci(files.credentials)}`,
+            `\toption enroll_token_file ${uci(files.token)}`,
+            `\toption ca_fingerprint ${uci(caFingerprint!)}`,
+          ]
         : ["\toption insecure '1'"]),
       '',
     ].join('\n');
@@ -518,7 +676,16 @@ export class OnboardingService {
       const s = await ssh.run(['sh', '-c', `${q(files.init)} enable && ${q(files.init)} start`], { timeoutMs: 30_000 });
       if (s.code !== 0) throw new StepFailure(`starting the agent service failed: ${s.stderr.trim()}`);
     } else {
-      const trust = pki ? ['--credentials-dir', files.credentials, '--enroll-token-file', files.token, '--ca-fingerprint', caFingerprint!] : ['--insecure'];
+      const trust = pki
+        ? [
+            '--credentials-dir',
+            files.credentials,
+            '--enroll-token-file',
+            files.token,
+            '--ca-fingerprint',
+            caFingerprint!,
+          ]
+        : ['--insecure'];
       // Started as the procd script starts it: the same node flags and environment, read from it.
       const { nodeFlags, env } = agentRuntimeSettings(initScript);
       const argv = [
@@ -542,14 +709,20 @@ export class OnboardingService {
       ];
       const cmd = argv.map(q).join(' ');
       const envPrefix = [...env, `WRTFLEET_HOME=${home}`].map(q).join(' ');
-      const s = await ssh.run(['sh', '-c', `env ${envPrefix} setsid ${cmd} > ${q(files.log)} 2>&1 < /dev/null & echo $! > ${q(files.pid)}`]);
+      const s = await ssh.run([
+        'sh',
+        '-c',
+        `env ${envPrefix} setsid ${cmd} > ${q(files.log)} 2>&1 < /dev/null & echo $! > ${q(files.pid)}`,
+      ]);
       if (s.code !== 0) throw new StepFailure(`starting the agent failed: ${s.stderr.trim()}`);
       // An agent that cannot start (bad option, enrollment refused) exits at once: say so with its log, not after the Hello timeout.
       await new Promise((res) => setTimeout(res, 300));
       const alive = await ssh.run(['sh', '-c', `kill -0 $(cat ${q(files.pid)}) 2>/dev/null`]);
       if (alive.code !== 0) {
         const log = (await ssh.readFile(files.log)) ?? '';
-        throw new StepFailure(`the agent exited right after starting: ${log.trim().split('\n').slice(-3).join(' | ') || 'no output'}`);
+        throw new StepFailure(
+          `the agent exited right after starting: ${log.trim().split('\n').slice(-3).join(' | ') || 'no output'}`,
+        );
       }
     }
     return { enrollmentTokenFile };
@@ -567,12 +740,32 @@ export class OnboardingService {
     }
   }
 
-  private async finish(jobId: string, state: 'succeeded' | 'failed' | 'cancelled', message: string, result: Record<string, unknown>, actor: string): Promise<void> {
+  private async finish(
+    jobId: string,
+    state: 'succeeded' | 'failed' | 'cancelled',
+    message: string,
+    result: Record<string, unknown>,
+    actor: string,
+  ): Promise<void> {
     await this.deps.db.job.update({
       where: { id: jobId },
-      data: { state, step: 'done', percent: state === 'succeeded' ? 100 : undefined, message, error: state === 'succeeded' ? null : message, result: result as object, finishedAt: new Date() },
+      data: {
+        state,
+        step: 'done',
+        percent: state === 'succeeded' ? 100 : undefined,
+        message,
+        error: state === 'succeeded' ? null : message,
+        result: result as object,
+        finishedAt: new Date(),
+      },
     });
-    await this.deps.audit.append({ actor, action: `onboarding.${state}`, targetType: 'job', targetId: jobId, after: { message, routerId: result.routerId ?? null, placement: result.placement ?? null } });
+    await this.deps.audit.append({
+      actor,
+      action: `onboarding.${state}`,
+      targetType: 'job',
+      targetId: jobId,
+      after: { message, routerId: result.routerId ?? null, placement: result.placement ?? null },
+    });
     this.deps.log.info({ jobId, state, message }, 'onboarding finished');
   }
 }

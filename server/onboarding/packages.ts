@@ -57,7 +57,11 @@ const LIST: Record<Manager, string[]> = { opkg: ['opkg', 'list-installed'], apk:
 
 async function installedList(host: RouterHost, manager: Manager): Promise<Map<string, string>> {
   const r = await host.run(LIST[manager], { timeoutMs: 60_000 });
-  if (r.code !== 0) throw new PackageError('list-failed', `${LIST[manager].join(' ')} failed (exit ${r.code}): ${firstLines(r.stderr || r.stdout)}`);
+  if (r.code !== 0)
+    throw new PackageError(
+      'list-failed',
+      `${LIST[manager].join(' ')} failed (exit ${r.code}): ${firstLines(r.stderr || r.stdout)}`,
+    );
   const parsed = manager === 'opkg' ? parseOpkgList(r.stdout) : parseApkList(r.stdout);
   return parsed ?? new Map();
 }
@@ -85,10 +89,15 @@ function firstLines(text: string, n = 6): string {
  * without internet is the common case on a fresh install behind a captive uplink: say so
  * instead of echoing a wall of text.
  */
-const OFFLINE = /Failed to download the package list|Failed to (?:send request|resolve host|connect)|bad address|Network unreachable|Connection refused|network error|unable to (?:fetch|connect)|temporary error|DNS lookup|Could not resolve/i;
+const OFFLINE =
+  /Failed to download the package list|Failed to (?:send request|resolve host|connect)|bad address|Network unreachable|Connection refused|network error|unable to (?:fetch|connect)|temporary error|DNS lookup|Could not resolve/i;
 
 /** `opkg update && opkg install ...` or `apk update && apk add ...`; returns what was installed. */
-export async function installPackages(host: RouterHost, manager: Manager, names: string[]): Promise<{ installed: string[]; output: string }> {
+export async function installPackages(
+  host: RouterHost,
+  manager: Manager,
+  names: string[],
+): Promise<{ installed: string[]; output: string }> {
   if (names.length === 0) return { installed: [], output: '' };
   const update = manager === 'opkg' ? ['opkg', 'update'] : ['apk', 'update'];
   const u = await host.run(update, { timeoutMs: 180_000 });
@@ -97,7 +106,13 @@ export async function installPackages(host: RouterHost, manager: Manager, names:
     if (OFFLINE.test(uText)) {
       throw new PackageError(
         'no-internet',
-        `the router cannot reach its package feeds (no internet access?): \`${update.join(' ')}\` said: ${firstLines(uText.split('\n').filter((l) => OFFLINE.test(l)).join('\n'), 2)}. Give it internet access, or install ${names.join(' ')} by hand and re-run without --install`,
+        `the router cannot reach its package feeds (no internet access?): \`${update.join(' ')}\` said: ${firstLines(
+          uText
+            .split('\n')
+            .filter((l) => OFFLINE.test(l))
+            .join('\n'),
+          2,
+        )}. Give it internet access, or install ${names.join(' ')} by hand and re-run without --install`,
       );
     }
     throw new PackageError('install-failed', `\`${update.join(' ')}\` failed (exit ${u.code}): ${firstLines(uText)}`);
@@ -109,8 +124,15 @@ export async function installPackages(host: RouterHost, manager: Manager, names:
   const after = await installedList(host, manager);
   const notThere = names.filter((n) => !after.has(n));
   if (a.code !== 0 || notThere.length > 0) {
-    if (OFFLINE.test(aText)) throw new PackageError('no-internet', `the router lost access to its package feeds while installing: ${firstLines(aText, 3)}`);
-    throw new PackageError('install-failed', `\`${add.join(' ')}\` failed (exit ${a.code}; not installed: ${notThere.join(' ') || 'none'}): ${firstLines(aText)}`);
+    if (OFFLINE.test(aText))
+      throw new PackageError(
+        'no-internet',
+        `the router lost access to its package feeds while installing: ${firstLines(aText, 3)}`,
+      );
+    throw new PackageError(
+      'install-failed',
+      `\`${add.join(' ')}\` failed (exit ${a.code}; not installed: ${notThere.join(' ') || 'none'}): ${firstLines(aText)}`,
+    );
   }
   return { installed: names, output: aText };
 }

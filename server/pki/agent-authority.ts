@@ -11,7 +11,10 @@ import { CertificateRequestRejected, peerCertificateInfo, type ControllerPki, ty
 
 /** A refused Enroll call: the gRPC status and a message safe to show the caller. */
 export class EnrollRefused extends Error {
-  constructor(readonly code: GrpcStatus, message: string) {
+  constructor(
+    readonly code: GrpcStatus,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -29,7 +32,10 @@ type CallWithAuth = Pick<ServerDuplexStream<unknown, unknown>, 'getAuthContext'>
 export interface AgentSecurity {
   authorizeStream(call: CallWithAuth, helloIdentity: string): Promise<StreamGrant>;
   enroll(request: EnrollRequest, peer: string): Promise<EnrollResponse>;
-  renew(session: { routerId: string; identity: string; certificateSerial?: string }, request: RenewRequest): Promise<Renewed>;
+  renew(
+    session: { routerId: string; identity: string; certificateSerial?: string },
+    request: RenewRequest,
+  ): Promise<Renewed>;
 }
 
 const MAX_NAME = 128;
@@ -56,7 +62,11 @@ export class AgentAuthority implements AgentSecurity {
   ) {}
 
   private get pki(): ControllerPki {
-    if (!this.pkiOrNull) throw new EnrollRefused(GrpcStatus.UNIMPLEMENTED, 'this controller runs with insecure agents: no certificates are issued');
+    if (!this.pkiOrNull)
+      throw new EnrollRefused(
+        GrpcStatus.UNIMPLEMENTED,
+        'this controller runs with insecure agents: no certificates are issued',
+      );
     return this.pkiOrNull;
   }
 
@@ -74,21 +84,41 @@ export class AgentAuthority implements AgentSecurity {
     // trust bundle (socket.authorized): a certificate from another CA, an expired one or
     // none at all all arrive here as "no certificate".
     const raw = auth?.sslPeerCertificate?.raw;
-    if (!raw) throw new IdentityRefused(GrpcStatus.UNAUTHENTICATED, 'Connect needs a client certificate issued by this controller (enroll first)');
+    if (!raw)
+      throw new IdentityRefused(
+        GrpcStatus.UNAUTHENTICATED,
+        'Connect needs a client certificate issued by this controller (enroll first)',
+      );
     const peer = peerCertificateInfo(raw);
     if (!peer) throw new IdentityRefused(GrpcStatus.UNAUTHENTICATED, 'the client certificate names no router');
     if (peer.identity !== helloIdentity) {
-      this.log.warn({ certificateIdentity: peer.identity, helloIdentity, serial: peer.serial }, 'agent claimed another router than its certificate names');
-      throw new IdentityRefused(GrpcStatus.PERMISSION_DENIED, `this certificate may only speak for router ${peer.identity}`);
+      this.log.warn(
+        { certificateIdentity: peer.identity, helloIdentity, serial: peer.serial },
+        'agent claimed another router than its certificate names',
+      );
+      throw new IdentityRefused(
+        GrpcStatus.PERMISSION_DENIED,
+        `this certificate may only speak for router ${peer.identity}`,
+      );
     }
-    const row = await this.db.agentCertificate.findUnique({ where: { serial: peer.serial }, include: { router: { select: { identity: true, decommissionedAt: true } } } });
+    const row = await this.db.agentCertificate.findUnique({
+      where: { serial: peer.serial },
+      include: { router: { select: { identity: true, decommissionedAt: true } } },
+    });
     // Unknown serial: issued by this CA but not recorded (a restored backup, a foreign
     // controller sharing the CA). Refuse rather than guess.
-    if (!row || row.fingerprint !== peer.fingerprint) throw new IdentityRefused(GrpcStatus.UNAUTHENTICATED, 'this client certificate is not known to the controller');
-    if (row.router.identity !== peer.identity) throw new IdentityRefused(GrpcStatus.PERMISSION_DENIED, 'this client certificate belongs to another router');
+    if (!row || row.fingerprint !== peer.fingerprint)
+      throw new IdentityRefused(GrpcStatus.UNAUTHENTICATED, 'this client certificate is not known to the controller');
+    if (row.router.identity !== peer.identity)
+      throw new IdentityRefused(GrpcStatus.PERMISSION_DENIED, 'this client certificate belongs to another router');
     if (row.revokedAt) throw new IdentityRefused(GrpcStatus.PERMISSION_DENIED, 'this client certificate was revoked');
-    if (row.router.decommissionedAt) throw new IdentityRefused(GrpcStatus.PERMISSION_DENIED, `router ${peer.identity} was decommissioned and may not reconnect`);
-    if (row.notAfter <= new Date()) throw new IdentityRefused(GrpcStatus.UNAUTHENTICATED, 'this client certificate has expired; enroll again');
+    if (row.router.decommissionedAt)
+      throw new IdentityRefused(
+        GrpcStatus.PERMISSION_DENIED,
+        `router ${peer.identity} was decommissioned and may not reconnect`,
+      );
+    if (row.notAfter <= new Date())
+      throw new IdentityRefused(GrpcStatus.UNAUTHENTICATED, 'this client certificate has expired; enroll again');
     return { certificateSerial: row.serial, certificateNotAfter: row.notAfter };
   }
 
@@ -96,10 +126,16 @@ export class AgentAuthority implements AgentSecurity {
     const identity = request.router?.identity ?? '';
     const requestedName = request.router?.name ?? '';
     if (!ROUTER_IDENTITY_PATTERN.test(identity)) {
-      throw new EnrollRefused(GrpcStatus.INVALID_ARGUMENT, 'router.identity must be 1-128 characters of [A-Za-z0-9._:,@/+-], starting with a letter or digit');
+      throw new EnrollRefused(
+        GrpcStatus.INVALID_ARGUMENT,
+        'router.identity must be 1-128 characters of [A-Za-z0-9._:,@/+-], starting with a letter or digit',
+      );
     }
     if (requestedName.length > MAX_NAME || /[\u0000-\u001f\u007f]/.test(requestedName)) {
-      throw new EnrollRefused(GrpcStatus.INVALID_ARGUMENT, `router.name must be at most ${MAX_NAME} printable characters`);
+      throw new EnrollRefused(
+        GrpcStatus.INVALID_ARGUMENT,
+        `router.name must be at most ${MAX_NAME} printable characters`,
+      );
     }
     if (!request.csrPem) throw new EnrollRefused(GrpcStatus.INVALID_ARGUMENT, 'csrPem is required');
 
@@ -110,10 +146,17 @@ export class AgentAuthority implements AgentSecurity {
     }
     const name = token.routerName ?? (requestedName || identity);
     const existing = await this.db.router.findUnique({ where: { identity } });
-    if (existing?.decommissionedAt) throw new EnrollRefused(GrpcStatus.PERMISSION_DENIED, `router ${identity} was decommissioned and may not enroll again`);
+    if (existing?.decommissionedAt)
+      throw new EnrollRefused(
+        GrpcStatus.PERMISSION_DENIED,
+        `router ${identity} was decommissioned and may not enroll again`,
+      );
     const holder = await this.db.router.findUnique({ where: { name }, select: { identity: true } });
     if (token.routerName && holder && holder.identity !== identity) {
-      throw new EnrollRefused(GrpcStatus.PERMISSION_DENIED, `this enrollment token is bound to router "${token.routerName}", which is enrolled with another identity`);
+      throw new EnrollRefused(
+        GrpcStatus.PERMISSION_DENIED,
+        `this enrollment token is bound to router "${token.routerName}", which is enrolled with another identity`,
+      );
     }
 
     // Proof of possession and key policy before the token is spent, so a broken agent can
@@ -135,9 +178,15 @@ export class AgentAuthority implements AgentSecurity {
     if (existing) {
       routerId = existing.id;
       const tags = [...new Set([...existing.tags, ...token.tags])];
-      await this.db.router.update({ where: { id: routerId }, data: { tags, ...(token.routerName && !holder ? { name } : {}) } });
+      await this.db.router.update({
+        where: { id: routerId },
+        data: { tags, ...(token.routerName && !holder ? { name } : {}) },
+      });
       // Re-enrollment means a new key: the old one may be lost or stolen.
-      ({ count: revokedPrevious } = await this.db.agentCertificate.updateMany({ where: { routerId, revokedAt: null }, data: { revokedAt: new Date() } }));
+      ({ count: revokedPrevious } = await this.db.agentCertificate.updateMany({
+        where: { routerId, revokedAt: null },
+        data: { revokedAt: new Date() },
+      }));
     } else {
       const free = holder ? await this.freeName(name) : name;
       routerId = (await this.db.router.create({ data: { identity, name: free, tags: token.tags } })).id;
@@ -160,14 +209,30 @@ export class AgentAuthority implements AgentSecurity {
       },
     });
     this.log.info({ routerId, identity, serial: issued.serial, notAfter: issued.notAfter }, 'router enrolled');
-    return { certificatePem: issued.certificatePem, caCertificatePem: this.pki.trustBundlePem, notAfter: issued.notAfter, routerId };
+    return {
+      certificatePem: issued.certificatePem,
+      caCertificatePem: this.pki.trustBundlePem,
+      notAfter: issued.notAfter,
+      routerId,
+    };
   }
 
-  async renew(session: { routerId: string; identity: string; certificateSerial?: string }, request: RenewRequest): Promise<Renewed> {
-    const refuse = (error: string): Renewed => ({ certificatePem: '', notAfter: undefined, caCertificatePem: '', error });
+  async renew(
+    session: { routerId: string; identity: string; certificateSerial?: string },
+    request: RenewRequest,
+  ): Promise<Renewed> {
+    const refuse = (error: string): Renewed => ({
+      certificatePem: '',
+      notAfter: undefined,
+      caCertificatePem: '',
+      error,
+    });
     if (!this.pkiOrNull) return refuse('this controller runs with insecure agents: no certificates are issued');
     if (!session.certificateSerial) return refuse('renewal needs a stream authenticated by a client certificate');
-    const router = await this.db.router.findUnique({ where: { id: session.routerId }, select: { decommissionedAt: true } });
+    const router = await this.db.router.findUnique({
+      where: { id: session.routerId },
+      select: { decommissionedAt: true },
+    });
     if (!router || router.decommissionedAt) return refuse('this router was decommissioned');
     let issued: IssuedCertificate;
     try {
@@ -185,13 +250,27 @@ export class AgentAuthority implements AgentSecurity {
       before: session.certificateSerial ? { certificateSerial: session.certificateSerial } : null,
       after: { certificateSerial: issued.serial, notAfter: issued.notAfter.toISOString() },
     });
-    this.log.info({ routerId: session.routerId, serial: issued.serial, notAfter: issued.notAfter }, 'client certificate renewed');
-    return { certificatePem: issued.certificatePem, notAfter: issued.notAfter, caCertificatePem: this.pki.trustBundlePem, error: '' };
+    this.log.info(
+      { routerId: session.routerId, serial: issued.serial, notAfter: issued.notAfter },
+      'client certificate renewed',
+    );
+    return {
+      certificatePem: issued.certificatePem,
+      notAfter: issued.notAfter,
+      caCertificatePem: this.pki.trustBundlePem,
+      error: '',
+    };
   }
 
   private async record(routerId: string, issued: IssuedCertificate): Promise<void> {
     await this.db.agentCertificate.create({
-      data: { serial: issued.serial, routerId, fingerprint: issued.fingerprint, notBefore: issued.notBefore, notAfter: issued.notAfter },
+      data: {
+        serial: issued.serial,
+        routerId,
+        fingerprint: issued.fingerprint,
+        notBefore: issued.notBefore,
+        notAfter: issued.notAfter,
+      },
     });
   }
 
@@ -208,7 +287,13 @@ export class AgentAuthority implements AgentSecurity {
     const row = await this.db.agentCertificate.findUnique({ where: { serial } });
     if (!row || row.revokedAt) return false;
     await this.db.agentCertificate.update({ where: { serial }, data: { revokedAt: new Date() } });
-    await this.audit.append({ actor, action: 'router.certificate_revoked', targetType: 'router', targetId: row.routerId, after: { certificateSerial: serial } });
+    await this.audit.append({
+      actor,
+      action: 'router.certificate_revoked',
+      targetType: 'router',
+      targetId: row.routerId,
+      after: { certificateSerial: serial },
+    });
     this.closeLocal((s) => s.certificateSerial === serial, 'the client certificate of this stream was revoked');
     return true;
   }
@@ -224,8 +309,12 @@ export class AgentAuthority implements AgentSecurity {
     const now = new Date();
     const already = router.decommissionedAt;
     const decommissionedAt = already ?? now;
-    if (!already) await this.db.router.update({ where: { id: routerId }, data: { decommissionedAt, status: 'offline' } });
-    const { count } = await this.db.agentCertificate.updateMany({ where: { routerId, revokedAt: null }, data: { revokedAt: now } });
+    if (!already)
+      await this.db.router.update({ where: { id: routerId }, data: { decommissionedAt, status: 'offline' } });
+    const { count } = await this.db.agentCertificate.updateMany({
+      where: { routerId, revokedAt: null },
+      data: { revokedAt: now },
+    });
     this.closeLocal((s) => s.routerId === routerId, 'this router was decommissioned');
     if (!already || count > 0) {
       await this.audit.append({
@@ -271,16 +360,26 @@ export class AgentAuthority implements AgentSecurity {
     const now = new Date();
     const serials = sessions.map((s) => s.certificateSerial).filter((s): s is string => !!s);
     const [revoked, decommissioned] = await Promise.all([
-      serials.length ? this.db.agentCertificate.findMany({ where: { serial: { in: serials }, revokedAt: { not: null } }, select: { serial: true } }) : [],
-      this.db.router.findMany({ where: { id: { in: sessions.map((s) => s.routerId) }, decommissionedAt: { not: null } }, select: { id: true } }),
+      serials.length
+        ? this.db.agentCertificate.findMany({
+            where: { serial: { in: serials }, revokedAt: { not: null } },
+            select: { serial: true },
+          })
+        : [],
+      this.db.router.findMany({
+        where: { id: { in: sessions.map((s) => s.routerId) }, decommissionedAt: { not: null } },
+        select: { id: true },
+      }),
     ]);
     const revokedSet = new Set(revoked.map((r) => r.serial));
     const goneSet = new Set(decommissioned.map((r) => r.id));
     for (const s of sessions) {
       if (gateway.sessions.get(s.routerId) !== s) continue;
       if (goneSet.has(s.routerId)) s.close(GrpcStatus.PERMISSION_DENIED, 'this router was decommissioned');
-      else if (s.certificateSerial && revokedSet.has(s.certificateSerial)) s.close(GrpcStatus.PERMISSION_DENIED, 'the client certificate of this stream was revoked');
-      else if (s.certificateNotAfter && s.certificateNotAfter <= now) s.close(GrpcStatus.UNAUTHENTICATED, 'the client certificate of this stream expired');
+      else if (s.certificateSerial && revokedSet.has(s.certificateSerial))
+        s.close(GrpcStatus.PERMISSION_DENIED, 'the client certificate of this stream was revoked');
+      else if (s.certificateNotAfter && s.certificateNotAfter <= now)
+        s.close(GrpcStatus.UNAUTHENTICATED, 'the client certificate of this stream expired');
     }
   }
 

@@ -64,7 +64,9 @@ export function normalizeSerial(hex: string): string {
 }
 
 export function sha256Fingerprint(der: Buffer | ArrayBuffer): string {
-  return createHash('sha256').update(Buffer.from(der as ArrayBuffer)).digest('hex');
+  return createHash('sha256')
+    .update(Buffer.from(der as ArrayBuffer))
+    .digest('hex');
 }
 
 function randomSerial(): string {
@@ -76,7 +78,10 @@ function randomSerial(): string {
 
 async function exportKeyPem(key: CryptoKey): Promise<string> {
   const der = Buffer.from(await subtle.exportKey('pkcs8', key));
-  return `-----BEGIN PRIVATE KEY-----\n${der.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END PRIVATE KEY-----\n`;
+  return `-----BEGIN PRIVATE KEY-----\n${der
+    .toString('base64')
+    .match(/.{1,64}/g)!
+    .join('\n')}\n-----END PRIVATE KEY-----\n`;
 }
 
 /** Imports a PEM private key (PKCS#8 or SEC1 "EC PRIVATE KEY") as a WebCrypto ECDSA signing key. */
@@ -124,7 +129,10 @@ async function createCa(commonName: string): Promise<{ certPem: string; keyPem: 
     keys,
     extensions: [
       new x509.BasicConstraintsExtension(true, 0, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
+        true,
+      ),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
@@ -182,7 +190,8 @@ export class ControllerPki {
 
     let ca: CaMaterial;
     if (options.caCertFile || options.caKeyFile) {
-      if (!options.caCertFile || !options.caKeyFile) throw new Error('WRTFLEET_CA_CERT_FILE and WRTFLEET_CA_KEY_FILE must be set together');
+      if (!options.caCertFile || !options.caKeyFile)
+        throw new Error('WRTFLEET_CA_CERT_FILE and WRTFLEET_CA_KEY_FILE must be set together');
       ca = await loadCa(await readFile(options.caCertFile, 'utf8'), await readFile(options.caKeyFile, 'utf8'));
       log?.info({ caCertFile: options.caCertFile }, 'using the operator-supplied CA');
     } else {
@@ -191,7 +200,10 @@ export class ControllerPki {
       let certPem = await readIfExists(certFile);
       let keyPem = await readIfExists(keyFile);
       if (!certPem || !keyPem) {
-        if (certPem || keyPem) throw new Error(`${dir} holds only half of the CA (ca.crt and ca.key must both exist); refusing to replace it`);
+        if (certPem || keyPem)
+          throw new Error(
+            `${dir} holds only half of the CA (ca.crt and ca.key must both exist); refusing to replace it`,
+          );
         ({ certPem, keyPem } = await createCa(`wrtfleet controller CA ${randomBytes(4).toString('hex')}`));
         await writePrivate(keyFile, keyPem, 0o600);
         await writePrivate(certFile, certPem, 0o644);
@@ -200,7 +212,10 @@ export class ControllerPki {
       ca = await loadCa(certPem, keyPem);
     }
 
-    const extraTrust = [await readIfExists(path.join(dir, 'next-ca.crt')), await readIfExists(path.join(dir, 'previous-ca.crt'))]
+    const extraTrust = [
+      await readIfExists(path.join(dir, 'next-ca.crt')),
+      await readIfExists(path.join(dir, 'previous-ca.crt')),
+    ]
       .filter((p): p is string => !!p)
       .flatMap(splitPem);
     const trustBundlePem = [ca.certPem.trim(), ...extraTrust.map((p) => p.trim())].join('\n') + '\n';
@@ -208,17 +223,31 @@ export class ControllerPki {
     let serverChain: string;
     let serverKey: string;
     if (options.serverCertFile || options.serverKeyFile) {
-      if (!options.serverCertFile || !options.serverKeyFile) throw new Error('WRTFLEET_TLS_CERT_FILE and WRTFLEET_TLS_KEY_FILE must be set together');
+      if (!options.serverCertFile || !options.serverKeyFile)
+        throw new Error('WRTFLEET_TLS_CERT_FILE and WRTFLEET_TLS_KEY_FILE must be set together');
       serverChain = await readFile(options.serverCertFile, 'utf8');
       serverKey = await readFile(options.serverKeyFile, 'utf8');
     } else {
-      ({ chainPem: serverChain, keyPem: serverKey } = await ControllerPki.ensureServerCertificate(dir, ca, options.serverNames, log));
+      ({ chainPem: serverChain, keyPem: serverKey } = await ControllerPki.ensureServerCertificate(
+        dir,
+        ca,
+        options.serverNames,
+        log,
+      ));
     }
-    return new ControllerPki(ca, trustBundlePem, serverChain, serverKey, options.clientCertificateLifetimeSeconds * 1000);
+    return new ControllerPki(
+      ca,
+      trustBundlePem,
+      serverChain,
+      serverKey,
+      options.clientCertificateLifetimeSeconds * 1000,
+    );
   }
 
   private static async ensureServerCertificate(dir: string, ca: CaMaterial, extraNames: string[], log?: Logger) {
-    const names = [...new Set(['127.0.0.1', '::1', 'localhost', ...extraNames.filter((n) => n && n !== '0.0.0.0' && n !== '::')])];
+    const names = [
+      ...new Set(['127.0.0.1', '::1', 'localhost', ...extraNames.filter((n) => n && n !== '0.0.0.0' && n !== '::')]),
+    ];
     const certFile = path.join(dir, 'server.crt');
     const keyFile = path.join(dir, 'server.key');
     const namesFile = path.join(dir, 'server.names.json');
@@ -250,7 +279,9 @@ export class ControllerPki {
         new x509.BasicConstraintsExtension(false, undefined, true),
         new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
         new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-        new x509.SubjectAlternativeNameExtension(names.map((n) => ({ type: isIP(n) ? ('ip' as const) : ('dns' as const), value: n }))),
+        new x509.SubjectAlternativeNameExtension(
+          names.map((n) => ({ type: isIP(n) ? ('ip' as const) : ('dns' as const), value: n })),
+        ),
         await x509.AuthorityKeyIdentifierExtension.create(ca.cert),
       ],
     });
@@ -272,7 +303,8 @@ export class ControllerPki {
   async issueClientCertificate(csrPem: string, identity: string, now = new Date()): Promise<IssuedCertificate> {
     let csr: x509.Pkcs10CertificateRequest;
     try {
-      if (csrPem.length > 16 * 1024 || !csrPem.includes('-----BEGIN CERTIFICATE REQUEST-----')) throw new Error('not a PEM certificate request');
+      if (csrPem.length > 16 * 1024 || !csrPem.includes('-----BEGIN CERTIFICATE REQUEST-----'))
+        throw new Error('not a PEM certificate request');
       csr = new x509.Pkcs10CertificateRequest(csrPem);
     } catch {
       throw new CertificateRequestRejected('csrPem is not a PEM-encoded PKCS#10 certificate request');
@@ -282,14 +314,16 @@ export class ControllerPki {
       (alg.name === 'ECDSA' && (alg.namedCurve === 'P-256' || alg.namedCurve === 'P-384')) ||
       alg.name === 'Ed25519' ||
       ((alg.name === 'RSASSA-PKCS1-v1_5' || alg.name === 'RSA-PSS') && (alg.modulusLength ?? 0) >= 2048);
-    if (!acceptable) throw new CertificateRequestRejected('the CSR key must be EC P-256/P-384, Ed25519 or RSA >= 2048 bits');
+    if (!acceptable)
+      throw new CertificateRequestRejected('the CSR key must be EC P-256/P-384, Ed25519 or RSA >= 2048 bits');
     let signatureOk = false;
     try {
       signatureOk = await csr.verify();
     } catch {
       signatureOk = false;
     }
-    if (!signatureOk) throw new CertificateRequestRejected('the CSR signature does not verify (proof of key possession failed)');
+    if (!signatureOk)
+      throw new CertificateRequestRejected('the CSR signature does not verify (proof of key possession failed)');
 
     const notBefore = new Date(now.getTime() - CLOCK_SKEW_MS);
     const notAfter = new Date(now.getTime() + this.clientLifetimeMs);
@@ -344,5 +378,10 @@ export function peerCertificateInfo(der: Buffer): PeerCertificateInfo | null {
   } catch {
     return null;
   }
-  return { identity, serial: normalizeSerial(cert.serialNumber), fingerprint: sha256Fingerprint(cert.rawData), notAfter: cert.notAfter };
+  return {
+    identity,
+    serial: normalizeSerial(cert.serialNumber),
+    fingerprint: sha256Fingerprint(cert.rawData),
+    notAfter: cert.notAfter,
+  };
 }

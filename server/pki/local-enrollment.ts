@@ -15,6 +15,17 @@ export async function enrollThroughController(
   createdBy = 'system:local-enrollment',
 ): Promise<AgentCredentials> {
   if (!security.pki) throw new Error('this controller runs with insecure agents; there is nothing to enroll');
-  const { secret } = await security.enrollmentTokens.create({ routerName: router.name, tags: router.tags ?? [], ttlSeconds: 300, createdBy });
-  return AgentCredentials.enroll({ address: grpcAddress, token: secret, identity: router.identity, name: router.name, caFingerprint: security.pki.caFingerprint });
+  const { secret } = await security.enrollmentTokens.create({
+    routerName: router.name,
+    tags: router.tags ?? [],
+    ttlSeconds: 300,
+    createdBy,
+  });
+  return AgentCredentials.enroll({
+    address: grpcAddress,
+    token: secret,
+    identity: router.identity,
+    name: router.name,
+    caFingerprint: security.pki.caFingerprint,
+  });
 }

@@ -15,7 +15,10 @@ export class InvalidProfile extends Error {
 
 /** Someone else wrote a revision since the caller read the profile. */
 export class StaleRevision extends Error {
-  constructor(readonly latest: number, readonly base: number | undefined) {
+  constructor(
+    readonly latest: number,
+    readonly base: number | undefined,
+  ) {
     super(
       base === undefined
         ? `profile exists at revision ${latest}: send baseRevision to change it`
@@ -50,7 +53,12 @@ export class ProfileStore {
   ) {}
 
   /** Creates the profile or adds a revision; `baseRevision` is required once it exists. */
-  async save(name: string, specInput: unknown, baseRevision: number | undefined, ctx: AuditContext): Promise<SaveResult> {
+  async save(
+    name: string,
+    specInput: unknown,
+    baseRevision: number | undefined,
+    ctx: AuditContext,
+  ): Promise<SaveResult> {
     if (!PROFILE_NAME.test(name)) {
       throw new InvalidProfile([{ path: '/name', message: `must match ${PROFILE_NAME_PATTERN}` }]);
     }
@@ -63,13 +71,24 @@ export class ProfileStore {
       if (baseRevision !== undefined && baseRevision !== 0) throw new StaleRevision(0, baseRevision);
       try {
         await this.db.profile.create({
-          data: { name, latestRevision: 1, revisions: { create: { number: 1, spec: spec as object, createdBy: ctx.actor } } },
+          data: {
+            name,
+            latestRevision: 1,
+            revisions: { create: { number: 1, spec: spec as object, createdBy: ctx.actor } },
+          },
         });
       } catch (err) {
         if ((err as { code?: string }).code === 'P2002') throw new StaleRevision(1, baseRevision);
         throw err;
       }
-      await this.audit.append({ actor: ctx.actor, action: 'profile.created', targetType: 'profile', targetId: name, after: { revision: 1, spec }, requestId: ctx.requestId });
+      await this.audit.append({
+        actor: ctx.actor,
+        action: 'profile.created',
+        targetType: 'profile',
+        targetId: name,
+        after: { revision: 1, spec },
+        requestId: ctx.requestId,
+      });
       return { name, revision: 1, changed: true, created: true, spec };
     }
 
@@ -83,9 +102,14 @@ export class ProfileStore {
 
     const next = baseRevision + 1;
     const won = await this.db.$transaction(async (tx) => {
-      const { count } = await tx.profile.updateMany({ where: { id: existing.id, latestRevision: baseRevision }, data: { latestRevision: next } });
+      const { count } = await tx.profile.updateMany({
+        where: { id: existing.id, latestRevision: baseRevision },
+        data: { latestRevision: next },
+      });
       if (count === 0) return false;
-      await tx.profileRevision.create({ data: { profileId: existing.id, number: next, spec: spec as object, createdBy: ctx.actor } });
+      await tx.profileRevision.create({
+        data: { profileId: existing.id, number: next, spec: spec as object, createdBy: ctx.actor },
+      });
       return true;
     });
     if (!won) {

@@ -33,7 +33,8 @@ export class DesiredStateDelivery {
       if (!revision || !session) continue;
       const current = running?.get(router.id);
       if (current && current.profile === revision.profile.name && current.revision === revision.number) continue;
-      const overrides = router.assignment && router.assignment.profileId === revision.profileId ? router.assignment.overrides : null;
+      const overrides =
+        router.assignment && router.assignment.profileId === revision.profileId ? router.assignment.overrides : null;
       const key = `${revision.id}\u0000${JSON.stringify(overrides)}`;
       let spec = specs.get(key);
       if (!spec) {
@@ -42,7 +43,10 @@ export class DesiredStateDelivery {
         specs.set(key, spec);
       }
       if (spec instanceof Error) {
-        this.log.error({ routerId: router.id, reason: spec.message }, 'desired revision with overrides is not a valid spec; not sent');
+        this.log.error(
+          { routerId: router.id, reason: spec.message },
+          'desired revision with overrides is not a valid spec; not sent',
+        );
         continue;
       }
       session.send({

@@ -7,15 +7,31 @@ import type { FleetBus } from '../jobs/fleet-bus.js';
 import type { JobRunner } from '../jobs/job-runner.js';
 
 const strategyFields = {
-  canary: Type.Integer({ minimum: 0, maximum: 1000, default: 1, description: 'Routers in the first batch; 0 skips the canary' }),
-  batchSize: Type.Integer({ minimum: 1, maximum: 10_000, default: 50, description: 'Routers per batch after the canary' }),
+  canary: Type.Integer({
+    minimum: 0,
+    maximum: 1000,
+    default: 1,
+    description: 'Routers in the first batch; 0 skips the canary',
+  }),
+  batchSize: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 50,
+    description: 'Routers per batch after the canary',
+  }),
   maxFailureRatio: Type.Number({
     minimum: 0,
     maximum: 1,
     default: 0,
-    description: 'Pause when (failed + rolled back) / finished exceeds this after a batch; 0 pauses on the first failure',
+    description:
+      'Pause when (failed + rolled back) / finished exceeds this after a batch; 0 pauses on the first failure',
   }),
-  resultTimeoutSeconds: Type.Integer({ minimum: 5, maximum: 86_400, default: 180, description: 'A sent router with no result after this long counts as failed' }),
+  resultTimeoutSeconds: Type.Integer({
+    minimum: 5,
+    maximum: 86_400,
+    default: 180,
+    description: 'A sent router with no result after this long counts as failed',
+  }),
 };
 export const StrategySchema = Type.Object(strategyFields, { additionalProperties: false });
 /**
@@ -89,10 +105,17 @@ export class RolloutEngine {
     const profile = await this.db.profile.findUnique({ where: { name: request.profile } });
     if (!profile) throw new RolloutRefused(`no profile named ${request.profile}`);
     const number = request.revision ?? profile.latestRevision;
-    const revision = await this.db.profileRevision.findUnique({ where: { profileId_number: { profileId: profile.id, number } } });
+    const revision = await this.db.profileRevision.findUnique({
+      where: { profileId_number: { profileId: profile.id, number } },
+    });
     if (!revision) throw new RolloutRefused(`profile ${request.profile} has no revision ${number}`);
-    const routers = await this.db.router.findMany({ where: selectorWhere(request.selector), select: { id: true }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
-    if (routers.length === 0) throw new RolloutRefused('the selector matches no router (decommissioned routers are never targeted)');
+    const routers = await this.db.router.findMany({
+      where: selectorWhere(request.selector),
+      select: { id: true },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
+    if (routers.length === 0)
+      throw new RolloutRefused('the selector matches no router (decommissioned routers are never targeted)');
     const startAt = request.startAt ?? new Date();
     const scheduled = startAt.getTime() > Date.now();
     const rollout = await this.db.rollout.create({
@@ -108,7 +131,9 @@ export class RolloutEngine {
     });
     for (let i = 0; i < routers.length; i += 1000) {
       await this.db.rolloutTarget.createMany({
-        data: routers.slice(i, i + 1000).map((r, j) => ({ rolloutId: rollout.id, routerId: r.id, batch: batchOf(i + j, strategy) })),
+        data: routers
+          .slice(i, i + 1000)
+          .map((r, j) => ({ rolloutId: rollout.id, routerId: r.id, batch: batchOf(i + j, strategy) })),
       });
     }
     await this.audit.append({
@@ -116,7 +141,14 @@ export class RolloutEngine {
       action: 'rollout.created',
       targetType: 'rollout',
       targetId: rollout.id,
-      after: { profile: request.profile, revision: number, selector: request.selector, strategy, targets: routers.length, startAt },
+      after: {
+        profile: request.profile,
+        revision: number,
+        selector: request.selector,
+        strategy,
+        targets: routers.length,
+        startAt,
+      },
       requestId: ctx.requestId,
     });
     await this.kick(rollout.id, scheduled ? startAt.getTime() - Date.now() : undefined);
@@ -139,7 +171,10 @@ export class RolloutEngine {
   /** One idempotent step (or several) of a rollout's state machine. */
   async advance(rolloutId: string): Promise<void> {
     for (let guard = 0; guard < 10_000; guard++) {
-      const rollout = await this.db.rollout.findUnique({ where: { id: rolloutId }, include: { revision: { include: { profile: true } } } });
+      const rollout = await this.db.rollout.findUnique({
+        where: { id: rolloutId },
+        include: { revision: { include: { profile: true } } },
+      });
       if (!rollout) return;
       if (rollout.state === 'scheduled') {
         if (rollout.startAt.getTime() > Date.now()) return;
@@ -154,7 +189,11 @@ export class RolloutEngine {
       const cutoff = new Date(Date.now() - strategy.resultTimeoutSeconds * 1000);
       await this.db.rolloutTarget.updateMany({
         where: { rolloutId, state: 'sent', sentAt: { lt: cutoff } },
-        data: { state: 'failed', error: `no apply result within ${strategy.resultTimeoutSeconds} s`, finishedAt: new Date() },
+        data: {
+          state: 'failed',
+          error: `no apply result within ${strategy.resultTimeoutSeconds} s`,
+          finishedAt: new Date(),
+        },
       });
 
       const pending = await this.db.rolloutTarget.findMany({
@@ -162,7 +201,13 @@ export class RolloutEngine {
         include: { router: { select: { id: true, status: true, decommissionedAt: true } } },
       });
       if (pending.length > 0) {
-        await this.dispatch(rollout.id, rollout.revisionId, rollout.revision.profileId, rollout.revision.number, pending.map((p) => p.router));
+        await this.dispatch(
+          rollout.id,
+          rollout.revisionId,
+          rollout.revision.profileId,
+          rollout.revision.number,
+          pending.map((p) => p.router),
+        );
         return;
       }
       const inFlight = await this.db.rolloutTarget.count({ where: { rolloutId, batch, state: 'sent' } });
@@ -175,21 +220,42 @@ export class RolloutEngine {
       const newFailures = failures - rollout.acceptedFailures;
       if (newFailures > 0 && finished > 0 && failures / finished > strategy.maxFailureRatio) {
         const reason = `${failures} of ${finished} routers failed or rolled back after batch ${batch} (threshold ${strategy.maxFailureRatio})`;
-        const { count } = await this.db.rollout.updateMany({ where: { id: rolloutId, state: 'running', currentBatch: batch }, data: { state: 'paused', pauseReason: reason } });
+        const { count } = await this.db.rollout.updateMany({
+          where: { id: rolloutId, state: 'running', currentBatch: batch },
+          data: { state: 'paused', pauseReason: reason },
+        });
         if (count) {
           this.log.warn({ rolloutId, reason }, 'rollout paused automatically');
-          await this.audit.append({ actor: 'system', action: 'rollout.paused', targetType: 'rollout', targetId: rolloutId, after: { reason, batch } });
+          await this.audit.append({
+            actor: 'system',
+            action: 'rollout.paused',
+            targetType: 'rollout',
+            targetId: rolloutId,
+            after: { reason, batch },
+          });
         }
         return;
       }
       if (batch + 1 < rollout.batchCount) {
-        await this.db.rollout.updateMany({ where: { id: rolloutId, state: 'running', currentBatch: batch }, data: { currentBatch: batch + 1 } });
+        await this.db.rollout.updateMany({
+          where: { id: rolloutId, state: 'running', currentBatch: batch },
+          data: { currentBatch: batch + 1 },
+        });
         continue;
       }
-      const { count } = await this.db.rollout.updateMany({ where: { id: rolloutId, state: 'running', currentBatch: batch }, data: { state: 'completed', finishedAt: new Date() } });
+      const { count } = await this.db.rollout.updateMany({
+        where: { id: rolloutId, state: 'running', currentBatch: batch },
+        data: { state: 'completed', finishedAt: new Date() },
+      });
       if (count) {
         this.log.info({ rolloutId, ...counts }, 'rollout completed');
-        await this.audit.append({ actor: 'system', action: 'rollout.completed', targetType: 'rollout', targetId: rolloutId, after: counts });
+        await this.audit.append({
+          actor: 'system',
+          action: 'rollout.completed',
+          targetType: 'rollout',
+          targetId: rolloutId,
+          after: counts,
+        });
       }
       return;
     }
@@ -208,15 +274,27 @@ export class RolloutEngine {
     const eligible = routers.filter((r) => !r.decommissionedAt).map((r) => r.id);
     // The router's assignment follows the rollout; its overrides survive if the profile stays.
     // Three set-wise statements, however large the batch.
-    await this.db.assignment.updateMany({ where: { routerId: { in: eligible }, profileId }, data: { pinnedRevision: revisionNumber } });
+    await this.db.assignment.updateMany({
+      where: { routerId: { in: eligible }, profileId },
+      data: { pinnedRevision: revisionNumber },
+    });
     await this.db.assignment.updateMany({
       where: { routerId: { in: eligible }, NOT: { profileId } },
       data: { profileId, pinnedRevision: revisionNumber, overrides: Prisma.DbNull },
     });
-    await this.db.assignment.createMany({ data: eligible.map((routerId) => ({ routerId, profileId, pinnedRevision: revisionNumber })), skipDuplicates: true });
-    await this.db.router.updateMany({ where: { id: { in: eligible } }, data: { desiredRevisionId: revisionId, desiredRolloutId: rolloutId } });
+    await this.db.assignment.createMany({
+      data: eligible.map((routerId) => ({ routerId, profileId, pinnedRevision: revisionNumber })),
+      skipDuplicates: true,
+    });
+    await this.db.router.updateMany({
+      where: { id: { in: eligible } },
+      data: { desiredRevisionId: revisionId, desiredRolloutId: rolloutId },
+    });
     if (online.length) {
-      await this.db.rolloutTarget.updateMany({ where: { rolloutId, routerId: { in: online }, state: 'pending' }, data: { state: 'sent', sentAt: now } });
+      await this.db.rolloutTarget.updateMany({
+        where: { rolloutId, routerId: { in: online }, state: 'pending' },
+        data: { state: 'sent', sentAt: now },
+      });
     }
     if (offline.length) {
       // Offline routers keep the revision as their desired state and get it when they reconnect.
@@ -232,10 +310,19 @@ export class RolloutEngine {
   }
 
   /** An agent reported the result of applying a revision. */
-  async onApplyResult(routerId: string, revisionId: string | null, status: 'applied' | 'failed' | 'rolled_back', error: string | null): Promise<void> {
+  async onApplyResult(
+    routerId: string,
+    revisionId: string | null,
+    status: 'applied' | 'failed' | 'rolled_back',
+    error: string | null,
+  ): Promise<void> {
     if (!revisionId) return;
     const targets = await this.db.rolloutTarget.findMany({
-      where: { routerId, state: { in: ['sent', 'skipped', 'pending'] }, rollout: { revisionId, state: { in: ['running', 'paused'] } } },
+      where: {
+        routerId,
+        state: { in: ['sent', 'skipped', 'pending'] },
+        rollout: { revisionId, state: { in: ['running', 'paused'] } },
+      },
       select: { rolloutId: true, state: true },
     });
     for (const t of targets) {
@@ -249,7 +336,9 @@ export class RolloutEngine {
   }
 
   async pause(rolloutId: string, ctx: { actor: string; requestId?: string }) {
-    return this.transition(rolloutId, ['running', 'scheduled'], 'paused', 'rollout.paused', ctx, { pauseReason: `paused by ${ctx.actor}` });
+    return this.transition(rolloutId, ['running', 'scheduled'], 'paused', 'rollout.paused', ctx, {
+      pauseReason: `paused by ${ctx.actor}`,
+    });
   }
 
   async resume(rolloutId: string, ctx: { actor: string; requestId?: string }) {
@@ -264,11 +353,22 @@ export class RolloutEngine {
   }
 
   async abort(rolloutId: string, ctx: { actor: string; requestId?: string }) {
-    await this.transition(rolloutId, ['running', 'paused', 'scheduled'], 'aborted', 'rollout.aborted', ctx, { finishedAt: new Date() });
+    await this.transition(rolloutId, ['running', 'paused', 'scheduled'], 'aborted', 'rollout.aborted', ctx, {
+      finishedAt: new Date(),
+    });
     // Routers not reached yet keep what they run; offline ones no longer wait for this revision.
-    const unreached = await this.db.rolloutTarget.findMany({ where: { rolloutId, state: { in: ['pending', 'skipped'] } }, select: { routerId: true } });
-    await this.db.router.updateMany({ where: { id: { in: unreached.map((u) => u.routerId) }, desiredRolloutId: rolloutId }, data: { desiredRevisionId: null, desiredRolloutId: null } });
-    await this.db.rolloutTarget.updateMany({ where: { rolloutId, state: 'pending' }, data: { state: 'skipped', error: 'rollout aborted', finishedAt: new Date() } });
+    const unreached = await this.db.rolloutTarget.findMany({
+      where: { rolloutId, state: { in: ['pending', 'skipped'] } },
+      select: { routerId: true },
+    });
+    await this.db.router.updateMany({
+      where: { id: { in: unreached.map((u) => u.routerId) }, desiredRolloutId: rolloutId },
+      data: { desiredRevisionId: null, desiredRolloutId: null },
+    });
+    await this.db.rolloutTarget.updateMany({
+      where: { rolloutId, state: 'pending' },
+      data: { state: 'skipped', error: 'rollout aborted', finishedAt: new Date() },
+    });
     return this.view(rolloutId);
   }
 
@@ -282,9 +382,23 @@ export class RolloutEngine {
   ) {
     const before = await this.db.rollout.findUnique({ where: { id: rolloutId } });
     if (!before) throw new RolloutNotFound(`no rollout ${rolloutId}`);
-    const { count } = await this.db.rollout.updateMany({ where: { id: rolloutId, state: { in: from } }, data: { state: to, ...extra } });
-    if (count === 0) throw new RolloutStateConflict(`rollout is ${before.state}; it can only be ${to === 'running' ? 'resumed' : to} from ${from.join(' or ')}`);
-    await this.audit.append({ actor: ctx.actor, action, targetType: 'rollout', targetId: rolloutId, before: { state: before.state }, after: { state: to }, requestId: ctx.requestId });
+    const { count } = await this.db.rollout.updateMany({
+      where: { id: rolloutId, state: { in: from } },
+      data: { state: to, ...extra },
+    });
+    if (count === 0)
+      throw new RolloutStateConflict(
+        `rollout is ${before.state}; it can only be ${to === 'running' ? 'resumed' : to} from ${from.join(' or ')}`,
+      );
+    await this.audit.append({
+      actor: ctx.actor,
+      action,
+      targetType: 'rollout',
+      targetId: rolloutId,
+      before: { state: before.state },
+      after: { state: to },
+      requestId: ctx.requestId,
+    });
     return this.view(rolloutId);
   }
 
@@ -296,7 +410,10 @@ export class RolloutEngine {
   }
 
   async view(rolloutId: string) {
-    const r = await this.db.rollout.findUnique({ where: { id: rolloutId }, include: { revision: { include: { profile: { select: { name: true } } } } } });
+    const r = await this.db.rollout.findUnique({
+      where: { id: rolloutId },
+      include: { revision: { include: { profile: { select: { name: true } } } } },
+    });
     if (!r) return null;
     const counts = await this.counts(rolloutId);
     const total = Object.values(counts).reduce((a, b) => a + b, 0);

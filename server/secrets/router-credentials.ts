@@ -67,7 +67,9 @@ export class RouterCredentials {
 
   async put(routerId: string, input: CredentialInput): Promise<CredentialView> {
     const payload: SealedPayload =
-      input.authType === 'password' ? { password: input.password } : { privateKey: input.privateKey, ...(input.passphrase ? { passphrase: input.passphrase } : {}) };
+      input.authType === 'password'
+        ? { password: input.password }
+        : { privateKey: input.privateKey, ...(input.passphrase ? { passphrase: input.passphrase } : {}) };
     const secretCiphertext = this.box.seal(JSON.stringify(payload), aad(routerId));
     const data = {
       host: input.host,
@@ -78,7 +80,11 @@ export class RouterCredentials {
       hostKeyFingerprint: input.hostKeyFingerprint ?? null,
       proxyIdentity: input.proxyIdentity ?? null,
     };
-    const row = await this.db.routerCredential.upsert({ where: { routerId }, create: { routerId, ...data }, update: data });
+    const row = await this.db.routerCredential.upsert({
+      where: { routerId },
+      create: { routerId, ...data },
+      update: data,
+    });
     return view(row, !!input.passphrase);
   }
 
@@ -122,10 +128,16 @@ export class RouterCredentials {
       if (!this.box.isStale(row.secretCiphertext)) continue;
       try {
         const plain = this.box.open(row.secretCiphertext, aad(row.routerId));
-        await this.db.routerCredential.update({ where: { routerId: row.routerId }, data: { secretCiphertext: this.box.seal(plain, aad(row.routerId)) } });
+        await this.db.routerCredential.update({
+          where: { routerId: row.routerId },
+          data: { secretCiphertext: this.box.seal(plain, aad(row.routerId)) },
+        });
         count += 1;
       } catch (err) {
-        this.log.error({ routerId: row.routerId, reason: (err as Error).message }, 'cannot re-seal a router credential; set WRTFLEET_DATA_KEY_PREVIOUS');
+        this.log.error(
+          { routerId: row.routerId, reason: (err as Error).message },
+          'cannot re-seal a router credential; set WRTFLEET_DATA_KEY_PREVIOUS',
+        );
       }
     }
     if (count) this.log.info({ count }, 're-sealed router credentials with the current data key');
@@ -134,7 +146,17 @@ export class RouterCredentials {
 }
 
 function view(
-  row: { routerId: string; host: string; port: number; username: string; authType: string; hostKeyFingerprint: string | null; proxyIdentity: string | null; createdAt: Date; updatedAt: Date },
+  row: {
+    routerId: string;
+    host: string;
+    port: number;
+    username: string;
+    authType: string;
+    hostKeyFingerprint: string | null;
+    proxyIdentity: string | null;
+    createdAt: Date;
+    updatedAt: Date;
+  },
   hasPassphrase: boolean,
 ): CredentialView {
   return {

@@ -12,7 +12,8 @@ export class DecryptionError extends Error {}
 
 function parseKey(base64: string, what: string): Buffer {
   const key = Buffer.from(base64.trim(), 'base64');
-  if (key.length !== KEY_BYTES) throw new DataKeyError(`${what} must be base64 of exactly ${KEY_BYTES} bytes (openssl rand -base64 32)`);
+  if (key.length !== KEY_BYTES)
+    throw new DataKeyError(`${what} must be base64 of exactly ${KEY_BYTES} bytes (openssl rand -base64 32)`);
   return key;
 }
 
@@ -40,7 +41,10 @@ export async function loadDataKey(options: { dataDir: string; dataKey?: string }
   await writeFile(tmp, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   await chmod(tmp, 0o600);
   await rename(tmp, file);
-  log?.warn({ file }, 'created the data key for secrets at rest (mode 0600); back it up: without it stored router credentials are lost');
+  log?.warn(
+    { file },
+    'created the data key for secrets at rest (mode 0600); back it up: without it stored router credentials are lost',
+  );
   return key;
 }
 
@@ -73,14 +77,23 @@ export class SecretBox {
     const cipher = createCipheriv('aes-256-gcm', this.current, iv);
     cipher.setAAD(Buffer.from(associatedData, 'utf8'));
     const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return [FORMAT, this.currentKeyId, iv.toString('base64url'), ct.toString('base64url'), cipher.getAuthTag().toString('base64url')].join(':');
+    return [
+      FORMAT,
+      this.currentKeyId,
+      iv.toString('base64url'),
+      ct.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+    ].join(':');
   }
 
   open(sealed: string, associatedData: string): string {
     const parts = sealed.split(':');
     if (parts.length !== 5 || parts[0] !== FORMAT) throw new DecryptionError('not a sealed secret');
     const key = this.keys.get(parts[1]!);
-    if (!key) throw new DecryptionError(`sealed with an unknown data key (${parts[1]}); set WRTFLEET_DATA_KEY_PREVIOUS to the key used before the rotation`);
+    if (!key)
+      throw new DecryptionError(
+        `sealed with an unknown data key (${parts[1]}); set WRTFLEET_DATA_KEY_PREVIOUS to the key used before the rotation`,
+      );
     try {
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(parts[2]!, 'base64url'));
       decipher.setAAD(Buffer.from(associatedData, 'utf8'));

@@ -58,10 +58,7 @@ export function describeConnectError(location: PostgresLocation, error: unknown,
   const code = err?.code ?? '';
   const message = String(err?.message ?? '');
   const unreachable = (reason: string) =>
-    new StorageError(
-      `Cannot reach PostgreSQL at ${location.where} (${reason}); check DATABASE_URL.`,
-      'unreachable',
-    );
+    new StorageError(`Cannot reach PostgreSQL at ${location.where} (${reason}); check DATABASE_URL.`, 'unreachable');
   switch (code) {
     case 'ECONNREFUSED':
       return unreachable('connection refused');

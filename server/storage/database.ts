@@ -147,7 +147,8 @@ async function openPostgres(
   let closed: Promise<void> | undefined;
   return {
     prisma,
-    queryRows: <T>(sql: string, params: unknown[], statement?: string) => pageQueries(async () => (await pool.query({ text: sql, values: params, name: statement })).rows as T[]),
+    queryRows: <T>(sql: string, params: unknown[], statement?: string) =>
+      pageQueries(async () => (await pool.query({ text: sql, values: params, name: statement })).rows as T[]),
     kind: 'postgresql',
     location: location.redacted,
     close: () =>
@@ -172,7 +173,10 @@ const heldLocks = new Set<string>();
 async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   const lockPath = `${dataDir}.lock`;
   if (heldLocks.has(lockPath)) {
-    throw new StorageError(`The data directory ${dataDir} is already open in this process; close it first.`, 'data_dir_in_use');
+    throw new StorageError(
+      `The data directory ${dataDir} is already open in this process; close it first.`,
+      'data_dir_in_use',
+    );
   }
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
@@ -204,7 +208,10 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
       await rm(lockPath, { force: true });
     }
   }
-  throw new StorageError(`The data directory ${dataDir} is locked by another process that keeps restarting; stop it.`, 'data_dir_in_use');
+  throw new StorageError(
+    `The data directory ${dataDir} is locked by another process that keeps restarting; stop it.`,
+    'data_dir_in_use',
+  );
 }
 
 function isAlive(pid: number): boolean {
@@ -231,8 +238,11 @@ async function openPglite(dataDir: string, options: OpenDatabaseOptions, logger:
   let fromTemplate = false;
   try {
     try {
-      const fresh = !(await readdir(dataDir).then((entries) => entries.length > 0).catch(() => false));
-      fromTemplate = fresh && options.pgliteTemplate === true && (await copyPgliteTemplate(dataDir, options.migrationsDir));
+      const fresh = !(await readdir(dataDir)
+        .then((entries) => entries.length > 0)
+        .catch(() => false));
+      fromTemplate =
+        fresh && options.pgliteTemplate === true && (await copyPgliteTemplate(dataDir, options.migrationsDir));
       pglite = await PGlite.create(dataDir);
       if (fromTemplate) logger.info({ dataDir }, 'initialised the embedded database from the migrated template');
     } catch (error) {
@@ -278,7 +288,9 @@ function engineErrorSummary(error: unknown): string {
   const text = String((error as Error)?.message ?? error);
   const migration = /migration_name="([^"]+)"/.exec(text)?.[1];
   const database = /Error querying the database: (.+)/.exec(text)?.[1];
-  const detail = (database ?? text.split('\n').find((line) => line.trim() !== '') ?? 'unknown error').trim().replace(/\.$/, '');
+  const detail = (database ?? text.split('\n').find((line) => line.trim() !== '') ?? 'unknown error')
+    .trim()
+    .replace(/\.$/, '');
   return migration ? `${migration}: ${detail}` : detail;
 }
 

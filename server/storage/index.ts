@@ -7,7 +7,13 @@ export { parseDatabaseUrl } from './database-url.js';
 export { applyMigrations, diffDatabaseToSchema } from '../../prisma/tools/migrations.js';
 export type { MigrationTarget } from '../../prisma/tools/migrations.js';
 export { APPEND_ONLY_TRIGGERS, withTriggerDisabled } from './append-only.js';
-export { PrismaClient, Prisma, ConnectionStatus, Placement, ApplyStatus } from '../../prisma/generated/client/client.js';
+export {
+  PrismaClient,
+  Prisma,
+  ConnectionStatus,
+  Placement,
+  ApplyStatus,
+} from '../../prisma/generated/client/client.js';
 export type {
   Router,
   Profile,

@@ -10,7 +10,12 @@
 import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApplyResult_Status, Command_Kind, type ApplyResult, type DesiredState } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import {
+  ApplyResult_Status,
+  Command_Kind,
+  type ApplyResult,
+  type DesiredState,
+} from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { ebpfStatus } from '../../agent/datapath/loader.js';
 import { PROGRAM_NAMES } from '../../core/programs.js';
 import { RouterAgent } from '../../agent/router-agent.js';
@@ -33,7 +38,13 @@ const logs: string[] = [];
 let agent: RouterAgent;
 let stopped = false;
 
-type Evidence = { trigger?: string; summary?: string; warning?: string; eligible?: string[]; wan?: { before: { ifname: string; ifindex: number }[]; after: { ifname: string; ifindex: number }[] } };
+type Evidence = {
+  trigger?: string;
+  summary?: string;
+  warning?: string;
+  eligible?: string[];
+  wan?: { before: { ifname: string; ifindex: number }[]; after: { ifname: string; ifindex: number }[] };
+};
 const evidenceOf = (r: ApplyResult) => (r.evidence ?? {}) as Evidence;
 const isWan = (r: ApplyResult) => evidenceOf(r).trigger === 'wan-changed';
 const wanReports = () => controller.results(ID).filter(isWan);
@@ -43,8 +54,21 @@ let revision = 0;
 async function push(spec: unknown): Promise<ApplyResult> {
   revision += 1;
   const rev = revision;
-  controller.send(ID, { $case: 'desiredState', value: { profile: 'p-late', revision: rev, spec: spec as DesiredState['spec'], confirmWindowSeconds: 0, rolloutId: '' } });
-  return eventually(async () => controller.results(ID).find((r) => r.revision === rev && !isWan(r)), 20_000, `result of revision ${rev}`);
+  controller.send(ID, {
+    $case: 'desiredState',
+    value: {
+      profile: 'p-late',
+      revision: rev,
+      spec: spec as DesiredState['spec'],
+      confirmWindowSeconds: 0,
+      rolloutId: '',
+    },
+  });
+  return eventually(
+    async () => controller.results(ID).find((r) => r.revision === rev && !isWan(r)),
+    20_000,
+    `result of revision ${rev}`,
+  );
 }
 
 /** The next WAN report after the first `seen` ones. */
@@ -150,7 +174,21 @@ describe('a WAN that comes up late (eBPF datapath, drift policy report)', () => 
         : undefined;
     try {
       await sh(['ip', '-n', topo.ns.router, 'link', 'del', 'wan0']);
-      await sh(['ip', 'link', 'add', 'wan0', 'netns', topo.ns.router, 'type', 'veth', 'peer', 'name', 'up0', 'netns', topo.ns.peer]);
+      await sh([
+        'ip',
+        'link',
+        'add',
+        'wan0',
+        'netns',
+        topo.ns.router,
+        'type',
+        'veth',
+        'peer',
+        'name',
+        'up0',
+        'netns',
+        topo.ns.peer,
+      ]);
       await sh(['ip', '-n', topo.ns.router, 'addr', 'add', `${ADDR.routerWan}/24`, 'dev', 'wan0']);
       await sh(['ip', '-n', topo.ns.peer, 'addr', 'add', `${ADDR.peer}/24`, 'dev', 'up0']);
       await sh(['ip', '-n', topo.ns.router, 'link', 'set', 'wan0', 'up']);
@@ -164,7 +202,9 @@ describe('a WAN that comes up late (eBPF datapath, drift policy report)', () => 
     expect(now).not.toBe(old);
     const rep = await nextWanReport(seen, 'WAN report for the re-created device');
     expect(rep.status, rep.error).toBe(ApplyResult_Status.STATUS_APPLIED);
-    expect(evidenceOf(rep).summary).toBe(`wan changed: re-attached to wan0 (device re-created, ifindex ${old} -> ${now})`);
+    expect(evidenceOf(rep).summary).toBe(
+      `wan changed: re-attached to wan0 (device re-created, ifindex ${old} -> ${now})`,
+    );
     expect(await chainRuns()).toBe(true);
     expect(await attached()).toEqual({ wan0: [...PROGRAM_NAMES] });
     await wireFromRouter('late-wan-recreated');
@@ -184,14 +224,20 @@ describe('a WAN that comes up late (eBPF datapath, drift policy report)', () => 
       await sh(['ip', '-n', topo.ns.router, 'route', 'add', 'default', 'dev', 'wan1', 'table', '100']);
       const rep = await nextWanReport(seen, 'WAN report for wan1');
       expect(rep.status).toBe(ApplyResult_Status.STATUS_FAILED);
-      expect(rep.error).toMatch(/^wan changed: wan1 \(ifindex \d+\) appeared: re-applying the datapath failed: .*injected: failed to load program; the rest of p-late@\d+ is left as it was$/);
-      expect((rep.evidence as { differences: { path: string }[] }).differences.map((d) => d.path)).toEqual(PROGRAM_NAMES.map((p) => `datapath/wan1/${p}`));
+      expect(rep.error).toMatch(
+        /^wan changed: wan1 \(ifindex \d+\) appeared: re-applying the datapath failed: .*injected: failed to load program; the rest of p-late@\d+ is left as it was$/,
+      );
+      expect((rep.evidence as { differences: { path: string }[] }).differences.map((d) => d.path)).toEqual(
+        PROGRAM_NAMES.map((p) => `datapath/wan1/${p}`),
+      );
     } finally {
       host.fault = undefined;
     }
     // The rest: wan0's programs are the very same (same prog and link ids), nothing rolled back.
     const after = await ebpfStatus(host, { pinRoot: topo.pinRoot });
-    expect(after.interfaces.find((i) => i.ifname === 'wan0')).toEqual(before.interfaces.find((i) => i.ifname === 'wan0'));
+    expect(after.interfaces.find((i) => i.ifname === 'wan0')).toEqual(
+      before.interfaces.find((i) => i.ifname === 'wan0'),
+    );
     expect(agent.manager.current.applied).toEqual(applied);
     expect(controller.results(ID).some((r) => r.status === ApplyResult_Status.STATUS_ROLLED_BACK)).toBe(false);
     await wireFromRouter('late-wan-after-failure');
@@ -230,7 +276,11 @@ describe('a WAN that comes up late (nftables datapath)', () => {
 
     const seen = wanReports().length;
     await topo.addDefaultRoute();
-    await eventually(async () => /oifname "wan0" ip ttl != 128 ip ttl set 128 counter/.test(await table()), 5_000, 'nft rules for wan0');
+    await eventually(
+      async () => /oifname "wan0" ip ttl != 128 ip ttl set 128 counter/.test(await table()),
+      5_000,
+      'nft rules for wan0',
+    );
     const rep = await nextWanReport(seen, 'WAN report');
     expect(rep.status, rep.error).toBe(ApplyResult_Status.STATUS_APPLIED);
     expect(evidenceOf(rep).summary).toBe(`wan changed: attached to wan0 (ifindex ${await ifindex()})`);
@@ -240,13 +290,19 @@ describe('a WAN that comes up late (nftables datapath)', () => {
     const seen2 = wanReports().length;
     await topo.delDefaultRoute();
     await eventually(async () => !/oifname/.test(await table()), 5_000, 'nft rules gone');
-    expect(evidenceOf(await nextWanReport(seen2, 'WAN report')).summary).toBe('wan changed: detached from wan0; no eligible WAN interface now');
+    expect(evidenceOf(await nextWanReport(seen2, 'WAN report')).summary).toBe(
+      'wan changed: detached from wan0; no eligible WAN interface now',
+    );
   });
 
   it('the watch stops when the plan is removed (DETACH) and when the agent stops', async () => {
     expect(await routePollsDuring(POLL_MS * 4)).toBeGreaterThan(0);
     const seq = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_DETACH } });
-    const res = await eventually(async () => controller.commandResults(ID).find((c) => c.commandSeq === seq), 10_000, 'DETACH result');
+    const res = await eventually(
+      async () => controller.commandResults(ID).find((c) => c.commandSeq === seq),
+      10_000,
+      'DETACH result',
+    );
     expect(res.ok, res.error).toBe(true);
     expect(await routePollsDuring(POLL_MS * 4)).toBe(0);
     // Nothing applied now: a WAN appearing is none of the agent's business.

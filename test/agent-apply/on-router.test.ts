@@ -11,7 +11,12 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApplyResult_Status, Command_Kind, OffloadState_Mode, type DesiredState } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import {
+  ApplyResult_Status,
+  Command_Kind,
+  OffloadState_Mode,
+  type DesiredState,
+} from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { FileStateStore } from '../../agent/apply/state-store.js';
 import { NetnsHost } from '../../agent/datapath/netns-host.js';
 import { LOCAL_TCX_HELPER } from '../../agent/datapath/programs.js';
@@ -46,14 +51,27 @@ let revision = 0;
 async function push(spec: unknown, extra: Partial<DesiredState> = {}) {
   revision += 1;
   const before = controller.results(ID).length;
-  controller.send(ID, { $case: 'desiredState', value: { profile: 'p-onr', revision, spec: spec as DesiredState['spec'], confirmWindowSeconds: 0, rolloutId: '', ...extra } });
+  controller.send(ID, {
+    $case: 'desiredState',
+    value: {
+      profile: 'p-onr',
+      revision,
+      spec: spec as DesiredState['spec'],
+      confirmWindowSeconds: 0,
+      rolloutId: '',
+      ...extra,
+    },
+  });
   return eventually(async () => controller.results(ID)[before], 20_000, `result of revision ${revision}`);
 }
 
 async function tcxCount(): Promise<number> {
   // /sys is the host's here (nsenter --net keeps the mount namespace): ask netlink instead.
-  const idx = String((JSON.parse((await host.run(['ip', '-j', 'link', 'show', 'wan0'])).stdout) as { ifindex: number }[])[0]!.ifindex);
-  return (JSON.parse((await host.run([LOCAL_TCX_HELPER, 'query', idx])).stdout) as { programs: unknown[] }).programs.length;
+  const idx = String(
+    (JSON.parse((await host.run(['ip', '-j', 'link', 'show', 'wan0'])).stdout) as { ifindex: number }[])[0]!.ifindex,
+  );
+  return (JSON.parse((await host.run([LOCAL_TCX_HELPER, 'query', idx])).stdout) as { programs: unknown[] }).programs
+    .length;
 }
 
 const state = () => fullState(host, ['wan0'], pinRoot);
@@ -110,8 +128,16 @@ describe('on-router placement (NetnsHost in a namespace)', () => {
     const ttl = t.programs.find((p) => p.program === 'wan0/set_ip_ttl')!;
     expect(ttl.packetsSeen).toBeGreaterThanOrEqual(3);
     expect(ttl.packetsRewritten).toBeGreaterThanOrEqual(3);
-    expect(t.programs.map((p) => p.program).sort()).toEqual(['wan0/clear_tcp_syn_ts', 'wan0/set_ip_id_zero', 'wan0/set_ip_ttl', 'wan0/set_tcp_syn_window']);
-    expect(t.offload).toMatchObject({ mode: OffloadState_Mode.MODE_UNSUPPORTED, reason: expect.stringMatching(/no nf_flow_table/) });
+    expect(t.programs.map((p) => p.program).sort()).toEqual([
+      'wan0/clear_tcp_syn_ts',
+      'wan0/set_ip_id_zero',
+      'wan0/set_ip_ttl',
+      'wan0/set_tcp_syn_window',
+    ]);
+    expect(t.offload).toMatchObject({
+      mode: OffloadState_Mode.MODE_UNSUPPORTED,
+      reason: expect.stringMatching(/no nf_flow_table/),
+    });
     expect(t.agentRssBytes).toBeGreaterThan(10_000_000);
   });
 
@@ -122,7 +148,9 @@ describe('on-router placement (NetnsHost in a namespace)', () => {
     const r = await push({ l3Rewrite: { ebpf: 'off', ttl: { value: 70 } } }, { confirmWindowSeconds: 2 });
     expect(r.status, r.error).toBe(ApplyResult_Status.STATUS_APPLIED);
     expect(await tcxCount()).toBe(0);
-    expect((await host.run(['nft', 'list', 'table', 'inet', 'wrtfleet'])).stdout).toMatch(/oifname "wan0" ip ttl != 70 ip ttl set 70 counter/);
+    expect((await host.run(['nft', 'list', 'table', 'inet', 'wrtfleet'])).stdout).toMatch(
+      /oifname "wan0" ip ttl != 70 ip ttl set 70 counter/,
+    );
     await controller.stop();
     try {
       await eventually(async () => agent.manager.current.pending === null, 10_000, 'rollback');
@@ -133,13 +161,19 @@ describe('on-router placement (NetnsHost in a namespace)', () => {
       controller.autoConfirm = true;
       await controller.start(controller.port);
     }
-    await eventually(async () => controller.results(ID).some((x) => x.status === ApplyResult_Status.STATUS_ROLLED_BACK), 15_000, 'ROLLED_BACK reported');
+    await eventually(
+      async () => controller.results(ID).some((x) => x.status === ApplyResult_Status.STATUS_ROLLED_BACK),
+      15_000,
+      'ROLLED_BACK reported',
+    );
   });
 
   it('a failure in the middle of switching to nftables (eBPF already detached) restores the TCX chain exactly', async () => {
     await eventually(async () => controller.connected(ID), 10_000, 'reconnected');
     const before = await state();
-    host.fault = nth((argv) => argv[0] === 'nft' && argv[1] === '-f', 1, { fail: { code: 1, stdout: '', stderr: 'Error: injected: Could not process rule: No buffer space available' } });
+    host.fault = nth((argv) => argv[0] === 'nft' && argv[1] === '-f', 1, {
+      fail: { code: 1, stdout: '', stderr: 'Error: injected: Could not process rule: No buffer space available' },
+    });
     const r = await push({ l3Rewrite: { ebpf: 'off', ttl: { value: 71 } } });
     host.fault = undefined;
     expect(r.status).toBe(ApplyResult_Status.STATUS_FAILED);
@@ -155,9 +189,19 @@ describe('on-router placement (NetnsHost in a namespace)', () => {
     controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_CHECK_DRIFT } });
     const rep = await eventually(async () => controller.driftReports(ID).at(-1), 10_000, 'drift report');
     // The default layout runs the four rewrites in that one program: each is reported missing.
-    expect(rep.differences).toEqual(PROGRAM_NAMES.map((p) => ({ path: `datapath/wan0/${p}`, expected: expect.stringMatching(/^attached \(tcx/), actual: 'missing' })));
+    expect(rep.differences).toEqual(
+      PROGRAM_NAMES.map((p) => ({
+        path: `datapath/wan0/${p}`,
+        expected: expect.stringMatching(/^attached \(tcx/),
+        actual: 'missing',
+      })),
+    );
     const seq = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_REPROBE } });
-    const res = await eventually(async () => controller.commandResults(ID).find((c) => c.commandSeq === seq), 10_000, 'REPROBE result');
+    const res = await eventually(
+      async () => controller.commandResults(ID).find((c) => c.commandSeq === seq),
+      10_000,
+      'REPROBE result',
+    );
     expect(res.ok).toBe(true);
     expect(agent.probed?.flags.tcx).toBe(true);
   });
@@ -182,7 +226,8 @@ describe('on-router placement (NetnsHost in a namespace)', () => {
     expect(controller.results(ID).filter((x) => x.resultId === r.resultId)).toHaveLength(1);
     // The state file follows the in-memory outbox once the Ack's save has finished (onAck
     // drops the entry, then writes the file): wait for that write, do not race it.
-    const savedOutbox = async () => (JSON.parse(await readFile(join(work, 'state.json'), 'utf8')) as { outbox: unknown[] }).outbox;
+    const savedOutbox = async () =>
+      (JSON.parse(await readFile(join(work, 'state.json'), 'utf8')) as { outbox: unknown[] }).outbox;
     await eventually(async () => (await savedOutbox()).length === 0, 5_000, 'dropped from the state file');
     expect(await savedOutbox()).toEqual([]);
     // Acked: another reconnect sends it no more.

@@ -22,9 +22,22 @@ class ScriptedMipsRouter implements RouterHost {
     if (argv[0] === 'bpftool' && !this.opts.bpftool) return { code: 127, stdout: '', stderr: 'sh: bpftool: not found' };
     if (cmd === 'bpftool version') return ok('bpftool v7.1.0\nusing libbpf v1.1\nfeatures:\n');
     if (argv[1] === 'mkdir') return ok('{}');
-    if (argv[0] === 'bpftool' && argv[2] === 'load') return this.uploads.has(argv[3]!) ? ok() : { code: 255, stdout: '', stderr: 'Error: failed to open object file' };
-    if (argv[0] === 'bpftool' && argv[2] === 'show') return ok(JSON.stringify({ id: 17, type: 'sched_cls', jited: this.opts.jit, bytes_xlated: 1656, bytes_jited: this.opts.jit ? 2980 : 0 }));
-    if (argv[1] === 'probe') return this.opts.tcx ? ok('{"tcx":true}') : { code: 1, stdout: '{"error":"BPF_PROG_QUERY(TCX_EGRESS): Invalid argument","errno":22}', stderr: '' };
+    if (argv[0] === 'bpftool' && argv[2] === 'load')
+      return this.uploads.has(argv[3]!) ? ok() : { code: 255, stdout: '', stderr: 'Error: failed to open object file' };
+    if (argv[0] === 'bpftool' && argv[2] === 'show')
+      return ok(
+        JSON.stringify({
+          id: 17,
+          type: 'sched_cls',
+          jited: this.opts.jit,
+          bytes_xlated: 1656,
+          bytes_jited: this.opts.jit ? 2980 : 0,
+        }),
+      );
+    if (argv[1] === 'probe')
+      return this.opts.tcx
+        ? ok('{"tcx":true}')
+        : { code: 1, stdout: '{"error":"BPF_PROG_QUERY(TCX_EGRESS): Invalid argument","errno":22}', stderr: '' };
     if (argv[0] === 'uci' && argv[3] === 'firewall.@defaults[0]') return ok('defaults\n');
     if (cmd === 'sh -c command -v fw4') return ok('/sbin/fw4\n');
     if (argv[0] === 'rm') return ok();
@@ -49,7 +62,9 @@ describe('capability probe on a MIPS32 big-endian router (OpenWrt transcripts: O
     const [path, obj] = [...host.uploads.entries()][0]!;
     expect(path).toMatch(/^\/tmp\/wrtfleet-probe-[0-9a-f]{8}\.o$/);
     expect(obj[5]).toBe(2); // ELFDATA2MSB: the big-endian build went to the big-endian router
-    expect(host.commands).toContain(`bpftool prog load ${path} /sys/fs/bpf/wrtfleet-probe-${path.match(/probe-([0-9a-f]{8})/)![1]} type classifier`);
+    expect(host.commands).toContain(
+      `bpftool prog load ${path} /sys/fs/bpf/wrtfleet-probe-${path.match(/probe-([0-9a-f]{8})/)![1]} type classifier`,
+    );
     expect(p.flags).toMatchObject({ ebpf: true, tcx: false, softwareOffload: true });
     expect(p.reasons.ebpf).toMatch(/not JIT-compiled \(runs in the interpreter\)/);
     expect(p.reasons.tcx).toMatch(/no TCX: .*Invalid argument/);
@@ -59,7 +74,9 @@ describe('capability probe on a MIPS32 big-endian router (OpenWrt transcripts: O
   });
 
   it('reports a missing bpftool by name instead of guessing', async () => {
-    const p = await probeCapabilities(new ScriptedMipsRouter({ bpftool: false, jit: true, tcx: true }), { endian: 'big' });
+    const p = await probeCapabilities(new ScriptedMipsRouter({ bpftool: false, jit: true, tcx: true }), {
+      endian: 'big',
+    });
     expect(p.flags.ebpf).toBe(false);
     expect(p.reasons.ebpf).toMatch(/bpftool is not installed \(OpenWrt: bpftool-minimal or bpftool-full\)/);
     expect(p.flags.tcx).toBe(false);
@@ -68,7 +85,8 @@ describe('capability probe on a MIPS32 big-endian router (OpenWrt transcripts: O
   it('names a missing wf-tcx helper and where it was looked for', async () => {
     const host = new ScriptedMipsRouter({ bpftool: true, jit: true, tcx: true });
     const run = host.run.bind(host);
-    host.run = async (argv) => (argv[0] === '/opt/none/wf-tcx' ? { code: 127, stdout: '', stderr: 'not found' } : run(argv));
+    host.run = async (argv) =>
+      argv[0] === '/opt/none/wf-tcx' ? { code: 127, stdout: '', stderr: 'not found' } : run(argv);
     const p = await probeCapabilities(host, { endian: 'big', helper: '/opt/none/wf-tcx' });
     expect(p.flags.ebpf).toBe(false);
     expect(p.reasons.ebpf).toMatch(/wf-tcx helper is not on the router at \/opt\/none\/wf-tcx/);

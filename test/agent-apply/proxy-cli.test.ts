@@ -20,7 +20,11 @@ import { SshRouter } from '../support/ssh-router.js';
 const CHAIN_LINKS = 1;
 
 describe('proxy config validation', () => {
-  const ok = { host: '10.0.0.1', keyPath: 'id', hostKeyFingerprint: 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU' };
+  const ok = {
+    host: '10.0.0.1',
+    keyPath: 'id',
+    hostKeyFingerprint: 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU',
+  };
   it.each([
     [{}, /non-empty list/],
     [{ routers: [{ ...ok, host: undefined }] }, /routers\[0\]\.host is required/],
@@ -36,7 +40,11 @@ describe('proxy config validation', () => {
   });
 
   it('applies defaults and resolves relative paths against the config file', () => {
-    const c = validateProxyConfig({ defaults: { user: 'admin' }, routers: [{ ...ok }, { host: 'r2', tofu: true, passwordEnv: 'PW' }] }, '/etc/wrtfleet', { PW: 'secret' });
+    const c = validateProxyConfig(
+      { defaults: { user: 'admin' }, routers: [{ ...ok }, { host: 'r2', tofu: true, passwordEnv: 'PW' }] },
+      '/etc/wrtfleet',
+      { PW: 'secret' },
+    );
     expect(c.routers[0]).toMatchObject({ user: 'admin', port: 22, keyPath: '/etc/wrtfleet/id', tofu: false });
     expect(c.routers[1]).toMatchObject({ host: 'r2', password: 'secret', tofu: true });
     expect(c.stateDir).toBe('/etc/wrtfleet/data/proxy-state');
@@ -69,12 +77,16 @@ describe('one proxy process, two routers over SSH (real CLI)', () => {
       '',
     ].join('\n');
     writeFileSync(join(dir, 'proxy.yaml'), yaml);
-    proc = spawn('npm', ['run', '-s', 'agent', '--', 'proxy', '--config', join(dir, 'proxy.yaml'), '--controller', controller.address], {
-      cwd: process.cwd(),
-      env: { ...process.env, WF_TEST_ROUTER_PW: b.password },
-      stdio: ['ignore', 'ignore', 'pipe'],
-      detached: true,
-    });
+    proc = spawn(
+      'npm',
+      ['run', '-s', 'agent', '--', 'proxy', '--config', join(dir, 'proxy.yaml'), '--controller', controller.address],
+      {
+        cwd: process.cwd(),
+        env: { ...process.env, WF_TEST_ROUTER_PW: b.password },
+        stdio: ['ignore', 'ignore', 'pipe'],
+        detached: true,
+      },
+    );
     proc.stderr!.on('data', (d) => (stderr += String(d)));
   }, 120_000);
 
@@ -91,7 +103,11 @@ describe('one proxy process, two routers over SSH (real CLI)', () => {
   });
 
   it('both routers connect with their own identity and stream; the TOFU key is recorded', async () => {
-    await eventually(async () => controller.connected('site-a:r1') && controller.connected('site-b:r1'), 30_000, `both routers connected (proxy stderr: ${stderr})`);
+    await eventually(
+      async () => controller.connected('site-a:r1') && controller.connected('site-b:r1'),
+      30_000,
+      `both routers connected (proxy stderr: ${stderr})`,
+    );
     for (const id of ['site-a:r1', 'site-b:r1']) {
       const hello = controller.hellos.find((h) => h.identity === id)!.hello;
       expect(hello.agent?.placement).toBe(Placement.PLACEMENT_PROXY);
@@ -104,28 +120,56 @@ describe('one proxy process, two routers over SSH (real CLI)', () => {
 
   it('each router gets its plan applied in its own namespace, with its own state file', async () => {
     const spec = { l3Rewrite: { ttl: { value: 65 } } };
-    controller.send('site-a:r1', { $case: 'desiredState', value: { profile: 'p', revision: 1, spec, confirmWindowSeconds: 0, rolloutId: '' } });
-    controller.send('site-b:r1', { $case: 'desiredState', value: { profile: 'p', revision: 1, spec: { ...spec, l3Rewrite: { ttl: { value: 66 }, ipid: false } }, confirmWindowSeconds: 0, rolloutId: '' } });
+    controller.send('site-a:r1', {
+      $case: 'desiredState',
+      value: { profile: 'p', revision: 1, spec, confirmWindowSeconds: 0, rolloutId: '' },
+    });
+    controller.send('site-b:r1', {
+      $case: 'desiredState',
+      value: {
+        profile: 'p',
+        revision: 1,
+        spec: { ...spec, l3Rewrite: { ttl: { value: 66 }, ipid: false } },
+        confirmWindowSeconds: 0,
+        rolloutId: '',
+      },
+    });
     for (const id of ['site-a:r1', 'site-b:r1']) {
       const r = await eventually(async () => controller.results(id)[0], 30_000, `result of ${id}`);
       expect(r.status, r.error).toBe(ApplyResult_Status.STATUS_APPLIED);
     }
     const count = async (router: SshRouter) => {
       const idx = (await router.inside.run(['cat', '/sys/class/net/wan0/ifindex'])).stdout.trim();
-      return (JSON.parse((await router.inside.run([LOCAL_TCX_HELPER, 'query', idx])).stdout) as { programs: unknown[] }).programs.length;
+      return (JSON.parse((await router.inside.run([LOCAL_TCX_HELPER, 'query', idx])).stdout) as { programs: unknown[] })
+        .programs.length;
     };
     expect(await count(a)).toBe(CHAIN_LINKS);
     expect(await count(b)).toBe(CHAIN_LINKS); // ipid off on site b: three rewrites, still one wf_chain
-    await eventually(async () => existsSync(join(dir, 'state/site-a_r1.json')) && existsSync(join(dir, 'state/site-b_r1.json')), 5_000, 'state files');
-    const sb = JSON.parse(readFileSync(join(dir, 'state/site-b_r1.json'), 'utf8')) as { applied: { revision: number; plan: { datapath: { programs: unknown[] } } } };
+    await eventually(
+      async () => existsSync(join(dir, 'state/site-a_r1.json')) && existsSync(join(dir, 'state/site-b_r1.json')),
+      5_000,
+      'state files',
+    );
+    const sb = JSON.parse(readFileSync(join(dir, 'state/site-b_r1.json'), 'utf8')) as {
+      applied: { revision: number; plan: { datapath: { programs: unknown[] } } };
+    };
     expect(sb.applied.plan.datapath.programs).toHaveLength(3);
   });
 
   it('telemetry arrives per router on the interval the Welcome named, with per-program counters', async () => {
     const base = controller.telemetry('site-a:r1').length;
-    await eventually(async () => controller.telemetry('site-a:r1').length >= base + 2, 10_000, 'two more telemetry messages from site a');
+    await eventually(
+      async () => controller.telemetry('site-a:r1').length >= base + 2,
+      10_000,
+      'two more telemetry messages from site a',
+    );
     const t = controller.telemetry('site-a:r1').at(-1)!;
-    expect(t.programs.map((p) => p.program).sort()).toEqual(['wan0/clear_tcp_syn_ts', 'wan0/set_ip_id_zero', 'wan0/set_ip_ttl', 'wan0/set_tcp_syn_window']);
+    expect(t.programs.map((p) => p.program).sort()).toEqual([
+      'wan0/clear_tcp_syn_ts',
+      'wan0/set_ip_id_zero',
+      'wan0/set_ip_ttl',
+      'wan0/set_tcp_syn_window',
+    ]);
     expect(t.agentRssBytes).toBeGreaterThan(0);
     expect(controller.telemetry('site-b:r1').at(-1)!.programs).toHaveLength(3);
   });
@@ -134,7 +178,11 @@ describe('one proxy process, two routers over SSH (real CLI)', () => {
     await b.stopSshd();
     await b.killSessions();
     controller.send('site-a:r1', { $case: 'command', value: { kind: 5 } });
-    const rep = await eventually(async () => controller.driftReports('site-a:r1')[0], 15_000, 'drift report from site a');
+    const rep = await eventually(
+      async () => controller.driftReports('site-a:r1')[0],
+      15_000,
+      'drift report from site a',
+    );
     expect(rep.differences).toEqual([]);
   });
 });

@@ -68,7 +68,14 @@ function newAgent(extra: Partial<ConstructorParameters<typeof RouterAgent>[0]> =
 let revision = 0;
 function desired(spec: unknown, extra: Partial<DesiredState> = {}): DesiredState {
   revision += 1;
-  return { profile: 'p-e2e', revision, spec: spec as DesiredState['spec'], confirmWindowSeconds: 0, rolloutId: '', ...extra };
+  return {
+    profile: 'p-e2e',
+    revision,
+    spec: spec as DesiredState['spec'],
+    confirmWindowSeconds: 0,
+    rolloutId: '',
+    ...extra,
+  };
 }
 
 async function push(d: DesiredState) {
@@ -83,13 +90,19 @@ async function state() {
 
 async function tcxPrograms(): Promise<number> {
   const idx = JSON.parse((await router.inside.run(['ip', '-j', 'link', 'show', 'wan0'])).stdout)[0].ifindex as number;
-  return (JSON.parse((await router.inside.run([LOCAL_TCX_HELPER, 'query', String(idx)])).stdout) as { programs: unknown[] }).programs.length;
+  return (
+    JSON.parse((await router.inside.run([LOCAL_TCX_HELPER, 'query', String(idx)])).stdout) as { programs: unknown[] }
+  ).programs.length;
 }
 
 beforeAll(async () => {
   await router.start();
   await controller.start();
-  iperf = spawn('nsenter', [`--net=/run/netns/${router.ns.peer}`, 'iperf3', '-s', '-B', router.addr.peer, '-p', '5201'], { stdio: 'ignore' });
+  iperf = spawn(
+    'nsenter',
+    [`--net=/run/netns/${router.ns.peer}`, 'iperf3', '-s', '-B', router.addr.peer, '-p', '5201'],
+    { stdio: 'ignore' },
+  );
   agent = newAgent();
   agent.start();
   await eventually(async () => controller.connected(ID), 20_000, 'agent connected');
@@ -108,18 +121,29 @@ describe('proxy agent over SSH: probe and Hello', () => {
     const hello = controller.hellos.find((h) => h.identity === ID)!.hello;
     expect(hello.agent?.proxyHost).toBe('test-proxy');
     expect(hello.capabilities?.predicted?.ebpf?.value).toBe(true);
-    expect(hello.capabilities?.probed?.ebpf).toMatchObject({ value: true, reason: expect.stringMatching(/loaded set_ip_id_zero \(bpfel\) with bpftool/) });
+    expect(hello.capabilities?.probed?.ebpf).toMatchObject({
+      value: true,
+      reason: expect.stringMatching(/loaded set_ip_id_zero \(bpfel\) with bpftool/),
+    });
     expect(hello.capabilities?.probed?.tcx?.value).toBe(true);
-    expect(hello.capabilities?.probed?.softwareOffload).toMatchObject({ value: false, reason: expect.stringMatching(/no uci[\s\S]*no nf_flow_table/) });
+    expect(hello.capabilities?.probed?.softwareOffload).toMatchObject({
+      value: false,
+      reason: expect.stringMatching(/no uci[\s\S]*no nf_flow_table/),
+    });
     expect(agent.probed?.details.ebpf.jited).toBe(true);
   });
 
-  it('the proxy brings its own wf-tcx when none is configured: the build for the router\'s CPU, uploaded over SSH once, used by the probe', async () => {
+  it("the proxy brings its own wf-tcx when none is configured: the build for the router's CPU, uploaded over SSH once, used by the probe", async () => {
     const uploadDir = mkdtempSync(join(tmpdir(), 'wf-e2e-helper-'));
     const own: string[] = [];
     const probeOnly = (n: number) =>
       new RouterAgent({
-        host: new SshHost({ host: router.addr.router, username: 'root', privateKey: router.clientKey, hostKeyFingerprint: router.hostKeyFingerprint }),
+        host: new SshHost({
+          host: router.addr.router,
+          username: 'root',
+          privateKey: router.clientKey,
+          hostKeyFingerprint: router.hostKeyFingerprint,
+        }),
         controller: controller.address,
         placement: 'proxy',
         identity: `${ID}-own-helper-${n}`,
@@ -141,7 +165,9 @@ describe('proxy agent over SSH: probe and Hello', () => {
         }
       }
       const there = await router.inside.run(['sha256sum', `${uploadDir}/wrtfleet-wf-tcx`]);
-      expect(there.stdout.split(' ')[0]).toBe(createHash('sha256').update(readFileSync(LOCAL_TCX_HELPER)).digest('hex'));
+      expect(there.stdout.split(' ')[0]).toBe(
+        createHash('sha256').update(readFileSync(LOCAL_TCX_HELPER)).digest('hex'),
+      );
       // Uploaded by the first agent; the second found the same content there and left it.
       expect(own.filter((l) => /installed wf-tcx \(\d+ bytes, x86_64\) at /.test(l))).toHaveLength(1);
     } finally {
@@ -159,11 +185,21 @@ describe('apply over SSH', () => {
     const r = await push(desired(SPEC));
     expect(r.error).toBe('');
     expect(r.status).toBe(ApplyResult_Status.STATUS_APPLIED);
-    const ev = r.evidence as { datapath: { ebpf: { ifname: string; mode: string; programs: { program: string }[] }[] }; eligible: string[]; offload: unknown; timingsMs: { totalMs: number } };
+    const ev = r.evidence as {
+      datapath: { ebpf: { ifname: string; mode: string; programs: { program: string }[] }[] };
+      eligible: string[];
+      offload: unknown;
+      timingsMs: { totalMs: number };
+    };
     expect(ev.eligible).toEqual(['wan0']);
     expect(ev.datapath.ebpf).toHaveLength(1);
     expect(ev.datapath.ebpf[0]).toMatchObject({ ifname: 'wan0', mode: 'tcx' });
-    expect(ev.datapath.ebpf[0]!.programs.map((p) => p.program)).toEqual(['set_ip_id_zero', 'set_ip_ttl', 'set_tcp_syn_window', 'clear_tcp_syn_ts']);
+    expect(ev.datapath.ebpf[0]!.programs.map((p) => p.program)).toEqual([
+      'set_ip_id_zero',
+      'set_ip_ttl',
+      'set_tcp_syn_window',
+      'clear_tcp_syn_ts',
+    ]);
     expect(JSON.stringify(ev.offload)).toMatch(/not OpenWrt|unsupported/);
     // Independently of the agent: the kernel's TCX chain on wan0, nothing on mgmt0.
     expect(await tcxPrograms()).toBe(CHAIN_LINKS);
@@ -175,14 +211,29 @@ describe('apply over SSH', () => {
   });
 
   it('passes the wire checks: TTL 77, IP ID 0, first-SYN window 29200, no SYN timestamps (tcpdump in the peer namespace)', async () => {
-    await eventually(async () => (await router.inside.run(['ss', '-Htln'])).code === 0 && (await router.inside.run(['sh', '-c', `nsenter --net=/run/netns/${router.ns.peer} ss -Htln | grep -q 5201`])).code === 0, 5_000, 'iperf3 server');
+    await eventually(
+      async () =>
+        (await router.inside.run(['ss', '-Htln'])).code === 0 &&
+        (await router.inside.run(['sh', '-c', `nsenter --net=/run/netns/${router.ns.peer} ss -Htln | grep -q 5201`]))
+          .code === 0,
+      5_000,
+      'iperf3 server',
+    );
     const pkts = await capture(router.ns.peer, 'up0', async () => {
       const p = await router.inside.run(['ping', '-c', '3', '-i', '0.2', '-W', '2', router.addr.peer]);
       expect(p.code).toBe(0);
-      const t = await router.inside.run(['iperf3', '-c', router.addr.peer, '-p', '5201', '-n', '2M'], { timeoutMs: 30_000 });
+      const t = await router.inside.run(['iperf3', '-c', router.addr.peer, '-p', '5201', '-n', '2M'], {
+        timeoutMs: 30_000,
+      });
       expect(t.code, t.stderr).toBe(0);
     });
-    const rep = checkWire(pkts, { ttl: 77, idZero: true, synWindow: 29200, noSynTimestamp: true, allowPartialChecksum: true });
+    const rep = checkWire(pkts, {
+      ttl: 77,
+      idZero: true,
+      synWindow: 29200,
+      noSynTimestamp: true,
+      allowPartialChecksum: true,
+    });
     expect(rep.violations).toEqual([]);
     expect(rep.icmp).toBe(3);
     expect(rep.firstSyns).toBeGreaterThanOrEqual(2);
@@ -192,9 +243,16 @@ describe('apply over SSH', () => {
   it('the same revision again changes nothing (planHash + verified live state)', async () => {
     const a = agent.manager.current.applied!;
     const before = await state();
-    const rawIds = async () => (await router.inside.run(['sh', '-c', `${LOCAL_TCX_HELPER} query $(cat /sys/class/net/wan0/ifindex)`])).stdout;
+    const rawIds = async () =>
+      (await router.inside.run(['sh', '-c', `${LOCAL_TCX_HELPER} query $(cat /sys/class/net/wan0/ifindex)`])).stdout;
     const idsBefore = await rawIds();
-    const r = await push({ profile: a.profile, revision: a.revision, spec: SPEC as DesiredState['spec'], confirmWindowSeconds: 0, rolloutId: '' });
+    const r = await push({
+      profile: a.profile,
+      revision: a.revision,
+      spec: SPEC as DesiredState['spec'],
+      confirmWindowSeconds: 0,
+      rolloutId: '',
+    });
     expect(r.status).toBe(ApplyResult_Status.STATUS_APPLIED);
     expect((r.evidence as { unchanged?: boolean }).unchanged).toBe(true);
     expect(r.planHash).toBe(a.planHash);
@@ -216,7 +274,9 @@ describe('apply over SSH', () => {
     faults.fault = undefined;
     revision -= 1; // the refused revision never ran
     expect(r.status).toBe(ApplyResult_Status.STATUS_REFUSED);
-    expect(r.error).toMatch(/plan not satisfiable on this router: offload.capability: flowOffload.mode is hardware and conflictPolicy is prefer-offload/);
+    expect(r.error).toMatch(
+      /plan not satisfiable on this router: offload.capability: flowOffload.mode is hardware and conflictPolicy is prefer-offload/,
+    );
     expect(commands).toBe(0);
     expect(faults.hits.length).toBe(n);
     expect(await state()).toEqual(before);
@@ -226,7 +286,9 @@ describe('apply over SSH', () => {
   it('a forced failure mid-apply (the new chain is attached, detaching the old one fails) leaves the router exactly as before', async () => {
     const before = await state();
     // TTL and window change: a new wf_chain is loaded and attached next to the old one, then the old link is detached: that fails.
-    faults.fault = nth((argv) => argv[0] === LOCAL_TCX_HELPER && argv[1] === 'detach', 1, { fail: { code: 1, stdout: '{"error":"injected: detach refused","errno":1}', stderr: '' } });
+    faults.fault = nth((argv) => argv[0] === LOCAL_TCX_HELPER && argv[1] === 'detach', 1, {
+      fail: { code: 1, stdout: '{"error":"injected: detach refused","errno":1}', stderr: '' },
+    });
     const r = await push(desired({ ...SPEC, l3Rewrite: { ttl: { value: 99 }, tcpwin: { value: 1000 } } }));
     expect(faults.hits).toHaveLength(1);
     faults.fault = undefined;
@@ -271,11 +333,21 @@ describe('commit-confirmed over SSH', () => {
       controller.autoConfirm = true;
       await controller.start(controller.port);
     }
-    const rolled = await eventually(async () => controller.results(ID).find((x) => x.revision === d.revision && x.status === ApplyResult_Status.STATUS_ROLLED_BACK), 15_000, 'ROLLED_BACK after reconnect');
+    const rolled = await eventually(
+      async () =>
+        controller
+          .results(ID)
+          .find((x) => x.revision === d.revision && x.status === ApplyResult_Status.STATUS_ROLLED_BACK),
+      15_000,
+      'ROLLED_BACK after reconnect',
+    );
     expect(rolled.error).toMatch(/no ConfirmApply from the controller within 3 s: rolled back to p-e2e@1/);
     expect(agent.manager.current.outbox).toEqual([]);
     // The next Hello says what runs now.
-    expect(controller.hellos.filter((h) => h.identity === ID).at(-1)!.hello.applied).toMatchObject({ revision: 1, pendingConfirm: false });
+    expect(controller.hellos.filter((h) => h.identity === ID).at(-1)!.hello.applied).toMatchObject({
+      revision: 1,
+      pendingConfirm: false,
+    });
   });
 
   it('an agent restart during the window still rolls back (pending state persisted in the state file)', async () => {
@@ -287,7 +359,14 @@ describe('commit-confirmed over SSH', () => {
     expect(await state()).not.toEqual(confirmed);
     agent = newAgent();
     agent.start();
-    await eventually(async () => controller.results(ID).some((x) => x.revision === d.revision && x.status === ApplyResult_Status.STATUS_ROLLED_BACK), 15_000, 'ROLLED_BACK from the restarted agent');
+    await eventually(
+      async () =>
+        controller
+          .results(ID)
+          .some((x) => x.revision === d.revision && x.status === ApplyResult_Status.STATUS_ROLLED_BACK),
+      15_000,
+      'ROLLED_BACK from the restarted agent',
+    );
     controller.autoConfirm = true;
     expect(await state()).toEqual(confirmed);
   });
@@ -305,25 +384,49 @@ describe('drift and commands over SSH', () => {
     const report = await eventually(async () => controller.driftReports(ID).at(-1), 10_000, 'drift report');
     expect(report.revision).toBe(a.revision);
     // The four rewrites ran in that one program: each is reported missing.
-    expect(report.differences).toEqual(PROGRAM_NAMES.map((p) => ({ path: `datapath/wan0/${p}`, expected: expect.stringMatching(/^attached \(tcx, config [0-9a-f]{12}\)$/), actual: 'missing' })));
-    await eventually(async () => controller.commandResults(ID).find((c) => c.commandSeq === seq), 5_000, 'CommandResult');
+    expect(report.differences).toEqual(
+      PROGRAM_NAMES.map((p) => ({
+        path: `datapath/wan0/${p}`,
+        expected: expect.stringMatching(/^attached \(tcx, config [0-9a-f]{12}\)$/),
+        actual: 'missing',
+      })),
+    );
+    await eventually(
+      async () => controller.commandResults(ID).find((c) => c.commandSeq === seq),
+      5_000,
+      'CommandResult',
+    );
     expect(controller.commandResults(ID).find((c) => c.commandSeq === seq)).toMatchObject({ ok: true, error: '' });
   });
 
   it('REAPPLY repairs it; DETACH removes everything; ROLLBACK with nothing to undo is a clear error', async () => {
     const seq = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_REAPPLY } });
-    await eventually(async () => controller.commandResults(ID).find((c) => c.commandSeq === seq), 20_000, 'REAPPLY result');
+    await eventually(
+      async () => controller.commandResults(ID).find((c) => c.commandSeq === seq),
+      20_000,
+      'REAPPLY result',
+    );
     expect(controller.commandResults(ID).find((c) => c.commandSeq === seq)?.ok).toBe(true);
     expect(await tcxPrograms()).toBe(CHAIN_LINKS);
 
     const det = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_DETACH } });
-    await eventually(async () => controller.commandResults(ID).find((c) => c.commandSeq === det), 20_000, 'DETACH result');
+    await eventually(
+      async () => controller.commandResults(ID).find((c) => c.commandSeq === det),
+      20_000,
+      'DETACH result',
+    );
     expect(await tcxPrograms()).toBe(0);
-    expect((await router.inside.run(['sh', '-c', 'ls /sys/fs/bpf/wrtfleet 2>/dev/null | wc -l'])).stdout.trim()).toBe('0');
+    expect((await router.inside.run(['sh', '-c', 'ls /sys/fs/bpf/wrtfleet 2>/dev/null | wc -l'])).stdout.trim()).toBe(
+      '0',
+    );
     expect(agent.manager.current.applied).toBeNull();
 
     const rb = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_ROLLBACK } });
-    const res = await eventually(async () => controller.commandResults(ID).find((c) => c.commandSeq === rb), 10_000, 'ROLLBACK result');
+    const res = await eventually(
+      async () => controller.commandResults(ID).find((c) => c.commandSeq === rb),
+      10_000,
+      'ROLLBACK result',
+    );
     expect(res).toMatchObject({ ok: false, error: 'nothing to roll back' });
   });
 
@@ -336,7 +439,9 @@ describe('drift and commands over SSH', () => {
     expect(r.status).toBe(ApplyResult_Status.STATUS_APPLIED);
     await eventually(async () => agent.manager.current.pending === null, 5_000, 'confirmed');
     const reportsBefore = controller.driftReports(ID).length;
-    const chainDir = (await router.inside.run(['sh', '-c', 'ls -d /sys/fs/bpf/wrtfleet/wan0/wf_chain-*'])).stdout.trim();
+    const chainDir = (
+      await router.inside.run(['sh', '-c', 'ls -d /sys/fs/bpf/wrtfleet/wan0/wf_chain-*'])
+    ).stdout.trim();
     await router.inside.run([LOCAL_TCX_HELPER, 'detach', `${chainDir}/link`]);
     expect(await tcxPrograms()).toBe(0);
     await eventually(async () => (await tcxPrograms()) === CHAIN_LINKS, 15_000, 're-applied by the drift timer');
@@ -348,8 +453,21 @@ describe('drift and commands over SSH', () => {
 describe('SSH failures at the agent level', () => {
   it('a wrong password: clear error in the log, no Hello, no retry storm', async () => {
     const before = router.connectionsAccepted();
-    const host = new SshHost({ host: router.addr.router, username: 'root', password: 'nope', hostKeyFingerprint: router.hostKeyFingerprint, backoff: { initialMs: 200, maxMs: 60_000 } });
-    const bad = new RouterAgent({ host, controller: controller.address, placement: 'proxy', identity: 'bad-pw:01', reconnect: { initialDelayMs: 50, maxDelayMs: 200, jitterWindowMs: 100 }, log: (m) => logs.push(m) });
+    const host = new SshHost({
+      host: router.addr.router,
+      username: 'root',
+      password: 'nope',
+      hostKeyFingerprint: router.hostKeyFingerprint,
+      backoff: { initialMs: 200, maxMs: 60_000 },
+    });
+    const bad = new RouterAgent({
+      host,
+      controller: controller.address,
+      placement: 'proxy',
+      identity: 'bad-pw:01',
+      reconnect: { initialDelayMs: 50, maxDelayMs: 200, jitterWindowMs: 100 },
+      log: (m) => logs.push(m),
+    });
     bad.start();
     await new Promise((r) => setTimeout(r, 3_000));
     await bad.stop();

@@ -69,7 +69,11 @@ async function startAgent(extra: Partial<RouterAgentOptions> = {}): Promise<Rout
     ...extra,
   });
   agent.start();
-  await eventually(async () => controller.hellos.length > hellos && controller.connected(ID), 20_000, 'agent connected');
+  await eventually(
+    async () => controller.hellos.length > hellos && controller.connected(ID),
+    20_000,
+    'agent connected',
+  );
   return agent;
 }
 
@@ -82,8 +86,15 @@ let revision = 0;
 /** Pushes a revision and waits for its own ApplyResult. */
 async function push(spec: unknown, confirmWindowSeconds = 0): Promise<ApplyResult> {
   const rev = ++revision;
-  controller.send(ID, { $case: 'desiredState', value: { profile: PROFILE, revision: rev, spec: spec as DesiredState['spec'], confirmWindowSeconds, rolloutId: '' } });
-  return eventually(async () => controller.results(ID).find((r) => r.revision === rev && evidenceOf(r).trigger === undefined), 20_000, `result of revision ${rev}`);
+  controller.send(ID, {
+    $case: 'desiredState',
+    value: { profile: PROFILE, revision: rev, spec: spec as DesiredState['spec'], confirmWindowSeconds, rolloutId: '' },
+  });
+  return eventually(
+    async () => controller.results(ID).find((r) => r.revision === rev && evidenceOf(r).trigger === undefined),
+    20_000,
+    `result of revision ${rev}`,
+  );
 }
 
 const fourRewritesRunOnWan = () => fourRewritesRun(host, topo.pinRoot);
@@ -93,7 +104,9 @@ const nftTable = async () => host.run(['nft', 'list', 'table', 'inet', 'wrtfleet
 
 /** What a reboot takes with it, in the router namespace: our TCX links and pins, filters, our nft table, the lowered gso_max_segs. */
 async function flushKernelState(): Promise<void> {
-  const links = (await host.run(['sh', '-c', `ls -d ${topo.pinRoot}/*/*/link 2>/dev/null`])).stdout.split('\n').filter(Boolean);
+  const links = (await host.run(['sh', '-c', `ls -d ${topo.pinRoot}/*/*/link 2>/dev/null`])).stdout
+    .split('\n')
+    .filter(Boolean);
   for (const link of links) expect((await host.run([LOCAL_TCX_HELPER, 'detach', link])).code, `detach ${link}`).toBe(0);
   expect((await host.run([LOCAL_TCX_HELPER, 'rm', topo.pinRoot])).code).toBe(0);
   await host.run(['tc', 'qdisc', 'del', 'dev', 'wan0', 'clsact']); // absent with TCX: fine
@@ -215,7 +228,12 @@ describe('a router reboot under an applied plan (reboot simulated: this kernel c
     expect(rep.status, rep.error).toBe(ApplyResult_Status.STATUS_APPLIED);
     expect(evidenceOf(rep).bootId?.now).toBe(bootId);
     await agent!.manager.idle();
-    expect(controller.driftReports(ID).slice(drifts).filter((d) => d.differences.length > 0)).toEqual([]);
+    expect(
+      controller
+        .driftReports(ID)
+        .slice(drifts)
+        .filter((d) => d.differences.length > 0),
+    ).toEqual([]);
     expect(savedState().bootId).toBe(bootId);
     await wireCheck('reboot-running-agent');
     await stopAgent();
@@ -230,13 +248,18 @@ describe('a router reboot under an applied plan (reboot simulated: this kernel c
     await stopAgent();
     const bootId = await reboot();
     const reports = rebootReports().length;
-    host.fault = (argv) => (argv[0] === 'bpftool' && argv[2] === 'load' ? { fail: { code: 255, stdout: '', stderr: 'Error: injected: failed to load program' } } : undefined);
+    host.fault = (argv) =>
+      argv[0] === 'bpftool' && argv[2] === 'load'
+        ? { fail: { code: 255, stdout: '', stderr: 'Error: injected: failed to load program' } }
+        : undefined;
     try {
       await startAgent();
       const rep = await eventually(async () => rebootReports()[reports], 10_000, 'ApplyResult with trigger reboot');
       expect(rep.status).toBe(ApplyResult_Status.STATUS_FAILED);
       expect(rep.revision).toBe(r.revision);
-      expect(rep.error).toMatch(/^router rebooted: eBPF datapath on wan0 not re-established: re-applying the datapath failed: .*injected: failed to load program; p-reboot@\d+ stays the applied revision$/);
+      expect(rep.error).toMatch(
+        /^router rebooted: eBPF datapath on wan0 not re-established: re-applying the datapath failed: .*injected: failed to load program; p-reboot@\d+ stays the applied revision$/,
+      );
       await agent!.manager.idle();
     } finally {
       host.fault = undefined;
@@ -248,7 +271,11 @@ describe('a router reboot under an applied plan (reboot simulated: this kernel c
     await stopAgent();
     await startAgent();
     await eventually(() => fourRewritesRunOnWan(), 5_000, 'the four rewrites attached on wan0 on the next start');
-    const again = await eventually(async () => rebootReports()[reports + 1], 10_000, 'second ApplyResult with trigger reboot');
+    const again = await eventually(
+      async () => rebootReports()[reports + 1],
+      10_000,
+      'second ApplyResult with trigger reboot',
+    );
     expect(again.status, again.error).toBe(ApplyResult_Status.STATUS_APPLIED);
     await agent!.manager.idle();
     expect(savedState().bootId).toBe(bootId);
@@ -270,10 +297,19 @@ describe('a router reboot under an applied plan (reboot simulated: this kernel c
       const reports = rebootReports().length;
       const t0 = Date.now();
       await startAgent();
-      const rolled = await eventually(async () => controller.results(ID).find((x) => x.revision === u.revision && x.status === ApplyResult_Status.STATUS_ROLLED_BACK), 10_000, 'ROLLED_BACK');
+      const rolled = await eventually(
+        async () =>
+          controller
+            .results(ID)
+            .find((x) => x.revision === u.revision && x.status === ApplyResult_Status.STATUS_ROLLED_BACK),
+        10_000,
+        'ROLLED_BACK',
+      );
       // Well inside the 600 s window: the reboot decided, not the timer.
       expect(Date.now() - t0).toBeLessThan(10_000);
-      expect(rolled.error).toBe(`the router rebooted (boot id ${recorded} -> ${bootId}) before ConfirmApply: rolled back to ${PROFILE}@${confirmed.revision}`);
+      expect(rolled.error).toBe(
+        `the router rebooted (boot id ${recorded} -> ${bootId}) before ConfirmApply: rolled back to ${PROFILE}@${confirmed.revision}`,
+      );
       await agent!.manager.idle();
       // The previous revision runs (eBPF, TTL 128); the unconfirmed nftables table is not back.
       expect(await fourRewritesRunOnWan()).toBe(true);
@@ -283,8 +319,15 @@ describe('a router reboot under an applied plan (reboot simulated: this kernel c
       expect(st.applied).toEqual(confirmed);
       expect(st.bootId).toBe(bootId);
       expect(rebootReports()).toHaveLength(reports);
-      expect(controller.results(ID).filter((x) => x.revision === u.revision).map((x) => x.status)).toEqual([ApplyResult_Status.STATUS_APPLIED, ApplyResult_Status.STATUS_ROLLED_BACK]);
-      expect(logs.some((l) => /rebooted .* inside the confirm window of p-reboot@\d+: rolling back/.test(l))).toBe(true);
+      expect(
+        controller
+          .results(ID)
+          .filter((x) => x.revision === u.revision)
+          .map((x) => x.status),
+      ).toEqual([ApplyResult_Status.STATUS_APPLIED, ApplyResult_Status.STATUS_ROLLED_BACK]);
+      expect(logs.some((l) => /rebooted .* inside the confirm window of p-reboot@\d+: rolling back/.test(l))).toBe(
+        true,
+      );
       await wireCheck('reboot-rolled-back');
     } finally {
       controller.autoConfirm = true;

@@ -12,7 +12,8 @@ import { checkWire, type WireReport } from '../datapath/wire.js';
 
 /** Ids of the TCX programs on the device, asked of the kernel (wf-tcx query), not of our pins. */
 export async function tcxProgIds(host: RouterHost, dev = 'wan0'): Promise<number[]> {
-  const ifindex = (JSON.parse((await host.run(['ip', '-j', 'link', 'show', dev])).stdout) as { ifindex: number }[])[0]!.ifindex;
+  const ifindex = (JSON.parse((await host.run(['ip', '-j', 'link', 'show', dev])).stdout) as { ifindex: number }[])[0]!
+    .ifindex;
   const r = await host.run([LOCAL_TCX_HELPER, 'query', String(ifindex)]);
   return (JSON.parse(r.stdout) as { programs: { prog_id: number }[] }).programs.map((p) => p.prog_id).sort();
 }
@@ -23,7 +24,8 @@ export async function tcxProgIds(host: RouterHost, dev = 'wan0'): Promise<number
  */
 export async function fourRewritesRun(host: RouterHost, pinRoot: string, dev = 'wan0'): Promise<boolean> {
   const iface = (await ebpfStatus(host, { pinRoot })).interfaces.find((i) => i.ifname === dev);
-  if (!iface || iface.mode !== 'tcx' || iface.programs.map((p) => p.program).join() !== PROGRAM_NAMES.join()) return false;
+  if (!iface || iface.mode !== 'tcx' || iface.programs.map((p) => p.program).join() !== PROGRAM_NAMES.join())
+    return false;
   const ids = [...new Set(iface.programs.map((p) => p.progId))].sort();
   return ids.join() === (await tcxProgIds(host, dev)).join();
 }
@@ -36,7 +38,13 @@ export async function wireFromRouter(topo: Topology, label: string, ttl: number)
     const r = await topo.router.run(['iperf3', '-c', ADDR.peer, '-p', '5201', '-n', '1M', '-J'], { timeoutMs: 30_000 });
     if (r.code !== 0) throw new Error(`iperf3: ${r.stdout.slice(-300)}${r.stderr}`);
   }, label);
-  const rep = checkWire(pkts, { ttl, idZero: true, synWindow: 65535, noSynTimestamp: true, allowPartialChecksum: true });
+  const rep = checkWire(pkts, {
+    ttl,
+    idZero: true,
+    synWindow: 65535,
+    noSynTimestamp: true,
+    allowPartialChecksum: true,
+  });
   expect(rep.violations, label).toEqual([]);
   // The checks had something to bite on: ICMP and the first SYNs of iperf3's control and data connections.
   expect(rep.icmp, `${label}: ICMP echo requests`).toBe(3);

@@ -22,7 +22,10 @@ const HEAVY = `
 function harness(fileBuild: string, runBuild: string, body: string): Record<string, unknown> {
   const dir = mkdtempSync(join(tmpdir(), 'wf-sections-'));
   const file = join(dir, 'agent.cjs');
-  const payloads = { heavy: brotliCompressSync(HEAVY).toString('base64'), kept: brotliCompressSync('exports.n = 42;').toString('base64') };
+  const payloads = {
+    heavy: brotliCompressSync(HEAVY).toString('base64'),
+    kept: brotliCompressSync('exports.n = 42;').toString('base64'),
+  };
   writeFileSync(
     file,
     [
@@ -36,7 +39,10 @@ function harness(fileBuild: string, runBuild: string, body: string): Record<stri
       '})().catch((e) => { console.log(JSON.stringify({ error: e.message })); });',
     ].join('\n') + payloadTrailer(fileBuild, payloads),
   );
-  return JSON.parse(execFileSync(process.execPath, ['--expose-gc', file], { encoding: 'utf8' })) as Record<string, unknown>;
+  return JSON.parse(execFileSync(process.execPath, ['--expose-gc', file], { encoding: 'utf8' })) as Record<
+    string,
+    unknown
+  >;
 }
 
 describe('bundle section loader', () => {
@@ -61,7 +67,15 @@ describe('bundle section loader', () => {
       console.log(JSON.stringify({ rows, loadedDuringUse, grown, releasedAfterGc, residual, again, evaluations, kept, keptAfterGc: sections.loaded('kept') }));
     `,
     );
-    expect(r).toMatchObject({ rows: 40000, loadedDuringUse: true, releasedAfterGc: true, again: 40000, evaluations: 2, kept: 42, keptAfterGc: true });
+    expect(r).toMatchObject({
+      rows: 40000,
+      loadedDuringUse: true,
+      releasedAfterGc: true,
+      again: 40000,
+      evaluations: 2,
+      kept: 42,
+      keptAfterGc: true,
+    });
     expect(Number(r.grown)).toBeGreaterThan(3e6);
     // Its source, code and data went with it (vm.compileFunction: no compilation cache entry).
     expect(Number(r.residual)).toBeLessThan(300e3);
@@ -69,6 +83,8 @@ describe('bundle section loader', () => {
 
   it('refuses a payload from an agent.cjs that is not the running build (replaced under a running agent)', () => {
     const r = harness('new-build', 'old-build', `sections.transient('heavy').rows();`);
-    expect(String(r.error)).toMatch(/is not the build this agent runs \(old-build, the file has new-build\): restart the agent/);
+    expect(String(r.error)).toMatch(
+      /is not the build this agent runs \(old-build, the file has new-build\): restart the agent/,
+    );
   });
 });

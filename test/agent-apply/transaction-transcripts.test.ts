@@ -32,9 +32,14 @@ describe('transactional apply of flow offloading (OpenWrt transcripts: OpenWrt c
     expect(plan.offload.mode).toBe('hardware');
     const out = await applyTransaction(host, plan, null, { requireHardware: requiresHardware(s) });
     expect(out.status).toBe('applied');
-    const ev = out.evidence as { offload: { live: string; fallback: boolean; flowtables: { offloadFlag: boolean; devices: string[] }[] } };
+    const ev = out.evidence as {
+      offload: { live: string; fallback: boolean; flowtables: { offloadFlag: boolean; devices: string[] }[] };
+    };
     expect(ev.offload).toMatchObject({ live: 'hardware', fallback: false });
-    expect(ev.offload.flowtables[0]).toMatchObject({ offloadFlag: true, devices: ['lan1', 'lan2', 'lan3', 'lan4', 'wan'] });
+    expect(ev.offload.flowtables[0]).toMatchObject({
+      offloadFlag: true,
+      devices: ['lan1', 'lan2', 'lan3', 'lan4', 'wan'],
+    });
     expect(host.committed).toEqual({ flow_offloading: '1', flow_offloading_hw: '1' });
   });
 
@@ -42,12 +47,16 @@ describe('transactional apply of flow offloading (OpenWrt transcripts: OpenWrt c
     const host = new OpenWrtTranscriptHost('tplink-archer-c7-v2');
     const s = spec({ ...NO_REWRITE, flowOffload: { mode: 'hardware' }, conflictPolicy: 'prefer-offload' });
     // The capability table knows QCA9558 has no offload engine; a table that wrongly said yes is what fw4's own check catches.
-    const plan = await planFor(host, s, { predicted: { hardwareOffload: true, softwareOffload: true, ebpf: true, tcx: false } });
+    const plan = await planFor(host, s, {
+      predicted: { hardwareOffload: true, softwareOffload: true, ebpf: true, tcx: false },
+    });
     expect(plan.offload.mode).toBe('hardware');
     const out = await applyTransaction(host, plan, null, { requireHardware: requiresHardware(s) });
     expect(out.status).toBe('failed');
     if (out.status !== 'failed') return;
-    expect(out.error).toMatch(/offload\/live: expected hardware, found fw4 flowtable has no flags offload: fw4 fell back to software/);
+    expect(out.error).toMatch(
+      /offload\/live: expected hardware, found fw4 flowtable has no flags offload: fw4 fell back to software/,
+    );
     expect(out.restore).toEqual({ ok: true, problems: [] });
     expect(host.committed).toEqual({ flow_offloading: null, flow_offloading_hw: null });
     expect(host.live).toBe('off');
@@ -57,10 +66,15 @@ describe('transactional apply of flow offloading (OpenWrt transcripts: OpenWrt c
     const host = new OpenWrtTranscriptHost('tplink-archer-c7-v2');
     const s = spec({ ...NO_REWRITE, flowOffload: { mode: 'hardware' } });
     expect((await planFor(host, s)).offload.mode).toBe('software');
-    const plan = await planFor(host, s, { predicted: { hardwareOffload: true, softwareOffload: true, ebpf: true, tcx: false } });
+    const plan = await planFor(host, s, {
+      predicted: { hardwareOffload: true, softwareOffload: true, ebpf: true, tcx: false },
+    });
     const out = await applyTransaction(host, plan, null, { requireHardware: requiresHardware(s) });
     expect(out.status).toBe('applied');
-    expect((out.evidence as { offload: { fallback: boolean; warnings: string[] } }).offload).toMatchObject({ fallback: true, warnings: ['[!] Hardware flow offloading unavailable, falling back to software offloading'] });
+    expect((out.evidence as { offload: { fallback: boolean; warnings: string[] } }).offload).toMatchObject({
+      fallback: true,
+      warnings: ['[!] Hardware flow offloading unavailable, falling back to software offloading'],
+    });
   });
 
   it('a failing fw4 reload mid-apply restores the previous uci values', async () => {
@@ -68,7 +82,10 @@ describe('transactional apply of flow offloading (OpenWrt transcripts: OpenWrt c
     host.committed = { flow_offloading: '1', flow_offloading_hw: '0' };
     await host.run(['/etc/init.d/firewall', 'reload']);
     let reloads = 0;
-    host.fault = (argv) => (argv[0] === '/etc/init.d/firewall' && ++reloads === 1 ? { code: 1, stdout: '', stderr: 'Failed to parse json data: unexpected character\n' } : undefined);
+    host.fault = (argv) =>
+      argv[0] === '/etc/init.d/firewall' && ++reloads === 1
+        ? { code: 1, stdout: '', stderr: 'Failed to parse json data: unexpected character\n' }
+        : undefined;
     const plan = await planFor(host, spec({ ...NO_REWRITE, flowOffload: { mode: 'off' } }));
     const out = await applyTransaction(host, plan, null);
     expect(out.status).toBe('failed');

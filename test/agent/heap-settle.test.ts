@@ -85,7 +85,13 @@ describe('HeapSettler', () => {
       await new Promise((r) => setTimeout(r, ${HEAP_SETTLE_DELAY_MS} + 200));
       console.log(JSON.stringify({ enabled: heapSettler.enabled, before, dropped, settled: old(), collections: heapSettler.collections, rounds }));
     `;
-    const out = JSON.parse(execFileSync(process.execPath, ['--expose-gc', '--max-semi-space-size=1', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' })) as Record<string, number | boolean>;
+    const out = JSON.parse(
+      execFileSync(
+        process.execPath,
+        ['--expose-gc', '--max-semi-space-size=1', '--import', 'tsx', '--input-type=module', '-e', script],
+        { encoding: 'utf8' },
+      ),
+    ) as Record<string, number | boolean>;
     expect(out.enabled).toBe(true);
     expect(out.collections).toBe(1);
     // The objects were promoted (old space held them) and nothing collected them on its own...

@@ -7,7 +7,10 @@ import { EMPTY_STATE, FileStateStore, type AgentState } from '../../agent/apply/
 const stateWith = (n: number): AgentState => ({
   ...structuredClone(EMPTY_STATE),
   // Sizes differ, so interleaved writes would leave bytes of one inside another.
-  outbox: Array.from({ length: n }, (_, i) => ({ $case: 'driftReport' as const, value: { profile: 'p', revision: i, differences: 'x'.repeat(1 + ((n * 37) % 500)) } })),
+  outbox: Array.from({ length: n }, (_, i) => ({
+    $case: 'driftReport' as const,
+    value: { profile: 'p', revision: i, differences: 'x'.repeat(1 + ((n * 37) % 500)) },
+  })),
 });
 
 describe('FileStateStore (the agent state file on a real file system)', () => {

@@ -26,7 +26,12 @@ function elfOf(file: string) {
   const phentsize = u16(is64 ? 0x36 : 0x2a);
   const phnum = u16(is64 ? 0x38 : 0x2c);
   const segmentTypes = Array.from({ length: phnum }, (_, i) => u32(phoff + i * phentsize));
-  return { bits: is64 ? 64 : 32, endian: little ? 'little' : 'big', machine: u16(0x12), dynamic: segmentTypes.includes(PT_INTERP) };
+  return {
+    bits: is64 ? 64 : 32,
+    endian: little ? 'little' : 'big',
+    machine: u16(0x12),
+    dynamic: segmentTypes.includes(PT_INTERP),
+  };
 }
 
 const CPUS: { cpu: TcxHelperCpu; qemu: string; bits: number; endian: string; machine: number }[] = [
@@ -49,7 +54,9 @@ describe.each(CPUS)('wf-tcx cross-built for $cpu routers', ({ cpu, qemu, bits, e
     expect(usage.stderr).toMatch(/^usage: wf-tcx probe\|attach/);
     const probe = spawnSync(qemu, [helper, 'probe'], { encoding: 'utf8' });
     expect(probe.status).toBe(1);
-    expect(JSON.parse(probe.stdout.trim())).toMatchObject({ error: expect.stringMatching(/^BPF_PROG_QUERY\(BPF_TCX_EGRESS\): /) });
+    expect(JSON.parse(probe.stdout.trim())).toMatchObject({
+      error: expect.stringMatching(/^BPF_PROG_QUERY\(BPF_TCX_EGRESS\): /),
+    });
   });
 });
 

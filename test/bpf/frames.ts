@@ -131,7 +131,9 @@ export function linuxSynOptions(): Buffer {
 
 /** NOP, MSS, TS, ... : TS starts at TCP byte 25 (odd). */
 export function oddTsSynOptions(): Buffer {
-  return opt.pad4(Buffer.concat([opt.nop(), opt.mss(), opt.ts(0xdeadbeef, 0x01020304), opt.nop(), opt.ws(), opt.sackPerm()]));
+  return opt.pad4(
+    Buffer.concat([opt.nop(), opt.mss(), opt.ts(0xdeadbeef, 0x01020304), opt.nop(), opt.ws(), opt.sackPerm()]),
+  );
 }
 
 export function mac(n: number): Buffer {
@@ -173,7 +175,10 @@ export function ether(payload: Buffer, o: L2Opts = {}): Buffer {
 }
 
 /** Minimal IPv6 header + payload (no extension headers). */
-export function ipv6(payload: Buffer, o: { hopLimit?: number; nextHeader?: number; src?: Buffer; dst?: Buffer } = {}): Buffer {
+export function ipv6(
+  payload: Buffer,
+  o: { hopLimit?: number; nextHeader?: number; src?: Buffer; dst?: Buffer } = {},
+): Buffer {
   const h = Buffer.alloc(40);
   h.writeUInt32BE(0x60000000, 0);
   h.writeUInt16BE(payload.length, 4);
@@ -249,7 +254,7 @@ export function parseIpv4At(frame: Buffer, l3: number): ParsedIpv4 | null {
     const l4 = l3 + ihl;
     const doff = (frame[l4 + 12]! >> 4) * 4;
     const options: [number, number, number][] = [];
-    for (let i = 20; i < doff && l4 + i < frame.length; ) {
+    for (let i = 20; i < doff && l4 + i < frame.length;) {
       const kind = frame[l4 + i]!;
       if (kind === 0 || kind === 1) {
         options.push([kind, i, 1]);

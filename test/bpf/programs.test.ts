@@ -40,7 +40,10 @@ const DST = '198.51.100.20';
 /** Raw-IP frames: see progrun.ts, bytes 12-13 (source address) must read 0x0800. */
 const RAW_SRC = '8.0.113.7';
 
-function syn(options: Buffer, extra: { src?: string; flags?: number; ipOpts?: Buffer; id?: number; mf?: boolean; payload?: Buffer } = {}): Buffer {
+function syn(
+  options: Buffer,
+  extra: { src?: string; flags?: number; ipOpts?: Buffer; id?: number; mf?: boolean; payload?: Buffer } = {},
+): Buffer {
   const src = extra.src ?? SRC;
   const seg = tcp({ flags: extra.flags ?? TCP_SYN, options, payload: extra.payload }, src, DST);
   return ipv4(seg, { src, dst: DST, df: true, id: extra.id ?? 0x4d2, options: extra.ipOpts, mf: extra.mf });
@@ -49,7 +52,15 @@ function syn(options: Buffer, extra: { src?: string; flags?: number; ipOpts?: Bu
 const L2_VARIANTS: [string, L2Opts][] = [
   ['ethernet', {}],
   ['802.1Q', { tags: [[0x8100, 10]] }],
-  ['802.1ad+802.1Q (QinQ)', { tags: [[0x88a8, 100], [0x8100, 7]] }],
+  [
+    '802.1ad+802.1Q (QinQ)',
+    {
+      tags: [
+        [0x88a8, 100],
+        [0x8100, 7],
+      ],
+    },
+  ],
   ['PPPoE session', { pppoe: 0x0021 }],
   ['802.1Q + PPPoE (DSL VLAN 7)', { tags: [[0x8100, 7]], pppoe: 0x0021 }],
 ];
@@ -67,25 +78,76 @@ function tcpCases(): Case[] {
   for (const [l2name, l2] of L2_VARIANTS) {
     cases.push({ name: `${l2name}: Linux SYN (TS at even offset)`, frame: ether(syn(linuxSynOptions()), l2) });
     cases.push({ name: `${l2name}: SYN with TS at odd offset`, frame: ether(syn(oddTsSynOptions()), l2) });
-    cases.push({ name: `${l2name}: IPv4 options + odd TS`, frame: ether(syn(oddTsSynOptions(), { ipOpts: IP_OPTS_RA }), l2) });
+    cases.push({
+      name: `${l2name}: IPv4 options + odd TS`,
+      frame: ether(syn(oddTsSynOptions(), { ipOpts: IP_OPTS_RA }), l2),
+    });
   }
   cases.push({ name: 'raw IPv4 (PPP device): odd TS', frame: syn(oddTsSynOptions(), { src: RAW_SRC }), raw: true });
-  cases.push({ name: 'raw IPv4 (PPP device): IPv4 options + Linux SYN', frame: syn(linuxSynOptions(), { src: RAW_SRC, ipOpts: IP_OPTS_RA }), raw: true });
+  cases.push({
+    name: 'raw IPv4 (PPP device): IPv4 options + Linux SYN',
+    frame: syn(linuxSynOptions(), { src: RAW_SRC, ipOpts: IP_OPTS_RA }),
+    raw: true,
+  });
   cases.push({ name: 'SYN-ACK (not a first SYN)', frame: ether(syn(linuxSynOptions(), { flags: TCP_SYN | TCP_ACK })) });
-  cases.push({ name: 'ACK data segment 1500 bytes', frame: ether(ipv4(tcp({ flags: TCP_ACK | TCP_PSH, options: Buffer.concat([opt.nop(), opt.nop(), opt.ts()]), payload: Buffer.alloc(1448, 0x5a) }), { df: true })) });
+  cases.push({
+    name: 'ACK data segment 1500 bytes',
+    frame: ether(
+      ipv4(
+        tcp({
+          flags: TCP_ACK | TCP_PSH,
+          options: Buffer.concat([opt.nop(), opt.nop(), opt.ts()]),
+          payload: Buffer.alloc(1448, 0x5a),
+        }),
+        { df: true },
+      ),
+    ),
+  });
   cases.push({ name: 'SYN without options', frame: ether(syn(Buffer.alloc(0))) });
-  cases.push({ name: 'SYN, TS at the last 10 option bytes', frame: ether(syn(Buffer.concat([opt.mss(), opt.sackPerm(), Buffer.alloc(24, 1), opt.ts()]))) });
-  cases.push({ name: 'SYN, two TS options (both odd and even)', frame: ether(syn(opt.pad4(Buffer.concat([opt.nop(), opt.ts(1, 2), opt.nop(), opt.ts(3, 4)])))) });
-  cases.push({ name: 'SYN, TS after EOL (not an option)', frame: ether(syn(Buffer.concat([opt.mss(), opt.eol(), Buffer.alloc(1), opt.ts(), Buffer.alloc(0)]).subarray(0, 16))) });
-  cases.push({ name: 'SYN, TS with wrong length 8', frame: ether(syn(opt.pad4(Buffer.concat([opt.mss(), Buffer.from([8, 8, 1, 2, 3, 4, 5, 6])])))) });
-  cases.push({ name: 'SYN, zero-length option before TS (malformed)', frame: ether(syn(opt.pad4(Buffer.concat([Buffer.from([0x1e, 0x00]), opt.ts()])))) });
-  cases.push({ name: 'SYN, TS then malformed option (TS honoured by Linux, so cleared)', frame: ether(syn(opt.pad4(Buffer.concat([opt.ts(), Buffer.from([0x1e, 0x00])])))) });
-  cases.push({ name: 'SYN, option running past the header', frame: ether(syn(opt.pad4(Buffer.concat([opt.ts(), opt.nop(), Buffer.from([0x1e, 0x09])])))) });
-  cases.push({ name: 'first fragment of a SYN (MF set, offset 0)', frame: ether(syn(oddTsSynOptions(), { mf: true })) });
+  cases.push({
+    name: 'SYN, TS at the last 10 option bytes',
+    frame: ether(syn(Buffer.concat([opt.mss(), opt.sackPerm(), Buffer.alloc(24, 1), opt.ts()]))),
+  });
+  cases.push({
+    name: 'SYN, two TS options (both odd and even)',
+    frame: ether(syn(opt.pad4(Buffer.concat([opt.nop(), opt.ts(1, 2), opt.nop(), opt.ts(3, 4)])))),
+  });
+  cases.push({
+    name: 'SYN, TS after EOL (not an option)',
+    frame: ether(
+      syn(Buffer.concat([opt.mss(), opt.eol(), Buffer.alloc(1), opt.ts(), Buffer.alloc(0)]).subarray(0, 16)),
+    ),
+  });
+  cases.push({
+    name: 'SYN, TS with wrong length 8',
+    frame: ether(syn(opt.pad4(Buffer.concat([opt.mss(), Buffer.from([8, 8, 1, 2, 3, 4, 5, 6])])))),
+  });
+  cases.push({
+    name: 'SYN, zero-length option before TS (malformed)',
+    frame: ether(syn(opt.pad4(Buffer.concat([Buffer.from([0x1e, 0x00]), opt.ts()])))),
+  });
+  cases.push({
+    name: 'SYN, TS then malformed option (TS honoured by Linux, so cleared)',
+    frame: ether(syn(opt.pad4(Buffer.concat([opt.ts(), Buffer.from([0x1e, 0x00])])))),
+  });
+  cases.push({
+    name: 'SYN, option running past the header',
+    frame: ether(syn(opt.pad4(Buffer.concat([opt.ts(), opt.nop(), Buffer.from([0x1e, 0x09])])))),
+  });
+  cases.push({
+    name: 'first fragment of a SYN (MF set, offset 0)',
+    frame: ether(syn(oddTsSynOptions(), { mf: true })),
+  });
   // Bytes after the IP header of a non-first fragment are payload, even if they look like a SYN.
   const synLike = tcp({ flags: TCP_SYN, options: linuxSynOptions() });
-  cases.push({ name: 'non-first fragment whose payload looks like a SYN', frame: ether(ipv4(synLike, { fragOffset: 185, id: 0x77 })) });
-  cases.push({ name: 'UDP', frame: ether(ipv4(Buffer.from('0035003500100000deadbeefcafebabe', 'hex'), { proto: 17 })) });
+  cases.push({
+    name: 'non-first fragment whose payload looks like a SYN',
+    frame: ether(ipv4(synLike, { fragOffset: 185, id: 0x77 })),
+  });
+  cases.push({
+    name: 'UDP',
+    frame: ether(ipv4(Buffer.from('0035003500100000deadbeefcafebabe', 'hex'), { proto: 17 })),
+  });
   cases.push({ name: 'ICMP echo', frame: ether(ipv4(Buffer.from('0800f7ff00010001', 'hex'), { proto: 1 })) });
   return cases;
 }
@@ -94,10 +156,19 @@ function tcpCases(): Case[] {
 function ipv6Cases(): Case[] {
   const v6 = ipv6(Buffer.alloc(16, 7), { hopLimit: 3 });
   return [
-    ...L2_VARIANTS.map(([l2name, l2]) => ({ name: `${l2name}: IPv6 hop limit 3`, frame: ether(v6, { ...l2, ...(l2.pppoe ? { pppoe: 0x0057 } : { ethertype: 0x86dd }) }) })),
-    { name: 'IPv6 hop limit already the target', frame: ether(ipv6(Buffer.alloc(16, 7), { hopLimit: TTL }), { ethertype: 0x86dd }) },
+    ...L2_VARIANTS.map(([l2name, l2]) => ({
+      name: `${l2name}: IPv6 hop limit 3`,
+      frame: ether(v6, { ...l2, ...(l2.pppoe ? { pppoe: 0x0057 } : { ethertype: 0x86dd }) }),
+    })),
+    {
+      name: 'IPv6 hop limit already the target',
+      frame: ether(ipv6(Buffer.alloc(16, 7), { hopLimit: TTL }), { ethertype: 0x86dd }),
+    },
     // tagged: test-run refuses an untagged 0x86dd frame shorter than an IPv6 header
-    { name: '802.1Q: IPv6 header cut before the addresses', frame: ether(v6.subarray(0, 20), { tags: [[0x8100, 10]], ethertype: 0x86dd }) },
+    {
+      name: '802.1Q: IPv6 header cut before the addresses',
+      frame: ether(v6.subarray(0, 20), { tags: [[0x8100, 10]], ethertype: 0x86dd }),
+    },
   ];
 }
 
@@ -108,16 +179,40 @@ function garbageCases(): Case[] {
     { name: 'ARP', frame: ether(Buffer.alloc(28, 1), { ethertype: 0x0806 }) },
     { name: 'PPPoE discovery (0x8863)', frame: ether(syn(linuxSynOptions()), { ethertype: 0x8863 }) },
     { name: 'PPPoE session carrying LCP', frame: ether(Buffer.alloc(20, 1), { pppoe: 0xc021 }) },
-    { name: 'three VLAN tags', frame: ether(syn(linuxSynOptions()), { tags: [[0x88a8, 1], [0x8100, 2], [0x8100, 3]] }) },
+    {
+      name: 'three VLAN tags',
+      frame: ether(syn(linuxSynOptions()), {
+        tags: [
+          [0x88a8, 1],
+          [0x8100, 2],
+          [0x8100, 3],
+        ],
+      }),
+    },
     { name: 'IPv4 ethertype, version 6 inside', frame: ether(ipv6(Buffer.alloc(8))) },
-    { name: 'IHL 4', frame: (() => { const f = ether(syn(linuxSynOptions())); f[14] = 0x44; return f; })() },
+    {
+      name: 'IHL 4',
+      frame: (() => {
+        const f = ether(syn(linuxSynOptions()));
+        f[14] = 0x44;
+        return f;
+      })(),
+    },
     { name: 'tot_len beyond the frame', frame: ether(ipv4(tcp({ options: linuxSynOptions() }), { totLen: 400 })) },
     { name: 'tot_len shorter than IHL', frame: ether(ipv4(tcp({ options: linuxSynOptions() }), { totLen: 12 })) },
     { name: 'tot_len 0 on a non-GSO packet', frame: ether(ipv4(tcp({ options: linuxSynOptions() }), { totLen: 0 })) },
-    { name: 'PPPoE with bad version/type', frame: (() => { const f = ether(syn(linuxSynOptions()), { pppoe: 0x0021 }); f[14] = 0x21; return f; })() },
+    {
+      name: 'PPPoE with bad version/type',
+      frame: (() => {
+        const f = ether(syn(linuxSynOptions()), { pppoe: 0x0021 });
+        f[14] = 0x21;
+        return f;
+      })(),
+    },
   ];
   // Every truncation of a VLAN+PPPoE SYN (bpftool needs at least the 14-byte MAC header).
-  for (let len = 14; len < goodSyn.length; len += len < 80 ? 1 : 7) cases.push({ name: `VLAN+PPPoE SYN cut at ${len}`, frame: goodSyn.subarray(0, len) });
+  for (let len = 14; len < goodSyn.length; len += len < 80 ? 1 : 7)
+    cases.push({ name: `VLAN+PPPoE SYN cut at ${len}`, frame: goodSyn.subarray(0, len) });
   // Deterministic junk behind valid L2 headers.
   let seed = 0x2545f491;
   const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 16) & 0xff;
@@ -153,7 +248,10 @@ function expected(program: ProgramName, frame: Buffer, raw: boolean): Buffer {
   const fixTcp = () => {
     const seg = f.subarray(p.tcp!.l4, p.l3 + p.totLen);
     seg.writeUInt16BE(0, TCP_CSUM);
-    seg.writeUInt16BE(checksum([pseudo4(f.subarray(p.l3 + 12, p.l3 + 16), f.subarray(p.l3 + 16, p.l3 + 20), 6, seg.length), seg]), TCP_CSUM);
+    seg.writeUInt16BE(
+      checksum([pseudo4(f.subarray(p.l3 + 12, p.l3 + 16), f.subarray(p.l3 + 16, p.l3 + 20), 6, seg.length), seg]),
+      TCP_CSUM,
+    );
   };
   switch (program) {
     case 'set_ip_id_zero':
@@ -213,7 +311,15 @@ const get = (name: ProgramName, raw = false) => programs.get(`${name}:${raw ? 'r
 beforeAll(async () => {
   for (const name of PROGRAM_NAMES) {
     for (const raw of [false, true]) {
-      programs.set(`${name}:${raw ? 'raw' : 'eth'}`, await TestProgram.load(name, { ttl: TTL, synWindow: WINDOW, ipv6HopLimit: true }, raw ? 'raw-ip' : 'ethernet', raw ? 'raw' : 'eth'));
+      programs.set(
+        `${name}:${raw ? 'raw' : 'eth'}`,
+        await TestProgram.load(
+          name,
+          { ttl: TTL, synWindow: WINDOW, ipv6HopLimit: true },
+          raw ? 'raw-ip' : 'ethernet',
+          raw ? 'raw' : 'eth',
+        ),
+      );
     }
   }
 });
@@ -278,7 +384,10 @@ describe('wf_chain: the merged program equals its programs run in sequence', () 
     for (const [i, subset] of SUBSETS.entries()) {
       for (const raw of [false, true]) {
         const cfg = { ttl: TTL, synWindow: WINDOW, ipv6HopLimit: true, programs: subset };
-        chains.set(`${subset.join(',')}:${raw}`, await TestProgram.load(CHAIN_OBJECT, cfg, raw ? 'raw-ip' : 'ethernet', `chain${i}${raw ? 'raw' : 'eth'}`));
+        chains.set(
+          `${subset.join(',')}:${raw}`,
+          await TestProgram.load(CHAIN_OBJECT, cfg, raw ? 'raw-ip' : 'ethernet', `chain${i}${raw ? 'raw' : 'eth'}`),
+        );
       }
     }
   });
@@ -318,7 +427,12 @@ describe('wf_chain: the merged program equals its programs run in sequence', () 
 
 describe('what each program changes (spot checks on decoded fields)', () => {
   it('odd-offset TS: clear_tcp_syn_ts leaves 10 NOPs, same header length, valid checksum', async () => {
-    const f = ether(syn(oddTsSynOptions(), { ipOpts: IP_OPTS_RA }), { tags: [[0x88a8, 1], [0x8100, 2]] });
+    const f = ether(syn(oddTsSynOptions(), { ipOpts: IP_OPTS_RA }), {
+      tags: [
+        [0x88a8, 1],
+        [0x8100, 2],
+      ],
+    });
     const out = (await get('clear_tcp_syn_ts').run(f)).out;
     const p = findIpv4(out)!;
     expect(p.tcp!.options.some((o) => o[0] === 8)).toBe(false);
@@ -328,7 +442,9 @@ describe('what each program changes (spot checks on decoded fields)', () => {
   });
 
   it('set_ip_ttl / set_ip_id_zero touch fragments, SYN-only programs do not', async () => {
-    const frag = ether(ipv4(tcp({ flags: TCP_SYN, options: linuxSynOptions() }), { fragOffset: 185, id: 0x77, ttl: 5 }));
+    const frag = ether(
+      ipv4(tcp({ flags: TCP_SYN, options: linuxSynOptions() }), { fragOffset: 185, id: 0x77, ttl: 5 }),
+    );
     expect(findIpv4((await get('set_ip_ttl').run(frag)).out)!.ttl).toBe(TTL);
     expect(findIpv4((await get('set_ip_id_zero').run(frag)).out)!.id).toBe(0);
     expect((await get('set_tcp_syn_window').run(frag)).out.equals(frag)).toBe(true);
@@ -417,7 +533,11 @@ describe('objects', () => {
         if (name === 'set_ip_ttl') expect(readRodata(o.bytes, 'wf_cfg_ttl')).toBe(128);
         if (name === 'set_tcp_syn_window') expect(readRodata(o.bytes, 'wf_cfg_syn_window')).toBe(1234);
         if (name === CHAIN_OBJECT) {
-          expect([readRodata(o.bytes, 'wf_cfg_ttl'), readRodata(o.bytes, 'wf_cfg_syn_window'), readRodata(o.bytes, 'wf_cfg_chain')]).toEqual([128, 1234, 0b1111]);
+          expect([
+            readRodata(o.bytes, 'wf_cfg_ttl'),
+            readRodata(o.bytes, 'wf_cfg_syn_window'),
+            readRodata(o.bytes, 'wf_cfg_chain'),
+          ]).toEqual([128, 1234, 0b1111]);
         }
       }
     }

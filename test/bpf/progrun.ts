@@ -28,7 +28,20 @@ export const TEST_PIN_ROOT = '/sys/fs/bpf/wrtfleet-test';
 export function compileBpfObject(src: string, out: string): string {
   // asm/types.h lives in the multiarch include directory on Debian (as in bpf/build.sh)
   const multiarch = execFileSync('gcc', ['-dumpmachine']).toString().trim();
-  execFileSync('clang', ['-O2', '-g', '-mcpu=v2', '-Wall', '-Werror', '-target', 'bpfel', `-I/usr/include/${multiarch}`, '-c', src, '-o', out]);
+  execFileSync('clang', [
+    '-O2',
+    '-g',
+    '-mcpu=v2',
+    '-Wall',
+    '-Werror',
+    '-target',
+    'bpfel',
+    `-I/usr/include/${multiarch}`,
+    '-c',
+    src,
+    '-o',
+    out,
+  ]);
   return out;
 }
 
@@ -53,7 +66,12 @@ export class TestProgram {
     private readonly work: string,
   ) {}
 
-  static async load(name: ObjectName, cfg: Partial<RewriteConfig> = {}, l2: L2Mode = 'ethernet', tag = 'p'): Promise<TestProgram> {
+  static async load(
+    name: ObjectName,
+    cfg: Partial<RewriteConfig> = {},
+    l2: L2Mode = 'ethernet',
+    tag = 'p',
+  ): Promise<TestProgram> {
     await ensureBpffs();
     const work = mkdtempSync(join(tmpdir(), 'wf-progrun-'));
     const obj = configuredObject('bpfel', name, { ...DEFAULT_REWRITE, ...cfg }, l2);
@@ -76,7 +94,21 @@ export class TestProgram {
     const outPath = join(this.work, 'out.bin');
     writeFileSync(inPath, frame);
     rmSync(outPath, { force: true });
-    const { stdout } = await exec('bpftool', ['-j', 'prog', 'run', 'pinned', `${this.dir}/prog`, 'data_in', inPath, 'data_out', outPath, 'data_size_out', String(frame.length + 64), 'repeat', String(repeat)]);
+    const { stdout } = await exec('bpftool', [
+      '-j',
+      'prog',
+      'run',
+      'pinned',
+      `${this.dir}/prog`,
+      'data_in',
+      inPath,
+      'data_out',
+      outPath,
+      'data_size_out',
+      String(frame.length + 64),
+      'repeat',
+      String(repeat),
+    ]);
     const j = JSON.parse(stdout) as { retval: number; duration: number };
     return { retval: j.retval, out: readFileSync(outPath), durationNs: j.duration };
   }

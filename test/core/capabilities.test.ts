@@ -18,7 +18,10 @@ function router(overrides: Partial<CapabilityInput> & { version?: string | null;
     socFamily: null,
     kernel: '6.6.110',
     arch: 'aarch64_cortex-a53',
-    openwrt: version === null ? null : { distribution: 'OpenWrt', version, target, revision: null, arch: null, source: 'test' },
+    openwrt:
+      version === null
+        ? null
+        : { distribution: 'OpenWrt', version, target, revision: null, arch: null, source: 'test' },
     ...rest,
   };
 }
@@ -75,16 +78,25 @@ describe('the chipset capability table (DOMAIN.md §2)', () => {
 
 describe('predictCapabilities', () => {
   it('MT7621 offloads in hardware from OpenWrt 22.03, not on 21.02 (fw3)', () => {
-    const on2203 = predictCapabilities(router({ soc: 'MT7621', socFamily: 'ramips', version: '22.03.5', kernel: '5.10.176', arch: 'mipsel_24kc' }));
+    const on2203 = predictCapabilities(
+      router({ soc: 'MT7621', socFamily: 'ramips', version: '22.03.5', kernel: '5.10.176', arch: 'mipsel_24kc' }),
+    );
     expect(on2203).toMatchObject({ hardwareOffload: true, softwareOffload: true, ebpf: false, tcx: false });
-    const on2102 = predictCapabilities(router({ soc: 'MT7621', socFamily: 'ramips', version: '21.02.7', kernel: '5.4.238', arch: 'mipsel_24kc' }));
+    const on2102 = predictCapabilities(
+      router({ soc: 'MT7621', socFamily: 'ramips', version: '21.02.7', kernel: '5.4.238', arch: 'mipsel_24kc' }),
+    );
     expect(on2102).toMatchObject({ hardwareOffload: false, softwareOffload: false });
     expect(on2102.reasons.softwareOffload).toMatch(/fw3/);
   });
 
   it('EN7581 offloads only on 6.12 kernels', () => {
-    expect(predictCapabilities(router({ soc: 'EN7581', socFamily: 'airoha', version: '24.10.4', kernel: '6.6.110' })).hardwareOffload).toBe(false);
-    const on612 = predictCapabilities(router({ soc: 'EN7581', socFamily: 'airoha', version: '25.12.0', kernel: '6.12.58' }));
+    expect(
+      predictCapabilities(router({ soc: 'EN7581', socFamily: 'airoha', version: '24.10.4', kernel: '6.6.110' }))
+        .hardwareOffload,
+    ).toBe(false);
+    const on612 = predictCapabilities(
+      router({ soc: 'EN7581', socFamily: 'airoha', version: '25.12.0', kernel: '6.12.58' }),
+    );
     expect(on612.hardwareOffload).toBe(true);
     expect(on612.reasons.hardwareOffload).toMatch(/6\.12/);
   });
@@ -92,20 +104,28 @@ describe('predictCapabilities', () => {
   it('falls back to the platform when the SoC is unknown', () => {
     expect(predictCapabilities(router({ soc: null, socFamily: 'filogic' })).hardwareOffload).toBe(true);
     expect(predictCapabilities(router({ soc: null, socFamily: 'ath79' })).hardwareOffload).toBe(false);
-    expect(predictCapabilities(router({ soc: null, socFamily: 'x86', arch: 'x86_64' }))).toMatchObject({ hardwareOffload: false, softwareOffload: true });
+    expect(predictCapabilities(router({ soc: null, socFamily: 'x86', arch: 'x86_64' }))).toMatchObject({
+      hardwareOffload: false,
+      softwareOffload: true,
+    });
     const unknown = predictCapabilities(router({ soc: 'MT9999', socFamily: null }));
     expect(unknown.hardwareOffload).toBe(false);
     expect(unknown.reasons.hardwareOffload).toMatch(/MT9999 is not in the capability table/);
   });
 
   it('no software offload on a host that is not OpenWrt, or where fw3 replaced fw4', () => {
-    expect(predictCapabilities(router({ version: null, soc: 'MT7986', socFamily: 'filogic' }))).toMatchObject({ softwareOffload: false, hardwareOffload: false });
+    expect(predictCapabilities(router({ version: null, soc: 'MT7986', socFamily: 'filogic' }))).toMatchObject({
+      softwareOffload: false,
+      hardwareOffload: false,
+    });
     const fw3 = predictCapabilities(router({ version: '23.05.3', packages: { firewall: 'firewall' } }));
     expect(fw3.softwareOffload).toBe(false);
   });
 
   it('an unreadable release version falls back to firewall4 or the kernel', () => {
-    expect(predictCapabilities(router({ version: 'weird', packages: { firewall: 'firewall4' } })).softwareOffload).toBe(true);
+    expect(predictCapabilities(router({ version: 'weird', packages: { firewall: 'firewall4' } })).softwareOffload).toBe(
+      true,
+    );
     expect(predictCapabilities(router({ version: 'weird', kernel: '5.15.150' })).softwareOffload).toBe(true);
     expect(predictCapabilities(router({ version: 'weird', kernel: '5.4.238' })).softwareOffload).toBe(false);
   });

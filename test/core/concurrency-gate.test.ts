@@ -24,8 +24,12 @@ describe('concurrencyGate (database page queries, enrollment, onboarding)', () =
     expect(peak).toBe(3);
     expect(started).toEqual(Array.from({ length: 20 }, (_, i) => i));
     expect(settled[5]).toMatchObject({ status: 'rejected', reason: new Error('task 5 failed') });
-    expect(settled.filter((s) => s.status === 'fulfilled').map((s) => (s as PromiseFulfilledResult<number>).value)).toEqual(
-      Array.from({ length: 20 }, (_, i) => i).filter((i) => i !== 5).map((i) => i * 2),
+    expect(
+      settled.filter((s) => s.status === 'fulfilled').map((s) => (s as PromiseFulfilledResult<number>).value),
+    ).toEqual(
+      Array.from({ length: 20 }, (_, i) => i)
+        .filter((i) => i !== 5)
+        .map((i) => i * 2),
     );
     // Free again: the next task starts at once.
     let ranAt = -1;

@@ -77,7 +77,23 @@ describe('missing, empty, garbage and binary-junk sources degrade to unknown, ne
     const facts = await collectFacts(new MemoryHost());
     expect(facts).toMatchObject({ soc: null, arch: null, endian: null, kernel: null, openwrt: null, boardName: null });
     expect(fieldsOf(facts)).toEqual(
-      expect.arrayContaining(['soc', 'socFamily', 'arch', 'endian', 'kernel', 'openwrt', 'target', 'model.id', 'model.name', 'boardName', 'cpu.model', 'cpu.cores', 'network.wan', 'network.lan', 'packages']),
+      expect.arrayContaining([
+        'soc',
+        'socFamily',
+        'arch',
+        'endian',
+        'kernel',
+        'openwrt',
+        'target',
+        'model.id',
+        'model.name',
+        'boardName',
+        'cpu.model',
+        'cpu.cores',
+        'network.wan',
+        'network.lan',
+        'packages',
+      ]),
     );
     for (const entry of facts.unknown) expect(entry.reason.length).toBeGreaterThan(5);
     expect(facts.problems).toEqual([]); // nothing was broken, only absent
@@ -116,7 +132,13 @@ describe('missing, empty, garbage and binary-junk sources degrade to unknown, ne
       '/usr/lib/opkg/status',
       '/bin/busybox',
     ];
-    const commands = ['ubus call system board', 'uname -m', 'uname -r', 'ip -j route show default', 'opkg list-installed'];
+    const commands = [
+      'ubus call system board',
+      'uname -m',
+      'uname -r',
+      'ip -j route show default',
+      'opkg list-installed',
+    ];
     const host = new MemoryHost(
       Object.fromEntries(paths.map((path) => [path, junk])),
       Object.fromEntries(commands.map((command) => [command, junk.toString('utf8')])),
@@ -130,7 +152,13 @@ describe('missing, empty, garbage and binary-junk sources degrade to unknown, ne
 
   it('empty files and commands that print nothing', async () => {
     const host = new MemoryHost(
-      { '/proc/cpuinfo': '', '/etc/board.json': '\n', '/usr/lib/os-release': '', '/proc/sys/kernel/osrelease': '', '/proc/device-tree/compatible': '' },
+      {
+        '/proc/cpuinfo': '',
+        '/etc/board.json': '\n',
+        '/usr/lib/os-release': '',
+        '/proc/sys/kernel/osrelease': '',
+        '/proc/device-tree/compatible': '',
+      },
       { 'uname -m': '', 'ubus call system board': '' },
     );
     const facts = await collectFacts(host);
@@ -149,7 +177,12 @@ describe('missing, empty, garbage and binary-junk sources degrade to unknown, ne
         '/proc/cpuinfo': 'garbage without colons\n',
         '/tmp/sysinfo/board_name': 'tplink,archer-c7-v2\n',
       },
-      { 'ubus call system board': '[1, 2, 3]', 'uname -r': '5.15.150\n', 'uname -m': 'MIPS!!\n', 'ip -j route show default': '{"not": "a list"}' },
+      {
+        'ubus call system board': '[1, 2, 3]',
+        'uname -r': '5.15.150\n',
+        'uname -m': 'MIPS!!\n',
+        'ip -j route show default': '{"not": "a list"}',
+      },
     );
     const facts = await collectFacts(host);
     expect(facts.kernel).toBe('5.15.150'); // the next source took over
@@ -175,10 +208,16 @@ describe('missing, empty, garbage and binary-junk sources degrade to unknown, ne
       await mkdir(dirname(join(root, path)), { recursive: true });
       await writeFile(join(root, path), data);
     };
-    await put('proc/cpuinfo', 'system type\t\t: MediaTek MT7621 ver:1 eco:3\nprocessor\t\t: 0\ncpu model\t\t: MIPS 1004Kc V2.15\n');
+    await put(
+      'proc/cpuinfo',
+      'system type\t\t: MediaTek MT7621 ver:1 eco:3\nprocessor\t\t: 0\ncpu model\t\t: MIPS 1004Kc V2.15\n',
+    );
     await put('proc/device-tree/compatible', junk);
     await put('etc/board.json', junk);
-    await put('usr/lib/os-release', 'NAME="OpenWrt"\nVERSION="24.10.4"\nID="openwrt"\nOPENWRT_BOARD="ramips/mt7621"\nOPENWRT_ARCH="mipsel_24kc"\n');
+    await put(
+      'usr/lib/os-release',
+      'NAME="OpenWrt"\nVERSION="24.10.4"\nID="openwrt"\nOPENWRT_BOARD="ramips/mt7621"\nOPENWRT_ARCH="mipsel_24kc"\n',
+    );
     await put('proc/sys/kernel/osrelease', '6.6.110\n');
     try {
       const facts = await collectFacts(new FixtureHost(root));
@@ -203,10 +242,14 @@ describe('arch and byte order from weaker evidence', () => {
   });
 
   it('the ELF header of /bin/busybox settles MIPS byte order', async () => {
-    const big = await collectFacts(new MemoryHost({ '/bin/busybox': elfHeader(32, 'big', 8) }, { 'uname -m': 'mips\n' }));
+    const big = await collectFacts(
+      new MemoryHost({ '/bin/busybox': elfHeader(32, 'big', 8) }, { 'uname -m': 'mips\n' }),
+    );
     expect(big).toMatchObject({ arch: 'mips', endian: 'big' });
     expect(big.evidence['endian']).toBe('ELF header of /bin/busybox');
-    const little = await collectFacts(new MemoryHost({ '/bin/busybox': elfHeader(32, 'little', 8) }, { 'uname -m': 'mips\n' }));
+    const little = await collectFacts(
+      new MemoryHost({ '/bin/busybox': elfHeader(32, 'little', 8) }, { 'uname -m': 'mips\n' }),
+    );
     expect(little).toMatchObject({ arch: 'mipsel', endian: 'little' });
     const noUname = await collectFacts(new MemoryHost({ '/bin/sh': elfHeader(64, 'little', 183) }));
     expect(noUname).toMatchObject({ arch: 'aarch64', endian: 'little' });
@@ -214,14 +257,19 @@ describe('arch and byte order from weaker evidence', () => {
 
   it('the SoC platform is the last resort for byte order (ath79 is big-endian)', async () => {
     const facts = await collectFacts(
-      new MemoryHost({ '/proc/cpuinfo': 'system type\t\t: Qualcomm Atheros QCA9533 ver 2 rev 0\nprocessor\t\t: 0\n' }, { 'uname -m': 'mips\n' }),
+      new MemoryHost(
+        { '/proc/cpuinfo': 'system type\t\t: Qualcomm Atheros QCA9533 ver 2 rev 0\nprocessor\t\t: 0\n' },
+        { 'uname -m': 'mips\n' },
+      ),
     );
     expect(facts).toMatchObject({ soc: 'QCA9533', socFamily: 'ath79', endian: 'big' });
     expect(facts.evidence['endian']).toBe('ath79 platform');
   });
 
   it('a generic arm64 Linux router without OpenWrt files', async () => {
-    const facts = await collectFacts(new MemoryHost({ '/proc/sys/kernel/osrelease': '6.1.0-18-arm64\n' }, { 'uname -m': 'aarch64\n' }));
+    const facts = await collectFacts(
+      new MemoryHost({ '/proc/sys/kernel/osrelease': '6.1.0-18-arm64\n' }, { 'uname -m': 'aarch64\n' }),
+    );
     expect(facts).toMatchObject({ arch: 'aarch64', endian: 'little', kernel: '6.1.0-18-arm64', openwrt: null });
     expect(predictCapabilities(facts)).toMatchObject({ ebpf: true, tcx: false, softwareOffload: false });
   });
@@ -235,22 +283,46 @@ describe('release sources', () => {
       system: 'Atheros AR9344 rev 2',
       model: 'TP-Link TL-WDR3600 v1',
       board_name: 'tplink,tl-wdr3600-v1',
-      release: { distribution: 'OpenWrt', version: '23.05.3', revision: 'r23809-234f1a2efa', target: 'ath79/generic', description: 'OpenWrt 23.05.3' },
+      release: {
+        distribution: 'OpenWrt',
+        version: '23.05.3',
+        revision: 'r23809-234f1a2efa',
+        target: 'ath79/generic',
+        description: 'OpenWrt 23.05.3',
+      },
     };
     const facts = await collectFacts(new MemoryHost({}, { 'ubus call system board': JSON.stringify(ubus) }));
-    expect(facts).toMatchObject({ soc: 'AR9344', socFamily: 'ath79', kernel: '5.15.150', endian: 'big', boardName: 'tplink,tl-wdr3600-v1' });
-    expect(facts.openwrt).toMatchObject({ version: '23.05.3', target: 'ath79/generic', source: 'ubus call system board', arch: null });
+    expect(facts).toMatchObject({
+      soc: 'AR9344',
+      socFamily: 'ath79',
+      kernel: '5.15.150',
+      endian: 'big',
+      boardName: 'tplink,tl-wdr3600-v1',
+    });
+    expect(facts.openwrt).toMatchObject({
+      version: '23.05.3',
+      target: 'ath79/generic',
+      source: 'ubus call system board',
+      arch: null,
+    });
   });
 
   it('an OpenWrt derivative (ImmortalWrt) counts as OpenWrt', () => {
-    const identity = parseOsRelease('NAME="ImmortalWrt"\nVERSION="23.05.4"\nID="immortalwrt"\nID_LIKE="lede openwrt"\nOPENWRT_BOARD="mediatek/filogic"\nOPENWRT_ARCH="aarch64_cortex-a53"\n', '/usr/lib/os-release');
-    expect(identity).toMatchObject({ kind: 'openwrt', release: { distribution: 'ImmortalWrt', version: '23.05.4', target: 'mediatek/filogic' } });
+    const identity = parseOsRelease(
+      'NAME="ImmortalWrt"\nVERSION="23.05.4"\nID="immortalwrt"\nID_LIKE="lede openwrt"\nOPENWRT_BOARD="mediatek/filogic"\nOPENWRT_ARCH="aarch64_cortex-a53"\n',
+      '/usr/lib/os-release',
+    );
+    expect(identity).toMatchObject({
+      kind: 'openwrt',
+      release: { distribution: 'ImmortalWrt', version: '23.05.4', target: 'mediatek/filogic' },
+    });
   });
 
   it('SNAPSHOT builds keep the upper-case VERSION and predict fw4', async () => {
     const facts = await collectFacts(
       new MemoryHost({
-        '/usr/lib/os-release': 'NAME="OpenWrt"\nVERSION="SNAPSHOT"\nID="openwrt"\nVERSION_ID="snapshot"\nOPENWRT_BOARD="mediatek/filogic"\nOPENWRT_ARCH="aarch64_cortex-a53"\n',
+        '/usr/lib/os-release':
+          'NAME="OpenWrt"\nVERSION="SNAPSHOT"\nID="openwrt"\nVERSION_ID="snapshot"\nOPENWRT_BOARD="mediatek/filogic"\nOPENWRT_ARCH="aarch64_cortex-a53"\n',
         '/proc/sys/kernel/osrelease': '6.12.30\n',
         '/proc/device-tree/compatible': 'cudy,wr3000-v1\u0000mediatek,mt7981b\u0000',
       }),
@@ -261,7 +333,12 @@ describe('release sources', () => {
   });
 
   it('/etc/openwrt_release single quotes', () => {
-    expect(parseOpenwrtRelease("DISTRIB_ID='OpenWrt'\nDISTRIB_RELEASE='21.02.7'\nDISTRIB_TARGET='ramips/mt7621'\nDISTRIB_ARCH='mipsel_24kc'\n", 'f')).toMatchObject({
+    expect(
+      parseOpenwrtRelease(
+        "DISTRIB_ID='OpenWrt'\nDISTRIB_RELEASE='21.02.7'\nDISTRIB_TARGET='ramips/mt7621'\nDISTRIB_ARCH='mipsel_24kc'\n",
+        'f',
+      ),
+    ).toMatchObject({
       version: '21.02.7',
       target: 'ramips/mt7621',
       arch: 'mipsel_24kc',
@@ -302,14 +379,24 @@ describe('source parsers', () => {
       expect(part?.variant ?? null, entry).toBe(variant);
     }
     // The most specific SoC entry wins; the board entry is skipped.
-    expect(socFromCompatible(['netgear,r7800', 'qcom,ipq8065', 'qcom,ipq8064'])).toMatchObject({ soc: 'IPQ8065', family: 'ipq806x' });
+    expect(socFromCompatible(['netgear,r7800', 'qcom,ipq8065', 'qcom,ipq8064'])).toMatchObject({
+      soc: 'IPQ8065',
+      family: 'ipq806x',
+    });
     // A board whose name looks like a chip is still the board (entry 0).
     expect(socFromCompatible(['xiaomi,mt7621-board', 'mediatek,mt7621-soc'])?.source).toMatch(/mediatek,mt7621-soc/);
   });
 
   it('SoC names from cpuinfo system type', () => {
-    expect(socFromSystemType('Qualcomm Atheros QCA956X ver 1 rev 0', 's')).toMatchObject({ soc: 'QCA956X', family: 'ath79' });
-    expect(socFromSystemType('MediaTek MT7628AN ver:1 eco:2', 's')).toMatchObject({ soc: 'MT7628', variant: 'MT7628AN', family: 'ramips' });
+    expect(socFromSystemType('Qualcomm Atheros QCA956X ver 1 rev 0', 's')).toMatchObject({
+      soc: 'QCA956X',
+      family: 'ath79',
+    });
+    expect(socFromSystemType('MediaTek MT7628AN ver:1 eco:2', 's')).toMatchObject({
+      soc: 'MT7628',
+      variant: 'MT7628AN',
+      family: 'ramips',
+    });
     expect(socFromSystemType('Ralink MT7620A ver:2 eco:6', 's')).toMatchObject({ soc: 'MT7620', family: 'ramips' });
     expect(socFromSystemType('ARMv8 Processor rev 4', 's')).toBeNull();
     expect(socFromSystemType('Generic DT based system', 's')).toBeNull();
@@ -322,29 +409,45 @@ describe('source parsers', () => {
   });
 
   it('cpuinfo on x86 and old ARM32', () => {
-    expect(parseCpuinfo('processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Celeron(R) J4125 CPU @ 2.00GHz\n\nprocessor\t: 1\n')).toMatchObject({
+    expect(
+      parseCpuinfo(
+        'processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Celeron(R) J4125 CPU @ 2.00GHz\n\nprocessor\t: 1\n',
+      ),
+    ).toMatchObject({
       cpuModel: 'Intel(R) Celeron(R) J4125 CPU @ 2.00GHz',
       cores: 2,
       vendorId: 'GenuineIntel',
     });
     // ARM32 IPQ40xx: `model name` generic, part 0xc07 = Cortex-A7.
-    expect(parseCpuinfo('processor\t: 0\nmodel name\t: ARMv7 Processor rev 5 (v7l)\nCPU implementer\t: 0x41\nCPU part\t: 0xc07\n')?.cpuModel).toBe('ARM Cortex-A7');
+    expect(
+      parseCpuinfo(
+        'processor\t: 0\nmodel name\t: ARMv7 Processor rev 5 (v7l)\nCPU implementer\t: 0x41\nCPU part\t: 0xc07\n',
+      )?.cpuModel,
+    ).toBe('ARM Cortex-A7');
     expect(parseCpuinfo('')).toBeNull();
   });
 
   it('default routes in all three spellings', () => {
-    expect(parseIpJsonRoutes([{ dst: 'default', gateway: '10.0.0.1', dev: 'wan' }, { dst: 'default', dev: 'lo' }, { dst: 'default', dev: 'wan' }])).toEqual([
-      { dev: 'wan', gateway: '10.0.0.1', source: 'ip -j route' },
-    ]);
+    expect(
+      parseIpJsonRoutes([
+        { dst: 'default', gateway: '10.0.0.1', dev: 'wan' },
+        { dst: 'default', dev: 'lo' },
+        { dst: 'default', dev: 'wan' },
+      ]),
+    ).toEqual([{ dev: 'wan', gateway: '10.0.0.1', source: 'ip -j route' }]);
     expect(parseIpJsonRoutes({})).toBeNull();
-    expect(parseIpTextRoutes('default dev pppoe-wan proto static scope link\ndefault via 192.0.2.1 dev wwan0 metric 10\n')).toEqual([
+    expect(
+      parseIpTextRoutes('default dev pppoe-wan proto static scope link\ndefault via 192.0.2.1 dev wwan0 metric 10\n'),
+    ).toEqual([
       { dev: 'pppoe-wan', gateway: null, source: 'ip route' },
       { dev: 'wwan0', gateway: '192.0.2.1', source: 'ip route' },
     ]);
     expect(parseIpTextRoutes('')).toBeNull();
-    expect(parseProcNetRoute('Iface\tDestination\tGateway\tFlags\tRefCnt\tUse\tMetric\tMask\nwan\t00000000\t0100A8C0\t0003\t0\t0\t0\t00000000\n')).toEqual([
-      { dev: 'wan', gateway: null, source: '/proc/net/route' },
-    ]);
+    expect(
+      parseProcNetRoute(
+        'Iface\tDestination\tGateway\tFlags\tRefCnt\tUse\tMetric\tMask\nwan\t00000000\t0100A8C0\t0003\t0\t0\t0\t00000000\n',
+      ),
+    ).toEqual([{ dev: 'wan', gateway: null, source: '/proc/net/route' }]);
     expect(parseProcNetRoute('junk')).toBeNull();
   });
 
@@ -356,12 +459,20 @@ describe('source parsers', () => {
       ]),
     );
     expect(parseOpkgList('garbage')).toBeNull();
-    expect(parseApkList('kmod-nft-offload-6.12.58-r1 aarch64_cortex-a53 {linux} (GPL-2.0-only) [installed]\n6in4-28-r1 x86_64 {6in4} (GPL-2.0) [installed]\n')).toEqual(
+    expect(
+      parseApkList(
+        'kmod-nft-offload-6.12.58-r1 aarch64_cortex-a53 {linux} (GPL-2.0-only) [installed]\n6in4-28-r1 x86_64 {6in4} (GPL-2.0) [installed]\n',
+      ),
+    ).toEqual(
       new Map([
         ['kmod-nft-offload', '6.12.58-r1'],
         ['6in4', '28-r1'],
       ]),
     );
-    expect(parseOpkgStatus('Package: a\nVersion: 1\nStatus: install ok installed\n\nPackage: b\nVersion: 2\nStatus: deinstall ok not-installed\n')).toEqual(new Map([['a', '1']]));
+    expect(
+      parseOpkgStatus(
+        'Package: a\nVersion: 1\nStatus: install ok installed\n\nPackage: b\nVersion: 2\nStatus: deinstall ok not-installed\n',
+      ),
+    ).toEqual(new Map([['a', '1']]));
   });
 });

@@ -76,7 +76,9 @@ describe('facts of the three shared fixture models (real captures)', () => {
   it('the summary has exactly the CLI fields (plus allowed extras) for every shared model', async () => {
     for (const model of ['tplink-archer-c7-v2', 'kt-km14-102h-mt7621', 'glinet-gl-mt6000-mt7986']) {
       const { summary, facts } = await summarize(join(fleetFixtures, model));
-      expect(Object.keys(summary)).toEqual(expect.arrayContaining(['soc', 'arch', 'endian', 'kernel', 'openwrt', 'capabilities']));
+      expect(Object.keys(summary)).toEqual(
+        expect.arrayContaining(['soc', 'arch', 'endian', 'kernel', 'openwrt', 'capabilities']),
+      );
       expect(Object.keys(summary.capabilities).sort()).toEqual(['ebpf', 'hardwareOffload', 'softwareOffload', 'tcx']);
       expect(Object.keys(summary.openwrt ?? {}).sort()).toEqual(['target', 'version']);
       // The captures hold no package list and no routes: those, and only those, degrade.
@@ -244,16 +246,38 @@ describe("facts of models beyond the fleet's three (fixtures/routers-extra)", ()
 
   it('OpenWrt 25.12 packages come from apk: the command, or the database file when apk cannot run', async () => {
     const apu = (await summarize(join(extraFixtures, 'pcengines-apu2-x86-64'))).facts.packages;
-    expect(apu).toMatchObject({ manager: 'apk', source: 'apk list --installed', tc: 'tc-bpf', tcBpf: true, clsBpf: true, bpftool: 'bpftool-minimal', nftOffload: true, firewall: 'firewall4' });
+    expect(apu).toMatchObject({
+      manager: 'apk',
+      source: 'apk list --installed',
+      tc: 'tc-bpf',
+      tcBpf: true,
+      clsBpf: true,
+      bpftool: 'bpftool-minimal',
+      nftOffload: true,
+      firewall: 'firewall4',
+    });
     expect(apu.installed['tc-bpf']).toBe('6.15.0-r1');
     expect(apu.installed['6in4']).toBeUndefined(); // parsed, but not a package that matters
     const r4 = (await summarize(join(extraFixtures, 'bananapi-bpi-r4-mt7988'))).facts.packages;
-    expect(r4).toMatchObject({ manager: 'apk', source: '/lib/apk/db/installed', tc: 'tc-full', tcBpf: true, bpftool: 'bpftool-full' });
+    expect(r4).toMatchObject({
+      manager: 'apk',
+      source: '/lib/apk/db/installed',
+      tc: 'tc-full',
+      tcBpf: true,
+      bpftool: 'bpftool-full',
+    });
   });
 
   it('opkg routers: tc-tiny cannot load BPF and the eBPF reason says what to install', async () => {
     const { facts, capabilities } = await summarize(join(extraFixtures, 'tplink-archer-c6-v2-qca9563'));
-    expect(facts.packages).toMatchObject({ manager: 'opkg', tc: 'tc-tiny', tcBpf: false, clsBpf: false, bpftool: null, nftOffload: true });
+    expect(facts.packages).toMatchObject({
+      manager: 'opkg',
+      tc: 'tc-tiny',
+      tcBpf: false,
+      clsBpf: false,
+      bpftool: null,
+      nftOffload: true,
+    });
     expect(capabilities.reasons.ebpf).toMatch(/tc-tiny cannot load BPF/);
     expect(capabilities.reasons.ebpf).toMatch(/kmod-sched-bpf/);
     // cpuinfo only says QCA956X; the device tree's qca,qca9563 is the exact part.
@@ -263,14 +287,25 @@ describe("facts of models beyond the fleet's three (fixtures/routers-extra)", ()
 
   it('OpenWrt 19.07 (ar71xx): no device tree, sysinfo, os-release or board.json, all explained', async () => {
     const { facts, capabilities } = await summarize(join(extraFixtures, 'tplink-archer-c7-v2-19.07-ar71xx'));
-    expect(facts.openwrt).toMatchObject({ source: '/etc/openwrt_release', arch: 'mips_24kc', revision: 'r11427-9ce6aa9d8d' });
+    expect(facts.openwrt).toMatchObject({
+      source: '/etc/openwrt_release',
+      arch: 'mips_24kc',
+      revision: 'r11427-9ce6aa9d8d',
+    });
     expect(facts.evidence['soc']).toMatch(/cpuinfo system type/);
     expect(facts.model.name).toBe('TP-LINK Archer C7 v2');
     expect(facts.boardName).toBeNull();
     const unknown = Object.fromEntries(facts.unknown.map((entry) => [entry.field, entry.reason]));
     expect(unknown['boardName']).toMatch(/no \/tmp\/sysinfo\/board_name/);
     expect(unknown['network.wan']).toMatch(/board.json missing/);
-    expect(facts.packages).toMatchObject({ manager: 'opkg', source: '/usr/lib/opkg/status', tc: 'tc', tcBpf: null, clsBpf: false, firewall: 'firewall' });
+    expect(facts.packages).toMatchObject({
+      manager: 'opkg',
+      source: '/usr/lib/opkg/status',
+      tc: 'tc',
+      tcBpf: null,
+      clsBpf: false,
+      firewall: 'firewall',
+    });
     expect(capabilities.reasons.softwareOffload).toMatch(/fw3/);
     expect(capabilities.reasons.ebpf).toMatch(/4\.14\.275 < 5\.15/);
   });

@@ -48,18 +48,114 @@ interface Model {
   clsBpfTooling: boolean;
 }
 const MODELS: Record<string, Model> = {
-  'tplink-archer-c7-v2': { root: join(fleetFixtures, 'tplink-archer-c7-v2'), hardwareOffload: false, softwareOffload: true, ebpf: true, tcx: false, endian: 'bpfeb', clsBpfTooling: true },
-  'kt-km14-102h-mt7621': { root: join(fleetFixtures, 'kt-km14-102h-mt7621'), hardwareOffload: true, softwareOffload: true, ebpf: true, tcx: true, endian: 'bpfel', clsBpfTooling: true },
-  'glinet-gl-mt6000-mt7986': { root: join(fleetFixtures, 'glinet-gl-mt6000-mt7986'), hardwareOffload: true, softwareOffload: true, ebpf: true, tcx: false, endian: 'bpfel', clsBpfTooling: true },
-  'xiaomi-mi-router-ax3000t-mt7981': { root: join(extraFixtures, 'xiaomi-mi-router-ax3000t-mt7981'), hardwareOffload: true, softwareOffload: true, ebpf: true, tcx: true, endian: 'bpfel', clsBpfTooling: false },
-  'bananapi-bpi-r4-mt7988': { root: join(extraFixtures, 'bananapi-bpi-r4-mt7988'), hardwareOffload: true, softwareOffload: true, ebpf: true, tcx: true, endian: 'bpfel', clsBpfTooling: true },
-  'dynalink-dl-wrx36-ipq8074': { root: join(extraFixtures, 'dynalink-dl-wrx36-ipq8074'), hardwareOffload: false, softwareOffload: true, ebpf: true, tcx: false, endian: 'bpfel', clsBpfTooling: true },
-  'netgear-r7800-ipq8065': { root: join(extraFixtures, 'netgear-r7800-ipq8065'), hardwareOffload: false, softwareOffload: true, ebpf: true, tcx: false, endian: 'bpfel', clsBpfTooling: true },
-  'pcengines-apu2-x86-64': { root: join(extraFixtures, 'pcengines-apu2-x86-64'), hardwareOffload: false, softwareOffload: true, ebpf: true, tcx: true, endian: 'bpfel', clsBpfTooling: true },
-  'raspberrypi-4-model-b-bcm2711': { root: join(extraFixtures, 'raspberrypi-4-model-b-bcm2711'), hardwareOffload: false, softwareOffload: true, ebpf: true, tcx: false, endian: 'bpfel', clsBpfTooling: true },
-  'tplink-archer-c6-v2-qca9563': { root: join(extraFixtures, 'tplink-archer-c6-v2-qca9563'), hardwareOffload: false, softwareOffload: true, ebpf: true, tcx: false, endian: 'bpfeb', clsBpfTooling: false },
-  'tplink-archer-c7-v2-19.07-ar71xx': { root: join(extraFixtures, 'tplink-archer-c7-v2-19.07-ar71xx'), hardwareOffload: false, softwareOffload: false, ebpf: false, tcx: false, endian: 'bpfeb', clsBpfTooling: false },
-  'xiaomi-mi-router-4a-gigabit-21.02-mt7621': { root: join(extraFixtures, 'xiaomi-mi-router-4a-gigabit-21.02-mt7621'), hardwareOffload: false, softwareOffload: false, ebpf: false, tcx: false, endian: 'bpfel', clsBpfTooling: false },
+  'tplink-archer-c7-v2': {
+    root: join(fleetFixtures, 'tplink-archer-c7-v2'),
+    hardwareOffload: false,
+    softwareOffload: true,
+    ebpf: true,
+    tcx: false,
+    endian: 'bpfeb',
+    clsBpfTooling: true,
+  },
+  'kt-km14-102h-mt7621': {
+    root: join(fleetFixtures, 'kt-km14-102h-mt7621'),
+    hardwareOffload: true,
+    softwareOffload: true,
+    ebpf: true,
+    tcx: true,
+    endian: 'bpfel',
+    clsBpfTooling: true,
+  },
+  'glinet-gl-mt6000-mt7986': {
+    root: join(fleetFixtures, 'glinet-gl-mt6000-mt7986'),
+    hardwareOffload: true,
+    softwareOffload: true,
+    ebpf: true,
+    tcx: false,
+    endian: 'bpfel',
+    clsBpfTooling: true,
+  },
+  'xiaomi-mi-router-ax3000t-mt7981': {
+    root: join(extraFixtures, 'xiaomi-mi-router-ax3000t-mt7981'),
+    hardwareOffload: true,
+    softwareOffload: true,
+    ebpf: true,
+    tcx: true,
+    endian: 'bpfel',
+    clsBpfTooling: false,
+  },
+  'bananapi-bpi-r4-mt7988': {
+    root: join(extraFixtures, 'bananapi-bpi-r4-mt7988'),
+    hardwareOffload: true,
+    softwareOffload: true,
+    ebpf: true,
+    tcx: true,
+    endian: 'bpfel',
+    clsBpfTooling: true,
+  },
+  'dynalink-dl-wrx36-ipq8074': {
+    root: join(extraFixtures, 'dynalink-dl-wrx36-ipq8074'),
+    hardwareOffload: false,
+    softwareOffload: true,
+    ebpf: true,
+    tcx: false,
+    endian: 'bpfel',
+    clsBpfTooling: true,
+  },
+  'netgear-r7800-ipq8065': {
+    root: join(extraFixtures, 'netgear-r7800-ipq8065'),
+    hardwareOffload: false,
+    softwareOffload: true,
+    ebpf: true,
+    tcx: false,
+    endian: 'bpfel',
+    clsBpfTooling: true,
+  },
+  'pcengines-apu2-x86-64': {
+    root: join(extraFixtures, 'pcengines-apu2-x86-64'),
+    hardwareOffload: false,
+    softwareOffload: true,
+    ebpf: true,
+    tcx: true,
+    endian: 'bpfel',
+    clsBpfTooling: true,
+  },
+  'raspberrypi-4-model-b-bcm2711': {
+    root: join(extraFixtures, 'raspberrypi-4-model-b-bcm2711'),
+    hardwareOffload: false,
+    softwareOffload: true,
+    ebpf: true,
+    tcx: false,
+    endian: 'bpfel',
+    clsBpfTooling: true,
+  },
+  'tplink-archer-c6-v2-qca9563': {
+    root: join(extraFixtures, 'tplink-archer-c6-v2-qca9563'),
+    hardwareOffload: false,
+    softwareOffload: true,
+    ebpf: true,
+    tcx: false,
+    endian: 'bpfeb',
+    clsBpfTooling: false,
+  },
+  'tplink-archer-c7-v2-19.07-ar71xx': {
+    root: join(extraFixtures, 'tplink-archer-c7-v2-19.07-ar71xx'),
+    hardwareOffload: false,
+    softwareOffload: false,
+    ebpf: false,
+    tcx: false,
+    endian: 'bpfeb',
+    clsBpfTooling: false,
+  },
+  'xiaomi-mi-router-4a-gigabit-21.02-mt7621': {
+    root: join(extraFixtures, 'xiaomi-mi-router-4a-gigabit-21.02-mt7621'),
+    hardwareOffload: false,
+    softwareOffload: false,
+    ebpf: false,
+    tcx: false,
+    endian: 'bpfel',
+    clsBpfTooling: false,
+  },
 };
 
 const facts = new Map<string, RouterFacts>();
@@ -99,7 +195,13 @@ const PROGRAMS_OF: Record<RewriteSet, RewriteProgramName[]> = {
  * The rules of agent/plan.ts restated as a small oracle over the hand-written model table, so
  * the table test checks behaviour rather than re-running the implementation.
  */
-function expected(model: Model, ebpf: EbpfMode, requested: FlowOffloadMode, policy: ConflictPolicy, rewrites: RewriteSet) {
+function expected(
+  model: Model,
+  ebpf: EbpfMode,
+  requested: FlowOffloadMode,
+  policy: ConflictPolicy,
+  rewrites: RewriteSet,
+) {
   const programs = PROGRAMS_OF[rewrites];
   const perPacket = rewrites === 'all';
   let satisfiable = true;
@@ -114,7 +216,8 @@ function expected(model: Model, ebpf: EbpfMode, requested: FlowOffloadMode, poli
 
   let offload: OffloadMode;
   if (requested === 'off') offload = 'off';
-  else if (requested === 'auto') offload = model.hardwareOffload ? 'hardware' : model.softwareOffload ? 'software' : 'off';
+  else if (requested === 'auto')
+    offload = model.hardwareOffload ? 'hardware' : model.softwareOffload ? 'software' : 'off';
   else if (requested === 'software') {
     if (model.softwareOffload) offload = 'software';
     else if (policy === 'prefer-rewrite') offload = 'off';
@@ -141,7 +244,10 @@ function expected(model: Model, ebpf: EbpfMode, requested: FlowOffloadMode, poli
     bpfObject: mode === 'ebpf' ? model.endian : null,
     programs,
     offload,
-    uci: { [UCI_FLOW_OFFLOADING]: offload === 'off' ? '0' : '1', [UCI_FLOW_OFFLOADING_HW]: offload === 'hardware' ? '1' : '0' },
+    uci: {
+      [UCI_FLOW_OFFLOADING]: offload === 'off' ? '0' : '1',
+      [UCI_FLOW_OFFLOADING_HW]: offload === 'hardware' ? '1' : '0',
+    },
     conflicts,
   };
 }
@@ -149,7 +255,9 @@ function expected(model: Model, ebpf: EbpfMode, requested: FlowOffloadMode, poli
 const COMBINATIONS = Object.keys(MODELS).flatMap((model) =>
   EBPF_MODES.flatMap((ebpf) =>
     FLOW_OFFLOAD_MODES.flatMap((offload) =>
-      CONFLICT_POLICIES.flatMap((policy) => (Object.keys(REWRITE_SETS) as RewriteSet[]).map((rewrites) => ({ model, ebpf, offload, policy, rewrites }))),
+      CONFLICT_POLICIES.flatMap((policy) =>
+        (Object.keys(REWRITE_SETS) as RewriteSet[]).map((rewrites) => ({ model, ebpf, offload, policy, rewrites })),
+      ),
     ),
   ),
 );
@@ -178,7 +286,8 @@ function expectExplained(plan: Plan) {
   }
   const topics = plan.decisions.map((d) => d.topic);
   for (const topic of REQUIRED_TOPICS) expect(topics, topic).toContain(topic);
-  if (plan.datapath.mode === 'ebpf' && plan.satisfiable) for (const t of ['datapath.attach', 'datapath.bpfObject']) expect(topics).toContain(t);
+  if (plan.datapath.mode === 'ebpf' && plan.satisfiable)
+    for (const t of ['datapath.attach', 'datapath.bpfObject']) expect(topics).toContain(t);
   for (const c of plan.conflicts) expect(c.detail.length).toBeGreaterThan(20);
   for (const r of plan.refusals) expect(r.reason.length).toBeGreaterThan(20);
   expect(plan.satisfiable).toBe(plan.refusals.length === 0);
@@ -187,81 +296,132 @@ function expectExplained(plan: Plan) {
 }
 
 describe(`plan table: ${Object.keys(MODELS).length} fixture routers x ebpf x offload x policy x rewrites (${COMBINATIONS.length} plans)`, () => {
-  it.each(COMBINATIONS)('$model ebpf=$ebpf offload=$offload $policy rewrites=$rewrites', ({ model, ebpf, offload, policy, rewrites }) => {
-    const plan = planFor(model, { l3Rewrite: { ...REWRITE_SETS[rewrites], ebpf }, flowOffload: { mode: offload }, conflictPolicy: policy });
-    const want = expected(MODELS[model]!, ebpf, offload, policy, rewrites);
-    expect({
-      satisfiable: plan.satisfiable,
-      mode: plan.datapath.mode,
-      attach: plan.datapath.attach,
-      bpfObject: plan.datapath.bpfObject,
-      programs: plan.datapath.programs.map((p) => p.name),
-      offload: plan.offload.mode,
-      uci: plan.offload.uci,
-      conflicts: plan.conflicts.map((c) => c.id),
-    }).toEqual(want);
-    expect(plan.offload.requested).toBe(offload);
-    expectExplained(plan);
-    expect(plan.planHash).toMatch(/^[0-9a-f]{64}$/);
-  });
+  it.each(COMBINATIONS)(
+    '$model ebpf=$ebpf offload=$offload $policy rewrites=$rewrites',
+    ({ model, ebpf, offload, policy, rewrites }) => {
+      const plan = planFor(model, {
+        l3Rewrite: { ...REWRITE_SETS[rewrites], ebpf },
+        flowOffload: { mode: offload },
+        conflictPolicy: policy,
+      });
+      const want = expected(MODELS[model]!, ebpf, offload, policy, rewrites);
+      expect({
+        satisfiable: plan.satisfiable,
+        mode: plan.datapath.mode,
+        attach: plan.datapath.attach,
+        bpfObject: plan.datapath.bpfObject,
+        programs: plan.datapath.programs.map((p) => p.name),
+        offload: plan.offload.mode,
+        uci: plan.offload.uci,
+        conflicts: plan.conflicts.map((c) => c.id),
+      }).toEqual(want);
+      expect(plan.offload.requested).toBe(offload);
+      expectExplained(plan);
+      expect(plan.planHash).toMatch(/^[0-9a-f]{64}$/);
+    },
+  );
 });
 
 describe('plan: explicit cases', () => {
   it('MT7621 hardware offload vs TTL rewriting, prefer-rewrite: downgraded to software, and said why', () => {
-    const plan = planFor('kt-km14-102h-mt7621', { l3Rewrite: { ttl: { value: 128 } }, flowOffload: { mode: 'hardware' }, conflictPolicy: 'prefer-rewrite' });
+    const plan = planFor('kt-km14-102h-mt7621', {
+      l3Rewrite: { ttl: { value: 128 } },
+      flowOffload: { mode: 'hardware' },
+      conflictPolicy: 'prefer-rewrite',
+    });
     expect(plan.satisfiable).toBe(true);
     expect(plan.datapath).toMatchObject({ mode: 'ebpf', attach: 'tcx', bpfObject: 'bpfel' });
-    expect(plan.datapath.programs).toContainEqual({ name: 'set_ip_ttl', scope: 'every-packet', config: { ttl: 128, ipv6HopLimit: false } });
+    expect(plan.datapath.programs).toContainEqual({
+      name: 'set_ip_ttl',
+      scope: 'every-packet',
+      config: { ttl: 128, ipv6HopLimit: false },
+    });
     expect(plan.offload).toEqual({
       requested: 'hardware',
       mode: 'software',
       uci: { 'firewall.@defaults[0].flow_offloading': '1', 'firewall.@defaults[0].flow_offloading_hw': '0' },
     });
     const conflict = plan.conflicts.find((c) => c.id === 'hardware-offload-vs-per-packet-rewrite');
-    expect(conflict).toMatchObject({ policy: 'prefer-rewrite', resolution: 'offload-downgraded', programs: ['set_ip_id_zero', 'set_ip_ttl'], offload: { before: 'hardware', after: 'software' } });
+    expect(conflict).toMatchObject({
+      policy: 'prefer-rewrite',
+      resolution: 'offload-downgraded',
+      programs: ['set_ip_id_zero', 'set_ip_ttl'],
+      offload: { before: 'hardware', after: 'software' },
+    });
     expect(conflict?.detail).toMatch(/PPE.*never reach the CPU.*TC egress/);
-    expect(plan.decisions.find((d) => d.topic === 'offload.mode')?.reason).toMatch(/router allows hardware.*prefer-rewrite.*hardware -> software/);
+    expect(plan.decisions.find((d) => d.topic === 'offload.mode')?.reason).toMatch(
+      /router allows hardware.*prefer-rewrite.*hardware -> software/,
+    );
     expect(plan.warnings).toEqual([]);
   });
 
   it('MT7621 hardware offload vs TTL rewriting, prefer-offload: hardware kept, TTL/IP-ID warned as partial, SYN programs unaffected', () => {
-    const plan = planFor('kt-km14-102h-mt7621', { flowOffload: { mode: 'hardware' }, conflictPolicy: 'prefer-offload' });
+    const plan = planFor('kt-km14-102h-mt7621', {
+      flowOffload: { mode: 'hardware' },
+      conflictPolicy: 'prefer-offload',
+    });
     expect(plan.satisfiable).toBe(true);
     expect(plan.offload.mode).toBe('hardware');
-    expect(plan.offload.uci).toEqual({ 'firewall.@defaults[0].flow_offloading': '1', 'firewall.@defaults[0].flow_offloading_hw': '1' });
+    expect(plan.offload.uci).toEqual({
+      'firewall.@defaults[0].flow_offloading': '1',
+      'firewall.@defaults[0].flow_offloading_hw': '1',
+    });
     const conflict = plan.conflicts.find((c) => c.id === 'hardware-offload-vs-per-packet-rewrite');
-    expect(conflict).toMatchObject({ resolution: 'rewrite-partial', offload: { before: 'hardware', after: 'hardware' } });
+    expect(conflict).toMatchObject({
+      resolution: 'rewrite-partial',
+      offload: { before: 'hardware', after: 'hardware' },
+    });
     expect(conflict?.detail).toMatch(/set_tcp_syn_window, clear_tcp_syn_ts are unaffected/);
     expect(plan.warnings.join('\n')).toMatch(/IP-ID zeroing and TTL rewriting stop .* PPE/);
   });
 
   it('MT7621 hardware offload with SYN-only rewrites: no conflict, hardware kept under either policy', () => {
     for (const conflictPolicy of CONFLICT_POLICIES) {
-      const plan = planFor('kt-km14-102h-mt7621', { l3Rewrite: REWRITE_SETS['syn-only'], flowOffload: { mode: 'hardware' }, conflictPolicy });
+      const plan = planFor('kt-km14-102h-mt7621', {
+        l3Rewrite: REWRITE_SETS['syn-only'],
+        flowOffload: { mode: 'hardware' },
+        conflictPolicy,
+      });
       expect(plan.offload.mode).toBe('hardware');
       expect(plan.conflicts.map((c) => c.id)).toEqual(['offload-bypasses-sqm']);
-      expect(plan.decisions.find((d) => d.topic === 'conflict.hardware-offload-vs-per-packet-rewrite')?.reason).toMatch(/first SYN always passes the CPU/);
+      expect(plan.decisions.find((d) => d.topic === 'conflict.hardware-offload-vs-per-packet-rewrite')?.reason).toMatch(
+        /first SYN always passes the CPU/,
+      );
     }
   });
 
   it('QCA9558 (Archer C7 v2) asked for hardware offload: software under prefer-rewrite, refused under prefer-offload', () => {
-    const degraded = planFor('tplink-archer-c7-v2', { flowOffload: { mode: 'hardware' }, conflictPolicy: 'prefer-rewrite' });
+    const degraded = planFor('tplink-archer-c7-v2', {
+      flowOffload: { mode: 'hardware' },
+      conflictPolicy: 'prefer-rewrite',
+    });
     expect(degraded.satisfiable).toBe(true);
     expect(degraded.offload.mode).toBe('software');
     expect(degraded.datapath).toMatchObject({ mode: 'ebpf', attach: 'cls_bpf', bpfObject: 'bpfeb' });
     expect(degraded.decisions.find((d) => d.topic === 'offload.capability')).toMatchObject({
       choice: 'software',
-      reason: expect.stringMatching(/hardware offload unavailable: QCA9558: ath79.*no flow-offload engine.*degrades to software/),
+      reason: expect.stringMatching(
+        /hardware offload unavailable: QCA9558: ath79.*no flow-offload engine.*degrades to software/,
+      ),
     });
 
-    const refused = planFor('tplink-archer-c7-v2', { flowOffload: { mode: 'hardware' }, conflictPolicy: 'prefer-offload' });
+    const refused = planFor('tplink-archer-c7-v2', {
+      flowOffload: { mode: 'hardware' },
+      conflictPolicy: 'prefer-offload',
+    });
     expect(refused.satisfiable).toBe(false);
-    expect(refused.refusals).toEqual([{ topic: 'offload.capability', reason: expect.stringMatching(/prefer-offload.*QCA9558.*flowOffload.mode auto/) }]);
+    expect(refused.refusals).toEqual([
+      { topic: 'offload.capability', reason: expect.stringMatching(/prefer-offload.*QCA9558.*flowOffload.mode auto/) },
+    ]);
     // The preview still shows what was meant.
     expect(refused.offload.mode).toBe('hardware');
 
     // `auto` is the way to ask for the best available: software here, never a refusal.
-    const auto = planFor('tplink-archer-c7-v2', { l3Rewrite: REWRITE_SETS['syn-only'], flowOffload: { mode: 'auto' }, conflictPolicy: 'prefer-offload' });
+    const auto = planFor('tplink-archer-c7-v2', {
+      l3Rewrite: REWRITE_SETS['syn-only'],
+      flowOffload: { mode: 'auto' },
+      conflictPolicy: 'prefer-offload',
+    });
     expect(auto).toMatchObject({ satisfiable: true, offload: { mode: 'software' } });
   });
 
@@ -279,14 +439,18 @@ describe('plan: explicit cases', () => {
 
     const on = planFor(model, { l3Rewrite: { ebpf: 'on' } });
     expect(on.satisfiable).toBe(false);
-    expect(on.refusals).toEqual([{ topic: 'capability.ebpf', reason: expect.stringContaining(`kernel ${kernel} < 5.15`) }]);
+    expect(on.refusals).toEqual([
+      { topic: 'capability.ebpf', reason: expect.stringContaining(`kernel ${kernel} < 5.15`) },
+    ]);
   });
 
   it('unknown endianness: refusal under ebpf on, nftables under auto', () => {
     const f = { ...factsOf('kt-km14-102h-mt7621'), endian: null };
     const on = resolvePlan(spec({ l3Rewrite: { ebpf: 'on' } }), { facts: f });
     expect(on.satisfiable).toBe(false);
-    expect(on.refusals).toEqual([{ topic: 'datapath.bpfObject', reason: expect.stringMatching(/byte order unknown.*bpfel or bpfeb/) }]);
+    expect(on.refusals).toEqual([
+      { topic: 'datapath.bpfObject', reason: expect.stringMatching(/byte order unknown.*bpfel or bpfeb/) },
+    ]);
     expect(on.datapath.bpfObject).toBeNull();
 
     const auto = resolvePlan(spec({ l3Rewrite: { ebpf: 'auto' } }), { facts: f });
@@ -305,8 +469,15 @@ describe('plan: explicit cases', () => {
     expect(predicted.ebpf).toBe(true);
     const probed = { ebpf: false, reasons: { ebpf: 'loading a test program failed: EPERM' } };
 
-    const auto = resolvePlan(spec({ l3Rewrite: { ebpf: 'auto' }, flowOffload: { mode: 'off' } }), { facts: f, capabilities: { predicted, probed } });
-    expect(auto.capabilities.ebpf).toEqual({ value: false, source: 'probed', reason: expect.stringMatching(/^loading a test program failed: EPERM, overriding the prediction \(true/) });
+    const auto = resolvePlan(spec({ l3Rewrite: { ebpf: 'auto' }, flowOffload: { mode: 'off' } }), {
+      facts: f,
+      capabilities: { predicted, probed },
+    });
+    expect(auto.capabilities.ebpf).toEqual({
+      value: false,
+      source: 'probed',
+      reason: expect.stringMatching(/^loading a test program failed: EPERM, overriding the prediction \(true/),
+    });
     expect(auto.capabilities.tcx.value).toBe(false);
     expect(auto.datapath.mode).toBe('nftables');
 
@@ -321,43 +492,72 @@ describe('plan: explicit cases', () => {
   });
 
   it('a probed hardware offload=false on MT7621 makes auto choose software', () => {
-    const plan = planFor('kt-km14-102h-mt7621', { l3Rewrite: REWRITE_SETS['syn-only'] }, { capabilities: { probed: { hardwareOffload: false } } });
+    const plan = planFor(
+      'kt-km14-102h-mt7621',
+      { l3Rewrite: REWRITE_SETS['syn-only'] },
+      { capabilities: { probed: { hardwareOffload: false } } },
+    );
     expect(plan.offload.mode).toBe('software');
     expect(plan.capabilities.hardwareOffload.source).toBe('probed');
   });
 
   it('nftables with offload: per-packet rules disable offload under prefer-rewrite; SYN-only rules keep it', () => {
-    const perPacket = planFor('glinet-gl-mt6000-mt7986', { l3Rewrite: { ebpf: 'off' }, flowOffload: { mode: 'software' } });
+    const perPacket = planFor('glinet-gl-mt6000-mt7986', {
+      l3Rewrite: { ebpf: 'off' },
+      flowOffload: { mode: 'software' },
+    });
     expect(perPacket.offload.mode).toBe('off');
-    expect(perPacket.conflicts).toEqual([expect.objectContaining({ id: 'nftables-rewrite-vs-offload', resolution: 'offload-disabled', offload: { before: 'software', after: 'off' } })]);
+    expect(perPacket.conflicts).toEqual([
+      expect.objectContaining({
+        id: 'nftables-rewrite-vs-offload',
+        resolution: 'offload-disabled',
+        offload: { before: 'software', after: 'off' },
+      }),
+    ]);
 
-    const hardware = planFor('glinet-gl-mt6000-mt7986', { l3Rewrite: { ebpf: 'off' }, flowOffload: { mode: 'hardware' } });
+    const hardware = planFor('glinet-gl-mt6000-mt7986', {
+      l3Rewrite: { ebpf: 'off' },
+      flowOffload: { mode: 'hardware' },
+    });
     expect(hardware.conflicts.map((c) => [c.id, c.offload.before, c.offload.after])).toEqual([
       ['hardware-offload-vs-per-packet-rewrite', 'hardware', 'software'],
       ['nftables-rewrite-vs-offload', 'software', 'off'],
     ]);
     expect(hardware.offload.mode).toBe('off');
 
-    const kept = planFor('glinet-gl-mt6000-mt7986', { l3Rewrite: { ebpf: 'off' }, flowOffload: { mode: 'software' }, conflictPolicy: 'prefer-offload' });
+    const kept = planFor('glinet-gl-mt6000-mt7986', {
+      l3Rewrite: { ebpf: 'off' },
+      flowOffload: { mode: 'software' },
+      conflictPolicy: 'prefer-offload',
+    });
     expect(kept.offload.mode).toBe('software');
     expect(kept.warnings.join('\n')).toMatch(/software offload kept with nftables rewriting/);
 
-    const synOnly = planFor('glinet-gl-mt6000-mt7986', { l3Rewrite: { ...REWRITE_SETS['syn-only'], ebpf: 'off' }, flowOffload: { mode: 'software' } });
+    const synOnly = planFor('glinet-gl-mt6000-mt7986', {
+      l3Rewrite: { ...REWRITE_SETS['syn-only'], ebpf: 'off' },
+      flowOffload: { mode: 'software' },
+    });
     expect(synOnly.offload.mode).toBe('software');
-    expect(synOnly.decisions.find((d) => d.topic === 'conflict.nftables-rewrite-vs-offload')?.reason).toMatch(/first SYN always traverses the netfilter hooks/);
+    expect(synOnly.decisions.find((d) => d.topic === 'conflict.nftables-rewrite-vs-offload')?.reason).toMatch(
+      /first SYN always traverses the netfilter hooks/,
+    );
   });
 
   it('eBPF with software offload coexist (TC egress still sees software-offloaded flows)', () => {
     const plan = planFor('tplink-archer-c7-v2', { flowOffload: { mode: 'software' } });
     expect(plan).toMatchObject({ satisfiable: true, datapath: { mode: 'ebpf' }, offload: { mode: 'software' } });
     expect(plan.conflicts.map((c) => c.id)).toEqual(['offload-bypasses-sqm']);
-    expect(plan.decisions.find((d) => d.topic === 'conflict.nftables-rewrite-vs-offload')?.reason).toMatch(/dev_queue_xmit/);
+    expect(plan.decisions.find((d) => d.topic === 'conflict.nftables-rewrite-vs-offload')?.reason).toMatch(
+      /dev_queue_xmit/,
+    );
   });
 
   it('cls_bpf tooling missing (tc-tiny, no kmod-sched-bpf): auto falls back to nftables, on keeps eBPF with prerequisites', () => {
     const auto = planFor('tplink-archer-c6-v2-qca9563', { l3Rewrite: { ebpf: 'auto' } });
     expect(auto.datapath.mode).toBe('nftables');
-    expect(auto.decisions.find((d) => d.topic === 'datapath.mode')?.reason).toMatch(/tc-bpf and kmod-sched-bpf are installed/);
+    expect(auto.decisions.find((d) => d.topic === 'datapath.mode')?.reason).toMatch(
+      /tc-bpf and kmod-sched-bpf are installed/,
+    );
     const on = planFor('tplink-archer-c6-v2-qca9563', { l3Rewrite: { ebpf: 'on' } });
     expect(on).toMatchObject({ satisfiable: true, datapath: { mode: 'ebpf', attach: 'cls_bpf', bpfObject: 'bpfeb' } });
     expect(on.prerequisites.map((p) => p.package)).toEqual(['tc-bpf', 'kmod-sched-bpf']);
@@ -366,7 +566,9 @@ describe('plan: explicit cases', () => {
   });
 
   it('program config: TTL, IPv6 hop limit and SYN window reach the programs', () => {
-    const plan = planFor('kt-km14-102h-mt7621', { l3Rewrite: { ttl: { value: 128 }, ipv6HopLimit: true, tcpwin: { value: 29200 } } });
+    const plan = planFor('kt-km14-102h-mt7621', {
+      l3Rewrite: { ttl: { value: 128 }, ipv6HopLimit: true, tcpwin: { value: 29200 } },
+    });
     expect(plan.datapath.programs).toEqual([
       { name: 'set_ip_id_zero', scope: 'every-packet', config: {} },
       { name: 'set_ip_ttl', scope: 'every-packet', config: { ttl: 128, ipv6HopLimit: true } },
@@ -377,7 +579,10 @@ describe('plan: explicit cases', () => {
 
   it('no rewrites: datapath none, and ebpf on requires nothing even where eBPF is missing', () => {
     const plan = planFor('tplink-archer-c7-v2-19.07-ar71xx', { l3Rewrite: { ...REWRITE_SETS.none, ebpf: 'on' } });
-    expect(plan).toMatchObject({ satisfiable: true, datapath: { mode: 'none', attach: null, bpfObject: null, programs: [] } });
+    expect(plan).toMatchObject({
+      satisfiable: true,
+      datapath: { mode: 'none', attach: null, bpfObject: null, programs: [] },
+    });
   });
 
   it('a Linux host that is not OpenWrt: no uci to write, offloading not managed', () => {
@@ -390,16 +595,26 @@ describe('plan: explicit cases', () => {
   });
 
   it('commit-confirm window and drift policy are carried into the plan', () => {
-    const plan = planFor('kt-km14-102h-mt7621', { commitConfirm: { windowSeconds: 120 }, drift: { policy: 'reapply', intervalSeconds: 600 } });
+    const plan = planFor('kt-km14-102h-mt7621', {
+      commitConfirm: { windowSeconds: 120 },
+      drift: { policy: 'reapply', intervalSeconds: 600 },
+    });
     expect(plan.commitConfirm).toEqual({ windowSeconds: 120 });
     expect(plan.drift).toEqual({ policy: 'reapply', intervalSeconds: 600 });
   });
 
   it("the plan's program names are the datapath's, and rewriteConfigOf hands the datapath its config", () => {
     expect(REWRITE_PROGRAMS).toBe(PROGRAM_NAMES);
-    const plan = planFor('kt-km14-102h-mt7621', { l3Rewrite: { ttl: { value: 128 }, ipv6HopLimit: true, tcpwin: { value: 29200 }, ipid: false } });
+    const plan = planFor('kt-km14-102h-mt7621', {
+      l3Rewrite: { ttl: { value: 128 }, ipv6HopLimit: true, tcpwin: { value: 29200 }, ipid: false },
+    });
     const config = rewriteConfigOf(plan);
-    expect(config).toEqual({ programs: ['set_ip_ttl', 'set_tcp_syn_window', 'clear_tcp_syn_ts'], ttl: 128, synWindow: 29200, ipv6HopLimit: true });
+    expect(config).toEqual({
+      programs: ['set_ip_ttl', 'set_tcp_syn_window', 'clear_tcp_syn_ts'],
+      ttl: 128,
+      synWindow: 29200,
+      ipv6HopLimit: true,
+    });
     expect(() => validateRewrite(config)).not.toThrow();
     expect(rewriteConfigOf(planFor('kt-km14-102h-mt7621', { l3Rewrite: REWRITE_SETS.none })).programs).toEqual([]);
   });
@@ -415,7 +630,12 @@ describe('planHash', () => {
     const reordered = Object.fromEntries(Object.entries(factsOf(model)).reverse()) as unknown as RouterFacts;
     expect(resolvePlan(spec({}), { facts: reordered }).planHash).toBe(a.planHash);
     // Precomputed predictions give the same plan as letting resolvePlan predict.
-    expect(resolvePlan(spec({}), { facts: factsOf(model), capabilities: { predicted: predictCapabilities(factsOf(model)) } })).toEqual(a);
+    expect(
+      resolvePlan(spec({}), {
+        facts: factsOf(model),
+        capabilities: { predicted: predictCapabilities(factsOf(model)) },
+      }),
+    ).toEqual(a);
   });
 
   it('changes when an actionable field changes', () => {
@@ -454,7 +674,9 @@ describe('planHash', () => {
     // Predicted reasons supplied in other words: same plan hash.
     const predicted = predictCapabilities(factsOf(model));
     const otherWords = { ...predicted, reasons: { ebpf: 'e', tcx: 't', softwareOffload: 's', hardwareOffload: 'h' } };
-    expect(planFor(model, { flowOffload: { mode: 'hardware' } }, { capabilities: { predicted: otherWords } }).planHash).toBe(planHash);
+    expect(
+      planFor(model, { flowOffload: { mode: 'hardware' } }, { capabilities: { predicted: otherWords } }).planHash,
+    ).toBe(planHash);
   });
 
   it('two profiles that lead to the same actions are the same plan', () => {

@@ -1,6 +1,11 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PROFILE_SPEC, ProfileSpecSchema, validateProfileSpec, type ProfileSpec } from '../../core/profile-spec.js';
+import {
+  DEFAULT_PROFILE_SPEC,
+  ProfileSpecSchema,
+  validateProfileSpec,
+  type ProfileSpec,
+} from '../../core/profile-spec.js';
 
 /** The whole default spec, spelled out: changing a default must be a visible decision. */
 const EXPECTED_DEFAULTS: ProfileSpec = {
@@ -49,7 +54,14 @@ describe('profile spec: defaults', () => {
   it('a full spec passes unchanged', () => {
     const full: ProfileSpec = {
       schemaVersion: 1,
-      l3Rewrite: { ttl: { enabled: true, value: 128 }, ipv6HopLimit: true, ipid: false, tcpts: false, tcpwin: { enabled: false, value: 1 }, ebpf: 'off' },
+      l3Rewrite: {
+        ttl: { enabled: true, value: 128 },
+        ipv6HopLimit: true,
+        ipid: false,
+        tcpts: false,
+        tcpwin: { enabled: false, value: 1 },
+        ebpf: 'off',
+      },
       flowOffload: { mode: 'software' },
       conflictPolicy: 'prefer-offload',
       commitConfirm: { windowSeconds: 3600 },
@@ -89,8 +101,12 @@ describe('profile spec: defaults', () => {
 describe('profile spec: errors name the field (JSON pointer)', () => {
   it('unknown fields are rejected at the root and nested, each with its path', () => {
     expect(errorsOf({ tll: 64 })).toEqual([{ path: '/tll', message: 'unknown field' }]);
-    expect(errorsOf({ l3Rewrite: { ttl: { value: 64, vaule: 1 } } })).toEqual([{ path: '/l3Rewrite/ttl/vaule', message: 'unknown field' }]);
-    expect(errorsOf({ drift: { policy: 'report', every: 5 } })).toEqual([{ path: '/drift/every', message: 'unknown field' }]);
+    expect(errorsOf({ l3Rewrite: { ttl: { value: 64, vaule: 1 } } })).toEqual([
+      { path: '/l3Rewrite/ttl/vaule', message: 'unknown field' },
+    ]);
+    expect(errorsOf({ drift: { policy: 'report', every: 5 } })).toEqual([
+      { path: '/drift/every', message: 'unknown field' },
+    ]);
   });
 
   it('out-of-range values', () => {
@@ -107,20 +123,35 @@ describe('profile spec: errors name the field (JSON pointer)', () => {
   });
 
   it('wrong types are errors, never coerced', () => {
-    expect(errorsOf({ l3Rewrite: { ttl: { value: '64' } } })).toEqual([{ path: '/l3Rewrite/ttl/value', message: 'Expected integer' }]);
-    expect(errorsOf({ l3Rewrite: { ttl: { value: 64.5 } } })).toEqual([{ path: '/l3Rewrite/ttl/value', message: 'Expected integer' }]);
-    expect(errorsOf({ l3Rewrite: { ipid: 'yes' } })).toEqual([{ path: '/l3Rewrite/ipid', message: 'Expected boolean' }]);
+    expect(errorsOf({ l3Rewrite: { ttl: { value: '64' } } })).toEqual([
+      { path: '/l3Rewrite/ttl/value', message: 'Expected integer' },
+    ]);
+    expect(errorsOf({ l3Rewrite: { ttl: { value: 64.5 } } })).toEqual([
+      { path: '/l3Rewrite/ttl/value', message: 'Expected integer' },
+    ]);
+    expect(errorsOf({ l3Rewrite: { ipid: 'yes' } })).toEqual([
+      { path: '/l3Rewrite/ipid', message: 'Expected boolean' },
+    ]);
     expect(errorsOf({ l3Rewrite: { ttl: true } })).toEqual([{ path: '/l3Rewrite/ttl', message: 'Expected object' }]);
     expect(errorsOf({ flowOffload: 'hardware' })).toEqual([{ path: '/flowOffload', message: 'Expected object' }]);
     expect(errorsOf({ schemaVersion: 2 })).toEqual([{ path: '/schemaVersion', message: 'Expected 1' }]);
-    for (const input of [null, 'spec', 42, []]) expect(errorsOf(input)).toEqual([{ path: '', message: 'Expected object' }]);
+    for (const input of [null, 'spec', 42, []])
+      expect(errorsOf(input)).toEqual([{ path: '', message: 'Expected object' }]);
   });
 
   it('enums list the allowed values', () => {
-    expect(errorsOf({ l3Rewrite: { ebpf: 'yes' } })).toEqual([{ path: '/l3Rewrite/ebpf', message: 'must be one of "on", "auto", "off"' }]);
-    expect(errorsOf({ flowOffload: { mode: 'hw' } })).toEqual([{ path: '/flowOffload/mode', message: 'must be one of "off", "software", "hardware", "auto"' }]);
-    expect(errorsOf({ conflictPolicy: 'rewrite' })).toEqual([{ path: '/conflictPolicy', message: 'must be one of "prefer-rewrite", "prefer-offload"' }]);
-    expect(errorsOf({ drift: { policy: 'fix' } })).toEqual([{ path: '/drift/policy', message: 'must be one of "report", "reapply"' }]);
+    expect(errorsOf({ l3Rewrite: { ebpf: 'yes' } })).toEqual([
+      { path: '/l3Rewrite/ebpf', message: 'must be one of "on", "auto", "off"' },
+    ]);
+    expect(errorsOf({ flowOffload: { mode: 'hw' } })).toEqual([
+      { path: '/flowOffload/mode', message: 'must be one of "off", "software", "hardware", "auto"' },
+    ]);
+    expect(errorsOf({ conflictPolicy: 'rewrite' })).toEqual([
+      { path: '/conflictPolicy', message: 'must be one of "prefer-rewrite", "prefer-offload"' },
+    ]);
+    expect(errorsOf({ drift: { policy: 'fix' } })).toEqual([
+      { path: '/drift/policy', message: 'must be one of "report", "reapply"' },
+    ]);
   });
 
   it('reports every error at once', () => {
@@ -141,7 +172,11 @@ describe('profile spec: the same schema in a Fastify route', () => {
     // Fastify's default ajv options strip unknown properties (removeAdditional: true) and coerce
     // types; a profile API must turn both off, or `tll: 64` would be silently dropped.
     const app = Fastify({ ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true } } });
-    app.post('/spec', { schema: { body: JSON.parse(JSON.stringify(ProfileSpecSchema)) } }, async (request) => request.body);
+    app.post(
+      '/spec',
+      { schema: { body: JSON.parse(JSON.stringify(ProfileSpecSchema)) } },
+      async (request) => request.body,
+    );
     try {
       const ok = await app.inject({ method: 'POST', url: '/spec', payload: {} });
       expect(ok.statusCode).toBe(200);

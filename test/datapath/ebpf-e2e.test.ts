@@ -14,7 +14,16 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TCX_HELPER } from '../../agent/datapath/programs.js';
 import { PROGRAM_NAMES, type RewriteConfig } from '../../core/programs.js';
-import { applyEbpf, CLS_PRIO, detachEbpf, ebpfStatus, readAllCounters, watchAndReevaluate, type DatapathEvidence, type DatapathOptions } from '../../agent/datapath/loader.js';
+import {
+  applyEbpf,
+  CLS_PRIO,
+  detachEbpf,
+  ebpfStatus,
+  readAllCounters,
+  watchAndReevaluate,
+  type DatapathEvidence,
+  type DatapathOptions,
+} from '../../agent/datapath/loader.js';
 import { requireFeatures } from './features.js';
 import { ADDR, Topology } from './topology.js';
 import { checkWire } from './wire.js';
@@ -23,7 +32,11 @@ import { compileBpfObject } from '../bpf/progrun.js';
 
 const REWRITE: RewriteConfig = { programs: [...PROGRAM_NAMES], ttl: 77, synWindow: 29200, ipv6HopLimit: false };
 const topo = new Topology();
-const opts = (extra: Partial<DatapathOptions> = {}): DatapathOptions => ({ rewrite: REWRITE, pinRoot: topo.pinRoot, ...extra });
+const opts = (extra: Partial<DatapathOptions> = {}): DatapathOptions => ({
+  rewrite: REWRITE,
+  pinRoot: topo.pinRoot,
+  ...extra,
+});
 
 async function tcxQuery(): Promise<{ prog_id: number; link_id: number }[]> {
   const idx = JSON.parse((await topo.router.run(['ip', '-j', 'link', 'show', 'wan0'])).stdout)[0].ifindex as number;
@@ -37,7 +50,9 @@ async function egressFilters(dev = 'wan0'): Promise<{ pref: number; kind: string
 }
 
 async function qdiscKinds(dev = 'wan0'): Promise<string[]> {
-  return (JSON.parse((await topo.router.run(['tc', '-j', 'qdisc', 'show', 'dev', dev])).stdout) as { kind: string }[]).map((q) => q.kind);
+  return (
+    JSON.parse((await topo.router.run(['tc', '-j', 'qdisc', 'show', 'dev', dev])).stdout) as { kind: string }[]
+  ).map((q) => q.kind);
 }
 
 async function gsoMaxSegs(dev = 'wan0'): Promise<number> {
@@ -52,7 +67,13 @@ async function wireCheck(label: string, offloadOn: boolean, ttl = REWRITE.ttl) {
   // set_ip_id_zero for forwarded aggregates, see docs/BENCHMARKS.md "Datapath".)
   await topo.offload(topo.ns.client, 'cl0', false);
   const pkts = await topo.capture(() => topo.traffic(), label);
-  const rep = checkWire(pkts, { ttl, idZero: true, synWindow: REWRITE.synWindow, noSynTimestamp: true, allowPartialChecksum: offloadOn });
+  const rep = checkWire(pkts, {
+    ttl,
+    idZero: true,
+    synWindow: REWRITE.synWindow,
+    noSynTimestamp: true,
+    allowPartialChecksum: offloadOn,
+  });
   expect(rep.violations, label).toEqual([]);
   // The checks must have had something to bite on.
   expect(rep.firstSyns, `${label}: first SYNs seen`).toBeGreaterThanOrEqual(4); // 2 iperf3 runs x (control + data)
@@ -77,7 +98,13 @@ const PROBE_PRIO = 1;
  */
 async function sendPagedFrames(label: string, payloads: Buffer[]) {
   const mac = async (ns: 'router' | 'peer', dev: string) =>
-    Buffer.from((JSON.parse((await topo[ns].run(['ip', '-j', 'link', 'show', dev])).stdout)[0].address as string).replaceAll(':', ''), 'hex');
+    Buffer.from(
+      (JSON.parse((await topo[ns].run(['ip', '-j', 'link', 'show', dev])).stdout)[0].address as string).replaceAll(
+        ':',
+        '',
+      ),
+      'hex',
+    );
   const l2 = Buffer.concat([await mac('peer', 'up0'), await mac('router', 'wan0'), Buffer.from([0x08, 0x00])]);
   const frames = payloads.map((p) => Buffer.concat([l2, p]));
   const work = mkdtempSync(join(tmpdir(), 'wf-paged-'));
@@ -86,13 +113,33 @@ async function sendPagedFrames(label: string, payloads: Buffer[]) {
     const obj = compileBpfObject(join(HERE, 'paged-probe.bpf.c'), join(work, 'paged-probe.o'));
     mkdirSync(pin, { recursive: true });
     execFileSync('bpftool', ['prog', 'load', obj, `${pin}/prog`, 'type', 'classifier', 'pinmaps', `${pin}/maps`]);
-    const tc = await topo.router.run(['tc', 'filter', 'add', 'dev', 'wan0', 'egress', 'prio', String(PROBE_PRIO), 'bpf', 'object-pinned', `${pin}/prog`, 'direct-action']);
+    const tc = await topo.router.run([
+      'tc',
+      'filter',
+      'add',
+      'dev',
+      'wan0',
+      'egress',
+      'prio',
+      String(PROBE_PRIO),
+      'bpf',
+      'object-pinned',
+      `${pin}/prog`,
+      'direct-action',
+    ]);
     if (tc.code !== 0) throw new Error(`attaching the probe: ${tc.stderr}`);
     const pkts = await topo.capture(async () => {
-      const r = await topo.router.run(['python3', join(HERE, 'tx-ring-send.py'), 'wan0', ...frames.map((f) => f.toString('hex'))]);
+      const r = await topo.router.run([
+        'python3',
+        join(HERE, 'tx-ring-send.py'),
+        'wan0',
+        ...frames.map((f) => f.toString('hex')),
+      ]);
       if (r.code !== 0) throw new Error(`tx-ring-send.py: ${r.stderr}`);
     }, label);
-    const dump = JSON.parse(execFileSync('bpftool', ['-j', 'map', 'dump', 'pinned', `${pin}/maps/paged_counts`]).toString()) as { formatted: { value: { frames: number; paged: number } } }[];
+    const dump = JSON.parse(
+      execFileSync('bpftool', ['-j', 'map', 'dump', 'pinned', `${pin}/maps/paged_counts`]).toString(),
+    ) as { formatted: { value: { frames: number; paged: number } } }[];
     return { pkts, frames, paged: dump[0]!.formatted.value.paged };
   } finally {
     await topo.router.run(['tc', 'filter', 'del', 'dev', 'wan0', 'egress', 'prio', String(PROBE_PRIO)]);
@@ -164,7 +211,12 @@ describe('eligibility and late WAN', () => {
 for (const layout of ['merged', 'separate'] as const) {
   // merged (the default): one wf_chain per interface; separate: one program per rewrite.
   const links = layout === 'merged' ? 1 : 4;
-  const opts = (extra: Partial<DatapathOptions> = {}): DatapathOptions => ({ rewrite: REWRITE, pinRoot: topo.pinRoot, layout, ...extra });
+  const opts = (extra: Partial<DatapathOptions> = {}): DatapathOptions => ({
+    rewrite: REWRITE,
+    pinRoot: topo.pinRoot,
+    layout,
+    ...extra,
+  });
 
   describe(`TCX, layout ${layout}`, () => {
     let first: DatapathEvidence;
@@ -175,7 +227,9 @@ for (const layout of ['merged', 'separate'] as const) {
       const wan = first.interfaces[0]!;
       expect(wan.programs.map((p) => p.program)).toEqual([...PROGRAM_NAMES]);
       expect(wan.programs.every((p) => p.linkId! > 0 && p.progId > 0)).toBe(true);
-      expect(wan.programs.map((p) => p.object)).toEqual(layout === 'merged' ? PROGRAM_NAMES.map(() => 'wf_chain') : [...PROGRAM_NAMES]);
+      expect(wan.programs.map((p) => p.object)).toEqual(
+        layout === 'merged' ? PROGRAM_NAMES.map(() => 'wf_chain') : [...PROGRAM_NAMES],
+      );
       expect(wan.gsoMaxSegs).toEqual({ original: 65535, current: 1 });
       const q = await tcxQuery();
       expect(q.map((x) => x.prog_id).sort()).toEqual([...new Set(wan.programs.map((p) => p.progId))].sort());
@@ -188,7 +242,9 @@ for (const layout of ['merged', 'separate'] as const) {
       expect(again.changes).toEqual([]);
       expect(again.interfaces).toEqual(first.interfaces);
       const status = await ebpfStatus(topo.router, opts()); // a fresh process only has the pins
-      expect(status.interfaces[0]!.programs.map((p) => [p.program, p.progId, p.linkId])).toEqual(first.interfaces[0]!.programs.map((p) => [p.program, p.progId, p.linkId]));
+      expect(status.interfaces[0]!.programs.map((p) => [p.program, p.progId, p.linkId])).toEqual(
+        first.interfaces[0]!.programs.map((p) => [p.program, p.progId, p.linkId]),
+      );
       expect((await tcxQuery()).length).toBe(links);
     });
 
@@ -212,9 +268,14 @@ for (const layout of ['merged', 'separate'] as const) {
 
     it(`a config change replaces the programs in place (still ${links} link(s))`, async () => {
       const ev = await applyEbpf(topo.router, opts({ mode: 'tcx', rewrite: { ...REWRITE, ttl: 99 } }));
-      expect(ev.changes.some((c) => c.includes(layout === 'merged' ? 'removed wf_chain-' : 'removed set_ip_ttl-'))).toBe(true);
+      expect(
+        ev.changes.some((c) => c.includes(layout === 'merged' ? 'removed wf_chain-' : 'removed set_ip_ttl-')),
+      ).toBe(true);
       expect((await tcxQuery()).length).toBe(links);
-      const pk = await topo.capture(async () => void (await topo.router.run(['ping', '-c', '2', '-i', '0.2', ADDR.peer])), 'ttl99');
+      const pk = await topo.capture(
+        async () => void (await topo.router.run(['ping', '-c', '2', '-i', '0.2', ADDR.peer])),
+        'ttl99',
+      );
       expect(checkWire(pk, { ttl: 99, idZero: true }).violations).toEqual([]);
       expect(pk.length).toBe(2);
       await applyEbpf(topo.router, opts({ mode: 'tcx' }));
@@ -222,7 +283,19 @@ for (const layout of ['merged', 'separate'] as const) {
 
     it('a recreated device (same name, new ifindex) is re-attached; defunct links are dropped', async () => {
       await topo.router.run(['ip', 'link', 'del', 'wan0']);
-      await topo.router.run(['ip', 'link', 'add', 'wan0', 'type', 'veth', 'peer', 'name', 'up0', 'netns', topo.ns.peer]);
+      await topo.router.run([
+        'ip',
+        'link',
+        'add',
+        'wan0',
+        'type',
+        'veth',
+        'peer',
+        'name',
+        'up0',
+        'netns',
+        topo.ns.peer,
+      ]);
       await topo.router.run(['ip', 'addr', 'add', `${ADDR.routerWan}/24`, 'dev', 'wan0']);
       await topo.router.run(['ip', 'link', 'set', 'wan0', 'up']);
       await topo.peer.run(['ip', 'addr', 'add', `${ADDR.peer}/24`, 'dev', 'up0']);
@@ -232,7 +305,10 @@ for (const layout of ['merged', 'separate'] as const) {
       const ev = await applyEbpf(topo.router, opts({ mode: 'tcx' }));
       expect(ev.changes.some((c) => c.includes('device recreated'))).toBe(true);
       expect((await tcxQuery()).length).toBe(links);
-      const pk = await topo.capture(async () => void (await topo.router.run(['ping', '-c', '2', '-i', '0.2', ADDR.peer])), 'recreated');
+      const pk = await topo.capture(
+        async () => void (await topo.router.run(['ping', '-c', '2', '-i', '0.2', ADDR.peer])),
+        'recreated',
+      );
       expect(checkWire(pk, { ttl: REWRITE.ttl, idZero: true }).violations).toEqual([]);
       expect(pk.length).toBe(2);
     });
@@ -243,7 +319,10 @@ for (const layout of ['merged', 'separate'] as const) {
       expect(await egressFilters()).toEqual([]);
       expect((await topo.router.run([LOCAL_TCX_HELPER, 'ls', topo.pinRoot])).stdout).toContain('"entries":[]');
       expect(await gsoMaxSegs()).toBe(65535);
-      const pk = await topo.capture(async () => void (await topo.router.run(['ping', '-c', '1', ADDR.peer])), 'detached');
+      const pk = await topo.capture(
+        async () => void (await topo.router.run(['ping', '-c', '1', ADDR.peer])),
+        'detached',
+      );
       expect(findTtl(pk)).toEqual([64]); // the stack's own TTL again
     });
   });
@@ -253,7 +332,9 @@ for (const layout of ['merged', 'separate'] as const) {
       const ev = await applyEbpf(topo.router, opts({ mode: 'cls_bpf' }));
       expect(ev.mode).toBe('cls_bpf');
       const prios = (await egressFilters()).filter((f) => f.kind === 'bpf').map((f) => f.pref);
-      expect([...new Set(prios)].sort()).toEqual(layout === 'merged' ? [CLS_PRIO.wf_chain] : PROGRAM_NAMES.map((p) => CLS_PRIO[p]).sort());
+      expect([...new Set(prios)].sort()).toEqual(
+        layout === 'merged' ? [CLS_PRIO.wf_chain] : PROGRAM_NAMES.map((p) => CLS_PRIO[p]).sort(),
+      );
       expect(await tcxQuery()).toEqual([]);
       const again = await applyEbpf(topo.router, opts({ mode: 'cls_bpf' }));
       expect(again.changes).toEqual([]);
@@ -275,12 +356,23 @@ for (const layout of ['merged', 'separate'] as const) {
       const { pkts, frames, paged } = await sendPagedFrames(`paged-${layout}`, [
         ip(seg({ flags: TCP_SYN, options: linuxSynOptions() })),
         ip(seg({ flags: TCP_SYN, options: oddTsSynOptions(), sport: 40001 })),
-        ip(seg({ flags: TCP_ACK, options: Buffer.concat([opt.nop(), opt.nop(), opt.ts()]), payload: Buffer.alloc(1000, 0x5a) })),
+        ip(
+          seg({
+            flags: TCP_ACK,
+            options: Buffer.concat([opt.nop(), opt.nop(), opt.ts()]),
+            payload: Buffer.alloc(1000, 0x5a),
+          }),
+        ),
       ]);
       // the probe in front of ours saw every frame with its IPv4 header outside the linear area
       expect(paged).toBe(frames.length);
       expect(pkts.length).toBe(frames.length);
-      const rep = checkWire(pkts, { ttl: REWRITE.ttl, idZero: true, synWindow: REWRITE.synWindow, noSynTimestamp: true });
+      const rep = checkWire(pkts, {
+        ttl: REWRITE.ttl,
+        idZero: true,
+        synWindow: REWRITE.synWindow,
+        noSynTimestamp: true,
+      });
       expect(rep.violations).toEqual([]);
       expect(rep.firstSyns).toBe(2);
       expect(rep.fullChecksums).toBe(frames.length);
@@ -316,27 +408,43 @@ for (const layout of ['merged', 'separate'] as const) {
 }
 
 describe('switching layouts in place', () => {
-  const opts = (layout: 'merged' | 'separate', mode: 'tcx' | 'cls_bpf'): DatapathOptions => ({ rewrite: REWRITE, pinRoot: topo.pinRoot, layout, mode });
-
-  it.each(['tcx', 'cls_bpf'] as const)('%s: separate -> merged -> separate leaves only the current layout, and it rewrites', async (mode) => {
-    const attachments = async () => (mode === 'tcx' ? (await tcxQuery()).length : new Set((await egressFilters()).filter((f) => f.kind === 'bpf').map((f) => f.pref)).size);
-    await applyEbpf(topo.router, opts('separate', mode));
-    expect(await attachments()).toBe(4);
-    const merged = await applyEbpf(topo.router, opts('merged', mode));
-    expect(merged.changes.filter((c) => c.includes('not in chain'))).toHaveLength(4);
-    expect(await attachments()).toBe(1);
-    expect(merged.interfaces[0]!.programs.map((p) => [p.program, p.object])).toEqual(PROGRAM_NAMES.map((p) => [p, 'wf_chain']));
-    const pk = await topo.capture(async () => void (await topo.router.run(['ping', '-c', '2', '-i', '0.2', ADDR.peer])), `switch-${mode}`);
-    expect(checkWire(pk, { ttl: REWRITE.ttl, idZero: true }).violations).toEqual([]);
-    expect(pk.length).toBe(2);
-    // A fresh process reads the same attachments back from the pins (programs-<mask> marker).
-    const status = await ebpfStatus(topo.router, { pinRoot: topo.pinRoot });
-    expect(status.interfaces[0]!.programs).toEqual(merged.interfaces[0]!.programs);
-    await applyEbpf(topo.router, opts('separate', mode));
-    expect(await attachments()).toBe(4);
-    await detachEbpf(topo.router, { pinRoot: topo.pinRoot });
-    expect(mode === 'tcx' ? await tcxQuery() : await egressFilters()).toEqual([]);
+  const opts = (layout: 'merged' | 'separate', mode: 'tcx' | 'cls_bpf'): DatapathOptions => ({
+    rewrite: REWRITE,
+    pinRoot: topo.pinRoot,
+    layout,
+    mode,
   });
+
+  it.each(['tcx', 'cls_bpf'] as const)(
+    '%s: separate -> merged -> separate leaves only the current layout, and it rewrites',
+    async (mode) => {
+      const attachments = async () =>
+        mode === 'tcx'
+          ? (await tcxQuery()).length
+          : new Set((await egressFilters()).filter((f) => f.kind === 'bpf').map((f) => f.pref)).size;
+      await applyEbpf(topo.router, opts('separate', mode));
+      expect(await attachments()).toBe(4);
+      const merged = await applyEbpf(topo.router, opts('merged', mode));
+      expect(merged.changes.filter((c) => c.includes('not in chain'))).toHaveLength(4);
+      expect(await attachments()).toBe(1);
+      expect(merged.interfaces[0]!.programs.map((p) => [p.program, p.object])).toEqual(
+        PROGRAM_NAMES.map((p) => [p, 'wf_chain']),
+      );
+      const pk = await topo.capture(
+        async () => void (await topo.router.run(['ping', '-c', '2', '-i', '0.2', ADDR.peer])),
+        `switch-${mode}`,
+      );
+      expect(checkWire(pk, { ttl: REWRITE.ttl, idZero: true }).violations).toEqual([]);
+      expect(pk.length).toBe(2);
+      // A fresh process reads the same attachments back from the pins (programs-<mask> marker).
+      const status = await ebpfStatus(topo.router, { pinRoot: topo.pinRoot });
+      expect(status.interfaces[0]!.programs).toEqual(merged.interfaces[0]!.programs);
+      await applyEbpf(topo.router, opts('separate', mode));
+      expect(await attachments()).toBe(4);
+      await detachEbpf(topo.router, { pinRoot: topo.pinRoot });
+      expect(mode === 'tcx' ? await tcxQuery() : await egressFilters()).toEqual([]);
+    },
+  );
 });
 
 function findTtl(pk: { data: Buffer }[]): number[] {

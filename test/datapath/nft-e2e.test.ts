@@ -14,7 +14,8 @@ const REWRITE: RewriteConfig = { programs: [...PROGRAM_NAMES], ttl: 77, synWindo
 const topo = new Topology();
 
 async function gsoMaxSegs(): Promise<number> {
-  return JSON.parse((await topo.router.run(['ip', '-d', '-j', 'link', 'show', 'wan0'])).stdout)[0].gso_max_segs as number;
+  return JSON.parse((await topo.router.run(['ip', '-d', '-j', 'link', 'show', 'wan0'])).stdout)[0]
+    .gso_max_segs as number;
 }
 
 async function tables(): Promise<string> {
@@ -62,7 +63,13 @@ describe('nftables fallback', () => {
       await topo.offload(topo.ns.router, 'wan0', offloadOn);
       await topo.offload(topo.ns.client, 'cl0', false); // see ebpf-e2e.test.ts
       const pkts = await topo.capture(() => topo.traffic(), `nft-${offloadOn}`);
-      const rep = checkWire(pkts, { ttl: REWRITE.ttl, idZero: true, synWindow: REWRITE.synWindow, noSynTimestamp: true, allowPartialChecksum: offloadOn });
+      const rep = checkWire(pkts, {
+        ttl: REWRITE.ttl,
+        idZero: true,
+        synWindow: REWRITE.synWindow,
+        noSynTimestamp: true,
+        allowPartialChecksum: offloadOn,
+      });
       expect(rep.violations).toEqual([]);
       expect(rep.firstSyns).toBeGreaterThanOrEqual(4);
       expect(rep.icmp).toBe(6);
@@ -88,10 +95,17 @@ describe('nftables fallback', () => {
 
 describe('ensureRewrite', () => {
   it('falls back to nftables when eBPF cannot be attached, and says why', async () => {
-    const ev = await ensureRewrite(topo.router, { rewrite: REWRITE, pinRoot: topo.pinRoot, helper: '/nonexistent/wf-tcx' });
+    const ev = await ensureRewrite(topo.router, {
+      rewrite: REWRITE,
+      pinRoot: topo.pinRoot,
+      helper: '/nonexistent/wf-tcx',
+    });
     expect(ev.mode).toBe('nftables');
     expect(ev.ebpfError).toMatch(/wf-tcx/);
-    const pk = await topo.capture(async () => void (await topo.router.run(['ping', '-c', '2', '-i', '0.2', '10.213.2.2'])), 'fallback');
+    const pk = await topo.capture(
+      async () => void (await topo.router.run(['ping', '-c', '2', '-i', '0.2', '10.213.2.2'])),
+      'fallback',
+    );
     expect(checkWire(pk, { ttl: REWRITE.ttl, idZero: true }).violations).toEqual([]);
     expect(pk.length).toBe(2);
   });
@@ -105,7 +119,14 @@ describe('ensureRewrite', () => {
   });
 
   it('with fallback disabled, an eBPF failure is an error', async () => {
-    await expect(ensureRewrite(topo.router, { rewrite: REWRITE, pinRoot: topo.pinRoot, helper: '/nonexistent/wf-tcx', fallback: false })).rejects.toThrow(/wf-tcx/);
+    await expect(
+      ensureRewrite(topo.router, {
+        rewrite: REWRITE,
+        pinRoot: topo.pinRoot,
+        helper: '/nonexistent/wf-tcx',
+        fallback: false,
+      }),
+    ).rejects.toThrow(/wf-tcx/);
     expect(await tables()).not.toContain(NFT_TABLE);
   });
 });

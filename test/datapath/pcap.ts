@@ -18,7 +18,7 @@ export function readPcap(path: string): { linktype: number; packets: PcapPacket[
   const u32 = (o: number) => (le ? buf.readUInt32LE(o) : buf.readUInt32BE(o));
   const linktype = u32(20);
   const packets: PcapPacket[] = [];
-  for (let off = 24; off + 16 <= buf.length; ) {
+  for (let off = 24; off + 16 <= buf.length;) {
     const incl = u32(off + 8);
     const orig = u32(off + 12);
     if (off + 16 + incl > buf.length) break; // capture stopped mid-record

@@ -47,8 +47,36 @@ export class Topology {
       await sh(['ip', 'netns', 'add', n]);
       await sh(['ip', '-n', n, 'link', 'set', 'lo', 'up']);
     }
-    await sh(['ip', 'link', 'add', 'wan0', 'netns', this.ns.router, 'type', 'veth', 'peer', 'name', 'up0', 'netns', this.ns.peer]);
-    await sh(['ip', 'link', 'add', 'lan0', 'netns', this.ns.router, 'type', 'veth', 'peer', 'name', 'cl0', 'netns', this.ns.client]);
+    await sh([
+      'ip',
+      'link',
+      'add',
+      'wan0',
+      'netns',
+      this.ns.router,
+      'type',
+      'veth',
+      'peer',
+      'name',
+      'up0',
+      'netns',
+      this.ns.peer,
+    ]);
+    await sh([
+      'ip',
+      'link',
+      'add',
+      'lan0',
+      'netns',
+      this.ns.router,
+      'type',
+      'veth',
+      'peer',
+      'name',
+      'cl0',
+      'netns',
+      this.ns.client,
+    ]);
     const addr = async (ns: string, dev: string, a: string) => {
       await sh(['ip', '-n', ns, 'addr', 'add', `${a}/24`, 'dev', dev]);
       await sh(['ip', '-n', ns, 'link', 'set', dev, 'up']);
@@ -77,7 +105,9 @@ export class Topology {
   }
 
   async startIperfServer(): Promise<void> {
-    const p = spawn('nsenter', [`--net=/run/netns/${this.ns.peer}`, 'iperf3', '-s', '-B', ADDR.peer, '-p', '5201'], { stdio: 'ignore' });
+    const p = spawn('nsenter', [`--net=/run/netns/${this.ns.peer}`, 'iperf3', '-s', '-B', ADDR.peer, '-p', '5201'], {
+      stdio: 'ignore',
+    });
     this.servers.push(p);
     for (let i = 0; i < 50; i++) {
       const r = await this.peer.run(['ss', '-Htln', 'sport = :5201']);
@@ -90,9 +120,28 @@ export class Topology {
   /** Runs `fn` while tcpdump captures IPv4 packets arriving at the peer; returns them. */
   async capture(fn: () => Promise<void>, label: string): Promise<PcapPacket[]> {
     const file = join(this.work, `${label}.pcap`);
-    const td = spawn('nsenter', [`--net=/run/netns/${this.ns.peer}`, 'tcpdump', '-i', 'up0', '-Q', 'in', '-s', '0', '-U', '--immediate-mode', '-n', '-w', file, 'ip'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const td = spawn(
+      'nsenter',
+      [
+        `--net=/run/netns/${this.ns.peer}`,
+        'tcpdump',
+        '-i',
+        'up0',
+        '-Q',
+        'in',
+        '-s',
+        '0',
+        '-U',
+        '--immediate-mode',
+        '-n',
+        '-w',
+        file,
+        'ip',
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let err = '';
     td.stderr!.on('data', (d) => (err += String(d)));
     for (let i = 0; i < 50 && !err.includes('listening'); i++) await new Promise((res) => setTimeout(res, 100));

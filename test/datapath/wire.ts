@@ -30,7 +30,16 @@ export interface WireReport {
 }
 
 export function checkWire(packets: PcapPacket[], exp: WireExpect): WireReport {
-  const rep: WireReport = { ipv4: 0, tcp: 0, icmp: 0, firstSyns: 0, fullChecksums: 0, partialChecksums: 0, maxLen: 0, violations: [] };
+  const rep: WireReport = {
+    ipv4: 0,
+    tcp: 0,
+    icmp: 0,
+    firstSyns: 0,
+    fullChecksums: 0,
+    partialChecksums: 0,
+    maxLen: 0,
+    violations: [],
+  };
   const bad = (i: number, msg: string) => {
     if (rep.violations.length < 20) rep.violations.push(`#${i}: ${msg}`);
     else if (rep.violations.length === 20) rep.violations.push('...');
@@ -54,13 +63,16 @@ export function checkWire(packets: PcapPacket[], exp: WireExpect): WireReport {
     if (t.checksumOk) rep.fullChecksums++;
     else {
       const seg = pk.data.subarray(t.l4, p.l3 + p.totLen);
-      const ps = onesSum([pseudo4(pk.data.subarray(p.l3 + 12, p.l3 + 16), pk.data.subarray(p.l3 + 16, p.l3 + 20), 6, seg.length)]);
+      const ps = onesSum([
+        pseudo4(pk.data.subarray(p.l3 + 12, p.l3 + 16), pk.data.subarray(p.l3 + 16, p.l3 + 20), 6, seg.length),
+      ]);
       if (exp.allowPartialChecksum && seg.readUInt16BE(16) === ps) rep.partialChecksums++;
       else bad(i, `bad TCP checksum (flags 0x${t.flags.toString(16)}, len ${p.totLen})`);
     }
     if ((t.flags & 0x12) === 0x02) {
       rep.firstSyns++;
-      if (exp.synWindow !== undefined && t.window !== exp.synWindow) bad(i, `first SYN window ${t.window} != ${exp.synWindow}`);
+      if (exp.synWindow !== undefined && t.window !== exp.synWindow)
+        bad(i, `first SYN window ${t.window} != ${exp.synWindow}`);
       if (exp.noSynTimestamp && t.options.some((o) => o[0] === 8)) bad(i, 'first SYN still carries a Timestamp option');
     }
   });

@@ -21,7 +21,9 @@ const dir = mkdtempSync(join(tmpdir(), 'wf-inv-'));
 
 beforeAll(async () => {
   db = await createPostgresDatabase();
-  controller = await startController(testConfig(db), pino({ level: 'silent' }), { onboarding: { helloTimeoutMs: 30_000, sshConnectTimeoutMs: 4_000 } });
+  controller = await startController(testConfig(db), pino({ level: 'silent' }), {
+    onboarding: { helloTimeoutMs: 30_000, sshConnectTimeoutMs: 4_000 },
+  });
   await Promise.all(routers.map((r) => r.start()));
 }, 60_000);
 
@@ -37,11 +39,32 @@ it('onboards an inventory with bounded concurrency and prints a summary with fai
   writeFileSync(join(dir, 'bad'), 'wrong-password\n', { mode: 0o600 });
   writeFileSync(
     join(dir, 'inv.csv'),
-    ['host,user,passwordFile,tags,placement,identity', `${routers[0]!.addr.router},root,${join(dir, 'good')},site:a;group:b,proxy,cli-inv:1`, `${routers[1]!.addr.router},root,${join(dir, 'bad')},,proxy,cli-inv:2`].join('\n'),
+    [
+      'host,user,passwordFile,tags,placement,identity',
+      `${routers[0]!.addr.router},root,${join(dir, 'good')},site:a;group:b,proxy,cli-inv:1`,
+      `${routers[1]!.addr.router},root,${join(dir, 'bad')},,proxy,cli-inv:2`,
+    ].join('\n'),
   );
-  const { secret } = await controller.tokens.create({ name: 'cli', owner: 'carol', scopes: ['write'], createdBy: 'test' });
+  const { secret } = await controller.tokens.create({
+    name: 'cli',
+    owner: 'carol',
+    scopes: ['write'],
+    createdBy: 'test',
+  });
   // Asynchronously: the controller runs in this process and must keep serving the CLI.
-  const child = spawn('node', ['server/cli/bin.mjs', '--url', controller.httpUrl, '--token', secret, '--json', 'onboard', '--inventory', join(dir, 'inv.csv'), '--concurrency', '2']);
+  const child = spawn('node', [
+    'server/cli/bin.mjs',
+    '--url',
+    controller.httpUrl,
+    '--token',
+    secret,
+    '--json',
+    'onboard',
+    '--inventory',
+    join(dir, 'inv.csv'),
+    '--concurrency',
+    '2',
+  ]);
   const r = { stdout: '', stderr: '', status: null as number | null };
   child.stdout.on('data', (d) => (r.stdout += String(d)));
   child.stderr.on('data', (d) => (r.stderr += String(d)));

@@ -14,7 +14,17 @@
  * /etc/passwd are its own).
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -84,11 +94,21 @@ beforeAll(async () => {
   }
   db = await createPostgresDatabase();
   const logger = pino({ level: 'debug', redact: LOG_REDACTION }, { write: (line: string) => void logs.push(line) });
-  controller = await startController(testConfig(db, { grpcHost: routers[0]!.addr.host, security: { insecureAgents: false } }), logger, {
-    onboarding: { bundleDir, helloTimeoutMs: 40_000, sshConnectTimeoutMs: 4_000 },
+  controller = await startController(
+    testConfig(db, { grpcHost: routers[0]!.addr.host, security: { insecureAgents: false } }),
+    logger,
+    {
+      onboarding: { bundleDir, helloTimeoutMs: 40_000, sshConnectTimeoutMs: 4_000 },
+    },
+  );
+  for (const r of routers.slice(1))
+    await r.inside.run(['ip', 'route', 'add', `${routers[0]!.addr.host}/32`, 'via', r.addr.host, 'dev', 'mgmt0']);
+  const { secret } = await controller.tokens.create({
+    name: 'operator',
+    owner: 'alice',
+    scopes: ['write'],
+    createdBy: 'test',
   });
-  for (const r of routers.slice(1)) await r.inside.run(['ip', 'route', 'add', `${routers[0]!.addr.host}/32`, 'via', r.addr.host, 'dev', 'mgmt0']);
-  const { secret } = await controller.tokens.create({ name: 'operator', owner: 'alice', scopes: ['write'], createdBy: 'test' });
   api = authedFetch(controller.httpUrl, secret);
 }, 120_000);
 
@@ -104,7 +124,14 @@ describe('onboarding, on-router placement (agent bundle uploaded over SSH, start
     const router = routers[0]!;
     const p = prefixOf(router);
     controller.onboarding.options.onRouterPrefix = p;
-    const jobId = await onboard({ host: router.addr.router, user: 'root', password: router.password, placement: 'on-router', identity: 'onb-onrouter:01', tags: ['site:lab'] });
+    const jobId = await onboard({
+      host: router.addr.router,
+      user: 'root',
+      password: router.password,
+      placement: 'on-router',
+      identity: 'onb-onrouter:01',
+      tags: ['site:lab'],
+    });
     const job = await finished(jobId);
     const agentLog = (await router.inside.readFile(`${p}/tmp/wrtfleet-agent.log`)) ?? '';
     expect(job.error, agentLog).toBeNull();
@@ -117,7 +144,9 @@ describe('onboarding, on-router placement (agent bundle uploaded over SSH, start
     expect(row?.placement).toBe('on_router');
     expect(row?.tags).toContain('site:lab');
     // Enrolled for real with the token the job uploaded: one live certificate, the token used.
-    expect(await controller.db.prisma.agentCertificate.count({ where: { routerId: row!.id, revokedAt: null } })).toBe(1);
+    expect(await controller.db.prisma.agentCertificate.count({ where: { routerId: row!.id, revokedAt: null } })).toBe(
+      1,
+    );
     const tokens = await controller.db.prisma.enrollmentToken.findMany({ where: { routerName: 'onb-onrouter:01' } });
     expect(tokens).toHaveLength(1);
     expect(tokens[0]!.usedAt).not.toBeNull();
@@ -128,9 +157,20 @@ describe('onboarding, on-router placement (agent bundle uploaded over SSH, start
     const pid = ((await router.inside.readFile(`${p}/var/run/wrtfleet-agent.pid`)) ?? '').trim();
     expect(pid).toMatch(/^\d+$/);
     const cmdline = (await router.inside.readFile(`/proc/${pid}/cmdline`))!.split('\0');
-    expect(cmdline).toEqual(expect.arrayContaining([`${p}/usr/lib/wrtfleet/${AGENT_ENTRY_FILE}`, 'run', '--placement', 'on_router', '--credentials-dir', `${p}/etc/wrtfleet/credentials`]));
+    expect(cmdline).toEqual(
+      expect.arrayContaining([
+        `${p}/usr/lib/wrtfleet/${AGENT_ENTRY_FILE}`,
+        'run',
+        '--placement',
+        'on_router',
+        '--credentials-dir',
+        `${p}/etc/wrtfleet/credentials`,
+      ]),
+    );
     // Without procd it still runs as the init script would run it: the same node flags and environment.
-    const shipped = agentRuntimeSettings(readFileSync(join(import.meta.dirname, '../../agent/packaging/openwrt/wrtfleet-agent.init'), 'utf8'));
+    const shipped = agentRuntimeSettings(
+      readFileSync(join(import.meta.dirname, '../../agent/packaging/openwrt/wrtfleet-agent.init'), 'utf8'),
+    );
     expect(shipped.nodeFlags).toContain('--jitless');
     expect(cmdline.slice(1, cmdline.indexOf(`${p}/usr/lib/wrtfleet/${AGENT_ENTRY_FILE}`))).toEqual(shipped.nodeFlags);
     const environ = (await router.inside.readFile(`/proc/${pid}/environ`))!.split('\0');
@@ -147,7 +187,10 @@ describe('onboarding, on-router placement (agent bundle uploaded over SSH, start
     expect(JSON.stringify(job)).not.toContain(router.password);
     expect(logs.join('\n')).not.toContain(router.password);
 
-    const events = await controller.db.prisma.auditEvent.findMany({ where: { targetId: jobId }, orderBy: { seq: 'asc' } });
+    const events = await controller.db.prisma.auditEvent.findMany({
+      where: { targetId: jobId },
+      orderBy: { seq: 'asc' },
+    });
     expect(events.map((e) => e.action)).toEqual([
       'onboarding.requested',
       'onboarding.connected',
@@ -167,12 +210,25 @@ describe('onboarding, on-router placement (agent bundle uploaded over SSH, start
     controller.onboarding.options.beforeStep = async (jobId, step) => {
       if (step !== 'hello') return;
       // Let the agent really come up (enrolled, stream open) before cancelling: the rollback must stop a live agent.
-      await eventually(async () => (await controller.db.prisma.router.findUnique({ where: { identity: 'onb-onrouter:02' } }))?.status === 'online', 30_000, 'the on-router agent online');
+      await eventually(
+        async () =>
+          (await controller.db.prisma.router.findUnique({ where: { identity: 'onb-onrouter:02' } }))?.status ===
+          'online',
+        30_000,
+        'the on-router agent online',
+      );
       pid = ((await router.inside.readFile(`${p}/var/run/wrtfleet-agent.pid`)) ?? '').trim();
       expect((await api(`/v1/jobs/${jobId}/cancel`, { method: 'POST' })).status).toBe(202);
     };
     try {
-      const jobId = await onboard({ host: router.addr.router, user: 'root', privateKey: router.clientKey.toString('utf8'), hostKeyFingerprint: router.hostKeyFingerprint, placement: 'on-router', identity: 'onb-onrouter:02' });
+      const jobId = await onboard({
+        host: router.addr.router,
+        user: 'root',
+        privateKey: router.clientKey.toString('utf8'),
+        hostKeyFingerprint: router.hostKeyFingerprint,
+        placement: 'on-router',
+        identity: 'onb-onrouter:02',
+      });
       const job = await finished(jobId);
       expect(job.state).toBe('cancelled');
       expect(job.message).toBe('cancelled during hello');
@@ -183,7 +239,13 @@ describe('onboarding, on-router placement (agent bundle uploaded over SSH, start
       const left = await router.inside.run(['find', p, '-type', 'f']);
       expect(left.stdout.trim()).toBe('');
       // The controller sees the stream end.
-      await eventually(async () => (await controller.db.prisma.router.findUnique({ where: { identity: 'onb-onrouter:02' } }))?.status === 'offline', 20_000, 'router offline after rollback');
+      await eventually(
+        async () =>
+          (await controller.db.prisma.router.findUnique({ where: { identity: 'onb-onrouter:02' } }))?.status ===
+          'offline',
+        20_000,
+        'router offline after rollback',
+      );
     } finally {
       controller.onboarding.options.beforeStep = undefined;
     }

@@ -37,7 +37,12 @@ beforeAll(async () => {
   controller = await startController(testConfig(db, { security: { insecureAgents: false } }), logger, {
     onboarding: { helloTimeoutMs: 30_000, planTimeoutMs: 60_000, sshConnectTimeoutMs: 4_000 },
   });
-  const { secret } = await controller.tokens.create({ name: 'operator', owner: 'alice', scopes: ['write'], createdBy: 'test' });
+  const { secret } = await controller.tokens.create({
+    name: 'operator',
+    owner: 'alice',
+    scopes: ['write'],
+    createdBy: 'test',
+  });
   api = authedFetch(controller.httpUrl, secret);
 }, 60_000);
 
@@ -56,7 +61,14 @@ describe('onboarding over SSH, proxy placement (controller-hosted proxy, mutual 
   }, 60_000);
 
   it('connects with a password, pins the host key on first use, enrolls, reaches Hello; SSE streams the steps; secrets stay out', async () => {
-    jobId = await onboard({ host: router.addr.router, user: 'root', password: router.password, placement: 'proxy', tags: ['site:lab', 'group:canary'], identity: 'onb-proxy:01' });
+    jobId = await onboard({
+      host: router.addr.router,
+      user: 'root',
+      password: router.password,
+      placement: 'proxy',
+      tags: ['site:lab', 'group:canary'],
+      identity: 'onb-proxy:01',
+    });
     const job = await finished(jobId);
     expect(job.message).toMatch(/^onboarded onb-proxy:01 .* placement proxy$/);
     expect(job.state).toBe('succeeded');
@@ -78,7 +90,10 @@ describe('onboarding over SSH, proxy placement (controller-hosted proxy, mutual 
     expect(cred?.proxyIdentity).toBe(controller.onboarding.proxies.proxyIdentity);
     expect(cred?.secretCiphertext).not.toContain(router.password);
     // Each step audited, actor = the token's owner.
-    const events = await controller.db.prisma.auditEvent.findMany({ where: { targetId: jobId }, orderBy: { seq: 'asc' } });
+    const events = await controller.db.prisma.auditEvent.findMany({
+      where: { targetId: jobId },
+      orderBy: { seq: 'asc' },
+    });
     expect(events.map((e) => e.action)).toEqual([
       'onboarding.requested',
       'onboarding.connected',
@@ -94,9 +109,18 @@ describe('onboarding over SSH, proxy placement (controller-hosted proxy, mutual 
   }, 90_000);
 
   it('streams progress over server-sent events until the job ends', async () => {
-    const id = await onboard({ host: router.addr.router, user: 'root', password: router.password, placement: 'proxy', identity: 'onb-proxy:01' });
-    const token = (await controller.tokens.create({ name: 'sse', owner: 'alice', scopes: ['read'], createdBy: 'test' })).secret;
-    const res = await fetch(`${controller.httpUrl}/v1/jobs/${id}/events`, { headers: { authorization: `Bearer ${token}` } });
+    const id = await onboard({
+      host: router.addr.router,
+      user: 'root',
+      password: router.password,
+      placement: 'proxy',
+      identity: 'onb-proxy:01',
+    });
+    const token = (await controller.tokens.create({ name: 'sse', owner: 'alice', scopes: ['read'], createdBy: 'test' }))
+      .secret;
+    const res = await fetch(`${controller.httpUrl}/v1/jobs/${id}/events`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
     const text = await res.text();
     const progress = [...text.matchAll(/^event: progress\ndata: (.+)$/gm)].map((m) => JSON.parse(m[1]!));
@@ -113,12 +137,21 @@ describe('onboarding over SSH, proxy placement (controller-hosted proxy, mutual 
   it('a controller restart resumes the proxy agent from the stored credential', async () => {
     const config = controller.config;
     await controller.close();
-    controller = await startController(config, pino({ level: 'silent' }), { onboarding: { helloTimeoutMs: 30_000, sshConnectTimeoutMs: 4_000 } });
-    const { secret } = await controller.tokens.create({ name: 'operator2', owner: 'alice', scopes: ['write'], createdBy: 'test' });
+    controller = await startController(config, pino({ level: 'silent' }), {
+      onboarding: { helloTimeoutMs: 30_000, sshConnectTimeoutMs: 4_000 },
+    });
+    const { secret } = await controller.tokens.create({
+      name: 'operator2',
+      owner: 'alice',
+      scopes: ['write'],
+      createdBy: 'test',
+    });
     api = authedFetch(controller.httpUrl, secret);
     expect(controller.onboarding.proxies.has('onb-proxy:01')).toBe(true);
     await eventually(
-      async () => (await controller.db.prisma.router.findUnique({ where: { identity: 'onb-proxy:01' } }))?.status === 'online' && (await controller.gateway.sessions.size) > 0,
+      async () =>
+        (await controller.db.prisma.router.findUnique({ where: { identity: 'onb-proxy:01' } }))?.status === 'online' &&
+        (await controller.gateway.sessions.size) > 0,
       30_000,
       'resumed proxy agent online',
     );
@@ -128,11 +161,26 @@ describe('onboarding over SSH, proxy placement (controller-hosted proxy, mutual 
 describe('onboarding with a desired revision: waits for the first applied plan', () => {
   it('the router applies its plan over SSH before the job succeeds', async () => {
     const router = await newRouter();
-    const saved = await controller.profiles.save('onb-plan', { l3Rewrite: { ttl: { value: 77 } } }, undefined, { actor: 'token:alice', requestId: null } as never);
-    const revision = await controller.db.prisma.profileRevision.findFirstOrThrow({ where: { profile: { name: 'onb-plan' }, number: saved.revision } });
+    const saved = await controller.profiles.save('onb-plan', { l3Rewrite: { ttl: { value: 77 } } }, undefined, {
+      actor: 'token:alice',
+      requestId: null,
+    } as never);
+    const revision = await controller.db.prisma.profileRevision.findFirstOrThrow({
+      where: { profile: { name: 'onb-plan' }, number: saved.revision },
+    });
     // Known to the controller before it is onboarded (e.g. re-flashed), with a revision waiting for it.
-    await controller.db.prisma.router.create({ data: { identity: 'onb-plan:01', name: 'onb-plan-01', desiredRevisionId: revision.id } });
-    const jobId = await onboard({ host: router.addr.router, user: 'root', privateKey: router.clientKey.toString('utf8'), hostKeyFingerprint: router.hostKeyFingerprint, placement: 'proxy', identity: 'onb-plan:01', name: 'onb-plan-01' });
+    await controller.db.prisma.router.create({
+      data: { identity: 'onb-plan:01', name: 'onb-plan-01', desiredRevisionId: revision.id },
+    });
+    const jobId = await onboard({
+      host: router.addr.router,
+      user: 'root',
+      privateKey: router.clientKey.toString('utf8'),
+      hostKeyFingerprint: router.hostKeyFingerprint,
+      placement: 'proxy',
+      identity: 'onb-plan:01',
+      name: 'onb-plan-01',
+    });
     const job = await finished(jobId, 90_000);
     expect(job.error).toBeNull();
     expect(job.state).toBe('succeeded');
@@ -149,7 +197,12 @@ describe('onboarding with a desired revision: waits for the first applied plan',
 describe('onboarding failures are clear and leave nothing behind', () => {
   it('wrong password: failed, says authentication failed, no secret in the job', async () => {
     const router = routers[0]!;
-    const jobId = await onboard({ host: router.addr.router, user: 'root', password: 'not-the-password-xyz', placement: 'proxy' });
+    const jobId = await onboard({
+      host: router.addr.router,
+      user: 'root',
+      password: 'not-the-password-xyz',
+      placement: 'proxy',
+    });
     const job = await finished(jobId);
     expect(job.state).toBe('failed');
     expect(job.error).toMatch(/authentication failed for user root \(password rejected by the router\)/);
@@ -160,7 +213,13 @@ describe('onboarding failures are clear and leave nothing behind', () => {
   it('host-key mismatch: refused before any credential is sent', async () => {
     const router = routers[0]!;
     const other = 'SHA256:' + 'A'.repeat(43);
-    const jobId = await onboard({ host: router.addr.router, user: 'root', password: router.password, hostKeyFingerprint: other, placement: 'proxy' });
+    const jobId = await onboard({
+      host: router.addr.router,
+      user: 'root',
+      password: router.password,
+      hostKeyFingerprint: other,
+      placement: 'proxy',
+    });
     const job = await finished(jobId);
     expect(job.state).toBe('failed');
     expect(job.error).toMatch(/HOST KEY MISMATCH: the router presented .* but SHA256:A{43} is pinned/);
@@ -169,7 +228,13 @@ describe('onboarding failures are clear and leave nothing behind', () => {
 
   it('connection refused: no SSH server on the port', async () => {
     const router = routers[0]!;
-    const jobId = await onboard({ host: router.addr.router, port: 2222, user: 'root', password: 'x', placement: 'proxy' });
+    const jobId = await onboard({
+      host: router.addr.router,
+      port: 2222,
+      user: 'root',
+      password: 'x',
+      placement: 'proxy',
+    });
     const job = await finished(jobId);
     expect(job.state).toBe('failed');
     expect(job.error).toMatch(/connection refused \(no SSH server listening on port 2222\)/);
@@ -181,7 +246,13 @@ describe('onboarding failures are clear and leave nothing behind', () => {
       if (step === 'packages') await router.stop();
     };
     try {
-      const jobId = await onboard({ host: router.addr.router, user: 'root', password: router.password, placement: 'proxy', identity: 'onb-vanish:01' });
+      const jobId = await onboard({
+        host: router.addr.router,
+        user: 'root',
+        password: router.password,
+        placement: 'proxy',
+        identity: 'onb-vanish:01',
+      });
       const job = await finished(jobId);
       expect(job.state).toBe('failed');
       expect(job.error).toMatch(/lost the router during (packages|placement)/);
@@ -202,14 +273,25 @@ describe('onboarding failures are clear and leave nothing behind', () => {
       }
     };
     try {
-      const jobId = await onboard({ host: router.addr.router, user: 'root', password: router.password, placement: 'proxy', identity: 'onb-cancel:01' });
+      const jobId = await onboard({
+        host: router.addr.router,
+        user: 'root',
+        password: router.password,
+        placement: 'proxy',
+        identity: 'onb-cancel:01',
+      });
       const job = await finished(jobId);
       expect(id).toBe(jobId);
       expect(job.state).toBe('cancelled');
       expect(job.message).toBe('cancelled during hello');
-      expect(job.result.rolledBack).toEqual(['proxy agent for onb-cancel:01 stopped, its key and SSH credential removed']);
+      expect(job.result.rolledBack).toEqual([
+        'proxy agent for onb-cancel:01 stopped, its key and SSH credential removed',
+      ]);
       expect(controller.onboarding.proxies.has('onb-cancel:01')).toBe(false);
-      const row = await controller.db.prisma.router.findUnique({ where: { identity: 'onb-cancel:01' }, include: { credential: true } });
+      const row = await controller.db.prisma.router.findUnique({
+        where: { identity: 'onb-cancel:01' },
+        include: { credential: true },
+      });
       expect(row?.credential ?? null).toBeNull();
       // A finished job cannot be cancelled again.
       expect((await api(`/v1/jobs/${jobId}/cancel`, { method: 'POST' })).status).toBe(409);
@@ -220,8 +302,19 @@ describe('onboarding failures are clear and leave nothing behind', () => {
 
   it('validation: exactly one of password / privateKey; read-only tokens cannot onboard', async () => {
     expect((await api('/v1/onboarding', { method: 'POST', body: { host: '10.0.0.1' } })).status).toBe(400);
-    expect((await api('/v1/onboarding', { method: 'POST', body: { host: '10.0.0.1', password: 'a', privateKey: 'b' } })).status).toBe(400);
-    const ro = (await controller.tokens.create({ name: 'ro', owner: 'bob', scopes: ['read'], createdBy: 'test' })).secret;
-    expect((await authedFetch(controller.httpUrl, ro)('/v1/onboarding', { method: 'POST', body: { host: '10.0.0.1', password: 'a' } })).status).toBe(403);
+    expect(
+      (await api('/v1/onboarding', { method: 'POST', body: { host: '10.0.0.1', password: 'a', privateKey: 'b' } }))
+        .status,
+    ).toBe(400);
+    const ro = (await controller.tokens.create({ name: 'ro', owner: 'bob', scopes: ['read'], createdBy: 'test' }))
+      .secret;
+    expect(
+      (
+        await authedFetch(controller.httpUrl, ro)('/v1/onboarding', {
+          method: 'POST',
+          body: { host: '10.0.0.1', password: 'a' },
+        })
+      ).status,
+    ).toBe(403);
   });
 });

@@ -28,16 +28,20 @@ class PackageTranscriptHost implements RouterHost {
     this.log.push(cmd);
     const ok = (stdout: string): CommandResult => ({ code: 0, stdout, stderr: '' });
     if (cmd === 'opkg list-installed' || cmd === 'apk list --installed') return ok(this.list);
-    if (cmd === 'opkg update') return this.online ? ok(T('opkg-update.ok.txt')) : { code: 1, stdout: '', stderr: T('opkg-update.offline.txt') };
-    if (cmd === 'apk update') return this.online ? ok(T('apk-update.ok.txt')) : { code: 2, stdout: T('apk-update.offline.txt'), stderr: '' };
+    if (cmd === 'opkg update')
+      return this.online ? ok(T('opkg-update.ok.txt')) : { code: 1, stdout: '', stderr: T('opkg-update.offline.txt') };
+    if (cmd === 'apk update')
+      return this.online ? ok(T('apk-update.ok.txt')) : { code: 2, stdout: T('apk-update.offline.txt'), stderr: '' };
     if (argv[0] === 'opkg' && argv[1] === 'install') {
       const out = T('opkg-install.ok.txt');
-      for (const m of out.matchAll(/^Installing (\S+) \((\S+)\)/gm)) if (argv.includes(m[1]!)) this.list += `${m[1]} - ${m[2]}\n`;
+      for (const m of out.matchAll(/^Installing (\S+) \((\S+)\)/gm))
+        if (argv.includes(m[1]!)) this.list += `${m[1]} - ${m[2]}\n`;
       return ok(out);
     }
     if (argv[0] === 'apk' && argv[1] === 'add') {
       const out = T('apk-add.ok.txt');
-      for (const m of out.matchAll(/Installing (\S+) \((\S+)\)/g)) if (argv.includes(m[1]!)) this.list += `${m[1]}-${m[2]} mipsel_24kc {x} (GPL-2.0) [installed]\n`;
+      for (const m of out.matchAll(/Installing (\S+) \((\S+)\)/g))
+        if (argv.includes(m[1]!)) this.list += `${m[1]}-${m[2]} mipsel_24kc {x} (GPL-2.0) [installed]\n`;
       return ok(out);
     }
     return { code: 127, stdout: '', stderr: `${argv[0]}: not found` };
@@ -52,7 +56,8 @@ class PackageTranscriptHost implements RouterHost {
   async close(): Promise<void> {}
 }
 
-const facts = (version: string, manager: 'opkg' | 'apk' | null) => ({ openwrt: { version }, packages: { manager } }) as unknown as RouterFacts;
+const facts = (version: string, manager: 'opkg' | 'apk' | null) =>
+  ({ openwrt: { version }, packages: { manager } }) as unknown as RouterFacts;
 
 describe('package step (OpenWrt transcripts: OpenWrt cannot run here)', () => {
   it('24.10 with opkg: tc-tiny is not enough; reports the exact missing list', async () => {
@@ -67,7 +72,12 @@ describe('package step (OpenWrt transcripts: OpenWrt cannot run here)', () => {
     const plan = await planPackages(host, facts('24.10.4', 'opkg'));
     const done = await installPackages(host, 'opkg', plan.missing);
     expect(done.installed).toEqual(['tc-bpf', 'kmod-sched-bpf', 'bpftool-minimal']);
-    expect(host.log).toEqual(['opkg list-installed', 'opkg update', 'opkg install tc-bpf kmod-sched-bpf bpftool-minimal', 'opkg list-installed']);
+    expect(host.log).toEqual([
+      'opkg list-installed',
+      'opkg update',
+      'opkg install tc-bpf kmod-sched-bpf bpftool-minimal',
+      'opkg list-installed',
+    ]);
     expect((await planPackages(host, facts('24.10.4', 'opkg'))).missing).toEqual([]);
   });
 
@@ -76,7 +86,9 @@ describe('package step (OpenWrt transcripts: OpenWrt cannot run here)', () => {
     const err = await installPackages(host, 'opkg', ['tc-bpf']).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PackageError);
     expect((err as PackageError).kind).toBe('no-internet');
-    expect((err as Error).message).toMatch(/cannot reach its package feeds \(no internet access\?\).*Failed to download the package list/);
+    expect((err as Error).message).toMatch(
+      /cannot reach its package feeds \(no internet access\?\).*Failed to download the package list/,
+    );
     expect(host.log).not.toContain('opkg install tc-bpf');
   });
 
@@ -84,7 +96,11 @@ describe('package step (OpenWrt transcripts: OpenWrt cannot run here)', () => {
     const host = new PackageTranscriptHost('apk', true);
     expect(managerFor(facts('25.12.0', null))).toBe('apk');
     const plan = await planPackages(host, facts('25.12.0', 'apk'));
-    expect(plan).toEqual({ manager: 'apk', present: { 'tc-full': '6.15.0-r1' }, missing: ['kmod-sched-bpf', 'bpftool-minimal'] });
+    expect(plan).toEqual({
+      manager: 'apk',
+      present: { 'tc-full': '6.15.0-r1' },
+      missing: ['kmod-sched-bpf', 'bpftool-minimal'],
+    });
     await installPackages(host, 'apk', plan.missing);
     expect(host.log).toContain('apk add kmod-sched-bpf bpftool-minimal');
     expect((await planPackages(host, facts('25.12.0', 'apk'))).missing).toEqual([]);
@@ -92,10 +108,17 @@ describe('package step (OpenWrt transcripts: OpenWrt cannot run here)', () => {
 
   it('25.12 without internet: apk network error is reported as no internet', async () => {
     const host = new PackageTranscriptHost('apk', false);
-    await expect(installPackages(host, 'apk', ['kmod-sched-bpf'])).rejects.toThrow(/no internet access\?.*network error \(check Internet connection and firewall\)/);
+    await expect(installPackages(host, 'apk', ['kmod-sched-bpf'])).rejects.toThrow(
+      /no internet access\?.*network error \(check Internet connection and firewall\)/,
+    );
   });
 
   it('not OpenWrt: no package manager step', async () => {
-    expect(await planPackages(new PackageTranscriptHost('opkg', true), { openwrt: null, packages: { manager: null } } as unknown as RouterFacts)).toEqual({ manager: null, present: {}, missing: [] });
+    expect(
+      await planPackages(new PackageTranscriptHost('opkg', true), {
+        openwrt: null,
+        packages: { manager: null },
+      } as unknown as RouterFacts),
+    ).toEqual({ manager: null, present: {}, missing: [] });
   });
 });

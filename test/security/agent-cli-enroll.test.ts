@@ -27,10 +27,24 @@ describe('`agent run` enrolls with a one-time token, then reconnects over mTLS w
   });
 
   const runAgent = (args: string[]) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'agent/main.ts', 'run', '--controller', controller.grpcAddress, '--root', `${defaultFixturesDir()}/kt-km14-102h-mt7621`, ...args], {
-      cwd: repo,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'agent/main.ts',
+        'run',
+        '--controller',
+        controller.grpcAddress,
+        '--root',
+        `${defaultFixturesDir()}/kt-km14-102h-mt7621`,
+        ...args,
+      ],
+      {
+        cwd: repo,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     children.push(child);
@@ -45,8 +59,23 @@ describe('`agent run` enrolls with a one-time token, then reconnects over mTLS w
     const tokenFile = path.join(dir, 'token');
     await writeFile(tokenFile, minted.body.token, { mode: 0o600 });
     const credentials = path.join(dir, 'credentials');
-    const first = runAgent(['--identity', 'cli:router:1', '--name', 'cli-router', '--credentials-dir', credentials, '--enroll-token-file', tokenFile, '--ca-fingerprint', minted.body.caFingerprint]);
-    await eventually(async () => [...controller.gateway.sessions.values()].some((s) => s.identity === 'cli:router:1'), 30_000, 'agent connected over mTLS');
+    const first = runAgent([
+      '--identity',
+      'cli:router:1',
+      '--name',
+      'cli-router',
+      '--credentials-dir',
+      credentials,
+      '--enroll-token-file',
+      tokenFile,
+      '--ca-fingerprint',
+      minted.body.caFingerprint,
+    ]);
+    await eventually(
+      async () => [...controller.gateway.sessions.values()].some((s) => s.identity === 'cli:router:1'),
+      30_000,
+      'agent connected over mTLS',
+    );
     expect(first.stderr()).toMatch(/enrolled as cli:router:1/);
     const keyFile = (await readdir(credentials)).find((f) => f.includes('key'))!;
     expect((await stat(path.join(credentials, keyFile))).mode & 0o077).toBe(0);
@@ -55,12 +84,25 @@ describe('`agent run` enrolls with a one-time token, then reconnects over mTLS w
 
     // Restarted without a token: the saved certificate is enough.
     const second = runAgent(['--credentials-dir', credentials]);
-    await eventually(async () => [...controller.gateway.sessions.values()].some((s) => s.identity === 'cli:router:1'), 30_000, 'reconnected with the saved certificate');
+    await eventually(
+      async () => [...controller.gateway.sessions.values()].some((s) => s.identity === 'cli:router:1'),
+      30_000,
+      'reconnected with the saved certificate',
+    );
     second.child.kill('SIGTERM');
     await second.exited;
 
     // The token was single-use.
-    const reuse = runAgent(['--identity', 'cli:router:2', '--credentials-dir', path.join(dir, 'other'), '--enroll-token-file', tokenFile, '--ca-fingerprint', minted.body.caFingerprint]);
+    const reuse = runAgent([
+      '--identity',
+      'cli:router:2',
+      '--credentials-dir',
+      path.join(dir, 'other'),
+      '--enroll-token-file',
+      tokenFile,
+      '--ca-fingerprint',
+      minted.body.caFingerprint,
+    ]);
     expect(await reuse.exited).toBe(2);
     expect(reuse.stderr()).toMatch(/enrollment failed/);
     // Without credentials or a token the agent says what to do instead of trying plaintext.

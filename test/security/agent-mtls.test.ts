@@ -16,13 +16,28 @@ import { BACKENDS, createPgliteDatabase, type TestDatabase } from '../support/da
 const SECURE = { security: { insecureAgents: false } } as const;
 
 /** A raw Enroll call, to see exactly how the controller answers. */
-function rawEnroll(controller: Controller, token: string, identity: string, csrPem: string, name = ''): Promise<{ code: number; details: string; response?: EnrollResponse }> {
-  const client = new AgentServiceClient(controller.grpcAddress, grpcCredentials.createSsl(Buffer.from(controller.security.pki!.caCertificatePem)), { 'grpc.use_local_subchannel_pool': 1 });
+function rawEnroll(
+  controller: Controller,
+  token: string,
+  identity: string,
+  csrPem: string,
+  name = '',
+): Promise<{ code: number; details: string; response?: EnrollResponse }> {
+  const client = new AgentServiceClient(
+    controller.grpcAddress,
+    grpcCredentials.createSsl(Buffer.from(controller.security.pki!.caCertificatePem)),
+    { 'grpc.use_local_subchannel_pool': 1 },
+  );
   return new Promise((resolve) => {
-    client.enroll({ token, csrPem, router: { identity, name } }, new Metadata(), { deadline: Date.now() + 10_000 }, (err: ServiceError | null, response?: EnrollResponse) => {
-      client.close();
-      resolve(err ? { code: err.code, details: err.details } : { code: GrpcStatus.OK, details: '', response });
-    });
+    client.enroll(
+      { token, csrPem, router: { identity, name } },
+      new Metadata(),
+      { deadline: Date.now() + 10_000 },
+      (err: ServiceError | null, response?: EnrollResponse) => {
+        client.close();
+        resolve(err ? { code: err.code, details: err.details } : { code: GrpcStatus.OK, details: '', response });
+      },
+    );
   });
 }
 
@@ -55,11 +70,19 @@ describe.each(BACKENDS)('agents: enrollment and mutual TLS on %s', (_name, creat
   });
 
   it('an API-minted enrollment token enrolls an agent (CA pinned by fingerprint) that then connects over mTLS; audited; the token is spent', async () => {
-    const minted = await api('/v1/enrollment-tokens', { method: 'POST', body: { routerName: 'edge-1', tags: ['site:lab'], expiresInSeconds: 600 } });
+    const minted = await api('/v1/enrollment-tokens', {
+      method: 'POST',
+      body: { routerName: 'edge-1', tags: ['site:lab'], expiresInSeconds: 600 },
+    });
     expect(minted.status).toBe(201);
     expect(minted.body.token).toMatch(/^wfe_/);
     expect(minted.body.caFingerprint).toBe(controller.security.pki!.caFingerprint);
-    const creds = await AgentCredentials.enroll({ address: controller.grpcAddress, token: minted.body.token, identity: 'lab:edge-1', caFingerprint: minted.body.caFingerprint });
+    const creds = await AgentCredentials.enroll({
+      address: controller.grpcAddress,
+      token: minted.body.token,
+      identity: 'lab:edge-1',
+      caFingerprint: minted.body.caFingerprint,
+    });
     const cert = new X509Certificate(creds.identity.certificatePem);
     expect(cert.subjectAltName).toBe('URI:urn:wrtfleet:router:lab%3Aedge-1');
     expect(cert.subject).toContain('CN=lab:edge-1');
@@ -72,11 +95,18 @@ describe.each(BACKENDS)('agents: enrollment and mutual TLS on %s', (_name, creat
     expect(welcome.body?.$case).toBe('welcome');
     const router = await routerByIdentity('lab:edge-1');
     expect(router).toMatchObject({ name: 'edge-1', tags: ['site:lab'], status: 'online' });
-    const events = await controller.db.prisma.auditEvent.findMany({ where: { targetId: router!.id, action: 'router.enrolled' } });
+    const events = await controller.db.prisma.auditEvent.findMany({
+      where: { targetId: router!.id, action: 'router.enrolled' },
+    });
     expect(events).toHaveLength(1);
-    expect(JSON.stringify(events[0], (_k, v) => (typeof v === 'bigint' ? String(v) : v))).not.toContain(minted.body.token);
+    expect(JSON.stringify(events[0], (_k, v) => (typeof v === 'bigint' ? String(v) : v))).not.toContain(
+      minted.body.token,
+    );
     const list = await api('/v1/enrollment-tokens');
-    expect(list.body.items.find((t: { id: string }) => t.id === minted.body.id)).toMatchObject({ state: 'used', usedByRouterId: router!.id });
+    expect(list.body.items.find((t: { id: string }) => t.id === minted.body.id)).toMatchObject({
+      state: 'used',
+      usedByRouterId: router!.id,
+    });
     expect(JSON.stringify(list.body)).not.toContain(minted.body.token);
     s.close();
   });
@@ -90,22 +120,35 @@ describe.each(BACKENDS)('agents: enrollment and mutual TLS on %s', (_name, creat
     expect(again.details).toMatch(/unknown, already used, revoked or expired/);
 
     const expired = await controller.security.enrollmentTokens.create({ createdBy: 'test' });
-    await controller.db.prisma.enrollmentToken.update({ where: { id: expired.record.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    expect((await rawEnroll(controller, expired.secret, 'lab:expired', (await newKeyAndCsr('lab:expired')).csrPem)).code).toBe(GrpcStatus.UNAUTHENTICATED);
+    await controller.db.prisma.enrollmentToken.update({
+      where: { id: expired.record.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    expect(
+      (await rawEnroll(controller, expired.secret, 'lab:expired', (await newKeyAndCsr('lab:expired')).csrPem)).code,
+    ).toBe(GrpcStatus.UNAUTHENTICATED);
 
     const revoked = await api('/v1/enrollment-tokens', { method: 'POST', body: {} });
     expect((await api(`/v1/enrollment-tokens/${revoked.body.id}`, { method: 'DELETE' })).status).toBe(204);
-    expect((await rawEnroll(controller, revoked.body.token, 'lab:revoked', (await newKeyAndCsr('lab:revoked')).csrPem)).code).toBe(GrpcStatus.UNAUTHENTICATED);
+    expect(
+      (await rawEnroll(controller, revoked.body.token, 'lab:revoked', (await newKeyAndCsr('lab:revoked')).csrPem)).code,
+    ).toBe(GrpcStatus.UNAUTHENTICATED);
 
-    expect((await rawEnroll(controller, 'wfe_made-up', 'lab:guess', (await newKeyAndCsr('lab:guess')).csrPem)).code).toBe(GrpcStatus.UNAUTHENTICATED);
-    for (const identity of ['lab:reuse-2', 'lab:expired', 'lab:revoked', 'lab:guess']) expect(await routerByIdentity(identity), identity).toBeNull();
+    expect(
+      (await rawEnroll(controller, 'wfe_made-up', 'lab:guess', (await newKeyAndCsr('lab:guess')).csrPem)).code,
+    ).toBe(GrpcStatus.UNAUTHENTICATED);
+    for (const identity of ['lab:reuse-2', 'lab:expired', 'lab:revoked', 'lab:guess'])
+      expect(await routerByIdentity(identity), identity).toBeNull();
   });
 
   it('a CSR that is not signed by its key, or garbage, is refused without spending the token', async () => {
     const { secret } = await controller.security.enrollmentTokens.create({ createdBy: 'test' });
     const { csrPem } = await newKeyAndCsr('lab:tamper');
     // Flip one byte inside the signature: proof of possession fails.
-    const body = csrPem.split('\n').filter((l) => l && !l.startsWith('-----')).join('');
+    const body = csrPem
+      .split('\n')
+      .filter((l) => l && !l.startsWith('-----'))
+      .join('');
     const der = Buffer.from(body, 'base64');
     der[der.length - 5] = der[der.length - 5]! ^ 0x01;
     const tampered = `-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`;
@@ -145,14 +188,29 @@ describe.each(BACKENDS)('agents: enrollment and mutual TLS on %s', (_name, creat
   it('a certificate from another CA (same identity, valid signature of its own) is refused', async () => {
     const otherDir = await mkdtemp(path.join(os.tmpdir(), 'wrtfleet-otherca-'));
     try {
-      const other = await ControllerPki.open({ dataDir: otherDir, serverNames: [], clientCertificateLifetimeSeconds: 3600 });
+      const other = await ControllerPki.open({
+        dataDir: otherDir,
+        serverNames: [],
+        clientCertificateLifetimeSeconds: 3600,
+      });
       const { keyPem, csrPem } = await newKeyAndCsr('lab:router-a');
       const forged = await other.issueClientCertificate(csrPem, 'lab:router-a');
-      const creds = grpcCredentials.createSsl(Buffer.from(caPem()), Buffer.from(keyPem), Buffer.from(forged.certificatePem));
+      const creds = grpcCredentials.createSsl(
+        Buffer.from(caPem()),
+        Buffer.from(keyPem),
+        Buffer.from(forged.certificatePem),
+      );
       const end = await openStream(controller.grpcAddress, creds, 'lab:router-a').ended;
       expect(end.code).toBe(GrpcStatus.UNAUTHENTICATED);
       // And an agent cannot be lured the other way: pinning our CA, it refuses the other controller's server.
-      await expect(enroll({ address: controller.grpcAddress, token: 'wfe_x', identity: 'lab:x', caFingerprint: other.caFingerprint })).rejects.toThrow(/pinned fingerprint/);
+      await expect(
+        enroll({
+          address: controller.grpcAddress,
+          token: 'wfe_x',
+          identity: 'lab:x',
+          caFingerprint: other.caFingerprint,
+        }),
+      ).rejects.toThrow(/pinned fingerprint/);
     } finally {
       await rm(otherDir, { recursive: true, force: true });
     }
@@ -170,15 +228,27 @@ describe.each(BACKENDS)('agents: enrollment and mutual TLS on %s', (_name, creat
     const end = await s.ended;
     expect(end.code).toBe(GrpcStatus.PERMISSION_DENIED);
     expect(end.at - started).toBeLessThan(1000);
-    expect((await controller.db.prisma.router.findUnique({ where: { id: router.id } }))!.decommissionedAt).not.toBeNull();
+    expect(
+      (await controller.db.prisma.router.findUnique({ where: { id: router.id } }))!.decommissionedAt,
+    ).not.toBeNull();
 
     const again = await openStream(controller.grpcAddress, creds.channelCredentials, 'lab:to-retire').ended;
     expect(again.code).toBe(GrpcStatus.PERMISSION_DENIED);
     const { secret } = await controller.security.enrollmentTokens.create({ createdBy: 'test' });
-    expect((await rawEnroll(controller, secret, 'lab:to-retire', (await newKeyAndCsr('lab:to-retire')).csrPem)).code).toBe(GrpcStatus.PERMISSION_DENIED);
+    expect(
+      (await rawEnroll(controller, secret, 'lab:to-retire', (await newKeyAndCsr('lab:to-retire')).csrPem)).code,
+    ).toBe(GrpcStatus.PERMISSION_DENIED);
     // Decommissioning needs admin.
-    const { secret: writer } = await controller.tokens.create({ name: 'w', owner: 'w', scopes: ['write'], createdBy: 't' });
-    const denied = await fetch(`${controller.httpUrl}/v1/routers/${router.id}/decommission`, { method: 'POST', headers: { authorization: `Bearer ${writer}` } });
+    const { secret: writer } = await controller.tokens.create({
+      name: 'w',
+      owner: 'w',
+      scopes: ['write'],
+      createdBy: 't',
+    });
+    const denied = await fetch(`${controller.httpUrl}/v1/routers/${router.id}/decommission`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${writer}` },
+    });
     expect(denied.status).toBe(403);
   });
 
@@ -192,7 +262,9 @@ describe.each(BACKENDS)('agents: enrollment and mutual TLS on %s', (_name, creat
     const end = await s.ended;
     expect(end.code).toBe(GrpcStatus.PERMISSION_DENIED);
     expect(end.at - started).toBeLessThan(1000);
-    expect((await openStream(controller.grpcAddress, creds.channelCredentials, 'lab:revoke-api').ended).code).toBe(GrpcStatus.PERMISSION_DENIED);
+    expect((await openStream(controller.grpcAddress, creds.channelCredentials, 'lab:revoke-api').ended).code).toBe(
+      GrpcStatus.PERMISSION_DENIED,
+    );
 
     // Another replica revokes: only the shared database changes; this replica's watch notices.
     const other = await enrollTestAgent(controller, 'lab:revoke-db');
@@ -200,7 +272,10 @@ describe.each(BACKENDS)('agents: enrollment and mutual TLS on %s', (_name, creat
     await s2.welcome;
     const router = (await routerByIdentity('lab:revoke-db'))!;
     const t0 = Date.now();
-    await controller.db.prisma.agentCertificate.updateMany({ where: { routerId: router.id }, data: { revokedAt: new Date() } });
+    await controller.db.prisma.agentCertificate.updateMany({
+      where: { routerId: router.id },
+      data: { revokedAt: new Date() },
+    });
     const end2 = await s2.ended;
     expect(end2.code).toBe(GrpcStatus.PERMISSION_DENIED);
     expect(end2.at - t0).toBeLessThan(1000);
@@ -209,11 +284,16 @@ describe.each(BACKENDS)('agents: enrollment and mutual TLS on %s', (_name, creat
   });
 
   it('a proxy holds one certificate per managed router: two routers, two certificates, each speaking only for itself', async () => {
-    const [r1, r2] = await Promise.all([enrollTestAgent(controller, 'proxy:r1'), enrollTestAgent(controller, 'proxy:r2')]);
+    const [r1, r2] = await Promise.all([
+      enrollTestAgent(controller, 'proxy:r1'),
+      enrollTestAgent(controller, 'proxy:r2'),
+    ]);
     const s1 = openStream(controller.grpcAddress, r1.channelCredentials, 'proxy:r1');
     const s2 = openStream(controller.grpcAddress, r2.channelCredentials, 'proxy:r2');
     await Promise.all([s1.welcome, s2.welcome]);
-    expect((await openStream(controller.grpcAddress, r1.channelCredentials, 'proxy:r2').ended).code).toBe(GrpcStatus.PERMISSION_DENIED);
+    expect((await openStream(controller.grpcAddress, r1.channelCredentials, 'proxy:r2').ended).code).toBe(
+      GrpcStatus.PERMISSION_DENIED,
+    );
     s1.close();
     s2.close();
   });
@@ -226,7 +306,9 @@ describe('certificate renewal over the authenticated stream (embedded PGlite)', 
   beforeAll(async () => {
     db = await createPgliteDatabase();
     // Three-second certificates: renewal is due after two.
-    ({ controller } = await startTestController(db, { security: { insecureAgents: false, clientCertificateLifetimeSeconds: 3 } }));
+    ({ controller } = await startTestController(db, {
+      security: { insecureAgents: false, clientCertificateLifetimeSeconds: 3 },
+    }));
   });
   afterAll(async () => {
     await controller?.close();
@@ -246,9 +328,15 @@ describe('certificate renewal over the authenticated stream (embedded PGlite)', 
     link.start();
     try {
       await eventually(async () => link.state === 'connected', 10_000, 'connected');
-      await eventually(async () => new X509Certificate(creds.identity.certificatePem).serialNumber !== firstSerial, 10_000, 'a renewed certificate');
+      await eventually(
+        async () => new X509Certificate(creds.identity.certificatePem).serialNumber !== firstSerial,
+        10_000,
+        'a renewed certificate',
+      );
       const router = (await controller.db.prisma.router.findUnique({ where: { identity: 'lab:renewing' } }))!;
-      const audit = await controller.db.prisma.auditEvent.findMany({ where: { targetId: router.id, action: 'router.certificate_renewed' } });
+      const audit = await controller.db.prisma.auditEvent.findMany({
+        where: { targetId: router.id, action: 'router.certificate_renewed' },
+      });
       expect(audit.length).toBeGreaterThanOrEqual(1);
       // The first certificate expires (3 s): the controller closes that stream and the agent
       // comes back authenticated by a renewed certificate.
@@ -257,7 +345,11 @@ describe('certificate renewal over the authenticated stream (embedded PGlite)', 
           const session = controller.gateway.sessions.get(router.id);
           // Serials are compared without case or leading zeros: the two sides print them differently.
           const norm = (serial: string) => serial.toLowerCase().replace(/^0+/, '');
-          return link.sessions >= 2 && session?.certificateSerial && norm(session.certificateSerial) !== norm(firstSerial) ? session : undefined;
+          return link.sessions >= 2 &&
+            session?.certificateSerial &&
+            norm(session.certificateSerial) !== norm(firstSerial)
+            ? session
+            : undefined;
         },
         15_000,
         'a session authenticated by a renewed certificate',

@@ -15,7 +15,18 @@ interface Operation {
 /** Every operation of the OpenAPI document the controller serves (the docs routes aside). */
 async function operations(baseUrl: string): Promise<Operation[]> {
   const doc = (await (await fetch(`${baseUrl}/docs/json`)).json()) as {
-    paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown>; required?: string[] } }> } }>>;
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          parameters?: { name: string; in: string }[];
+          requestBody?: {
+            content?: Record<string, { schema?: { properties?: Record<string, unknown>; required?: string[] } }>;
+          };
+        }
+      >
+    >;
   };
   const ops: Operation[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
@@ -36,9 +47,11 @@ async function operations(baseUrl: string): Promise<Operation[]> {
 }
 
 /** Lone surrogates cannot be percent-encoded; replace them as String.prototype.toWellFormed (ES2024) does. */
-const wellFormed = (s: string) => s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+const wellFormed = (s: string) =>
+  s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 
-const nested = (depth: number, open: string, close: string, leaf: string) => open.repeat(depth) + leaf + close.repeat(depth);
+const nested = (depth: number, open: string, close: string, leaf: string) =>
+  open.repeat(depth) + leaf + close.repeat(depth);
 
 /** Values of every wrong kind: types, sizes, encodings, injection-looking text, deep nesting. */
 const weird: fc.Arbitrary<unknown> = fc.oneof(
@@ -48,7 +61,22 @@ const weird: fc.Arbitrary<unknown> = fc.oneof(
   fc.double(),
   fc.boolean(),
   fc.constant(null),
-  fc.constantFrom('__proto__', 'constructor', '../../etc/passwd', '\u0000\u0001', '😀'.repeat(500), "'; DROP TABLE \"Router\"; --", '9'.repeat(400), '-1', 'NaN', '1e309', '', ' ', '%00', '{{7*7}}'),
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    '../../etc/passwd',
+    '\u0000\u0001',
+    '😀'.repeat(500),
+    '\'; DROP TABLE "Router"; --',
+    '9'.repeat(400),
+    '-1',
+    'NaN',
+    '1e309',
+    '',
+    ' ',
+    '%00',
+    '{{7*7}}',
+  ),
   fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 6 }),
   fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }),
   fc.integer({ min: 20, max: 400 }).map((d) => JSON.parse(nested(d, '[', ']', '1')) as unknown),
@@ -66,13 +94,22 @@ function bodyArb(op: Operation): fc.Arbitrary<Body | undefined> {
       fc.array(weird, { minLength: props.length, maxLength: props.length }),
       fc.dictionary(fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }), weird, { maxKeys: 3 }),
     )
-    .map(([keep, values, extra]) => ({ kind: 'json' as const, value: { ...Object.fromEntries(keep.map((k, i) => [k, values[i]])), ...extra } }));
+    .map(([keep, values, extra]) => ({
+      kind: 'json' as const,
+      value: { ...Object.fromEntries(keep.map((k, i) => [k, values[i]])), ...extra },
+    }));
   const variants: fc.Arbitrary<Body | undefined>[] = [
     shaped,
     weird.map((value) => ({ kind: 'json' as const, value })),
-    fc.string({ unit: 'binary', maxLength: 200 }).map((text) => ({ kind: 'raw' as const, text, contentType: 'application/json' })),
-    fc.integer({ min: 1_000, max: 20_000 }).map((d) => ({ kind: 'raw' as const, text: nested(d, '[', ']', ''), contentType: 'application/json' })),
-    fc.constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data').map((contentType) => ({ kind: 'raw' as const, text: 'a=1&b=<x/>', contentType })),
+    fc
+      .string({ unit: 'binary', maxLength: 200 })
+      .map((text) => ({ kind: 'raw' as const, text, contentType: 'application/json' })),
+    fc
+      .integer({ min: 1_000, max: 20_000 })
+      .map((d) => ({ kind: 'raw' as const, text: nested(d, '[', ']', ''), contentType: 'application/json' })),
+    fc
+      .constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data')
+      .map((contentType) => ({ kind: 'raw' as const, text: 'a=1&b=<x/>', contentType })),
     fc.constant({ kind: 'raw' as const, text: `"${'x'.repeat(300 * 1024)}"`, contentType: 'application/json' }),
     fc.constant(undefined),
   ];
@@ -82,13 +119,31 @@ function bodyArb(op: Operation): fc.Arbitrary<Body | undefined> {
 const paramValue = fc.oneof(
   fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }),
   fc.string({ unit: 'grapheme', minLength: 200, maxLength: 1_000 }),
-  fc.constantFrom('0', '-1', '00000000-0000-0000-0000-000000000000', '..', '%2e%2e', 'null', 'undefined', '😀', 'a'.repeat(65), 'ff'.repeat(40)),
+  fc.constantFrom(
+    '0',
+    '-1',
+    '00000000-0000-0000-0000-000000000000',
+    '..',
+    '%2e%2e',
+    'null',
+    'undefined',
+    '😀',
+    'a'.repeat(65),
+    'ff'.repeat(40),
+  ),
 );
 
 function requestArb(op: Operation) {
   return fc.record({
     params: fc.array(paramValue, { minLength: op.pathParams.length, maxLength: op.pathParams.length }),
-    query: fc.dictionary(fc.oneof(fc.constantFrom(...(op.queryParams.length ? op.queryParams : ['x'])), fc.string({ maxLength: 10 })), fc.oneof(paramValue, weird.map((v) => JSON.stringify(v) ?? '')), { maxKeys: 4 }),
+    query: fc.dictionary(
+      fc.oneof(fc.constantFrom(...(op.queryParams.length ? op.queryParams : ['x'])), fc.string({ maxLength: 10 })),
+      fc.oneof(
+        paramValue,
+        weird.map((v) => JSON.stringify(v) ?? ''),
+      ),
+      { maxKeys: 4 },
+    ),
     body: bodyArb(op),
   });
 }
@@ -96,7 +151,9 @@ function requestArb(op: Operation) {
 function urlFor(op: Operation, params: string[], query: Record<string, string>): string {
   let i = 0;
   const path = op.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(wellFormed(params[i++] ?? 'x')));
-  const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [wellFormed(k), wellFormed(String(v)).slice(0, 2_000)])).toString();
+  const qs = new URLSearchParams(
+    Object.entries(query).map(([k, v]) => [wellFormed(k), wellFormed(String(v)).slice(0, 2_000)]),
+  ).toString();
   return qs ? `${path}?${qs}` : path;
 }
 
@@ -127,7 +184,9 @@ describe.each(BACKEND_RUNS)('the REST API under generated bad input on %s', (_na
     let sent = 0;
     const outcome = await fc.check(
       fc.asyncProperty(
-        fc.integer({ min: 0, max: ops.length - 1 }).chain((i) => requestArb(ops[i]!).map((req) => ({ op: ops[i]!, req }))),
+        fc
+          .integer({ min: 0, max: ops.length - 1 })
+          .chain((i) => requestArb(ops[i]!).map((req) => ({ op: ops[i]!, req }))),
         async ({ op, req }) => {
           const url = `${controller.httpUrl}${urlFor(op, req.params, req.query as Record<string, string>)}`;
           const headers: Record<string, string> = { authorization: `Bearer ${token}` };
@@ -148,7 +207,8 @@ describe.each(BACKEND_RUNS)('the REST API under generated bad input on %s', (_na
           const res = await fetch(url, { method: op.method, headers, body, signal: AbortSignal.timeout(5_000) });
           const text = await res.text();
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-          if (res.status >= 500) throw new Error(`${op.method} ${url.slice(0, 200)} -> ${res.status} ${text.slice(0, 300)}`);
+          if (res.status >= 500)
+            throw new Error(`${op.method} ${url.slice(0, 200)} -> ${res.status} ${text.slice(0, 300)}`);
           if (res.status >= 400) {
             expect(res.headers.get('content-type'), `${key} ${res.status}`).toMatch(/application\/json/);
             const parsed = JSON.parse(text) as { error?: unknown; message?: unknown };
@@ -160,7 +220,10 @@ describe.each(BACKEND_RUNS)('the REST API under generated bad input on %s', (_na
       { numRuns: runs, seed: 20261130, endOnFailure: true },
     );
     // Report the failure briefly: counterexamples hold strings of hundreds of kilobytes.
-    if (outcome.failed) throw new Error(`after ${outcome.numRuns} runs: ${String((outcome.errorInstance as Error | undefined)?.message ?? outcome.errorInstance).slice(0, 600)}`);
+    if (outcome.failed)
+      throw new Error(
+        `after ${outcome.numRuns} runs: ${String((outcome.errorInstance as Error | undefined)?.message ?? outcome.errorInstance).slice(0, 600)}`,
+      );
     expect(sent).toBeGreaterThanOrEqual(runs);
     // Most generated inputs must be rejected (they are bad by construction), and every route was hit.
     const fourXX = [...statuses].filter(([s]) => s >= 400 && s < 500).reduce((n, [, c]) => n + c, 0);
@@ -168,7 +231,11 @@ describe.each(BACKEND_RUNS)('the REST API under generated bad input on %s', (_na
     expect(perRoute.size).toBe(ops.length);
     // Still alive and still serving real requests.
     expect((await fetch(`${controller.httpUrl}/healthz`)).status).toBe(200);
-    expect((await fetch(`${controller.httpUrl}/v1/routers`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
-    console.log(`fuzz ${_name}: ${sent} requests over ${ops.length} operations; statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
+    expect(
+      (await fetch(`${controller.httpUrl}/v1/routers`, { headers: { authorization: `Bearer ${token}` } })).status,
+    ).toBe(200);
+    console.log(
+      `fuzz ${_name}: ${sent} requests over ${ops.length} operations; statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+    );
   }, 240_000);
 });

@@ -26,14 +26,21 @@ describe.each(BACKENDS)('REST tokens and scopes on %s', (_name, createDb) => {
       ['PUT', '/v1/routers/x/credential'],
       ['POST', '/v1/routers/x/decommission'],
     ] as const) {
-      const res = await fetch(`${controller.httpUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+      const res = await fetch(`${controller.httpUrl}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: method === 'GET' ? undefined : '{}',
+      });
       expect(res.status, `${method} ${path}`).toBe(401);
       expect(await res.json()).toMatchObject({ error: 'unauthenticated' });
     }
   });
 
   it('POST /v1/tokens shows the secret once; GET never shows it or its hash; DELETE revokes it at once', async () => {
-    const created = await admin('/v1/tokens', { method: 'POST', body: { name: 'ci', owner: 'ci-bot', scopes: ['read'], expiresInSeconds: 3600 } });
+    const created = await admin('/v1/tokens', {
+      method: 'POST',
+      body: { name: 'ci', owner: 'ci-bot', scopes: ['read'], expiresInSeconds: 3600 },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ name: 'ci', owner: 'ci-bot', scopes: ['read'], state: 'active' });
     const secret: string = created.body.token;
@@ -52,21 +59,36 @@ describe.each(BACKENDS)('REST tokens and scopes on %s', (_name, createDb) => {
     expect((await admin(`/v1/tokens/${created.body.id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await ci('/v1/routers')).status).toBe(401);
     expect((await admin(`/v1/tokens/no-such-token`, { method: 'DELETE' })).status).toBe(404);
-    const audit = await controller.db.prisma.auditEvent.findMany({ where: { targetId: created.body.id }, orderBy: { seq: 'asc' } });
+    const audit = await controller.db.prisma.auditEvent.findMany({
+      where: { targetId: created.body.id },
+      orderBy: { seq: 'asc' },
+    });
     expect(audit.map((a) => a.action)).toEqual(['api_token.created', 'api_token.revoked']);
     expect(audit.every((a) => a.actor === 'token:tester')).toBe(true);
     expect(JSON.stringify(audit, (_k, v) => (typeof v === 'bigint' ? String(v) : v))).not.toContain(secret);
   });
 
   it('an expired token is 401 (created with an expiry that then passes)', async () => {
-    const created = await admin('/v1/tokens', { method: 'POST', body: { name: 'short', scopes: ['read'], expiresInSeconds: 60 } });
-    await controller.db.prisma.apiToken.update({ where: { id: created.body.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const created = await admin('/v1/tokens', {
+      method: 'POST',
+      body: { name: 'short', scopes: ['read'], expiresInSeconds: 60 },
+    });
+    await controller.db.prisma.apiToken.update({
+      where: { id: created.body.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expect((await authedFetch(controller.httpUrl, created.body.token)('/v1/routers')).status).toBe(401);
-    expect((await admin('/v1/tokens')).body.items.find((t: { id: string }) => t.id === created.body.id).state).toBe('expired');
+    expect((await admin('/v1/tokens')).body.items.find((t: { id: string }) => t.id === created.body.id).state).toBe(
+      'expired',
+    );
   });
 
   it('wrong scope: 403 naming the scope (read cannot write, write cannot administer, enroll can only enroll)', async () => {
-    const make = async (scopes: string[]) => authedFetch(controller.httpUrl, (await admin('/v1/tokens', { method: 'POST', body: { name: scopes.join('+'), scopes } })).body.token);
+    const make = async (scopes: string[]) =>
+      authedFetch(
+        controller.httpUrl,
+        (await admin('/v1/tokens', { method: 'POST', body: { name: scopes.join('+'), scopes } })).body.token,
+      );
     const reader = await make(['read']);
     const writer = await make(['write']);
     const enroller = await make(['enroll']);
@@ -78,12 +100,23 @@ describe.each(BACKENDS)('REST tokens and scopes on %s', (_name, createDb) => {
     expect((await reader('/v1/enrollment-tokens', { method: 'POST', body: {} })).status).toBe(403);
     expect((await enroller('/v1/enrollment-tokens', { method: 'POST', body: {} })).status).toBe(201);
     expect((await enroller('/v1/routers')).status).toBe(403);
-    expect((await writer('/v1/routers/x/credential', { method: 'PUT', body: { host: 'h', username: 'root', authType: 'password', password: 'p' } })).status).toBe(403);
+    expect(
+      (
+        await writer('/v1/routers/x/credential', {
+          method: 'PUT',
+          body: { host: 'h', username: 'root', authType: 'password', password: 'p' },
+        })
+      ).status,
+    ).toBe(403);
   });
 
   it('security headers on every response: API, errors, 404 and the docs (with a CSP Swagger UI can live with)', async () => {
     const responses = [
-      await fetch(`${controller.httpUrl}/v1/routers`, { headers: { authorization: `Bearer ${(await controller.tokens.create({ name: 'h', owner: 'h', scopes: ['read'], createdBy: 't' })).secret}` } }),
+      await fetch(`${controller.httpUrl}/v1/routers`, {
+        headers: {
+          authorization: `Bearer ${(await controller.tokens.create({ name: 'h', owner: 'h', scopes: ['read'], createdBy: 't' })).secret}`,
+        },
+      }),
       await fetch(`${controller.httpUrl}/v1/routers`),
       await fetch(`${controller.httpUrl}/nope`),
       await fetch(`${controller.httpUrl}/healthz`),
@@ -114,7 +147,9 @@ describe('failed authentication is rate limited per client address', () => {
 
   beforeAll(async () => {
     db = await createPgliteDatabase();
-    ({ controller, token } = await startTestController(db, { security: { insecureAgents: true, authFailuresPerMinute: 5 } }));
+    ({ controller, token } = await startTestController(db, {
+      security: { insecureAgents: true, authFailuresPerMinute: 5 },
+    }));
   });
   afterAll(async () => {
     await controller?.close();
@@ -124,7 +159,10 @@ describe('failed authentication is rate limited per client address', () => {
   it('after the limit, 429 with Retry-After, even for a valid token from that address; health stays reachable', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) {
-      statuses.push((await fetch(`${controller.httpUrl}/v1/routers`, { headers: { authorization: `Bearer wft_guess${i}` } })).status);
+      statuses.push(
+        (await fetch(`${controller.httpUrl}/v1/routers`, { headers: { authorization: `Bearer wft_guess${i}` } }))
+          .status,
+      );
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
     const blocked = await fetch(`${controller.httpUrl}/v1/routers`, { headers: { authorization: `Bearer ${token}` } });

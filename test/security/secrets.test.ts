@@ -46,7 +46,10 @@ describe.each(BACKENDS)('secrets at rest and out of logs on %s', (_name, createD
     s.close();
     const router = (await controller.db.prisma.router.findUnique({ where: { identity: 'lab:proxied' } }))!;
 
-    const put = await api(`/v1/routers/${router.id}/credential`, { method: 'PUT', body: { host: '10.0.0.1', username: 'root', authType: 'password', password } });
+    const put = await api(`/v1/routers/${router.id}/credential`, {
+      method: 'PUT',
+      body: { host: '10.0.0.1', username: 'root', authType: 'password', password },
+    });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ host: '10.0.0.1', username: 'root', authType: 'password', hasSecret: true });
     const got = await api(`/v1/routers/${router.id}/credential`);
@@ -56,20 +59,31 @@ describe.each(BACKENDS)('secrets at rest and out of logs on %s', (_name, createD
     expect(row.secretCiphertext).not.toContain(password);
     expect((await controller.security.credentials.reveal(router.id))!.password).toBe(password);
 
-    const keyed = await api(`/v1/routers/${router.id}/credential`, { method: 'PUT', body: { host: '10.0.0.1', port: 2222, username: 'root', authType: 'privateKey', privateKey, passphrase } });
+    const keyed = await api(`/v1/routers/${router.id}/credential`, {
+      method: 'PUT',
+      body: { host: '10.0.0.1', port: 2222, username: 'root', authType: 'privateKey', privateKey, passphrase },
+    });
     expect(keyed.status).toBe(200);
     expect(keyed.body).toMatchObject({ authType: 'privateKey', port: 2222, hasPassphrase: true });
     const revealed = (await controller.security.credentials.reveal(router.id))!;
     expect(revealed).toMatchObject({ privateKey, passphrase, port: 2222 });
     expect(revealed.password).toBeUndefined();
     // A ciphertext moved to another router's row does not decrypt (the row id is authenticated data).
-    const sealed = (await controller.db.prisma.routerCredential.findUniqueOrThrow({ where: { routerId: router.id } })).secretCiphertext;
-    const box = new SecretBox(Buffer.from((await readFile(path.join(db.dataDir, 'data-key'), 'utf8')).trim(), 'base64'));
+    const sealed = (await controller.db.prisma.routerCredential.findUniqueOrThrow({ where: { routerId: router.id } }))
+      .secretCiphertext;
+    const box = new SecretBox(
+      Buffer.from((await readFile(path.join(db.dataDir, 'data-key'), 'utf8')).trim(), 'base64'),
+    );
     expect(box.open(sealed, `router-credential:${router.id}`)).toContain(passphrase);
     expect(() => box.open(sealed, 'router-credential:someone-else')).toThrow(DecryptionError);
-    expect(() => new SecretBox(randomBytes(32)).open(sealed, `router-credential:${router.id}`)).toThrow(DecryptionError);
+    expect(() => new SecretBox(randomBytes(32)).open(sealed, `router-credential:${router.id}`)).toThrow(
+      DecryptionError,
+    );
     // Bad requests never echo the secret back either.
-    const bad = await api(`/v1/routers/${router.id}/credential`, { method: 'PUT', body: { host: '10.0.0.1', username: 'root', authType: 'privateKey', privateKey: password } });
+    const bad = await api(`/v1/routers/${router.id}/credential`, {
+      method: 'PUT',
+      body: { host: '10.0.0.1', username: 'root', authType: 'privateKey', privateKey: password },
+    });
     expect(bad.status).toBe(400);
   });
 
@@ -86,18 +100,37 @@ describe.each(BACKENDS)('secrets at rest and out of logs on %s', (_name, createD
 
   it('no planted secret appears in any log line or API response (tokens, enrollment tokens, passwords, keys, data key, CA key)', async () => {
     // Mint more secrets through the API, and log objects shaped like the ones that carry them.
-    const apiToken = (await api('/v1/tokens', { method: 'POST', body: { name: 'scan', scopes: ['read'] } })).body.token as string;
+    const apiToken = (await api('/v1/tokens', { method: 'POST', body: { name: 'scan', scopes: ['read'] } })).body
+      .token as string;
     const enrollToken = (await api('/v1/enrollment-tokens', { method: 'POST', body: {} })).body.token as string;
     await fetch(`${controller.httpUrl}/v1/routers`, { headers: { authorization: `Bearer ${apiToken}` } });
     await fetch(`${controller.httpUrl}/v1/routers`, { headers: { authorization: `Bearer wft_${password}` } });
     const log = controller.http.log;
     log.info({ password, privateKey, passphrase, token: apiToken, secret: enrollToken }, 'planted at the top level');
-    log.warn({ credential: { password, privateKey, passphrase }, request: { token: apiToken, authorization: `Bearer ${apiToken}` } }, 'planted one level down');
-    log.error({ req: { headers: { authorization: `Bearer ${apiToken}` } }, body: { credential: { password } } }, 'planted in request shapes');
+    log.warn(
+      {
+        credential: { password, privateKey, passphrase },
+        request: { token: apiToken, authorization: `Bearer ${apiToken}` },
+      },
+      'planted one level down',
+    );
+    log.error(
+      { req: { headers: { authorization: `Bearer ${apiToken}` } }, body: { credential: { password } } },
+      'planted in request shapes',
+    );
 
     const dataKey = (await readFile(path.join(db.dataDir, 'data-key'), 'utf8')).trim();
     const caKey = (await readFile(path.join(db.dataDir, 'pki', 'ca.key'), 'utf8')).split('\n')[1]!;
-    const planted = { password, passphrase, keyBody: keyBody.slice(0, 40), apiToken, enrollToken, adminToken: token, dataKey, caKey };
+    const planted = {
+      password,
+      passphrase,
+      keyBody: keyBody.slice(0, 40),
+      apiToken,
+      enrollToken,
+      adminToken: token,
+      dataKey,
+      caKey,
+    };
 
     expect(logs.length).toBeGreaterThan(20);
     expect(logs.some((l) => l.includes('planted one level down'))).toBe(true);
@@ -107,12 +140,23 @@ describe.each(BACKENDS)('secrets at rest and out of logs on %s', (_name, createD
     }
     // Minting responses carry their own new secret exactly once; nothing else may.
     const others = responses.filter((r) => !r.includes('"token":"wf'));
-    for (const [what, secret] of Object.entries({ password, passphrase, keyBody: keyBody.slice(0, 40), dataKey, caKey, adminToken: token })) {
-      expect(others.find((r) => r.includes(secret)), `${what} leaked into an API response`).toBeUndefined();
+    for (const [what, secret] of Object.entries({
+      password,
+      passphrase,
+      keyBody: keyBody.slice(0, 40),
+      dataKey,
+      caKey,
+      adminToken: token,
+    })) {
+      expect(
+        others.find((r) => r.includes(secret)),
+        `${what} leaked into an API response`,
+      ).toBeUndefined();
     }
     // The audit history holds none of them either.
     const audit = json(await controller.db.prisma.auditEvent.findMany());
-    for (const [what, secret] of Object.entries(planted)) expect(audit.includes(secret), `${what} in the audit log`).toBe(false);
+    for (const [what, secret] of Object.entries(planted))
+      expect(audit.includes(secret), `${what} in the audit log`).toBe(false);
   });
 
   it('key material on disk is owner-only', async () => {

@@ -5,7 +5,12 @@ import { defaultFixturesDir, fixtureModels } from '../../agent/sim/fixtures.js';
 import { RouterAgent } from '../../agent/router-agent.js';
 import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';
 import { FixtureHost } from '../../agent/sim/fixture-host.js';
-import { AgentServiceClient, ApplyResult_Status, type AgentMessage, type ControllerMessage } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import {
+  AgentServiceClient,
+  ApplyResult_Status,
+  type AgentMessage,
+  type ControllerMessage,
+} from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { Controller } from '../../server/controller.js';
 import { helloFor, openStream, type OpenStream } from '../support/agents.js';
 import { BACKENDS, type TestDatabase } from '../support/databases.js';
@@ -18,10 +23,11 @@ const EXPECTED = {
   'glinet-gl-mt6000-mt7986': { soc: 'MT7986', arch: 'aarch64_cortex-a53', endian: 'little', kernel: '5.15.150' },
 } as const;
 
-
-
 /** Opens a raw Connect stream, sends `messages`, and resolves with how the controller ended it. */
-function rawStream(address: string, messages: AgentMessage[]): Promise<{ code: number; details: string; received: ControllerMessage[] }> {
+function rawStream(
+  address: string,
+  messages: AgentMessage[],
+): Promise<{ code: number; details: string; received: ControllerMessage[] }> {
   const client = new AgentServiceClient(address, credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 });
   const stream = client.connect();
   const received: ControllerMessage[] = [];
@@ -52,7 +58,12 @@ describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)',
     db = await createDatabase();
     ({ controller, logs, fetch: api } = await startTestController(db));
     const roots = await fixtureModels(defaultFixturesDir());
-    fleet = await startSimulatedFleet({ controller: controller.grpcAddress, fixtureRoots: roots, perModel: 1, reconnect: { jitterWindowMs: 200, initialDelayMs: 50, maxDelayMs: 500 } });
+    fleet = await startSimulatedFleet({
+      controller: controller.grpcAddress,
+      fixtureRoots: roots,
+      perModel: 1,
+      reconnect: { jitterWindowMs: 200, initialDelayMs: 50, maxDelayMs: 500 },
+    });
   });
 
   afterAll(async () => {
@@ -62,10 +73,14 @@ describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)',
   });
 
   it('registers every fixture model with the SoC, arch, endianness and kernel its agent found', async () => {
-    const { body } = await eventually(async () => {
-      const r = await api('/v1/routers?limit=100');
-      return r.body.items?.length === 3 && r.body.items.every((i: any) => i.status === 'online') ? r : undefined;
-    }, 15_000, 'three online routers');
+    const { body } = await eventually(
+      async () => {
+        const r = await api('/v1/routers?limit=100');
+        return r.body.items?.length === 3 && r.body.items.every((i: any) => i.status === 'online') ? r : undefined;
+      },
+      15_000,
+      'three online routers',
+    );
     for (const [model, want] of Object.entries(EXPECTED)) {
       const router = body.items.find((r: any) => r.name === `${model}-001`);
       expect(router, model).toBeDefined();
@@ -81,7 +96,11 @@ describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)',
     const { status, body } = await api(`/v1/routers/${list.body.items[0].id}`);
     expect(status).toBe(200);
     expect(body.status).toBe('online');
-    expect(body.capabilities.predicted).toMatchObject({ hardwareOffload: { value: true }, tcx: { value: true }, ebpf: { value: true } });
+    expect(body.capabilities.predicted).toMatchObject({
+      hardwareOffload: { value: true },
+      tcx: { value: true },
+      ebpf: { value: true },
+    });
     expect(body.capabilities.predicted.hardwareOffload.reason).toMatch(/MT7621/);
     expect(body.facts.openwrt).toMatchObject({ version: '24.10.4', target: 'ramips/mt7621' });
     expect(body.facts.network.wan).toContain('wan');
@@ -89,7 +108,10 @@ describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)',
   });
 
   it('audits each registration with the agent as the actor, in a hash chain', async () => {
-    const events = await controller.db.prisma.auditEvent.findMany({ where: { action: 'router.registered' }, orderBy: { seq: 'asc' } });
+    const events = await controller.db.prisma.auditEvent.findMany({
+      where: { action: 'router.registered' },
+      orderBy: { seq: 'asc' },
+    });
     expect(events).toHaveLength(3);
     expect(events[0]!.actor).toMatch(/^agent:sim\./);
     for (let i = 1; i < events.length; i++) expect(events[i]!.prevHash).toBe(events[i - 1]!.hash);
@@ -108,14 +130,23 @@ describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)',
   });
 
   it('requires the first message to be a Hello', async () => {
-    const r = await rawStream(controller.grpcAddress, [{ seq: 1, sentAt: new Date(), body: { $case: 'heartbeat', value: { uptimeSeconds: 1 } } }]);
+    const r = await rawStream(controller.grpcAddress, [
+      { seq: 1, sentAt: new Date(), body: { $case: 'heartbeat', value: { uptimeSeconds: 1 } } },
+    ]);
     expect(r.code).toBe(GrpcStatus.INVALID_ARGUMENT);
     expect(r.details).toMatch(/first message/);
   });
 
   it('survives a corrupt message: that stream ends with an error status, the others stay', async () => {
-    const client = new Client(controller.grpcAddress, credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 });
-    const stream = client.makeBidiStreamRequest('/wrtfleet.agent.v1.AgentService/Connect', (b: Buffer) => b, (b: Buffer) => b, new Metadata());
+    const client = new Client(controller.grpcAddress, credentials.createInsecure(), {
+      'grpc.use_local_subchannel_pool': 1,
+    });
+    const stream = client.makeBidiStreamRequest(
+      '/wrtfleet.agent.v1.AgentService/Connect',
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      new Metadata(),
+    );
     const ended = new Promise<ServiceError>((resolve) => stream.on('error', resolve));
     // Field 10 (hello) declared as a 200-byte submessage, with only 3 bytes behind it.
     stream.write(Buffer.from([0x52, 0xc8, 0x01, 0x0a, 0x01, 0x41]));
@@ -128,7 +159,9 @@ describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)',
   });
 
   it('refuses a decommissioned router with PERMISSION_DENIED', async () => {
-    const router = await controller.db.prisma.router.create({ data: { name: 'retired', identity: 'retired:00:11', decommissionedAt: new Date() } });
+    const router = await controller.db.prisma.router.create({
+      data: { name: 'retired', identity: 'retired:00:11', decommissionedAt: new Date() },
+    });
     const r = await rawStream(controller.grpcAddress, [goodHello(router.identity)]);
     expect(r.code).toBe(GrpcStatus.PERMISSION_DENIED);
     expect(r.details).toMatch(/decommissioned/);
@@ -141,10 +174,24 @@ describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)',
       sentAt: new Date(),
       body: {
         $case: 'applyResult',
-        value: { resultId, profile: '', revision: 0, status: ApplyResult_Status.STATUS_FAILED, error: 'simulated failure', evidence: undefined, startedAt: new Date(1_000), finishedAt: new Date(2_000), planHash: '' },
+        value: {
+          resultId,
+          profile: '',
+          revision: 0,
+          status: ApplyResult_Status.STATUS_FAILED,
+          error: 'simulated failure',
+          evidence: undefined,
+          startedAt: new Date(1_000),
+          finishedAt: new Date(2_000),
+          planHash: '',
+        },
       },
     });
-    const acks = (s: OpenStream) => s.received().filter((m) => m.body?.$case === 'ack').map((m) => (m.body as { value: { agentSeq: number } }).value.agentSeq);
+    const acks = (s: OpenStream) =>
+      s
+        .received()
+        .filter((m) => m.body?.$case === 'ack')
+        .map((m) => (m.body as { value: { agentSeq: number } }).value.agentSeq);
     // First stream: the result arrives and is stored, then the stream breaks (its Ack lost, as far as the agent knows).
     const first = openStream(controller.grpcAddress, credentials.createInsecure(), identity);
     await first.welcome;
@@ -161,9 +208,14 @@ describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)',
     second.close();
     expect(acks(second).sort()).toEqual([2, 3, 4]);
     const router = await controller.db.prisma.router.findUniqueOrThrow({ where: { identity } });
-    const rows = await controller.db.prisma.applyResult.findMany({ where: { routerId: router.id }, select: { agentResultId: true } });
+    const rows = await controller.db.prisma.applyResult.findMany({
+      where: { routerId: router.id },
+      select: { agentResultId: true },
+    });
     expect(rows.map((r) => r.agentResultId).sort()).toEqual(['r-1', 'r-2']);
-    const audited = await controller.db.prisma.auditEvent.findMany({ where: { targetId: router.id, action: 'apply.failed' } });
+    const audited = await controller.db.prisma.auditEvent.findMany({
+      where: { targetId: router.id, action: 'apply.failed' },
+    });
     expect(audited).toHaveLength(2);
   });
 
@@ -175,9 +227,19 @@ describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)',
       identity: 'short-lived:01',
     });
     agent.start();
-    await eventually(async () => (await controller.db.prisma.router.findUnique({ where: { identity: 'short-lived:01' } }))?.status === 'online', 10_000, 'online');
+    await eventually(
+      async () =>
+        (await controller.db.prisma.router.findUnique({ where: { identity: 'short-lived:01' } }))?.status === 'online',
+      10_000,
+      'online',
+    );
     await agent.stop();
-    await eventually(async () => (await controller.db.prisma.router.findUnique({ where: { identity: 'short-lived:01' } }))?.status === 'offline', 10_000, 'offline');
+    await eventually(
+      async () =>
+        (await controller.db.prisma.router.findUnique({ where: { identity: 'short-lived:01' } }))?.status === 'offline',
+      10_000,
+      'offline',
+    );
   });
 });
 
@@ -198,7 +260,11 @@ describe('reconnect after a controller restart (embedded PGlite, same data direc
       await eventually(async () => agent.link.sessions === 1, 10_000, 'first session');
       const first = await controller.db.prisma.router.findUniqueOrThrow({ where: { identity: 'restart-test:01' } });
       await controller.close();
-      await eventually(async () => agent.link.state === 'waiting' || agent.link.state === 'connecting', 5_000, 'agent noticing the loss');
+      await eventually(
+        async () => agent.link.state === 'waiting' || agent.link.state === 'connecting',
+        5_000,
+        'agent noticing the loss',
+      );
       ({ controller } = await startTestController(db, { grpcPort }));
       await eventually(async () => agent.link.sessions === 2, 15_000, 'second session');
       const again = await eventually(

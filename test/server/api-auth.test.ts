@@ -39,7 +39,13 @@ describe('REST authentication with scoped API tokens', () => {
   });
 
   it('an unknown, malformed, expired or revoked token is 401', async () => {
-    const expired = await controller.tokens.create({ name: 'old', owner: 'o', scopes: ['read'], expiresAt: new Date(Date.now() - 1000), createdBy: 't' });
+    const expired = await controller.tokens.create({
+      name: 'old',
+      owner: 'o',
+      scopes: ['read'],
+      expiresAt: new Date(Date.now() - 1000),
+      createdBy: 't',
+    });
     const revoked = await controller.tokens.create({ name: 'gone', owner: 'o', scopes: ['read'], createdBy: 't' });
     await controller.tokens.revoke(revoked.record.id);
     for (const t of ['wft_nope', 'garbage', expired.secret, revoked.secret]) {
@@ -48,7 +54,12 @@ describe('REST authentication with scoped API tokens', () => {
   });
 
   it('a read token may read but not write: 403 names the scope', async () => {
-    const { secret } = await controller.tokens.create({ name: 'viewer', owner: 'viewer', scopes: ['read'], createdBy: 't' });
+    const { secret } = await controller.tokens.create({
+      name: 'viewer',
+      owner: 'viewer',
+      scopes: ['read'],
+      createdBy: 't',
+    });
     const api = authedFetch(controller.httpUrl, secret);
     expect((await api('/v1/routers')).status).toBe(200);
     const write = await api('/v1/routers', { method: 'POST', body: {} });

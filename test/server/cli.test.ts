@@ -24,7 +24,11 @@ describe('the wrtfleet CLI against a live controller', () => {
   /** Runs the CLI's bin (what `npx wrtfleet` runs, without npm's start-up); resolves with exit code and output. */
   const cli = async (...args: string[]) => {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['server/cli/bin.mjs', ...args], { cwd: repo, env, timeout: 60_000 });
+      const { stdout, stderr } = await run(process.execPath, ['server/cli/bin.mjs', ...args], {
+        cwd: repo,
+        env,
+        timeout: 60_000,
+      });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };
@@ -38,7 +42,12 @@ describe('the wrtfleet CLI against a live controller', () => {
     // Plaintext agents on purpose: this file is about the CLI; test/security covers mTLS.
     ({ controller, token } = await startTestController(db, { security: { insecureAgents: true } }));
     env = { ...process.env, WRTFLEET_URL: controller.httpUrl, WRTFLEET_TOKEN: token };
-    fleet = await startSimulatedFleet({ controller: controller.grpcAddress, fixtureRoots: await fixtureModels(defaultFixturesDir()), perModel: 2, reconnect: { jitterWindowMs: 200 } });
+    fleet = await startSimulatedFleet({
+      controller: controller.grpcAddress,
+      fixtureRoots: await fixtureModels(defaultFixturesDir()),
+      perModel: 2,
+      reconnect: { jitterWindowMs: 200 },
+    });
     await eventually(async () => controller.gateway.sessions.size === 6, 15_000, 'six agents');
     dir = await mkdtemp(path.join(os.tmpdir(), 'wrtfleet-cli-'));
   });
@@ -60,7 +69,10 @@ describe('the wrtfleet CLI against a live controller', () => {
 
   it('profiles apply -f a YAML file creates, then is a no-op, then revises', async () => {
     const file = path.join(dir, 'home.yaml');
-    await writeFile(file, 'name: home\nspec:\n  l3Rewrite:\n    ttl: { enabled: true, value: 65 }\n  flowOffload: { mode: auto }\n');
+    await writeFile(
+      file,
+      'name: home\nspec:\n  l3Rewrite:\n    ttl: { enabled: true, value: 65 }\n  flowOffload: { mode: auto }\n',
+    );
     expect((await cli('profiles', 'apply', '-f', file)).stdout).toMatch(/revision 1 \(created\)/);
     expect((await cli('profiles', 'apply', '-f', file)).stdout).toMatch(/unchanged at revision 1/);
     await writeFile(file, 'name: home\nspec:\n  l3Rewrite:\n    ttl: { value: 128 }\n');
@@ -75,7 +87,18 @@ describe('the wrtfleet CLI against a live controller', () => {
     const preview = await cli('plan', 'preview', '--profile', 'home', '--all');
     expect(preview.code).toBe(0);
     expect(preview.stdout).toMatch(/6 routers matched/);
-    const rollout = await cli('rollout', 'create', '--profile', 'home', '--all', '--canary', '1', '--batch', '2', '--watch');
+    const rollout = await cli(
+      'rollout',
+      'create',
+      '--profile',
+      'home',
+      '--all',
+      '--canary',
+      '1',
+      '--batch',
+      '2',
+      '--watch',
+    );
     expect(rollout.code, rollout.stderr).toBe(0);
     expect(rollout.stdout).toMatch(/: completed/);
     expect(rollout.stderr).toMatch(/100% 6\/6/);
@@ -84,7 +107,10 @@ describe('the wrtfleet CLI against a live controller', () => {
     expect(verify.stdout).toMatch(/audit chain intact/);
     const out = path.join(dir, 'audit.jsonl');
     expect((await cli('audit', 'export', '-o', out)).code).toBe(0);
-    const events = (await readFile(out, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const events = (await readFile(out, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events.some((e) => e.action === 'rollout.completed')).toBe(true);
   });
 
@@ -95,7 +121,10 @@ describe('the wrtfleet CLI against a live controller', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/no router/);
     // Through npx, as the README shows it.
-    const unauth = await run('npx', ['wrtfleet', 'routers', 'ls'], { cwd: repo, env: { ...env, WRTFLEET_TOKEN: 'wft_wrong' } }).catch((e) => e);
+    const unauth = await run('npx', ['wrtfleet', 'routers', 'ls'], {
+      cwd: repo,
+      env: { ...env, WRTFLEET_TOKEN: 'wft_wrong' },
+    }).catch((e) => e);
     expect(unauth.code).toBe(1);
     expect(unauth.stderr).toMatch(/unknown, revoked or expired/);
   });

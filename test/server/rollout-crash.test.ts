@@ -12,7 +12,6 @@ import { freePort } from '../support/ports.js';
 const repo = path.resolve(import.meta.dirname, '../..');
 const REDIS_URL = process.env.WRTFLEET_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-
 describe('a controller killed mid-rollout (SIGKILL, PostgreSQL + BullMQ)', () => {
   const children: ChildProcess[] = [];
   let fleet: SimulatedRouter[] = [];
@@ -56,13 +55,29 @@ describe('a controller killed mid-rollout (SIGKILL, PostgreSQL + BullMQ)', () =>
         applyDelayMs: 400,
         reconnect: { jitterWindowMs: 500, initialDelayMs: 100, maxDelayMs: 1_000 },
       });
-      await eventually(async () => (await api('/v1/routers?status=online&limit=100')).body.items?.length === 12, 20_000, '12 online');
-      expect((await api('/v1/profiles/site', { method: 'PUT', body: { spec: { l3Rewrite: { ttl: { value: 128 } } } } })).status).toBe(201);
-      const rollout = (await api('/v1/rollouts', { method: 'POST', body: { profile: 'site', selector: { all: true }, strategy: { canary: 1, batchSize: 2 } } })).body;
+      await eventually(
+        async () => (await api('/v1/routers?status=online&limit=100')).body.items?.length === 12,
+        20_000,
+        '12 online',
+      );
+      expect(
+        (await api('/v1/profiles/site', { method: 'PUT', body: { spec: { l3Rewrite: { ttl: { value: 128 } } } } }))
+          .status,
+      ).toBe(201);
+      const rollout = (
+        await api('/v1/rollouts', {
+          method: 'POST',
+          body: { profile: 'site', selector: { all: true }, strategy: { canary: 1, batchSize: 2 } },
+        })
+      ).body;
       expect(rollout.batchCount).toBe(7);
 
       // Let it get going, then kill the controller without any chance to clean up.
-      await eventually(async () => (await api(`/v1/rollouts/${rollout.id}`)).body.counts?.applied >= 3, 20_000, 'three applied');
+      await eventually(
+        async () => (await api(`/v1/rollouts/${rollout.id}`)).body.counts?.applied >= 3,
+        20_000,
+        'three applied',
+      );
       server.kill('SIGKILL');
       await new Promise((r) => server.once('exit', r));
       const midway = fleet.filter((r) => r.applied?.revision === 1).length;

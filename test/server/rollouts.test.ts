@@ -25,7 +25,11 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
   beforeAll(async () => {
     db = await createPostgresDatabase();
     // Plaintext agents on purpose: this file is about rollouts; test/security covers mTLS.
-    ({ controller, token, fetch: api } = await startTestController(db, { redisUrl: REDIS_URL, security: { insecureAgents: true } }));
+    ({
+      controller,
+      token,
+      fetch: api,
+    } = await startTestController(db, { redisUrl: REDIS_URL, security: { insecureAgents: true } }));
     expect(controller.jobs.kind).toBe('bullmq');
     const roots = await fixtureModels(defaultFixturesDir());
     fleet = await startSimulatedFleet({
@@ -45,30 +49,55 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
   });
 
   const waitFor = (id: string, state: string, timeoutMs = 20_000) =>
-    eventually(async () => {
-      const r = await api(`/v1/rollouts/${id}`);
-      return r.body.state === state ? r.body : undefined;
-    }, timeoutMs, `rollout ${state}`);
+    eventually(
+      async () => {
+        const r = await api(`/v1/rollouts/${id}`);
+        return r.body.state === state ? r.body : undefined;
+      },
+      timeoutMs,
+      `rollout ${state}`,
+    );
 
   it('profiles: create, revise with optimistic concurrency (stale base: 409), unknown fields named', async () => {
-    const created = await api('/v1/profiles/home', { method: 'PUT', body: { spec: { l3Rewrite: { ttl: { value: 65 } } } } });
+    const created = await api('/v1/profiles/home', {
+      method: 'PUT',
+      body: { spec: { l3Rewrite: { ttl: { value: 65 } } } },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ revision: 1, created: true });
-    const same = await api('/v1/profiles/home', { method: 'PUT', body: { spec: { l3Rewrite: { ttl: { value: 65 } } }, baseRevision: 1 } });
+    const same = await api('/v1/profiles/home', {
+      method: 'PUT',
+      body: { spec: { l3Rewrite: { ttl: { value: 65 } } }, baseRevision: 1 },
+    });
     expect(same.status).toBe(200);
     expect(same.body.changed).toBe(false);
-    const r2 = await api('/v1/profiles/home', { method: 'PUT', body: { spec: { l3Rewrite: { ttl: { value: 128 } } }, baseRevision: 1 } });
+    const r2 = await api('/v1/profiles/home', {
+      method: 'PUT',
+      body: { spec: { l3Rewrite: { ttl: { value: 128 } } }, baseRevision: 1 },
+    });
     expect(r2.body.revision).toBe(2);
-    const stale = await api('/v1/profiles/home', { method: 'PUT', body: { spec: { l3Rewrite: { ttl: { value: 100 } } }, baseRevision: 1 } });
+    const stale = await api('/v1/profiles/home', {
+      method: 'PUT',
+      body: { spec: { l3Rewrite: { ttl: { value: 100 } } }, baseRevision: 1 },
+    });
     expect(stale.status).toBe(409);
     expect(stale.body.message).toMatch(/revision 2/);
-    const typo = await api('/v1/profiles/home', { method: 'PUT', body: { spec: { l3Rewrite: { tll: 1 } }, baseRevision: 2 } });
+    const typo = await api('/v1/profiles/home', {
+      method: 'PUT',
+      body: { spec: { l3Rewrite: { tll: 1 } }, baseRevision: 2 },
+    });
     expect(typo.status).toBe(400);
     expect(typo.body.details[0].path).toContain('/spec/l3Rewrite');
-    const range = await api('/v1/profiles/home', { method: 'PUT', body: { spec: { l3Rewrite: { ttl: { value: 300 } } }, baseRevision: 2 } });
+    const range = await api('/v1/profiles/home', {
+      method: 'PUT',
+      body: { spec: { l3Rewrite: { ttl: { value: 300 } } }, baseRevision: 2 },
+    });
     expect(range.status).toBe(400);
     expect(range.body.details[0].path).toBe('/spec/l3Rewrite/ttl/value');
-    const asString = await api('/v1/profiles/home', { method: 'PUT', body: { spec: { l3Rewrite: { ttl: { value: '64' } } }, baseRevision: 2 } });
+    const asString = await api('/v1/profiles/home', {
+      method: 'PUT',
+      body: { spec: { l3Rewrite: { ttl: { value: '64' } } }, baseRevision: 2 },
+    });
     expect(asString.status).toBe(400);
     const revs = await api('/v1/profiles/home/revisions');
     expect(revs.body.items.map((r: any) => r.revision)).toEqual([2, 1]);
@@ -81,8 +110,14 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
   it('concurrent edits from the same base: exactly one wins, the other gets 409 (no lost update)', async () => {
     const base = (await api('/v1/profiles/home')).body.revision;
     const [a, b] = await Promise.all([
-      api('/v1/profiles/home', { method: 'PUT', body: { spec: { l3Rewrite: { ttl: { value: 70 } } }, baseRevision: base } }),
-      api('/v1/profiles/home', { method: 'PUT', body: { spec: { l3Rewrite: { ttl: { value: 71 } } }, baseRevision: base } }),
+      api('/v1/profiles/home', {
+        method: 'PUT',
+        body: { spec: { l3Rewrite: { ttl: { value: 70 } } }, baseRevision: base },
+      }),
+      api('/v1/profiles/home', {
+        method: 'PUT',
+        body: { spec: { l3Rewrite: { ttl: { value: 71 } } }, baseRevision: base },
+      }),
     ]);
     expect([a.status, b.status].sort()).toEqual([201, 409]);
     const latest = await api('/v1/profiles/home');
@@ -97,33 +132,49 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
     expect(preview.body.plan.offload.mode).toBe('software'); // prefer-rewrite: TTL rewriting keeps flows on the CPU
     expect(preview.body.plan.decisions.every((d: any) => d.reason.length > 0)).toBe(true);
     expect(preview.body.changes.length).toBeGreaterThan(0);
-    const fleetPreview = await api('/v1/plan-preview', { method: 'POST', body: { profile: 'home', selector: { all: true } } });
+    const fleetPreview = await api('/v1/plan-preview', {
+      method: 'POST',
+      body: { profile: 'home', selector: { all: true } },
+    });
     expect(fleetPreview.body.matched).toBe(12);
     expect(fleetPreview.body.summary.satisfiable).toBe(12);
     expect(fleet.every((r) => r.history.length === 0)).toBe(true);
   });
 
   it('refuses a rollout that targets nothing, and explains an invalid selector', async () => {
-    const none = await api('/v1/rollouts', { method: 'POST', body: { profile: 'home', selector: { soc: ['NOPE9999'] } } });
+    const none = await api('/v1/rollouts', {
+      method: 'POST',
+      body: { profile: 'home', selector: { soc: ['NOPE9999'] } },
+    });
     expect(none.status).toBe(400);
     expect(none.body.message).toMatch(/matches no router/);
     const empty = await api('/v1/rollouts', { method: 'POST', body: { profile: 'home', selector: {} } });
     expect(empty.status).toBe(400);
     expect(empty.body.message).toMatch(/selector/);
-    const unknown = await api('/v1/rollouts', { method: 'POST', body: { profile: 'home', selector: { colour: ['red'] } } });
+    const unknown = await api('/v1/rollouts', {
+      method: 'POST',
+      body: { profile: 'home', selector: { colour: ['red'] } },
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.details[0].path).toMatch(/colour/);
   });
 
   it('rolls out canary then batches to done; every router applies and confirms; progress streams as SSE', async () => {
-    const created = await api('/v1/rollouts', { method: 'POST', body: { profile: 'home', selector: { all: true }, strategy: { canary: 1, batchSize: 5 } } });
+    const created = await api('/v1/rollouts', {
+      method: 'POST',
+      body: { profile: 'home', selector: { all: true }, strategy: { canary: 1, batchSize: 5 } },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.batchCount).toBe(4); // 1 + 5 + 5 + 1
     // Watch it live, as the CLI does: server-sent progress events until the end event.
-    const sse = await fetch(`${controller.httpUrl}/v1/rollouts/${created.body.id}/events`, { headers: { authorization: `Bearer ${token}` } });
+    const sse = await fetch(`${controller.httpUrl}/v1/rollouts/${created.body.id}/events`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(sse.headers.get('content-type')).toMatch(/text\/event-stream/);
     const frames = (await sse.text()).split('\n\n').filter(Boolean);
-    const progress = frames.filter((f) => f.startsWith('event: progress')).map((f) => JSON.parse(f.split('data: ')[1]!));
+    const progress = frames
+      .filter((f) => f.startsWith('event: progress'))
+      .map((f) => JSON.parse(f.split('data: ')[1]!));
     expect(progress.length).toBeGreaterThan(1);
     expect(progress.map((p) => p.finished)).toEqual([...progress.map((p) => p.finished)].sort((a, b) => a - b));
     expect(progress.at(-1).state).toBe('completed');
@@ -131,16 +182,29 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
     const done = await waitFor(created.body.id, 'completed');
     expect(done.counts).toMatchObject({ applied: 12, failed: 0, pending: 0, sent: 0 });
     const revision = done.revision;
-    await eventually(async () => fleet.every((r) => r.applied?.revision === revision && !r.applied?.pendingConfirm), 10_000, 'all confirmed');
+    await eventually(
+      async () => fleet.every((r) => r.applied?.revision === revision && !r.applied?.pendingConfirm),
+      10_000,
+      'all confirmed',
+    );
     const routers = (await api('/v1/routers?limit=100')).body.items;
     expect(routers.every((r: any) => r.appliedRevision?.revision === revision)).toBe(true);
   });
 
   it('pauses by itself when the canary fails, resumes on request, and aborts', async () => {
-    const revise = await api('/v1/profiles/home', { method: 'PUT', body: { spec: { l3Rewrite: { ttl: { value: 99 } } }, baseRevision: (await api('/v1/profiles/home')).body.revision } });
+    const revise = await api('/v1/profiles/home', {
+      method: 'PUT',
+      body: {
+        spec: { l3Rewrite: { ttl: { value: 99 } } },
+        baseRevision: (await api('/v1/profiles/home')).body.revision,
+      },
+    });
     expect(revise.status).toBe(201);
     for (const r of fleet) failing.add((r as any).options.identity);
-    const created = await api('/v1/rollouts', { method: 'POST', body: { profile: 'home', selector: { all: true }, strategy: { canary: 2, batchSize: 5, maxFailureRatio: 0.25 } } });
+    const created = await api('/v1/rollouts', {
+      method: 'POST',
+      body: { profile: 'home', selector: { all: true }, strategy: { canary: 2, batchSize: 5, maxFailureRatio: 0.25 } },
+    });
     const paused = await waitFor(created.body.id, 'paused');
     expect(paused.counts.failed).toBe(2);
     expect(paused.pauseReason).toMatch(/2 of 2 routers failed/);
@@ -153,45 +217,71 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
     const again = await api(`/v1/rollouts/${created.body.id}/resume`, { method: 'POST' });
     expect(again.status).toBe(409);
     // Abort a scheduled rollout: nothing is sent.
-    const later = await api('/v1/rollouts', { method: 'POST', body: { profile: 'home', selector: { all: true }, startAt: new Date(Date.now() + 3_600_000).toISOString() } });
+    const later = await api('/v1/rollouts', {
+      method: 'POST',
+      body: { profile: 'home', selector: { all: true }, startAt: new Date(Date.now() + 3_600_000).toISOString() },
+    });
     expect(later.body.state).toBe('scheduled');
     const aborted = await api(`/v1/rollouts/${later.body.id}/abort`, { method: 'POST' });
     expect(aborted.body.state).toBe('aborted');
     expect(aborted.body.counts.skipped).toBe(12);
     const actions = (await api(`/v1/audit?rollout=${created.body.id}`)).body.items.map((e: any) => e.action);
-    expect(actions).toEqual(expect.arrayContaining(['rollout.created', 'rollout.paused', 'rollout.resumed', 'rollout.completed']));
+    expect(actions).toEqual(
+      expect.arrayContaining(['rollout.created', 'rollout.paused', 'rollout.resumed', 'rollout.completed']),
+    );
   });
 
   it('the audit chain verifies, and an edited row is named as the first broken link', async () => {
     const ok = await api('/v1/audit/verify');
     expect(ok.body.ok).toBe(true);
     expect(ok.body.checked).toBeGreaterThan(20);
-    const victim = await controller.db.prisma.auditEvent.findFirstOrThrow({ where: { action: 'profile.revised' }, orderBy: { seq: 'asc' } });
+    const victim = await controller.db.prisma.auditEvent.findFirstOrThrow({
+      where: { action: 'profile.revised' },
+      orderBy: { seq: 'asc' },
+    });
     const { withTriggerDisabled } = await import('../../server/storage/index.js');
-    await withTriggerDisabled(controller.db.prisma, 'AuditEvent', (tx) => tx.$executeRaw`UPDATE "AuditEvent" SET actor = 'token:mallory' WHERE seq = ${victim.seq}`);
+    await withTriggerDisabled(
+      controller.db.prisma,
+      'AuditEvent',
+      (tx) => tx.$executeRaw`UPDATE "AuditEvent" SET actor = 'token:mallory' WHERE seq = ${victim.seq}`,
+    );
     const broken = await api('/v1/audit/verify');
     expect(broken.body.ok).toBe(false);
     expect(broken.body.firstBroken.seq).toBe(victim.seq.toString());
     expect(broken.body.firstBroken.reason).toMatch(/edited/);
-    const exported = await fetch(`${controller.httpUrl}/v1/audit/export?actor=token:tester`, { headers: { authorization: `Bearer ${token}` } });
+    const exported = await fetch(`${controller.httpUrl}/v1/audit/export?actor=token:tester`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(exported.headers.get('content-type')).toMatch(/ndjson/);
-    const lines = (await exported.text()).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await exported.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.length).toBeGreaterThan(5);
     expect(lines.every((e) => e.actor === 'token:tester')).toBe(true);
     expect(lines.map((e) => Number(e.seq))).toEqual([...lines.map((e) => Number(e.seq))].sort((a, b) => a - b));
   });
 
-  it('per-router overrides change that router\'s preview and what it is sent; invalid overrides are refused by path', async () => {
+  it("per-router overrides change that router's preview and what it is sent; invalid overrides are refused by path", async () => {
     const router = (await api('/v1/routers?soc=QCA9558&limit=1')).body.items[0];
-    const bad = await api(`/v1/routers/${router.id}/assignment`, { method: 'PUT', body: { profile: 'home', overrides: { l3Rewrite: { ttl: { value: 0 } } } } });
+    const bad = await api(`/v1/routers/${router.id}/assignment`, {
+      method: 'PUT',
+      body: { profile: 'home', overrides: { l3Rewrite: { ttl: { value: 0 } } } },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.details[0].path).toBe('/overrides/l3Rewrite/ttl/value');
-    const ok = await api(`/v1/routers/${router.id}/assignment`, { method: 'PUT', body: { profile: 'home', overrides: { l3Rewrite: { ttl: { value: 42 } } } } });
+    const ok = await api(`/v1/routers/${router.id}/assignment`, {
+      method: 'PUT',
+      body: { profile: 'home', overrides: { l3Rewrite: { ttl: { value: 42 } } } },
+    });
     expect(ok.status).toBe(200);
     const preview = (await api(`/v1/routers/${router.id}/plan`)).body;
     expect(preview.effective.overrides).toEqual({ l3Rewrite: { ttl: { value: 42 } } });
     expect(preview.plan.datapath.programs.find((p: any) => p.name === 'set_ip_ttl').config.ttl).toBe(42);
-    const rollout = await api('/v1/rollouts', { method: 'POST', body: { profile: 'home', selector: { ids: [router.id] } } });
+    const rollout = await api('/v1/rollouts', {
+      method: 'POST',
+      body: { profile: 'home', selector: { ids: [router.id] } },
+    });
     await waitFor(rollout.body.id, 'completed');
     const sim = fleet.find((r) => (r as any).options.identity === router.identity)!;
     expect(sim.lastDesired?.spec?.l3Rewrite?.ttl?.value).toBe(42);
@@ -203,8 +293,15 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
     const board = await fetch(`${controller.httpUrl}/admin/queues`, { headers: { authorization: `Bearer ${token}` } });
     expect(board.status).toBe(200);
     expect(await board.text()).toMatch(/bull/i);
-    const { secret } = await controller.tokens.create({ name: 'reader', owner: 'reader', scopes: ['read'], createdBy: 'test' });
-    expect((await fetch(`${controller.httpUrl}/admin/queues`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(403);
+    const { secret } = await controller.tokens.create({
+      name: 'reader',
+      owner: 'reader',
+      scopes: ['read'],
+      createdBy: 'test',
+    });
+    expect(
+      (await fetch(`${controller.httpUrl}/admin/queues`, { headers: { authorization: `Bearer ${secret}` } })).status,
+    ).toBe(403);
     expect((await fetch(`${controller.httpUrl}/admin/queues`)).status).toBe(401);
   });
 

@@ -19,19 +19,42 @@ describe.each(BACKENDS)('GET /v1/routers items equal the single-router view (%s)
     ({ controller, fetch: api } = await startTestController(db));
     const prisma = controller.db.prisma;
     const profile = await prisma.profile.create({ data: { name: 'shape-check', latestRevision: 3 } });
-    const revision = await prisma.profileRevision.create({ data: { profileId: profile.id, number: 3, spec: {}, createdBy: 'test' } });
+    const revision = await prisma.profileRevision.create({
+      data: { profileId: profile.id, number: 3, spec: {}, createdBy: 'test' },
+    });
     await prisma.router.create({
       data: {
-        name: 'full', identity: 'test:full', status: 'online', soc: 'MT7621', arch: 'mipsel_24kc', endian: 'little',
-        kernel: '6.6.73', openwrtVersion: '24.10.0', openwrtTarget: 'ramips/mt7621', model: 'Xiaomi "AX" \\ 3000',
-        agentVersion: '0.1.0', placement: 'proxy', tags: ['group:canary', 'site:ams'],
-        lastSeenAt: new Date('2026-11-30T05:06:07.089Z'), connectedAt: new Date('2026-11-30T05:00:00.001Z'),
-        decommissionedAt: new Date('2026-12-01T00:00:00.000Z'), createdAt: new Date('2026-01-02T03:04:05.678Z'),
+        name: 'full',
+        identity: 'test:full',
+        status: 'online',
+        soc: 'MT7621',
+        arch: 'mipsel_24kc',
+        endian: 'little',
+        kernel: '6.6.73',
+        openwrtVersion: '24.10.0',
+        openwrtTarget: 'ramips/mt7621',
+        model: 'Xiaomi "AX" \\ 3000',
+        agentVersion: '0.1.0',
+        placement: 'proxy',
+        tags: ['group:canary', 'site:ams'],
+        lastSeenAt: new Date('2026-11-30T05:06:07.089Z'),
+        connectedAt: new Date('2026-11-30T05:00:00.001Z'),
+        decommissionedAt: new Date('2026-12-01T00:00:00.000Z'),
+        createdAt: new Date('2026-01-02T03:04:05.678Z'),
         appliedRevisionId: revision.id,
       },
     });
-    await prisma.router.create({ data: { name: 'bare', identity: 'test:bare', openwrtVersion: '', createdAt: new Date('2026-01-02T03:04:05.679Z') } });
-    await prisma.router.create({ data: { name: 'no-target', identity: 'test:no-target', openwrtVersion: '23.05.5', tags: [] } });
+    await prisma.router.create({
+      data: {
+        name: 'bare',
+        identity: 'test:bare',
+        openwrtVersion: '',
+        createdAt: new Date('2026-01-02T03:04:05.679Z'),
+      },
+    });
+    await prisma.router.create({
+      data: { name: 'no-target', identity: 'test:no-target', openwrtVersion: '23.05.5', tags: [] },
+    });
   });
 
   afterAll(async () => {

@@ -9,10 +9,14 @@ import { freePort } from '../support/ports.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
 
-
 function run(script: string, env: Record<string, string>) {
   // A process group of its own, so a signal reaches npm and node alike, as Ctrl-C in a terminal does.
-  const child = spawn('npm', ['run', '-s', script], { cwd: repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('npm', ['run', '-s', script], {
+    cwd: repo,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
@@ -31,7 +35,11 @@ function run(script: string, env: Record<string, string>) {
 
 describe('the server and demo processes', () => {
   it('an unreachable DATABASE_URL stops start-up with one clear sentence, no stack trace, no password', async () => {
-    const p = run('server', { DATABASE_URL: 'postgresql://wrt:s3cret-pw@127.0.0.1:1/fleet', WRTFLEET_HTTP_PORT: '0', WRTFLEET_GRPC_PORT: '0' });
+    const p = run('server', {
+      DATABASE_URL: 'postgresql://wrt:s3cret-pw@127.0.0.1:1/fleet',
+      WRTFLEET_HTTP_PORT: '0',
+      WRTFLEET_GRPC_PORT: '0',
+    });
     const code = await p.exited;
     expect(code).toBe(1);
     const lines = p.err().trim().split('\n');
@@ -54,13 +62,19 @@ describe('the server and demo processes', () => {
     }
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'wrtfleet-demo-'));
     const [httpPort, grpcPort] = [await freePort(), await freePort()];
-    const p = run('demo', { WRTFLEET_DATA_DIR: dataDir, WRTFLEET_HTTP_PORT: String(httpPort), WRTFLEET_GRPC_PORT: String(grpcPort) });
+    const p = run('demo', {
+      WRTFLEET_DATA_DIR: dataDir,
+      WRTFLEET_HTTP_PORT: String(httpPort),
+      WRTFLEET_GRPC_PORT: String(grpcPort),
+    });
     const started = Date.now();
     try {
       const items = await eventually(
         async () => {
           const token = (await readFile(path.join(dataDir, 'admin-token'), 'utf8')).trim();
-          const res = await fetch(`http://127.0.0.1:${httpPort}/v1/routers?limit=100`, { headers: { authorization: `Bearer ${token}` } });
+          const res = await fetch(`http://127.0.0.1:${httpPort}/v1/routers?limit=100`, {
+            headers: { authorization: `Bearer ${token}` },
+          });
           const body = (await res.json()) as { items: { status: string; soc: string }[] };
           return body.items.length >= 12 && body.items.every((r) => r.status === 'online') ? body.items : undefined;
         },

@@ -48,7 +48,7 @@ afterAll(async () => {
 describe('commands and files over exec', () => {
   it('runs argv with exit codes, stderr, stdin, and shell-hostile arguments intact', async () => {
     const h = host();
-    const r = await h.run(['sh', '-c', 'echo "$1|$2"; echo oops >&2; exit 3', 'x', "it's a $HOME `x` \"q\""]);
+    const r = await h.run(['sh', '-c', 'echo "$1|$2"; echo oops >&2; exit 3', 'x', 'it\'s a $HOME `x` "q"']);
     expect(r).toEqual({ code: 3, stdout: `it's a $HOME \`x\` "q"|\n`.replace('|', '|'), stderr: 'oops\n' });
     expect(await h.run(['definitely-not-installed-wf'])).toMatchObject({ code: 127 });
     expect((await h.run(['cat'], { input: 'from stdin\n' })).stdout).toBe('from stdin\n');
@@ -63,7 +63,9 @@ describe('commands and files over exec', () => {
     expect((await h.readBinary('/tmp/wf-ssh-upload.bin'))!.equals(data)).toBe(true);
     expect((await h.run(['stat', '-c', '%a', '/tmp/wf-ssh-upload.bin'])).stdout.trim()).toBe('600');
     expect(await h.readFile('/tmp/wf-ssh-no-such-file')).toBeNull();
-    await expect(h.writeFile('/proc/wf-not-writable/x', 'x')).rejects.toThrow(/writing \/proc\/wf-not-writable\/x failed/);
+    await expect(h.writeFile('/proc/wf-not-writable/x', 'x')).rejects.toThrow(
+      /writing \/proc\/wf-not-writable\/x failed/,
+    );
     await h.run(['rm', '-f', '/tmp/wf-ssh-upload.bin']);
   });
 
@@ -98,7 +100,13 @@ describe('authentication', () => {
   });
 
   it('an unknown key is an auth error', async () => {
-    const other = (await sh(['sh', '-c', `rm -f ${router.dir}/k2 && ssh-keygen -q -t ed25519 -N '' -f ${router.dir}/k2 && cat ${router.dir}/k2`])).trim();
+    const other = (
+      await sh([
+        'sh',
+        '-c',
+        `rm -f ${router.dir}/k2 && ssh-keygen -q -t ed25519 -N '' -f ${router.dir}/k2 && cat ${router.dir}/k2`,
+      ])
+    ).trim();
     const e = await rejection(host({ privateKey: `${other}\n` }).run(['id']));
     expect(e.kind).toBe('auth');
   });
@@ -127,7 +135,11 @@ describe('host keys', () => {
 
   it('TOFU records the first key, then a changed key is refused even by the same host object', async () => {
     const recorded: string[] = [];
-    const h = host({ hostKeyFingerprint: undefined, onNewHostKey: (fp) => void recorded.push(fp), backoff: { initialMs: 50, maxMs: 200 } });
+    const h = host({
+      hostKeyFingerprint: undefined,
+      onNewHostKey: (fp) => void recorded.push(fp),
+      backoff: { initialMs: 50, maxMs: 200 },
+    });
     expect((await h.run(['true'])).code).toBe(0);
     expect(recorded).toEqual([router.hostKeyFingerprint]);
     await h.disconnect();
@@ -150,7 +162,11 @@ describe('timeouts, keepalives, reconnects', () => {
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(r.code).toBeNull();
     expect(r.stderr).toMatch(/timed out after 800 ms \(remote command killed\)/);
-    await eventually(async () => !(await router.inside.run(['sh', '-c', `ps -eo args | grep -x 'sleep ${marker}'`])).stdout.trim(), 3_000, 'remote sleep killed');
+    await eventually(
+      async () => !(await router.inside.run(['sh', '-c', `ps -eo args | grep -x 'sleep ${marker}'`])).stdout.trim(),
+      3_000,
+      'remote sleep killed',
+    );
     expect((await h.run(['echo', 'still here'])).stdout).toBe('still here\n');
     expect(h.connectAttempts).toBe(1);
   });
@@ -176,7 +192,9 @@ describe('timeouts, keepalives, reconnects', () => {
     const pending = h.run(['sleep', '30'], { timeoutMs: 20_000 });
     await new Promise((r) => setTimeout(r, 300));
     // Reset the TCP connection from the router's side (ss -K needs CONFIG_INET_DIAG_DESTROY).
-    const kill = await sh(['ip', 'netns', 'exec', router.ns.router, 'ss', '-K', 'dst', router.addr.host]).catch((e: Error) => e.message);
+    const kill = await sh(['ip', 'netns', 'exec', router.ns.router, 'ss', '-K', 'dst', router.addr.host]).catch(
+      (e: Error) => e.message,
+    );
     const r = await pending;
     expect(r.code, String(kill)).toBeNull();
     expect(r.stderr).toMatch(/connection lost during the command/);
@@ -215,7 +233,9 @@ describe('timeouts, keepalives, reconnects', () => {
     const h = host({ connectTimeoutMs: 1_500 });
     await sh(['ip', '-n', router.ns.router, 'link', 'set', 'mgmt0', 'down']);
     const t0 = Date.now();
-    const e = await rejection(h.run(['true'])).finally(() => sh(['ip', '-n', router.ns.router, 'link', 'set', 'mgmt0', 'up']));
+    const e = await rejection(h.run(['true'])).finally(() =>
+      sh(['ip', '-n', router.ns.router, 'link', 'set', 'mgmt0', 'up']),
+    );
     expect(['unreachable']).toContain(e.kind);
     expect(e.message).toMatch(/unreachable/);
     expect(Date.now() - t0).toBeLessThan(6_000);

@@ -64,7 +64,15 @@ function exercise(open: () => Promise<Database>) {
       expect(await db.prisma.router.count({ where: { tags: { has: 'lab' }, soc: 'MT7621' } })).toBe(1);
 
       const event = await db.prisma.auditEvent.create({
-        data: { actor: 'system', action: 'router.registered', targetType: 'router', targetId: router.id, after: { name: 'r1' }, prevHash: '0'.repeat(64), hash: 'a'.repeat(64) },
+        data: {
+          actor: 'system',
+          action: 'router.registered',
+          targetType: 'router',
+          targetId: router.id,
+          after: { name: 'r1' },
+          prevHash: '0'.repeat(64),
+          hash: 'a'.repeat(64),
+        },
       });
       expect(typeof event.seq).toBe('bigint');
       const events = await db.prisma.auditEvent.findMany({ where: { targetId: router.id } });
@@ -93,7 +101,13 @@ function exercise(open: () => Promise<Database>) {
       await expect(db.prisma.profileRevision.delete({ where: { id: revision.id } })).rejects.toThrow(/immutable/);
 
       const event = await db.prisma.auditEvent.create({
-        data: { actor: 'system', action: 'profile.created', targetType: 'profile', prevHash: `p-${randomUUID()}`, hash: 'h' },
+        data: {
+          actor: 'system',
+          action: 'profile.created',
+          targetType: 'profile',
+          prevHash: `p-${randomUUID()}`,
+          hash: 'h',
+        },
       });
       await expect(
         db.prisma.auditEvent.update({ where: { seq: event.seq }, data: { actor: 'mallory' } }),
@@ -105,9 +119,9 @@ function exercise(open: () => Promise<Database>) {
       );
       expect((await db.prisma.auditEvent.findUniqueOrThrow({ where: { seq: event.seq } })).actor).toBe('mallory');
       // ...and the trigger is back on afterwards.
-      await expect(
-        db.prisma.auditEvent.update({ where: { seq: event.seq }, data: { actor: 'eve' } }),
-      ).rejects.toThrow(/immutable/);
+      await expect(db.prisma.auditEvent.update({ where: { seq: event.seq }, data: { actor: 'eve' } })).rejects.toThrow(
+        /immutable/,
+      );
     } finally {
       await db.close();
     }
@@ -192,8 +206,13 @@ describe('PGlite (embedded default)', () => {
     const a = await openDatabase({ dataDir: fresh, pgliteTemplate: true, logger: first.logger });
     try {
       expect(first.lines.map((l) => l.msg)).toContain('initialised the embedded database from the migrated template');
-      const rows = await a.prisma.$queryRaw<{ migration_name: string }[]>`SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY 1`;
-      const expected = (await readdir(defaultMigrationsDir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+      const rows = await a.prisma.$queryRaw<
+        { migration_name: string }[]
+      >`SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY 1`;
+      const expected = (await readdir(defaultMigrationsDir, { withFileTypes: true }))
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name)
+        .sort();
       expect(rows.map((r) => r.migration_name)).toEqual(expected);
       await a.prisma.router.create({ data: { name: 'from-template', identity: 'id-from-template' } });
     } finally {
@@ -203,7 +222,9 @@ describe('PGlite (embedded default)', () => {
     const second = recordingLogger();
     const b = await openDatabase({ dataDir: fresh, pgliteTemplate: true, logger: second.logger });
     try {
-      expect(second.lines.map((l) => l.msg)).not.toContain('initialised the embedded database from the migrated template');
+      expect(second.lines.map((l) => l.msg)).not.toContain(
+        'initialised the embedded database from the migrated template',
+      );
       expect(second.migrated()).toEqual([]);
       expect(await b.prisma.router.findUnique({ where: { name: 'from-template' } })).not.toBeNull();
     } finally {
@@ -273,13 +294,19 @@ describe('PostgreSQL', () => {
       let peak = 0;
       const watcher = setInterval(() => {
         void db.prisma
-          .$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%${tag}%' AND query NOT LIKE '%pg_stat_activity%'`)
+          .$queryRawUnsafe<{ n: bigint }[]>(
+            `SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%${tag}%' AND query NOT LIKE '%pg_stat_activity%'`,
+          )
           .then((r) => (peak = Math.max(peak, Number(r[0]!.n))))
           .catch(() => undefined);
       }, 20);
       const finished: number[] = [];
       const count = limit * 3;
-      await Promise.all(Array.from({ length: count }, (_, i) => db.queryRows(`SELECT pg_sleep(0.4), '${tag}' AS tag, ${i} AS i`, []).then(() => finished.push(i))));
+      await Promise.all(
+        Array.from({ length: count }, (_, i) =>
+          db.queryRows(`SELECT pg_sleep(0.4), '${tag}' AS tag, ${i} AS i`, []).then(() => finished.push(i)),
+        ),
+      );
       clearInterval(watcher);
       expect(peak).toBe(limit);
       // In arrival order: the first `limit` finish before any of the last `limit` start.
@@ -334,9 +361,7 @@ describe('bad DATABASE_URL', () => {
     const started = Date.now();
     const error = await failure('postgresql://admin:hunter2@127.0.0.1:5999/wrtfleet');
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(error.message).toBe(
-      'Cannot reach PostgreSQL at 127.0.0.1:5999 (connection refused); check DATABASE_URL.',
-    );
+    expect(error.message).toBe('Cannot reach PostgreSQL at 127.0.0.1:5999 (connection refused); check DATABASE_URL.');
     expect(error.code).toBe('unreachable');
   });
 

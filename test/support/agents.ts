@@ -1,6 +1,10 @@
 import { status as GrpcStatus, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import { AgentCredentials } from '../../agent/enrollment/agent-credentials.js';
-import { AgentServiceClient, type AgentMessage, type ControllerMessage } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import {
+  AgentServiceClient,
+  type AgentMessage,
+  type ControllerMessage,
+} from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { Controller } from '../../server/controller.js';
 import { enrollThroughController } from '../../server/pki/local-enrollment.js';
 
@@ -9,7 +13,11 @@ import { enrollThroughController } from '../../server/pki/local-enrollment.js';
  * returns its credentials; `.channelCredentials` goes to ControllerLink / RouterAgent.
  * The controller must run with mutual TLS (security: { insecureAgents: false }).
  */
-export async function enrollTestAgent(controller: Controller, identity: string, name = identity): Promise<AgentCredentials> {
+export async function enrollTestAgent(
+  controller: Controller,
+  identity: string,
+  name = identity,
+): Promise<AgentCredentials> {
   return enrollThroughController(controller.security, controller.grpcAddress, { identity, name }, 'test');
 }
 

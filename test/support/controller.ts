@@ -30,7 +30,12 @@ export async function startTestController(db: TestDatabase, overrides: Partial<C
   // The production redaction, so tests that scan logs for secrets test what operators get.
   const logger = pino({ level: 'debug', redact: LOG_REDACTION }, { write: (line: string) => void lines.push(line) });
   const controller: Controller = await startController(testConfig(db, overrides), logger);
-  const { secret: token } = await controller.tokens.create({ name: 'test', owner: 'tester', scopes: ['admin'], createdBy: 'test' });
+  const { secret: token } = await controller.tokens.create({
+    name: 'test',
+    owner: 'tester',
+    scopes: ['admin'],
+    createdBy: 'test',
+  });
   return { controller, logs: lines, token, fetch: authedFetch(controller.httpUrl, token) };
 }
 
@@ -58,7 +63,11 @@ export function authedFetch(baseUrl: string, token: string) {
 }
 
 /** Polls until `check` returns a truthy value or the deadline passes. */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {

@@ -52,10 +52,13 @@ export class FakeController {
     const server = new Server();
     server.addService(AgentServiceService, {
       connect: (stream: ServerDuplexStream<AgentMessage, ControllerMessage>) => this.onStream(stream),
-      enroll: (_call: unknown, cb: (err: { code: number; details: string }) => void) => cb({ code: status.UNIMPLEMENTED, details: 'no enrollment here' }),
+      enroll: (_call: unknown, cb: (err: { code: number; details: string }) => void) =>
+        cb({ code: status.UNIMPLEMENTED, details: 'no enrollment here' }),
     });
     this.port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(`${this.bindHost}:${port}`, this.credentials ?? ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+      server.bindAsync(`${this.bindHost}:${port}`, this.credentials ?? ServerCredentials.createInsecure(), (err, p) =>
+        err ? reject(err) : resolve(p),
+      ),
     );
     this.server = server;
   }
@@ -67,13 +70,28 @@ export class FakeController {
         identity = message.body.value.router?.identity ?? '';
         this.hellos.push({ identity, hello: message.body.value, at: Date.now() });
         this.streams.set(identity, stream);
-        this.write(stream, { $case: 'welcome', value: { routerId: `r-${identity}`, heartbeatIntervalSeconds: 5, telemetryIntervalSeconds: this.telemetryIntervalSeconds } });
+        this.write(stream, {
+          $case: 'welcome',
+          value: {
+            routerId: `r-${identity}`,
+            heartbeatIntervalSeconds: 5,
+            telemetryIntervalSeconds: this.telemetryIntervalSeconds,
+          },
+        });
         return;
       }
       this.received.push({ identity, at: Date.now(), message });
-      if (this.autoAck && message.body?.$case === 'applyResult') this.write(stream, { $case: 'ack', value: { agentSeq: message.seq } });
-      if (this.autoConfirm && message.body?.$case === 'applyResult' && message.body.value.status === ApplyResult_Status.STATUS_APPLIED) {
-        this.write(stream, { $case: 'confirmApply', value: { profile: message.body.value.profile, revision: message.body.value.revision } });
+      if (this.autoAck && message.body?.$case === 'applyResult')
+        this.write(stream, { $case: 'ack', value: { agentSeq: message.seq } });
+      if (
+        this.autoConfirm &&
+        message.body?.$case === 'applyResult' &&
+        message.body.value.status === ApplyResult_Status.STATUS_APPLIED
+      ) {
+        this.write(stream, {
+          $case: 'confirmApply',
+          value: { profile: message.body.value.profile, revision: message.body.value.revision },
+        });
       }
     });
     const drop = () => {
@@ -112,7 +130,9 @@ export class FakeController {
 
   /** Every ApplyResult message received, re-sent ones included. */
   allResults(identity: string): ApplyResult[] {
-    return this.received.filter((r) => r.identity === identity && r.message.body?.$case === 'applyResult').map((r) => (r.message.body as { value: ApplyResult }).value);
+    return this.received
+      .filter((r) => r.identity === identity && r.message.body?.$case === 'applyResult')
+      .map((r) => (r.message.body as { value: ApplyResult }).value);
   }
 
   driftReports(identity: string): DriftReport[] {
@@ -128,7 +148,9 @@ export class FakeController {
   }
 
   private of(identity: string, kind: string): unknown[] {
-    return this.received.filter((r) => r.identity === identity && r.message.body?.$case === kind).map((r) => (r.message.body as { value: unknown }).value);
+    return this.received
+      .filter((r) => r.identity === identity && r.message.body?.$case === kind)
+      .map((r) => (r.message.body as { value: unknown }).value);
   }
 
   /** Stops at once, cutting every stream (a crashed or unreachable controller). */

@@ -25,7 +25,11 @@ export class FaultHost extends WrappedHost {
 }
 
 /** Fails only the n-th (1-based) command matching `match`. */
-export function nth(match: (argv: string[]) => boolean, n: number, fault: Fault): (argv: string[]) => Fault | undefined {
+export function nth(
+  match: (argv: string[]) => boolean,
+  n: number,
+  fault: Fault,
+): (argv: string[]) => Fault | undefined {
   let seen = 0;
   return (argv) => (match(argv) && ++seen === n ? fault : undefined);
 }

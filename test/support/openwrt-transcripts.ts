@@ -20,7 +20,10 @@ type Mode = 'off' | 'software' | 'hardware';
 export class OpenWrtTranscriptHost implements RouterHost {
   readonly description: string;
   readonly fixture: FixtureHost;
-  committed: Record<'flow_offloading' | 'flow_offloading_hw', string | null> = { flow_offloading: null, flow_offloading_hw: null };
+  committed: Record<'flow_offloading' | 'flow_offloading_hw', string | null> = {
+    flow_offloading: null,
+    flow_offloading_hw: null,
+  };
   pending: Record<string, string | null> = {};
   /** Changes someone else left uncommitted (uci changes shows them). */
   foreignPending: string | null = null;
@@ -73,12 +76,17 @@ export class OpenWrtTranscriptHost implements RouterHost {
         return ok();
       }
       if (a[0] === 'changes') {
-        const ours = Object.entries(this.pending).map(([k, v]) => (v === null ? `-${k.replace('@defaults[0]', 'cfg01e63d')}` : `${k.replace('@defaults[0]', 'cfg01e63d')}='${v}'`));
+        const ours = Object.entries(this.pending).map(([k, v]) =>
+          v === null
+            ? `-${k.replace('@defaults[0]', 'cfg01e63d')}`
+            : `${k.replace('@defaults[0]', 'cfg01e63d')}='${v}'`,
+        );
         const foreign = this.foreignPending ? [this.foreignPending.trim()] : [];
         return ok([...foreign, ...ours].map((l) => `${l}\n`).join(''));
       }
       if (a[0] === 'commit' && a[1] === 'firewall') {
-        for (const [k, v] of Object.entries(this.pending)) this.committed[k.replace('firewall.@defaults[0].', '') as 'flow_offloading'] = v;
+        for (const [k, v] of Object.entries(this.pending))
+          this.committed[k.replace('firewall.@defaults[0].', '') as 'flow_offloading'] = v;
         this.pending = {};
         return ok();
       }
@@ -97,14 +105,16 @@ export class OpenWrtTranscriptHost implements RouterHost {
       this.live = listing.includes('flags offload') ? 'hardware' : mode === 'off' ? 'off' : 'software';
       return { code: 0, stdout: '', stderr: out };
     }
-    if (cmd === 'nft' && args.join(' ') === 'list flowtables') return ok(this.transcript(`nft-list-flowtables.${this.live}.txt`));
+    if (cmd === 'nft' && args.join(' ') === 'list flowtables')
+      return ok(this.transcript(`nft-list-flowtables.${this.live}.txt`));
     // An idle router as the datapath sees it: no pins of ours, no default route over our
     // devices, no wrtfleet table. (The datapath itself is tested for real elsewhere.)
     if (cmd?.endsWith('wf-tcx') && args[0] === 'ls') return ok('{"entries":[]}\n');
     if (cmd?.endsWith('wf-tcx') && (args[0] === 'rm' || args[0] === 'mkdir')) return ok('{}\n');
     if (cmd === 'ip' && args.join(' ') === '-d -j link show') return ok('[]\n');
     if (cmd === 'ip' && args.join(' ') === '-4 -j route show default table all') return ok('[]\n');
-    if (cmd === 'nft' && args.includes('wrtfleet')) return { code: 1, stdout: '', stderr: 'Error: No such file or directory\nlist table inet wrtfleet\n' };
+    if (cmd === 'nft' && args.includes('wrtfleet'))
+      return { code: 1, stdout: '', stderr: 'Error: No such file or directory\nlist table inet wrtfleet\n' };
     if (cmd === 'fw4' && args[0] === 'print') return ok(this.transcript(`fw4-print.${this.configured()}.txt`));
     void options;
     return this.fixture.run(argv);

@@ -16,12 +16,19 @@ import { readPcap, type PcapPacket } from '../datapath/pcap.js';
 
 function mask(text: string): string {
   return text
-    .replace(/"(prog_id|link_id|id|tag|load_time|run_time_ns|run_cnt|bytes|packets|handle|revision)":\s*("?[0-9a-fx]+"?)/g, '"$1":"#"')
+    .replace(
+      /"(prog_id|link_id|id|tag|load_time|run_time_ns|run_cnt|bytes|packets|handle|revision)":\s*("?[0-9a-fx]+"?)/g,
+      '"$1":"#"',
+    )
     .replace(/\b(id|tag|packets|bytes) [0-9a-fx]+/g, '$1 #')
     .replace(/bpf_[0-9a-f]+/g, 'bpf_#');
 }
 
-export async function fullState(host: RouterHost, ifnames: string[], pinRoot = '/sys/fs/bpf'): Promise<Record<string, string>> {
+export async function fullState(
+  host: RouterHost,
+  ifnames: string[],
+  pinRoot = '/sys/fs/bpf',
+): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   const grab = async (key: string, argv: string[]) => {
     const r = await host.run(argv);
@@ -48,7 +55,26 @@ export async function fullState(host: RouterHost, ifnames: string[], pinRoot = '
 export async function capture(ns: string, dev: string, fn: () => Promise<void>): Promise<PcapPacket[]> {
   const dir = mkdtempSync(join(tmpdir(), 'wf-cap-'));
   const file = join(dir, 'c.pcap');
-  const td = spawn('nsenter', [`--net=/run/netns/${ns}`, 'tcpdump', '--immediate-mode', '-i', dev, '-Q', 'in', '-s', '0', '-U', '-n', '-w', file, 'ip'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const td = spawn(
+    'nsenter',
+    [
+      `--net=/run/netns/${ns}`,
+      'tcpdump',
+      '--immediate-mode',
+      '-i',
+      dev,
+      '-Q',
+      'in',
+      '-s',
+      '0',
+      '-U',
+      '-n',
+      '-w',
+      file,
+      'ip',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let err = '';
   td.stderr!.on('data', (d) => (err += String(d)));
   for (let i = 0; i < 50 && !err.includes('listening'); i++) await new Promise((r) => setTimeout(r, 100));

@@ -136,7 +136,21 @@ export class SshRouter {
     await sh(['ip', 'link', 'set', this.hostIf, 'up']);
     await sh(['ip', '-n', this.ns.router, 'addr', 'add', `${this.addr.router}/30`, 'dev', 'mgmt0']);
     await sh(['ip', '-n', this.ns.router, 'link', 'set', 'mgmt0', 'up']);
-    await sh(['ip', 'link', 'add', 'wan0', 'netns', this.ns.router, 'type', 'veth', 'peer', 'name', 'up0', 'netns', this.ns.peer]);
+    await sh([
+      'ip',
+      'link',
+      'add',
+      'wan0',
+      'netns',
+      this.ns.router,
+      'type',
+      'veth',
+      'peer',
+      'name',
+      'up0',
+      'netns',
+      this.ns.peer,
+    ]);
     await sh(['ip', '-n', this.ns.router, 'addr', 'add', `${this.addr.routerWan}/30`, 'dev', 'wan0']);
     await sh(['ip', '-n', this.ns.router, 'link', 'set', 'wan0', 'up']);
     await sh(['ip', '-n', this.ns.peer, 'addr', 'add', `${this.addr.peer}/30`, 'dev', 'up0']);
@@ -211,7 +225,9 @@ export class SshRouter {
       `mount --bind ${join(this.dir, 'passwd')} /etc/passwd`,
       `exec /usr/sbin/sshd -D -f ${cfgPath} -h ${this.hostKeyPath} -E ${this.logPath}`,
     ].join('\n');
-    this.sshd = spawn('ip', ['netns', 'exec', this.ns.router, 'sh', '-c', script], { stdio: ['ignore', 'ignore', 'pipe'] });
+    this.sshd = spawn('ip', ['netns', 'exec', this.ns.router, 'sh', '-c', script], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
     this.sshd.stderr!.on('data', (d) => (err += String(d)));
     for (let i = 0; i < 100; i++) {
