@@ -525,9 +525,7 @@ async function benchApply(bundle: string): Promise<void> {
   }
 }
 
-async function reconnectHistogram(
-  jitterWindowMs: number,
-): Promise<{
+async function reconnectHistogram(jitterWindowMs: number): Promise<{
   spreadMs: number;
   p50: number;
   p90: number;

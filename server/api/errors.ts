@@ -53,14 +53,12 @@ function validationDetails(error: FastifyError) {
 async function errorsPlugin(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiError) {
-      return reply
-        .status(error.statusCode)
-        .send({
-          error: error.code,
-          message: error.message,
-          ...(error.details ? { details: error.details } : {}),
-          requestId: request.id,
-        });
+      return reply.status(error.statusCode).send({
+        error: error.code,
+        message: error.message,
+        ...(error.details ? { details: error.details } : {}),
+        requestId: request.id,
+      });
     }
     if (error.validation) {
       const details = validationDetails(error);
@@ -75,23 +73,19 @@ async function errorsPlugin(app: FastifyInstance) {
       return reply.status(status).send({ error: code, message: error.message, requestId: request.id });
     }
     request.log.error({ err: error }, 'request failed');
-    return reply
-      .status(500)
-      .send({
-        error: 'internal',
-        message: 'the controller failed to handle this request; see its log',
-        requestId: request.id,
-      });
+    return reply.status(500).send({
+      error: 'internal',
+      message: 'the controller failed to handle this request; see its log',
+      requestId: request.id,
+    });
   });
 
   app.setNotFoundHandler((request, reply) =>
-    reply
-      .status(404)
-      .send({
-        error: 'not_found',
-        message: `no route ${request.method} ${request.url.split('?')[0]}`,
-        requestId: request.id,
-      }),
+    reply.status(404).send({
+      error: 'not_found',
+      message: `no route ${request.method} ${request.url.split('?')[0]}`,
+      requestId: request.id,
+    }),
   );
 }
 
