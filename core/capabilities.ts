@@ -2,7 +2,7 @@
  * What a router can do, predicted from its facts. THE single source of truth: the agent
  * uses it before probing, the server imports it for previews and plans.
  *
- * Hardware flow offload depends on the SoC (DOMAIN.md §2): only the MediaTek PPE driven by
+ * Hardware flow offload depends on the SoC (docs/DOMAIN.md, Flow offloading): only the MediaTek PPE driven by
  * mtk_eth_soc (MT7621 from OpenWrt 22.03, MT7622, MT7981, MT7986, MT7988) and Airoha EN7581
  * on 6.12 kernels offload flows in hardware in mainline OpenWrt. Everything else (ath79,
  * ipq40xx, ipq806x, qualcommax whose NSS offload lives only in unmerged PRs, x86, Raspberry
@@ -296,7 +296,7 @@ function predictTcx(facts: CapabilityInput, ebpf: boolean): Verdict {
   };
 }
 
-/** The JSON `npm run -s agent -- facts` prints (issue 2 item 6); extra fields are allowed. */
+/** The JSON `npm run -s agent -- facts` prints; extra fields are allowed. */
 export interface FactsSummary {
   soc: string | null;
   arch: string | null;

@@ -6,7 +6,7 @@
  *
  * How the plan decides (every step leaves a decision with its reason):
  * 1. Capabilities: a probed value, when present, wins over the predicted one (the device wins
- *    over our tables, DOMAIN.md preamble). TCX implies eBPF; hardware offload implies software.
+ *    over our tables, docs/DOMAIN.md). TCX implies eBPF; hardware offload implies software.
  * 2. Programs: straight from the spec's l3Rewrite switches, in the fixed order of
  *    REWRITE_PROGRAMS (they touch disjoint fields, so the order is for stable plans only).
  * 3. Datapath: eBPF when `ebpf` is on/auto and eBPF is usable (kernel capability, known byte
@@ -14,7 +14,7 @@
  *    to the in-kernel nftables rules, `off` always uses nftables. No rewrite at all -> `none`.
  * 4. Offload: the requested mode is matched to the router; what happens when it is not there
  *    follows the conflict policy (see resolveOffloadCapability).
- * 5. Conflicts (DOMAIN.md §2), resolved by the policy:
+ * 5. Conflicts (docs/DOMAIN.md, Flow offloading), resolved by the policy:
  *    (a) hardware offload vs per-packet rewrites (TTL, IP-ID, hop limit): PPE-bound flows never
  *        reach the CPU. prefer-rewrite -> software offload (TC egress still sees those packets);
  *        prefer-offload -> keep hardware, warn.
@@ -43,7 +43,7 @@ import { canonicalJson } from './canonical-json.js';
 
 export const PLAN_VERSION = 1 as const;
 
-/** The four TC egress programs (names fixed by the seed, DOMAIN.md §1), in plan order: the datapath's list. */
+/** The four TC egress programs (docs/DOMAIN.md, The four rewrites), in plan order: the datapath's list. */
 export const REWRITE_PROGRAMS = PROGRAM_NAMES;
 export type RewriteProgramName = ProgramName;
 

@@ -1,6 +1,6 @@
 /**
- * The profile spec: the body of one immutable profile revision (issue 5 item 1), and the
- * input of `resolvePlan` (agent/plan.ts).
+ * The profile spec: the body of one immutable profile revision, and the
+ * input of `resolvePlan` (core/plan.ts).
  *
  * ONE schema serves three readers: the server validates request bodies with it (Fastify +
  * @fastify/type-provider-typebox, so it is plain JSON Schema, no TypeBox-only kinds), the
@@ -128,7 +128,7 @@ export const ProfileSpecSchema = Type.Object(
           }),
         ),
       },
-      'Layer 3/4 header rewriting on WAN egress (DOMAIN.md §1).',
+      'Layer 3/4 header rewriting on WAN egress (docs/DOMAIN.md, The four rewrites).',
     ),
     flowOffload: section(
       {
@@ -140,7 +140,7 @@ export const ProfileSpecSchema = Type.Object(
           }),
         ),
       },
-      'firewall4 flow offloading (DOMAIN.md §2).',
+      'Flow offloading through the firewall (docs/DOMAIN.md, Flow offloading).',
     ),
     conflictPolicy: Type.Optional(
       stringEnum(CONFLICT_POLICIES, {

@@ -1,9 +1,9 @@
 /**
  * The four TC egress rewrites as a plan names them, and the settings they take: the
- * vocabulary the profile spec, the plan and the datapath share (docs/DOMAIN.md, the programs).
+ * vocabulary the profile spec, the plan and the datapath share (docs/DOMAIN.md, The four rewrites).
  */
 
-/** Names fixed by the seed; also the ELF program (function) names. */
+/** Fixed names (part of the API and the plan); also the ELF program (function) names. */
 export const PROGRAM_NAMES = ['set_ip_id_zero', 'set_ip_ttl', 'set_tcp_syn_window', 'clear_tcp_syn_ts'] as const;
 export type ProgramName = (typeof PROGRAM_NAMES)[number];
 

@@ -29,12 +29,12 @@ export interface Controller {
   http: FastifyInstance;
   registry: RouterRegistry;
   tokens: ApiTokens;
-  /** CA, enrollment, agent certificates, secrets at rest (issue 6). */
+  /** CA, enrollment, agent certificates, secrets at rest. */
   security: ControllerSecurity;
   profiles: ProfileStore;
   rollouts: RolloutEngine;
   jobs: JobRunner;
-  /** Onboarding routers over SSH (issue 7), with the controller-hosted proxy agents. */
+  /** Onboarding routers over SSH, with the controller-hosted proxy agents. */
   onboarding: OnboardingService;
   /** Set on the first start of an empty database: where the bootstrap admin token was written. */
   adminTokenFile: string | null;

@@ -44,7 +44,7 @@ import {
 } from '../../core/programs.js';
 
 export const DEFAULT_PIN_ROOT = '/sys/fs/bpf/wrtfleet';
-/** Interfaces never touched, whatever the routes say (the seed's rule). */
+/** Interfaces never touched, whatever the routes say (docs/DOMAIN.md, Attaching and falling back). */
 export const DEFAULT_SKIP = ['lo', 'br-lan'];
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Flow offloading on OpenWrt through uci and firewall4 (DOMAIN.md §2).
+ * Flow offloading on OpenWrt through uci and firewall4 (docs/DOMAIN.md, Flow offloading).
  *
  * Write path: `uci set firewall.@defaults[0].flow_offloading[_hw]=...`, `uci commit firewall`,
  * `/etc/init.d/firewall reload`. Read-back: `nft list flowtables` (the live kernel state, not

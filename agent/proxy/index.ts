@@ -1,6 +1,6 @@
 /**
  * The proxy placement: one process drives many routers over SSH (MT7621 and ath79 have no
- * Node.js, DOMAIN.md §4). Each router gets its own SshHost, RouterAgent, identity, state
+ * Node.js, docs/DOMAIN.md, Where the agent runs). Each router gets its own SshHost, RouterAgent, identity, state
  * file and gRPC stream, so one router's broken SSH or stream never touches the others.
  *
  * Config (JSON or YAML):

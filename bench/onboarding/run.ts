@@ -1,5 +1,5 @@
 /**
- * `npm run bench:onboarding`: bulk onboarding of namespace routers (issue 7's benchmark).
+ * `npm run bench:onboarding`: bulk onboarding of namespace routers.
  *
  * N routers (default 50), each its own network namespace running Debian's sshd
  * (test/support/ssh-router.ts: a /30 on a veth to this host, a WAN veth to a peer namespace;

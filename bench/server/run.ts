@@ -1,5 +1,5 @@
 /**
- * Controller benchmarks (issue 5), in one run so their ratios hold on a noisy machine:
+ * Controller benchmarks, in one run so their ratios hold on a noisy machine:
  *  1. GET /v1/routers?limit=100 with 10,000 routers stored: latency percentiles under load
  *     (autocannon, 10 connections, loopback), on PostgreSQL and on embedded PGlite;
  *  2. a rollout of one revision to 1,000 simulated agents over real gRPC streams, from

@@ -1,5 +1,5 @@
 /**
- * Start-up of the demo (issue 2's bar: the demo's routers at GET /v1/routers within 10 s of
+ * Start-up of the demo (the bar: the demo's routers at GET /v1/routers within 10 s of
  * `npm run demo` on a fresh data directory), in one run so the ratios hold on a noisy machine:
  * rounds alternate between `npm run demo` (server/launch.mjs: an esbuild bundle of the repo's
  * modules) and the same entry point under `node --import tsx`, each on a new data directory.

@@ -1,4 +1,4 @@
-/** Facts about a router (DOMAIN.md §3): what it is, what it runs, what it has installed. */
+/** Facts about a router (docs/DOMAIN.md, Knowing the device): what it is, what it runs, what it has installed. */
 export { collectFacts } from './collect.js';
 export type {
   DefaultRoute,

@@ -2,10 +2,10 @@ import type { PackageFacts, PackageManager, TcVariant } from './types.js';
 
 /**
  * The OpenWrt packages that decide what wrtfleet can do on a router:
- *  - tc-tiny (the default) cannot load BPF; tc-bpf or tc-full can (DOMAIN.md §1);
+ *  - tc-tiny (the default) cannot load BPF; tc-bpf or tc-full can (docs/DOMAIN.md, Attaching and falling back);
  *  - kmod-sched-bpf provides cls_bpf, the classic attach path;
  *  - bpftool-minimal / bpftool-full can attach and pin TCX links;
- *  - kmod-nft-offload and firewall4 are what fw4's flowtables need (DOMAIN.md §2).
+ *  - kmod-nft-offload and firewall4 are what fw4's flowtables need (docs/DOMAIN.md, Flow offloading).
  * Read from `opkg list-installed` (up to 24.10), `apk list --installed` (25.12+), or the
  * package databases directly when the tool cannot run.
  */

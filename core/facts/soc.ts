@@ -1,5 +1,5 @@
 /**
- * Naming the SoC, from the sources DOMAIN.md §3 lists, most precise first:
+ * Naming the SoC, from the sources docs/DOMAIN.md lists (Knowing the device), most precise first:
  *  1. /proc/device-tree/compatible: the first SoC-shaped entry after the board entry
  *     (`qca,qca9563`, `mediatek,mt7621-soc`, `mediatek,mt7986a`, `qcom,ipq8065`);
  *  2. cpuinfo `system type` on MIPS (`Qualcomm Atheros QCA9558 ver 1 rev 0`); note ath79

@@ -1,5 +1,5 @@
 /**
- * What the agent knows about the router it manages (DOMAIN.md §3).
+ * What the agent knows about the router it manages (docs/DOMAIN.md, Knowing the device).
  *
  * Every field that could not be learned is null (or empty) AND has an entry in `unknown`
  * saying why, so the controller can tell "this router has no WAN" from "we could not read

@@ -1,5 +1,5 @@
 /**
- * A router driven over SSH (the proxy placement, DOMAIN.md §4): commands run through the
+ * A router driven over SSH (the proxy placement, docs/DOMAIN.md, Where the agent runs): commands run through the
  * router's SSH server (dropbear on OpenWrt, any OpenSSH elsewhere) with ssh2.
  *
  * Choices, and why:

@@ -1,7 +1,7 @@
 import type { Hello } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 
 /**
- * A router identity is used as a database key, a log field and (with issue 6) a
+ * A router identity is used as a database key, a log field and a
  * certificate subject, so it is held to a conservative alphabet: letters, digits and the
  * punctuation real identities use (board names like "tplink,archer-c7-v2", MACs with ':').
  */

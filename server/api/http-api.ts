@@ -37,14 +37,14 @@ export interface HttpApiDeps {
   jobs: JobRunner;
   gateway: AgentGateway;
   metrics: ControllerMetrics;
-  /** Onboarding over SSH and its jobs (issue 7). */
+  /** Onboarding over SSH and its jobs. */
   onboarding?: OnboardingService;
   logger: Logger;
   /** Largest accepted request body; larger ones get 413. */
   bodyLimitBytes?: number;
-  /** Failed-authentication rate limit (issue 6). */
+  /** Failed-authentication rate limit. */
   auth?: Omit<AuthPluginOptions, 'tokens'>;
-  /** Token, enrollment, certificate and credential routes (issue 6). */
+  /** Token, enrollment, certificate and credential routes. */
   security?: SecurityRoutesOptions;
 }
 

@@ -35,7 +35,7 @@ export const OnboardingBody = Type.Object(
 );
 
 /**
- * `POST /v1/onboarding`: starts an onboarding job (issue 7). The password or key is sealed
+ * `POST /v1/onboarding`: starts an onboarding job. The password or key is sealed
  * for the job and never stored in Job.input, returned, logged or audited (the route's body is
  * covered by the logger's redaction of `password`, `privateKey`, `passphrase`).
  */

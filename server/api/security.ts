@@ -19,7 +19,7 @@ export interface SecurityRoutesOptions {
   grpcAddress: () => string;
 }
 
-/** The security route groups (issue 6): API tokens, enrollment and certificates, router credentials. */
+/** The security route groups: API tokens, enrollment and certificates, router credentials. */
 export const securityRoutesPlugin: FastifyPluginAsync<SecurityRoutesOptions> = async (app, o) => {
   await app.register(tokensPlugin, { tokens: o.tokens, audit: o.audit });
   await app.register(enrollmentPlugin, {

@@ -14,7 +14,7 @@ import type { ApiTokens } from './api-tokens.js';
 import { EnrollmentTokens } from './enrollment-tokens.js';
 import { resolveSecurity, type SecurityConfig } from './security-config.js';
 
-/** Everything issue 6 adds to a controller, built once and handed to the gateway and the API. */
+/** The controller's security parts (tokens, CA, enrollment, secrets at rest), built once and handed to the gateway and the API. */
 export interface ControllerSecurity {
   settings: SecurityConfig;
   /** null only with WRTFLEET_INSECURE_AGENTS=true. */

@@ -1,5 +1,5 @@
 /**
- * The proxy placement hosted by the controller itself (DOMAIN.md §4: a proxy may run on any
+ * The proxy placement hosted by the controller itself (docs/DOMAIN.md, Where the agent runs: a proxy may run on any
  * Linux host, the controller's included). It is the agent's own code: one RouterAgent over
  * one SshHost per router, enrolled through the real enrollment path
  * (`enrollThroughController`: token, CA pin, CSR over TLS, mTLS stream), so the controller

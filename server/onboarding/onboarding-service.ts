@@ -1,5 +1,5 @@
 /**
- * Onboarding a router over SSH as a Job (issue 7): connect and pin the host key, collect
+ * Onboarding a router over SSH as a Job: connect and pin the host key, collect
  * facts with the agent's own code, work out (and optionally install) the packages the
  * plan needs, place the agent (on the router where Node.js runs, else the controller-hosted
  * proxy), then wait for its first Hello and, when it has a desired revision, its first

@@ -2,7 +2,7 @@
  * Step 3 of onboarding: which OpenWrt packages the router's plan needs and which are
  * missing, and (only when asked) installing them.
  *
- * What a plan needs (DOMAIN.md §1): a `tc` that can load BPF (`tc-bpf`, or `tc-full`, which
+ * What a plan needs (docs/DOMAIN.md, Attaching and falling back): a `tc` that can load BPF (`tc-bpf`, or `tc-full`, which
  * also can), `kmod-sched-bpf` (cls_bpf) and `bpftool-minimal` (`bpftool-full` does too).
  * The installed list is read with the router's own tool, `opkg list-installed` up to 24.10
  * and `apk list --installed` from 25.12, and parsed with the agent's parsers, so the

@@ -1,6 +1,6 @@
 /**
  * The four TC programs under BPF_PROG_TEST_RUN on crafted frames: every parsing trap of
- * DOMAIN.md §1, for each program, asserting the exact output bytes. Expected outputs are
+ * docs/DOMAIN.md (The four rewrites), for each program, asserting the exact output bytes. Expected outputs are
  * built in TypeScript (test/bpf/frames.ts) by applying the rewrite to the input and
  * recomputing checksums from scratch; the program's incremental checksum must verify.
  */
@@ -235,7 +235,7 @@ function isFirstSyn(f: Buffer, raw: boolean): boolean {
   return !!p?.tcp && (p.tcp.flags & 0x12) === 0x02 && p.fragOffset === 0;
 }
 
-/** Applies `program` the way DOMAIN.md defines it, recomputing checksums from scratch. */
+/** Applies `program` the way docs/DOMAIN.md defines it, recomputing checksums from scratch. */
 function expected(program: ProgramName, frame: Buffer, raw: boolean): Buffer {
   const f = Buffer.from(frame);
   const p = raw ? parseIpv4At(f, 0) : findIpv4(f);

@@ -26,7 +26,7 @@ function router(overrides: Partial<CapabilityInput> & { version?: string | null;
   };
 }
 
-describe('the chipset capability table (DOMAIN.md §2)', () => {
+describe('the chipset capability table (docs/DOMAIN.md, Flow offloading)', () => {
   const HARDWARE_OFFLOAD: [soc: string, expected: boolean][] = [
     ['MT7621', true],
     ['MT7622', true],
