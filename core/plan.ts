@@ -35,7 +35,14 @@
  */
 import { createHash } from 'node:crypto';
 import { FW4_MIN_OPENWRT, predictCapabilities, type CapabilityFlags, type CapabilityInput } from './capabilities.js';
-import { DEFAULT_REWRITE, PROGRAM_NAMES, type BpfEndian, type ProgramName, type RewriteConfig } from './programs.js';
+import {
+  DEFAULT_REWRITE,
+  PROGRAM_NAMES,
+  type AttachMode,
+  type BpfEndian,
+  type ProgramName,
+  type RewriteConfig,
+} from './programs.js';
 import { openWrtAtLeast } from './facts/release.js';
 import type { Endian } from './facts/types.js';
 import type { ConflictPolicy, DriftPolicy, FlowOffloadMode, ProfileSpec } from './profile-spec.js';
@@ -63,7 +70,6 @@ export type PlannedProgram =
   | { name: 'clear_tcp_syn_ts'; scope: 'first-syn'; config: Record<string, never> };
 
 export type DatapathMode = 'ebpf' | 'nftables' | 'none';
-export type AttachMethod = 'tcx' | 'cls_bpf';
 export type BpfObjectEndian = BpfEndian;
 export type OffloadMode = 'off' | 'software' | 'hardware';
 export type CapabilityName = keyof CapabilityFlags;
@@ -137,7 +143,7 @@ export interface Plan {
   datapath: {
     mode: DatapathMode;
     /** How programs attach (eBPF only): TCX bpf_link where the kernel has it, else clsact + cls_bpf. */
-    attach: AttachMethod | null;
+    attach: AttachMode | null;
     /** Which build of the BPF objects to upload (eBPF only). */
     bpfObject: BpfObjectEndian | null;
     /** Rewrites in order; in nftables mode the same names identify the equivalent nft rules. */
@@ -533,7 +539,7 @@ function resolveDatapath(
     return { mode: 'none', attach: null, bpfObject: null, programs };
   }
 
-  const attach: AttachMethod = capabilities.tcx.value ? 'tcx' : 'cls_bpf';
+  const attach: AttachMode = capabilities.tcx.value ? 'tcx' : 'cls_bpf';
   const bpfObject: BpfObjectEndian | null =
     facts.endian === 'little' ? 'bpfel' : facts.endian === 'big' ? 'bpfeb' : null;
 

@@ -7,6 +7,9 @@
 export const PROGRAM_NAMES = ['set_ip_id_zero', 'set_ip_ttl', 'set_tcp_syn_window', 'clear_tcp_syn_ts'] as const;
 export type ProgramName = (typeof PROGRAM_NAMES)[number];
 
+/** How a program is attached to an interface: a TCX link (kernel 6.6+) or a cls_bpf filter. */
+export type AttachMode = 'tcx' | 'cls_bpf';
+
 /** clang targets: bpfel for x86_64/aarch64/mipsel (mt7621), bpfeb for mips (ath79). */
 export type BpfEndian = 'bpfel' | 'bpfeb';
 

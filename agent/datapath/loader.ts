@@ -38,6 +38,7 @@ import {
 import {
   PROGRAM_NAMES,
   validateRewrite,
+  type AttachMode,
   type BpfEndian,
   type ProgramName,
   type RewriteConfig,
@@ -61,8 +62,6 @@ export const CLS_PRIO: Record<ObjectName, number> = {
 };
 export const CLS_HANDLE = 0x5746; // "WF"
 const OUR_PRIOS = new Set(Object.values(CLS_PRIO));
-
-export type AttachMode = 'tcx' | 'cls_bpf';
 
 /**
  * 'merged' (default): the selected rewrites run as one wf_chain program per interface when
