@@ -90,7 +90,7 @@ describe('agent bundle', () => {
     expect(r.probed.details.ebpf.object).toBe('bpfel');
   });
 
-  it('runs what it keeps as compressed lazy sections (agent/packaging/build.ts): the proxy reads its config, fleet starts', () => {
+  it('runs what it keeps as compressed lazy sections (agent/packaging/sections.ts): the proxy reads its config, fleet starts', () => {
     const proxy = spawnSync('node', [join(DIST, AGENT_ENTRY_FILE), 'proxy', '--config', '/nonexistent/proxy.yaml'], {
       encoding: 'utf8',
       cwd: '/',

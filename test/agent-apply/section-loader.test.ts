@@ -1,5 +1,5 @@
 /**
- * The bundle's section loader (agent/packaging/build.ts), its real source run in a child node
+ * The bundle's section loader (agent/packaging/sections.ts), its real source run in a child node
  * with --expose-gc: a transient section is evaluated on use, garbage once its last user returns
  * (heap back to where it was), evaluated again on the next use; a kept section stays; a payload
  * is only taken from the build the process runs.
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { payloadTrailer, sectionLoaderSource } from '../../agent/packaging/build.js';
+import { payloadTrailer, sectionLoaderSource } from '../../agent/packaging/sections.js';
 
 /** A section that is heavy while loaded: ~4 MB of strings reachable from its exports. */
 const HEAVY = `
