@@ -1,13 +1,10 @@
 /**
  * One full garbage collection a few seconds after the agent changed the router.
  *
- * Why: an apply runs for about a second and allocates a few MB (command output, the plan, the
- * transaction's snapshot). Its objects live through several scavenges of the 1 MB young
- * generation the on-router agent runs with, so V8 promotes them, and they die in the old
- * generation. V8 collects that only at its allocation limit (~16 MB here, never reached by an
- * idle agent) or from its memory reducer, which an apply does not arm once the first full GC
- * has run. The garbage then stays resident for the life of the process: +1.6 MiB of RSS on
- * the idle on-router agent after one apply (docs/BENCHMARKS.md, Agent).
+ * Why: an apply's objects outlive several scavenges of the small young generation the
+ * on-router agent runs with, so V8 promotes them and they die in the old generation, which an
+ * idle agent never fills enough to collect. Without this the garbage stays resident for the
+ * life of the process (docs/BENCHMARKS.md, Agent: On-router idle RSS).
  *
  * `gc` exists only where node runs with --expose-gc, which the procd init script passes
  * (agent/packaging/openwrt/wrtfleet-agent.init, with --compact-on-every-full-gc so that the
@@ -19,12 +16,9 @@
 export const HEAP_SETTLE_DELAY_MS = 3_000;
 
 /**
- * Between applies, at most this far apart. The periodic work of an applied agent (WAN poll,
- * drift check, telemetry, heartbeats) promotes a little garbage on every scavenge too: RSS crept
- * from 48.1 to 49.6 MiB over 240 s without this; 10-250 s after an apply it stayed within
- * 47.1-48.1 MiB with a 60 s period and 47.0-47.8 MiB with 30 s (docs/BENCHMARKS.md, Agent). A
- * full collection of the agent's ~7 MB heap takes ~14 ms here: 0.05 % of a CPU at 30 s, well
- * under 1 % on a router CPU ten times slower.
+ * Between applies, at most this far apart: the periodic work of an applied agent (WAN poll,
+ * drift check, telemetry, heartbeats) promotes a little garbage too, and a collection of the
+ * agent's small heap is cheap enough to run this often (docs/BENCHMARKS.md, Agent).
  */
 export const HEAP_SETTLE_PERIOD_MS = 30_000;
 

@@ -4,17 +4,14 @@
  * Node itself.
  *
  * Why not `node --import tsx`: on Node 20 tsx's loader hooks run on a separate thread and every
- * resolve and load of every module, npm packages included, crosses to it and back. Building the
- * bundle takes ~0.4 s and saves that crossing: `npm run -s bench:startup` measured the demo at
- * 6.05 s median through npm against 6.71 s for `node --import tsx server/demo.ts` without npm's
- * ~0.3 s (2 vCPUs; docs/BENCHMARKS.md, Start-up). Tests and tools still use tsx.
+ * resolve and load of every module, npm packages included, crosses to it and back; building the
+ * bundle costs less than that crossing (docs/BENCHMARKS.md, Start-up). Tests and tools still use tsx.
  *
  * Each module keeps its own location: `import.meta.url`, `.dirname` and `.filename` are
  * replaced by the original file's values, so paths computed from them (fixtures, migrations,
  * the Prisma client's engine, BPF objects) and "am I the main module" checks mean what they
  * mean under tsx. The bundle is written under node_modules/.cache in a directory named by its
- * content hash,
- * so concurrent starts never read a half-written file, and rebuilt at every start: it can
+ * content hash, so concurrent starts never read a half-written file, and rebuilt at every start: it can
  * never be stale.
  */
 import { createHash } from 'node:crypto';

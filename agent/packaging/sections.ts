@@ -95,8 +95,7 @@ export function sectionRefs(self: string | undefined, coreInputs?: Set<string>):
  * (the whole file) is garbage once it has run, as nothing it defines survives it (so no closure
  * in ENTRY_STUB, not even an error handler: a failure is an unhandled rejection, which Node
  * reports and exits 1 on), and the code that runs on keeps only its own text (0.49 MB). CommonJS
- * also spares Node's ES module loader. Measured with the init script's flags: idle RSS
- * 47.4 -> 46.6 MiB, after an apply 48.3 -> 47.7 MiB (docs/BENCHMARKS.md, Agent).
+ * also spares Node's ES module loader (docs/BENCHMARKS.md, Agent: what the bundle's form saves).
  *
  * A comment ends at the first `*' + '/`, which minified code can contain (regular expressions,
  * strings): storeInComment() escapes it with a byte the build checks the code never has, and
@@ -142,8 +141,7 @@ export function storeInComment(js: string): string {
  * caller returns: the profile schema (used for one DesiredState, then idle for days) and the x509
  * code (a CSR at enrollment and at each certificate renewal, every ~16 h). They are
  * compiled with vm.compileFunction: a vm.Script (runInThisContext) stays in V8's compilation
- * cache with its source and code after its last function died (1.2 MB kept for a 270 KB test
- * script, measured with --expose-gc).
+ * cache with its source and code after its last function died.
  */
 const PAYLOAD_TRAILER = '/*wf-sections';
 const TRANSIENT_SECTIONS = new Set(['profile-spec', 'x509']);
