@@ -7,6 +7,11 @@ bash test/system-deps.sh
 [ -d node_modules ] || npm ci --no-audit --no-fund
 [ -d prisma/generated/client ] || npm run -s db:generate
 
+echo "== format (Prettier)";    npm run -s format:check
+if [ -f bpf/format.sh ]; then
+  echo "== format (clang-format, bpf/)"; bash bpf/format.sh --check
+fi
+echo "== lint (ESLint)";         npm run -s lint
 echo "== typecheck";            npm run -s typecheck
 echo "== proto is up to date";   npm run -s proto:check
 if [ -f bpf/build.sh ]; then

@@ -6,6 +6,7 @@ set -euo pipefail
 need=()
 have() { command -v "$1" >/dev/null 2>&1; }
 have clang || need+=(clang)
+have clang-format || need+=(clang-format)
 have llc || need+=(llvm)
 [ -f /usr/include/bpf/bpf_helpers.h ] || need+=(libbpf-dev)
 have bpftool || need+=(bpftool)

@@ -1,0 +1,25 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * `npm run test:unit`: the tests of pure modules (plan, profile spec, facts parsing, capability
+ * table, canonical JSON, counters parsing, the bundle's section loader, the repository layout).
+ * No root, no kernel, no PostgreSQL or Redis: seconds on a laptop. `npm test` runs them too,
+ * with everything else.
+ */
+export const UNIT_TESTS = [
+  'test/core/**/*.test.ts',
+  'test/agent/counters.test.ts',
+  'test/agent/iso-time.test.ts',
+  'test/agent/state-store.test.ts',
+  'test/agent-apply/section-loader.test.ts',
+  'test/agent-apply/transaction-transcripts.test.ts',
+  'test/onboarding/packages-transcripts.test.ts',
+  'test/repo/layout.test.ts',
+];
+
+export default defineConfig({
+  test: {
+    include: UNIT_TESTS,
+    testTimeout: 30_000,
+  },
+});
