@@ -38,6 +38,7 @@ import { x509 } from '../../core/x509.js';
 import { bundleAgent } from '../../agent/packaging/build.js';
 import { FakeController } from '../../test/support/fake-controller.js';
 import { sh, SshRouter } from '../../test/support/ssh-router.js';
+import { median, percentile } from '../statistics.js';
 
 const ROUTERS = Number(process.env.WF_BENCH_ROUTERS ?? 200);
 const AGENTS = Number(process.env.WF_BENCH_AGENTS ?? 1000);
@@ -89,10 +90,6 @@ async function stopProc(p: ChildProcess): Promise<void> {
   p.kill('SIGTERM');
   await Promise.race([done, sleep(5_000)]);
   if (p.exitCode === null) p.kill('SIGKILL');
-}
-
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 async function benchBundle(): Promise<string> {
@@ -342,7 +339,7 @@ async function idleRss(bundle: string, mode: 'mtls' | 'plaintext'): Promise<Reco
     const sorted = [...after].sort((a, b) => a - b);
     const partsAfter = rssParts(p.pid!);
     const afterApply = {
-      medianMiB: +(pct(sorted, 50) / MB).toFixed(1),
+      medianMiB: +(percentile(sorted, 50) / MB).toFixed(1),
       minMiB: +(sorted[0]! / MB).toFixed(1),
       maxMiB: +(sorted.at(-1)! / MB).toFixed(1),
       window: `10-${10 + AFTER_APPLY_S} s after the apply`,
@@ -505,18 +502,17 @@ async function benchApply(bundle: string): Promise<void> {
       await sleep(200); // let the ConfirmApply land before the next revision
     }
     const sorted = [...times].sort((a, b) => a - b);
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     results.applyOverSsh = {
       applies: APPLIES,
       firstMs: Math.round(times[0]!),
-      medianMs: Math.round(pct(sorted, 50)),
+      medianMs: Math.round(percentile(sorted, 50)),
       maxMs: Math.round(sorted.at(-1)!),
       phasesMedianMs: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, median(v)])),
       budgetMs: 1500,
     };
     console.log(`first apply phases: ${JSON.stringify(results.firstApplyPhasesMs)}`);
     console.log(
-      `full apply over SSH (DesiredState -> APPLIED, 4 programs TCX + verify): first ${Math.round(times[0]!)} ms, median ${Math.round(pct(sorted, 50))} ms, max ${Math.round(sorted.at(-1)!)} ms over ${APPLIES} (budget 1500 ms); phases (median) ${JSON.stringify((results.applyOverSsh as { phasesMedianMs: unknown }).phasesMedianMs)}`,
+      `full apply over SSH (DesiredState -> APPLIED, 4 programs TCX + verify): first ${Math.round(times[0]!)} ms, median ${Math.round(percentile(sorted, 50))} ms, max ${Math.round(sorted.at(-1)!)} ms over ${APPLIES} (budget 1500 ms); phases (median) ${JSON.stringify((results.applyOverSsh as { phasesMedianMs: unknown }).phasesMedianMs)}`,
     );
   } finally {
     await stopProc(proc);
@@ -577,8 +573,8 @@ async function reconnectHistogram(jitterWindowMs: number): Promise<{
     for (const a of arrivals) per100[Math.floor(a / 100)] = (per100[Math.floor(a / 100)] ?? 0) + 1;
     return {
       spreadMs: arrivals.at(-1)! - arrivals[0]!,
-      p50: pct(arrivals, 50),
-      p90: pct(arrivals, 90),
+      p50: percentile(arrivals, 50),
+      p90: percentile(arrivals, 90),
       maxPerBucket: Math.max(...buckets),
       peakPer100ms: Math.max(...Array.from(per100, (x) => x ?? 0)),
       firstMs: arrivals[0]!,

@@ -29,6 +29,7 @@ import { startController, type Controller } from '../../server/controller.js';
 import { authedFetch, testConfig } from '../../test/support/controller.js';
 import { createPostgresDatabase, type TestDatabase } from '../../test/support/databases.js';
 import { SshRouter } from '../../test/support/ssh-router.js';
+import { nearestRankPercentile } from '../statistics.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -78,11 +79,6 @@ async function pool<T>(items: T[], width: number, fn: (item: T, i: number) => Pr
       }
     }),
   );
-}
-
-function pct(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -223,11 +219,15 @@ async function main(): Promise<void> {
     wallToLastHelloSeconds: hellos.length ? (lastHello - t0.getTime()) / 1000 : null,
     wallToLastJobEndSeconds: (tEnd - t0.getTime()) / 1000,
     perRouterRequestToHello: {
-      p50: pct(perHello, 50) / 1000,
-      p95: pct(perHello, 95) / 1000,
+      p50: nearestRankPercentile(perHello, 50) / 1000,
+      p95: nearestRankPercentile(perHello, 95) / 1000,
       max: perHello.at(-1)! / 1000,
     },
-    perRouterJob: { p50: pct(perJob, 50) / 1000, p95: pct(perJob, 95) / 1000, max: perJob.at(-1)! / 1000 },
+    perRouterJob: {
+      p50: nearestRankPercentile(perJob, 50) / 1000,
+      p95: nearestRankPercentile(perJob, 95) / 1000,
+      max: perJob.at(-1)! / 1000,
+    },
     controllerRssMiB: {
       before: Math.round(rssBefore / 2 ** 20),
       after: Math.round(process.memoryUsage().rss / 2 ** 20),

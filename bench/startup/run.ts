@@ -11,6 +11,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../test/support/ports.js';
+import { median } from '../statistics.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
 const ROUNDS = Number(process.env.WF_BENCH_ROUNDS ?? 5);
@@ -76,7 +77,6 @@ const samples: Record<string, number[]> = Object.fromEntries(Object.keys(variant
 for (let round = 0; round < ROUNDS; round++) {
   for (const [name, command] of Object.entries(variants)) samples[name]!.push(await timeToOnline(command));
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const rows = Object.entries(samples).map(([variant, xs]) => ({
   variant,
   'median s': +(median(xs) / 1000).toFixed(2),
