@@ -2,10 +2,8 @@
 /*
  * wf_chain: the four rewrites in one program, for the common case of several of them on
  * one interface. Each rewrite is the same inline function its stand-alone program runs
- * (set_ip_id_zero.bpf.c, ...); what the chain saves is per packet: one TCX/cls_bpf dispatch
- * instead of up to four (an indirect call each, with retpolines on most x86 kernels), one
- * link-layer parse, one counter lookup. Forwarded MTU-sized frames cross TC one by one, so
- * that overhead, not the rewrites, is what a router pays for four separate programs.
+ * (include/wf_set_ip_id_zero.h, ...); what the chain saves is per packet: one TCX/cls_bpf
+ * dispatch instead of up to four, one link-layer parse, one counter lookup.
  *
  * wf_cfg_chain selects the rewrites (bit = WF_CHAIN_*; .rodata, patched by the loader like
  * every other setting, so the verifier drops the disabled ones). The chain also shares work
@@ -14,22 +12,22 @@
  *    header: one length check, one read and one write of the header checksum;
  *  - set_tcp_syn_window and clear_tcp_syn_ts (wf_syn_rewrite_fn) on one first SYN, found
  *    once: a data segment, what nearly every packet is, is turned away by one test.
- * Forwarded packets have both IPv4 rewrites to do (forwarding decrements the TTL, senders
- * number their IDs), so that path is the one that counts.
  * Counters: wf_chain_stats holds the packets the chain ran on (every rewrite in it sees every
  * packet, so one `seen` stands for all of them) and one `rewritten` per rewrite, so telemetry
  * reports the same "seen/rewritten per program" whether the rewrites run merged or separately.
- *
- * In the datapath, unlike in a test-run loop, little of this stays in cache from one packet to
- * the next (the stack's copies of payload pass through it in between), so the chain also keeps
- * what it touches small: the configuration is read once, the counters are 40 bytes and one
- * `seen`, and the IPv4 header found for the ID and TTL rewrites is the one the SYN test reads.
+ * Little of this stays in cache from one packet to the next, so the chain keeps what it touches
+ * small (docs/BENCHMARKS.md, Why the programs look the way they do).
  */
-#define WF_IN_CHAIN
-#include "set_ip_id_zero.bpf.c"
-#include "set_ip_ttl.bpf.c"
-#include "set_tcp_syn_window.bpf.c"
-#include "clear_tcp_syn_ts.bpf.c"
+#include "wf_proto.h"
+#include "wf_pkt.h"
+#include "wf_l2.h"
+#include "wf_counters.h"
+#include "wf_ipv4.h"
+#include "wf_syn.h"
+#include "wf_set_ip_id_zero.h"
+#include "wf_set_ip_ttl.h"
+#include "wf_set_tcp_syn_window.h"
+#include "wf_clear_tcp_syn_ts.h"
 
 /* Bit per rewrite and slot in wf_chain_counters.rewritten; the order of PROGRAM_NAMES (agent/datapath/programs.ts). */
 #define WF_CHAIN_SET_IP_ID_ZERO 0
@@ -71,7 +69,8 @@ static __always_inline void wf_chain_count(struct wf_chain_counters *c, const in
  * pairs between one length check and one checksum update. Nothing here may move packet
  * data: the caller reads iph again after it.
  */
-static __always_inline void wf_chain_ipv4(struct wf_pkt *pk, __u32 l3off, struct iphdr *iph, __u8 chain, struct wf_chain_counters *c)
+static __always_inline void wf_chain_ipv4(struct wf_pkt *pk, __u32 l3off, struct iphdr *iph, __u8 chain,
+                                          struct wf_chain_counters *c)
 {
 	int id, ttl;
 	__u32 sum;

@@ -2,7 +2,7 @@ import { runChecked, type RouterHost } from '../../core/host/router-host.js';
 import { PROGRAM_NAMES, type ProgramName } from '../../core/programs.js';
 
 /**
- * Per-program counters (see bpf/include/wf_common.h, struct wf_counters): a PERCPU_ARRAY
+ * Per-program counters (see bpf/include/wf_counters.h, struct wf_counters): a PERCPU_ARRAY
  * with one slot, pinned by the loader at <program dir>/maps/wf_stats. User space reads it
  * with `bpftool -j map dump pinned PATH` and sums the per-CPU values.
  */

@@ -40,7 +40,7 @@
 #define WF_BPF_FS_MAGIC 0xcafe4a11 /* statfs f_type of bpffs */
 #define WF_BPFFS "/sys/fs/bpf"
 #define WF_OWNED_ROOT "/sys/fs/bpf/wrtfleet"
-#define WF_MAX_QUERY 64            /* programs per hook we report; far above any real chain */
+#define WF_MAX_QUERY 64 /* programs per hook we report; far above any real chain */
 
 /* Layouts as in the kernel's union bpf_attr (6.6+); older headers lack the tcx members. */
 struct wf_link_create {
@@ -282,9 +282,9 @@ static int cmd_info(const char *link_pin)
 	if (link_info(fd, &info))
 		return fail("BPF_OBJ_GET_INFO_BY_FD(link)");
 	/* A link whose device vanished reports ifindex 0 ("defunct"). */
-	printf("{\"link_id\":%u,\"type\":%u,\"tcx\":%s,\"prog_id\":%u,\"ifindex\":%u,\"attach_type\":%u}\n",
-	       info.id, info.type, info.type == WF_BPF_LINK_TYPE_TCX ? "true" : "false", info.prog_id,
-	       info.tcx.ifindex, info.tcx.attach_type);
+	printf("{\"link_id\":%u,\"type\":%u,\"tcx\":%s,\"prog_id\":%u,\"ifindex\":%u,\"attach_type\":%u}\n", info.id,
+	       info.type, info.type == WF_BPF_LINK_TYPE_TCX ? "true" : "false", info.prog_id, info.tcx.ifindex,
+	       info.tcx.attach_type);
 	return 0;
 }
 
@@ -373,6 +373,7 @@ int main(int argc, char **argv)
 			return fail("rm");
 		return printf("{\"ok\":true}\n"), 0;
 	}
-	fprintf(stderr, "usage: wf-tcx probe|attach IFINDEX PROG LINK|update LINK PROG|detach LINK|info LINK|query IFINDEX|ls DIR|mkdir DIR|rm PATH\n");
+	fprintf(stderr,
+	        "usage: wf-tcx probe|attach IFINDEX PROG LINK|update LINK PROG|detach LINK|info LINK|query IFINDEX|ls DIR|mkdir DIR|rm PATH\n");
 	return 2;
 }

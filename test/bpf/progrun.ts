@@ -84,7 +84,9 @@ export class TestProgram {
       await exec('bpftool', ['prog', 'load', objPath, `${dir}/prog`, 'type', 'classifier', 'pinmaps', `${dir}/maps`]);
     } catch (e) {
       const err = e as { stderr?: string };
-      throw new Error(`bpftool prog load ${name}: ${(err.stderr ?? String(e)).split('\n').slice(-15).join('\n')}`);
+      throw new Error(`bpftool prog load ${name}: ${(err.stderr ?? String(e)).split('\n').slice(-15).join('\n')}`, {
+        cause: e,
+      });
     }
     return new TestProgram(name, dir, work);
   }
