@@ -16,6 +16,7 @@ const KERNEL_RELEASE = /^(\d+)\.(\d+)(?:\.(\d+))?(?:[-+~_.][0-9A-Za-z._+~-]*)?$/
 export function normalizeKernelRelease(text: string | null | undefined): string | null {
   const release =
     text
+      // eslint-disable-next-line no-control-regex -- this drops NUL bytes, which a NUL-padded source leaves
       ?.replace(/\u0000/g, '')
       .trim()
       .split(/\s+/)[0] ?? '';

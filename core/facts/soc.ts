@@ -44,7 +44,7 @@ const PART = /^(MT|RT|QCA|QCN|AR|TP|IPQ|BCM|EN|AN|RTL)(\d{3}[\dX])([A-Z]{0,2})$/
 function familyLevel(part: string): { soc: string; variant: string } | null {
   const match = PART.exec(part);
   if (!match) return null;
-  const [, prefix, digits, suffix] = match as unknown as [string, string, string, string];
+  const [, prefix, digits] = match as unknown as [string, string, string, string];
   const variantBearing = prefix === 'MT' || prefix === 'RT' || prefix === 'EN' || prefix === 'AN';
   return { soc: variantBearing ? `${prefix}${digits}` : part, variant: part };
 }

@@ -19,6 +19,7 @@ export function missing<T>(source: string, reason: string): SourceRead<T> {
 }
 
 /** U+FFFD appears where utf8 decoding met invalid bytes; control chars never belong in these text files. */
+// eslint-disable-next-line no-control-regex -- this rejects control characters
 const BINARY_JUNK = /[\u0000-\u0008\u000e-\u001f\u007f\ufffd]/;
 
 /** Reads a text file; missing, empty and binary-junk files come back as reasons. */
@@ -76,9 +77,11 @@ export async function runCommand(host: RouterHost, argv: string[]): Promise<Sour
 export function printableLine(text: string): string | null {
   const line =
     text
+      // eslint-disable-next-line no-control-regex -- strips the trailing NULs of device-tree strings
       .replace(/\u0000+$/, '')
       .split('\n')[0]
       ?.trim() ?? '';
+  // eslint-disable-next-line no-control-regex -- this rejects control characters, tabs and carriage returns included
   if (line === '' || BINARY_JUNK.test(line) || /[\u0000-\u001f]/.test(line)) return null;
   return line;
 }

@@ -1,9 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { factsSummary, predictCapabilities } from '../../core/capabilities.js';
 import { collectFacts } from '../../core/facts/index.js';
-import type { CommandResult } from '../../core/host/router-host.js';
 import { FixtureHost } from '../../agent/sim/fixture-host.js';
 import { defaultFixturesDir, extraFixturesDir } from '../../agent/sim/fixtures.js';
 import { LocalHost } from '../../core/host/local-host.js';
