@@ -4,7 +4,8 @@
  * firewall offload settings. Snapshots, verification and drift all read it here, so they
  * cannot disagree about what "the state" is.
  */
-import { ebpfStatus, eligibleInterfaces, NFT_FAMILY, NFT_TABLE, type DatapathEvidence } from '../datapath/index.js';
+import { ebpfStatus, NFT_FAMILY, NFT_TABLE, type DatapathEvidence } from '../datapath/index.js';
+import { eligibleInterfaces } from '../datapath/wan-eligibility.js';
 import type { RouterHost } from '../../core/host/router-host.js';
 import { offloadSupport, readOffload, type OffloadState, type OffloadSupport } from '../offload/index.js';
 

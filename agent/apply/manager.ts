@@ -35,9 +35,9 @@ import {
   type DriftReport,
 } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { AgentBody } from '../controller-link.js';
-import { EligibleWatch, wanDevices } from '../datapath/index.js';
 import type { RouterHost } from '../../core/host/router-host.js';
 import { resolvePlan, type Plan, type PlanRouter } from '../../core/plan.js';
+import { EligibleWatch, wanDevices } from './eligible-watch.js';
 import { readLive, type DatapathPaths } from './live.js';
 import type { AgentState, OutboxEntry, StateStore } from './state-store.js';
 import {

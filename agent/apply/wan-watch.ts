@@ -3,7 +3,7 @@
  * arriving, a redialled pppoe-wan (same name, new ifindex), a WAN that goes away.
  *
  * Which interfaces the datapath covers is part of the plan itself (every eligible WAN,
- * agent/datapath/loader.ts eligibleInterfaces), so following such a change is not a drift
+ * agent/datapath/wan-eligibility.ts), so following such a change is not a drift
  * repair: it happens whatever the profile's drift policy says. The ApplyManager polls the
  * eligible set (EligibleWatch, one `ip route` + one `ip link` per tick) while a plan with an
  * eBPF or nftables datapath is applied, and on a change runs `reapplyDatapathForWan` in its
@@ -13,9 +13,10 @@
  * `trigger: 'wan-changed'` and what changed. A failure is reported as FAILED and leaves
  * everything else as it was: no rollback, the applied record stays, offloading is untouched.
  */
-import { wanDevices, type Eligibility, type WanDevice } from '../datapath/index.js';
+import type { Eligibility } from '../datapath/wan-eligibility.js';
 import type { RouterHost } from '../../core/host/router-host.js';
 import type { Plan } from '../../core/plan.js';
+import { wanDevices, type WanDevice } from './eligible-watch.js';
 import type { DatapathPaths } from './live.js';
 import type { OutboxEntry } from './state-store.js';
 import { reapplyRecord, type AppliedRecord, type Reapplied } from './transaction.js';

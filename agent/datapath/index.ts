@@ -8,6 +8,17 @@ import { applyNft, removeNft, type NftEvidence } from './nft.js';
 
 export * from './programs.js';
 export * from './loader.js';
+export {
+  attachUnits,
+  expectedFingerprints,
+  type AttachedInterface,
+  type AttachedProgram,
+  type ProgramLayout,
+} from './attach-interface.js';
+export { CLS_PRIO } from './cls-bpf.js';
+export { DEFAULT_PIN_ROOT } from './pinned-state.js';
+export { eligibleInterfaces, type Eligibility, type WanSelection } from './wan-eligibility.js';
+export { probeTcx } from './wf-tcx.js';
 export * from './nft.js';
 export * from './counters.js';
 export { NetnsHost } from './netns-host.js';

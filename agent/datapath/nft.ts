@@ -21,7 +21,8 @@
  */
 import { createHash } from 'node:crypto';
 import { runChecked, type RouterHost } from '../../core/host/router-host.js';
-import { eligibleInterfaces, type DatapathOptions } from './loader.js';
+import type { DatapathOptions } from './loader.js';
+import { eligibleInterfaces } from './wan-eligibility.js';
 import { validateRewrite, type RewriteConfig } from '../../core/programs.js';
 
 export const NFT_FAMILY = 'inet';

@@ -16,14 +16,14 @@ import { LOCAL_TCX_HELPER } from '../../agent/datapath/programs.js';
 import { PROGRAM_NAMES, type RewriteConfig } from '../../core/programs.js';
 import {
   applyEbpf,
-  CLS_PRIO,
   detachEbpf,
   ebpfStatus,
   readAllCounters,
-  watchAndReevaluate,
   type DatapathEvidence,
   type DatapathOptions,
 } from '../../agent/datapath/loader.js';
+import { CLS_PRIO } from '../../agent/datapath/cls-bpf.js';
+import { watchAndReevaluate } from '../../agent/apply/eligible-watch.js';
 import { requireFeatures } from './features.js';
 import { ADDR, Topology } from './topology.js';
 import { checkWire } from './wire.js';

@@ -4,7 +4,7 @@
  */
 import { LocalHost } from '../../core/host/local-host.js';
 import { LOCAL_TCX_HELPER } from '../../agent/datapath/programs.js';
-import { probeTcx } from '../../agent/datapath/loader.js';
+import { probeTcx } from '../../agent/datapath/wf-tcx.js';
 import type { Topology } from './topology.js';
 
 export async function requireFeatures(topo: Topology, need: ('tcx' | 'cls_bpf' | 'nftables')[]): Promise<void> {
