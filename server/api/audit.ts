@@ -2,6 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { Prisma, PrismaClient } from '../../prisma/generated/client/client.js';
 import { verifyAuditChain } from '../audit/audit-verify.js';
 import { errorBodySchema } from './errors.js';
+import { Nullable, Page, PageLimit, Timestamp } from './shared-schemas.js';
 
 const Filters = {
   router: Type.Optional(Type.String({ maxLength: 64, description: 'Router id' })),
@@ -9,8 +10,8 @@ const Filters = {
   rollout: Type.Optional(Type.String({ maxLength: 64, description: 'Rollout id' })),
   actor: Type.Optional(Type.String({ maxLength: 200, description: 'e.g. token:admin, agent:<identity>, system' })),
   action: Type.Optional(Type.String({ maxLength: 100 })),
-  from: Type.Optional(Type.String({ format: 'date-time' })),
-  to: Type.Optional(Type.String({ format: 'date-time' })),
+  from: Type.Optional(Timestamp),
+  to: Type.Optional(Timestamp),
 };
 
 type FilterQuery = {
@@ -62,11 +63,11 @@ const EventView = Type.Object({
   actor: Type.String(),
   action: Type.String(),
   targetType: Type.String(),
-  targetId: Type.Union([Type.String(), Type.Null()]),
+  targetId: Nullable(Type.String()),
   before: Type.Any(),
   after: Type.Any(),
   diff: Type.Any(),
-  requestId: Type.Union([Type.String(), Type.Null()]),
+  requestId: Nullable(Type.String()),
   prevHash: Type.String(),
   hash: Type.String(),
 });
@@ -86,13 +87,13 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
         querystring: Type.Object(
           {
             ...Filters,
-            limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+            limit: PageLimit(1000, 100),
             cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$' })),
           },
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({ items: Type.Array(EventView), nextCursor: Type.Union([Type.String(), Type.Null()]) }),
+          200: Page(EventView),
           400: errorBodySchema,
         },
       },

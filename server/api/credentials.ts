@@ -3,11 +3,8 @@ import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { RouterCredentials } from '../secrets/router-credentials.js';
 import { ApiError, errorBodySchema } from './errors.js';
-
-const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
-const IdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
-const Printable = (max: number) =>
-  Type.String({ minLength: 1, maxLength: max, pattern: '^[^\\u0000-\\u001f\\u007f]+$' });
+import { auditContext } from './request-context.js';
+import { AgentIdentity, IdParam, Nullable, SshLogin, Timestamp } from './shared-schemas.js';
 
 const CredentialView = Type.Object({
   routerId: Type.String(),
@@ -19,8 +16,8 @@ const CredentialView = Type.Object({
   hasPassphrase: Type.Boolean(),
   hostKeyFingerprint: Nullable(Type.String()),
   proxyIdentity: Nullable(Type.String()),
-  createdAt: Type.String({ format: 'date-time' }),
-  updatedAt: Type.String({ format: 'date-time' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
 });
 
 export interface CredentialsPluginOptions {
@@ -54,19 +51,17 @@ export const credentialsPlugin: FastifyPluginAsyncTypebox<CredentialsPluginOptio
         params: IdParam,
         body: Type.Object(
           {
-            host: Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:_\\[\\]-]+$' }),
-            port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
-            username: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$' }),
+            host: SshLogin.host,
+            port: Type.Optional(SshLogin.port),
+            username: SshLogin.user,
             authType: Type.Union([Type.Literal('password'), Type.Literal('privateKey')]),
-            password: Type.Optional(Printable(1024)),
-            privateKey: Type.Optional(Type.String({ minLength: 1, maxLength: 16 * 1024 })),
-            passphrase: Type.Optional(Printable(1024)),
+            password: Type.Optional(SshLogin.password),
+            privateKey: Type.Optional(SshLogin.privateKey),
+            passphrase: Type.Optional(SshLogin.passphrase),
             hostKeyFingerprint: Type.Optional(
               Type.String({ minLength: 1, maxLength: 128, pattern: '^SHA256:[A-Za-z0-9+/=]+$' }),
             ),
-            proxyIdentity: Type.Optional(
-              Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._:,@/+-]*$' }),
-            ),
+            proxyIdentity: Type.Optional(AgentIdentity),
           },
           { additionalProperties: false },
         ),
@@ -116,13 +111,12 @@ export const credentialsPlugin: FastifyPluginAsyncTypebox<CredentialsPluginOptio
       // The audit event names what changed, never the secret (not even a hash of it).
       const { createdAt: _c, updatedAt: _u, ...safe } = view;
       await audit.append({
-        actor: request.actor.id,
+        ...auditContext(request),
         action: 'router.credential_set',
         targetType: 'router',
         targetId: routerId,
         before,
         after: safe,
-        requestId: request.id,
       });
       return view;
     },
@@ -162,11 +156,10 @@ export const credentialsPlugin: FastifyPluginAsyncTypebox<CredentialsPluginOptio
       if (!(await credentials.remove(routerId)))
         throw new ApiError(404, 'not_found', `router ${routerId} has no stored credential`);
       await audit.append({
-        actor: request.actor.id,
+        ...auditContext(request),
         action: 'router.credential_deleted',
         targetType: 'router',
         targetId: routerId,
-        requestId: request.id,
       });
       return reply.status(204).send(null);
     },

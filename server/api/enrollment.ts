@@ -10,31 +10,32 @@ import {
 import type { AgentAuthority } from '../pki/agent-authority.js';
 import { normalizeSerial } from '../pki/ca.js';
 import { ApiError, errorBodySchema } from './errors.js';
+import { auditContext } from './request-context.js';
+import { IdParam, NoQuery, Nullable, Timestamp } from './shared-schemas.js';
 
-const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
-const IdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
-const NoQuery = Type.Object({}, { additionalProperties: false });
-const Tag = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._:/=-]*$' });
+// Unlike the shared Tag this also accepts '=' (PUT /v1/routers/:id/tags does not): one schema for both
+// would change what one of the two routes accepts.
+const EnrollmentTag = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._:/=-]*$' });
 
 const EnrollmentTokenView = Type.Object({
   id: Type.String(),
   routerName: Nullable(Type.String()),
   tags: Type.Array(Type.String()),
   state: Type.Union([Type.Literal('active'), Type.Literal('used'), Type.Literal('revoked'), Type.Literal('expired')]),
-  expiresAt: Type.String({ format: 'date-time' }),
-  usedAt: Nullable(Type.String({ format: 'date-time' })),
+  expiresAt: Timestamp,
+  usedAt: Nullable(Timestamp),
   usedByRouterId: Nullable(Type.String()),
-  revokedAt: Nullable(Type.String({ format: 'date-time' })),
+  revokedAt: Nullable(Timestamp),
   createdBy: Type.String(),
-  createdAt: Type.String({ format: 'date-time' }),
+  createdAt: Timestamp,
 });
 
 const CertificateView = Type.Object({
   serial: Type.String(),
   fingerprint: Type.String(),
-  notBefore: Type.String({ format: 'date-time' }),
-  notAfter: Type.String({ format: 'date-time' }),
-  revokedAt: Nullable(Type.String({ format: 'date-time' })),
+  notBefore: Timestamp,
+  notAfter: Timestamp,
+  revokedAt: Nullable(Timestamp),
   state: Type.Union([Type.Literal('valid'), Type.Literal('expired'), Type.Literal('revoked')]),
 });
 
@@ -72,7 +73,7 @@ export const enrollmentPlugin: FastifyPluginAsyncTypebox<EnrollmentPluginOptions
                 description: 'The enrolled router gets exactly this name',
               }),
             ),
-            tags: Type.Optional(Type.Array(Tag, { maxItems: 32, uniqueItems: true })),
+            tags: Type.Optional(Type.Array(EnrollmentTag, { maxItems: 32, uniqueItems: true })),
             expiresInSeconds: Type.Optional(
               Type.Integer({
                 minimum: 60,
@@ -110,12 +111,11 @@ export const enrollmentPlugin: FastifyPluginAsyncTypebox<EnrollmentPluginOptions
       });
       const view = enrollmentTokenView(record);
       await audit.append({
-        actor: request.actor.id,
+        ...auditContext(request),
         action: 'enrollment_token.created',
         targetType: 'enrollment_token',
         targetId: record.id,
         after: view,
-        requestId: request.id,
       });
       return reply
         .status(201)
@@ -157,11 +157,10 @@ export const enrollmentPlugin: FastifyPluginAsyncTypebox<EnrollmentPluginOptions
       if (!row) throw new ApiError(404, 'not_found', `no enrollment token ${request.params.id}`);
       if (await enrollmentTokens.revoke(row.id)) {
         await audit.append({
-          actor: request.actor.id,
+          ...auditContext(request),
           action: 'enrollment_token.revoked',
           targetType: 'enrollment_token',
           targetId: row.id,
-          requestId: request.id,
         });
       }
       return reply.status(204).send(null);
@@ -236,7 +235,7 @@ export const enrollmentPlugin: FastifyPluginAsyncTypebox<EnrollmentPluginOptions
           200: Type.Object({
             id: Type.String(),
             identity: Type.String(),
-            decommissionedAt: Type.String({ format: 'date-time' }),
+            decommissionedAt: Timestamp,
             revokedCertificates: Type.Integer(),
           }),
           404: errorBodySchema,

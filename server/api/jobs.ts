@@ -2,24 +2,24 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { OnboardingService } from '../onboarding/onboarding-service.js';
 import { ApiError, errorBodySchema } from './errors.js';
+import { IdParam, Nullable } from './shared-schemas.js';
 
-const IdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
 
 const JobView = Type.Object({
   id: Type.String(),
   kind: Type.String(),
   state: Type.String(),
-  step: Type.Union([Type.String(), Type.Null()]),
+  step: Nullable(Type.String()),
   percent: Type.Integer(),
-  message: Type.Union([Type.String(), Type.Null()]),
+  message: Nullable(Type.String()),
   input: Type.Unknown(),
   result: Type.Unknown(),
-  error: Type.Union([Type.String(), Type.Null()]),
+  error: Nullable(Type.String()),
   cancelRequested: Type.Boolean(),
   createdBy: Type.String(),
   createdAt: Type.String(),
-  finishedAt: Type.Union([Type.String(), Type.Null()]),
+  finishedAt: Nullable(Type.String()),
 });
 
 type Row = {

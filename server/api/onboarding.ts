@@ -1,34 +1,26 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { OnboardingService } from '../onboarding/onboarding-service.js';
 import { ApiError, errorBodySchema } from './errors.js';
-
-const Printable = (max: number) =>
-  Type.String({ minLength: 1, maxLength: max, pattern: '^[^\\u0000-\\u001f\\u007f]+$' });
+import { AgentIdentity, Printable, SshLogin, Tag } from './shared-schemas.js';
 
 export const OnboardingBody = Type.Object(
   {
-    host: Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:_\\[\\]-]+$' }),
-    port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
-    user: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$' })),
-    password: Type.Optional(Printable(1024)),
-    privateKey: Type.Optional(Type.String({ minLength: 1, maxLength: 16 * 1024 })),
-    passphrase: Type.Optional(Printable(1024)),
+    host: SshLogin.host,
+    port: Type.Optional(SshLogin.port),
+    user: Type.Optional(SshLogin.user),
+    password: Type.Optional(SshLogin.password),
+    privateKey: Type.Optional(SshLogin.privateKey),
+    passphrase: Type.Optional(SshLogin.passphrase),
     hostKeyFingerprint: Type.Optional(
       Type.String({
         pattern: '^SHA256:[A-Za-z0-9+/]{43}=?$',
         description: 'Expected host key, as `ssh-keygen -lf` prints it; without it the first key seen is pinned',
       }),
     ),
-    tags: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]*$' }), {
-        maxItems: 32,
-      }),
-    ),
+    tags: Type.Optional(Type.Array(Tag, { maxItems: 32 })),
     placement: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('on-router'), Type.Literal('proxy')])),
     install: Type.Optional(Type.Boolean({ description: 'Install missing packages (opkg/apk); otherwise report them' })),
-    identity: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._:,@/+-]*$' }),
-    ),
+    identity: Type.Optional(AgentIdentity),
     name: Type.Optional(Printable(128)),
   },
   { additionalProperties: false },

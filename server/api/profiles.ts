@@ -3,6 +3,7 @@ import { ProfileSpecSchema } from '../../core/profile-spec.js';
 import { InvalidProfile, PROFILE_NAME_PATTERN, StaleRevision, type ProfileStore } from '../profiles/profile-store.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { auditContext } from './request-context.js';
+import { Page, PageLimit, Timestamp } from './shared-schemas.js';
 
 const NameParam = Type.Object({ name: Type.String({ pattern: PROFILE_NAME_PATTERN }) });
 
@@ -11,7 +12,7 @@ const RevisionView = Type.Object({
   revision: Type.Integer(),
   spec: Type.Any(),
   createdBy: Type.String(),
-  createdAt: Type.String({ format: 'date-time' }),
+  createdAt: Timestamp,
 });
 
 function revisionView(r: { number: number; spec: unknown; createdBy: string; createdAt: Date }, profile: string) {
@@ -32,23 +33,20 @@ export const profilesPlugin: FastifyPluginAsyncTypebox<ProfilesPluginOptions> = 
         summary: 'List profiles by name',
         querystring: Type.Object(
           {
-            limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+            limit: PageLimit(500, 50),
             cursor: Type.Optional(Type.String({ maxLength: 64 })),
           },
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({
-            items: Type.Array(
-              Type.Object({
-                name: Type.String(),
-                latestRevision: Type.Integer(),
-                createdAt: Type.String(),
-                updatedAt: Type.String(),
-              }),
-            ),
-            nextCursor: Type.Union([Type.String(), Type.Null()]),
-          }),
+          200: Page(
+            Type.Object({
+              name: Type.String(),
+              latestRevision: Type.Integer(),
+              createdAt: Type.String(),
+              updatedAt: Type.String(),
+            }),
+          ),
         },
       },
     },
@@ -153,13 +151,13 @@ export const profilesPlugin: FastifyPluginAsyncTypebox<ProfilesPluginOptions> = 
         params: NameParam,
         querystring: Type.Object(
           {
-            limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+            limit: PageLimit(500, 50),
             cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$' })),
           },
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({ items: Type.Array(RevisionView), nextCursor: Type.Union([Type.String(), Type.Null()]) }),
+          200: Page(RevisionView),
           404: errorBodySchema,
         },
       },

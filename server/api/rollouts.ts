@@ -14,7 +14,7 @@ import {
 } from '../rollouts/rollout-engine.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { auditContext } from './request-context.js';
-import { PlanPreviewView } from './routers.js';
+import { IdParam, Nullable, Page, PageLimit, PlanPreviewView, Timestamp } from './shared-schemas.js';
 
 const RolloutViewSchema = Type.Object({
   id: Type.String(),
@@ -23,7 +23,7 @@ const RolloutViewSchema = Type.Object({
   selector: Type.Any(),
   strategy: Type.Any(),
   state: Type.String(),
-  pauseReason: Type.Union([Type.String(), Type.Null()]),
+  pauseReason: Nullable(Type.String()),
   currentBatch: Type.Integer(),
   batchCount: Type.Integer(),
   total: Type.Integer(),
@@ -32,10 +32,9 @@ const RolloutViewSchema = Type.Object({
   createdBy: Type.String(),
   createdAt: Type.String(),
   startAt: Type.String(),
-  finishedAt: Type.Union([Type.String(), Type.Null()]),
+  finishedAt: Nullable(Type.String()),
 });
 
-const IdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const TERMINAL = new Set(['completed', 'aborted']);
 
 export interface RolloutsPluginOptions {
@@ -127,7 +126,7 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
             revision: Type.Optional(Type.Integer({ minimum: 1 })),
             selector: SelectorSchema,
             strategy: Type.Optional(StrategyInputSchema),
-            startAt: Type.Optional(Type.String({ format: 'date-time' })),
+            startAt: Type.Optional(Timestamp),
           },
           { additionalProperties: false },
         ),
@@ -159,7 +158,7 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
         summary: 'Rollouts, newest first',
         querystring: Type.Object(
           {
-            limit: Type.Integer({ minimum: 1, maximum: 200, default: 20 }),
+            limit: PageLimit(200, 20),
             state: Type.Optional(
               Type.Union(['scheduled', 'running', 'paused', 'completed', 'aborted'].map((s) => Type.Literal(s))),
             ),
@@ -209,24 +208,21 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
         querystring: Type.Object(
           {
             state: Type.Optional(Type.Union(TARGET_STATES.map((s) => Type.Literal(s)))),
-            limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+            limit: PageLimit(1000, 100),
             cursor: Type.Optional(Type.String({ maxLength: 64 })),
           },
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({
-            items: Type.Array(
-              Type.Object({
-                routerId: Type.String(),
-                name: Type.String(),
-                batch: Type.Integer(),
-                state: Type.String(),
-                error: Type.Union([Type.String(), Type.Null()]),
-              }),
-            ),
-            nextCursor: Type.Union([Type.String(), Type.Null()]),
-          }),
+          200: Page(
+            Type.Object({
+              routerId: Type.String(),
+              name: Type.String(),
+              batch: Type.Integer(),
+              state: Type.String(),
+              error: Nullable(Type.String()),
+            }),
+          ),
         },
       },
     },

@@ -1,5 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import { Prisma, type PrismaClient } from '../../prisma/generated/client/client.js';
 import { validateProfileSpec } from '../../core/profile-spec.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { jsonDiff } from '../audit/json-diff.js';
@@ -8,8 +8,7 @@ import { InvalidCursor, type RouterDirectory } from '../fleet/router-directory.j
 import { PROFILE_NAME_PATTERN } from '../profiles/profile-store.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { auditContext } from './request-context.js';
-
-const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+import { IdParam, Nullable, Page, PageLimit, PlanPreviewView, Tag, Timestamp } from './shared-schemas.js';
 
 const RouterSummary = Type.Object(
   {
@@ -17,21 +16,21 @@ const RouterSummary = Type.Object(
     name: Type.String(),
     identity: Type.String(),
     status: Type.Union([Type.Literal('online'), Type.Literal('offline'), Type.Literal('never_seen')]),
-    lastSeenAt: Nullable(Type.String({ format: 'date-time' })),
-    connectedAt: Nullable(Type.String({ format: 'date-time' })),
+    lastSeenAt: Nullable(Timestamp),
+    connectedAt: Nullable(Timestamp),
     agentVersion: Nullable(Type.String()),
     placement: Type.String(),
     soc: Nullable(Type.String()),
     arch: Nullable(Type.String()),
     endian: Nullable(Type.String()),
     kernel: Nullable(Type.String()),
-    openwrt: Type.Union([Type.Object({ version: Type.String(), target: Nullable(Type.String()) }), Type.Null()]),
+    openwrt: Nullable(Type.Object({ version: Type.String(), target: Nullable(Type.String()) })),
     model: Nullable(Type.String()),
     tags: Type.Array(Type.String()),
-    appliedRevision: Type.Union([Type.Object({ profile: Type.String(), revision: Type.Integer() }), Type.Null()]),
-    decommissionedAt: Nullable(Type.String({ format: 'date-time' })),
-    createdAt: Type.String({ format: 'date-time' }),
-    updatedAt: Type.String({ format: 'date-time' }),
+    appliedRevision: Nullable(Type.Object({ profile: Type.String(), revision: Type.Integer() })),
+    decommissionedAt: Nullable(Timestamp),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
   },
   { $id: 'RouterSummary' },
 );
@@ -56,36 +55,6 @@ export interface RoutersPluginOptions {
   audit: AuditLog;
 }
 
-const IdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-const TAG = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$' });
-
-/** The plan preview's answer: what the router would run, and what would change on it. */
-export const PlanPreviewView = Type.Object({
-  routerId: Type.String(),
-  name: Type.String(),
-  effective: Type.Union([
-    Type.Object({ profile: Type.String(), revision: Type.Integer(), overrides: Type.Any() }),
-    Type.Null(),
-  ]),
-  applied: Type.Union([
-    Type.Object({
-      profile: Type.String(),
-      revision: Type.Integer(),
-      planHash: Type.Union([Type.String(), Type.Null()]),
-    }),
-    Type.Null(),
-  ]),
-  plan: Type.Any({ description: 'resolvePlan output: datapath, offload, conflicts, decisions with reasons, planHash' }),
-  changes: Type.Array(
-    Type.Object({
-      path: Type.String(),
-      op: Type.String(),
-      before: Type.Optional(Type.Any()),
-      after: Type.Optional(Type.Any()),
-    }),
-  ),
-});
-
 /** GET /v1/routers and GET /v1/routers/{id}: the fleet as operators and scripts see it. */
 export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = async (
   app,
@@ -105,7 +74,7 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
         summary: "Replace a router's tags (groups are tags, e.g. group:canary)",
         params: IdParam,
         body: Type.Object(
-          { tags: Type.Array(TAG, { maxItems: 64, uniqueItems: true }) },
+          { tags: Type.Array(Tag, { maxItems: 64, uniqueItems: true }) },
           { additionalProperties: false },
         ),
         response: { 200: Type.Object({ id: Type.String(), tags: Type.Array(Type.String()) }), 404: errorBodySchema },
@@ -140,8 +109,8 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
         body: Type.Object(
           {
             profile: Type.String({ pattern: PROFILE_NAME_PATTERN }),
-            pinnedRevision: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
-            overrides: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
+            pinnedRevision: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+            overrides: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true }))),
           },
           { additionalProperties: false },
         ),
@@ -149,7 +118,7 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
           200: Type.Object({
             routerId: Type.String(),
             profile: Type.String(),
-            pinnedRevision: Type.Union([Type.Integer(), Type.Null()]),
+            pinnedRevision: Nullable(Type.Integer()),
             overrides: Type.Any(),
           }),
           400: errorBodySchema,
@@ -189,7 +158,7 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
       await db.assignment.upsert({
         where: { routerId: router.id },
         create: { routerId: router.id, ...data },
-        update: { ...data, overrides: overrides ?? (null as any) },
+        update: { ...data, overrides: overrides ?? Prisma.JsonNull },
       });
       const after = { profile: profileName, pinnedRevision, overrides };
       const beforeView = before
@@ -252,7 +221,7 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
         summary: 'List routers, oldest first, with keyset pagination',
         querystring: Type.Object(
           {
-            limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+            limit: PageLimit(500, 50),
             cursor: Type.Optional(Type.String({ maxLength: 512, description: 'nextCursor of the previous page' })),
             soc: Type.Optional(
               Type.String({ minLength: 1, maxLength: 64, description: 'SoC, e.g. MT7621 (case-insensitive)' }),
@@ -264,7 +233,7 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({ items: Type.Array(RouterSummary), nextCursor: Type.Union([Type.String(), Type.Null()]) }),
+          200: Page(RouterSummary),
           400: errorBodySchema,
         },
       },
@@ -293,7 +262,7 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
       schema: {
         tags: ['routers'],
         summary: 'One router with its facts, capabilities, connection status and applied revision',
-        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
+        params: IdParam,
         response: { 200: RouterDetail, 400: errorBodySchema, 404: errorBodySchema },
       },
     },

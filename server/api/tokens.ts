@@ -2,9 +2,9 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { SCOPES, type ApiTokens, type Scope } from '../auth/api-tokens.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { ApiError, errorBodySchema } from './errors.js';
+import { auditContext } from './request-context.js';
+import { IdParam, NoQuery, Nullable, Printable, Timestamp } from './shared-schemas.js';
 
-const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
-const Label = Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f]+$' });
 const MAX_TTL_SECONDS = 5 * 365 * 86_400;
 
 const TokenView = Type.Object({
@@ -14,14 +14,12 @@ const TokenView = Type.Object({
   prefix: Type.String({ description: 'First characters of the secret, to tell tokens apart' }),
   scopes: Type.Array(Type.String()),
   state: Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('revoked')]),
-  expiresAt: Nullable(Type.String({ format: 'date-time' })),
-  revokedAt: Nullable(Type.String({ format: 'date-time' })),
-  lastUsedAt: Nullable(Type.String({ format: 'date-time' })),
+  expiresAt: Nullable(Timestamp),
+  revokedAt: Nullable(Timestamp),
+  lastUsedAt: Nullable(Timestamp),
   createdBy: Type.String(),
-  createdAt: Type.String({ format: 'date-time' }),
+  createdAt: Timestamp,
 });
-
-const IdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
 
 export interface TokensPluginOptions {
   tokens: ApiTokens;
@@ -43,7 +41,7 @@ export const tokensPlugin: FastifyPluginAsyncTypebox<TokensPluginOptions> = asyn
         summary: 'Create an API token; the secret is returned once',
         body: Type.Object(
           {
-            name: Label,
+            name: Printable(100),
             owner: Type.Optional(
               Type.String({
                 minLength: 1,
@@ -83,12 +81,11 @@ export const tokensPlugin: FastifyPluginAsyncTypebox<TokensPluginOptions> = asyn
       });
       const view = (await tokens.get(record.id))!;
       await audit.append({
-        actor: request.actor.id,
+        ...auditContext(request),
         action: 'api_token.created',
         targetType: 'api_token',
         targetId: record.id,
         after: view,
-        requestId: request.id,
       });
       return reply.status(201).send({ ...view, token: secret });
     },
@@ -101,7 +98,7 @@ export const tokensPlugin: FastifyPluginAsyncTypebox<TokensPluginOptions> = asyn
       schema: {
         tags: ['security'],
         summary: 'List API tokens (never their secrets)',
-        querystring: Type.Object({}, { additionalProperties: false }),
+        querystring: NoQuery,
         response: { 200: Type.Object({ items: Type.Array(TokenView) }), 401: errorBodySchema, 403: errorBodySchema },
       },
     },
@@ -124,13 +121,12 @@ export const tokensPlugin: FastifyPluginAsyncTypebox<TokensPluginOptions> = asyn
       if (!before) throw new ApiError(404, 'not_found', `no API token ${request.params.id}`);
       if (await tokens.revoke(before.id)) {
         await audit.append({
-          actor: request.actor.id,
+          ...auditContext(request),
           action: 'api_token.revoked',
           targetType: 'api_token',
           targetId: before.id,
           before,
           after: await tokens.get(before.id),
-          requestId: request.id,
         });
       }
       return reply.status(204).send(null);

@@ -1,0 +1,76 @@
+import { Type, type TSchema } from '@fastify/type-provider-typebox';
+
+/**
+ * The TypeBox schemas more than one route group uses. One definition each, so a router id,
+ * a tag or a page of results is validated and documented alike on every route that takes it.
+ */
+
+/** `:id` of a router, token, rollout, job or enrollment token. */
+export const IdParam = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 64 }) },
+  { additionalProperties: false },
+);
+
+/** A route without query parameters: any given is refused rather than ignored. */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
+
+/** The schema, or null: how a response says "not set" or "not known". */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** An instant in ISO 8601 form, e.g. 2025-01-31T12:00:00.000Z. */
+export const Timestamp = Type.String({ format: 'date-time' });
+
+/** Text a person chose (a name, a password): at least one character, no control characters. */
+export const Printable = (maxLength: number) =>
+  Type.String({ minLength: 1, maxLength, pattern: '^[^\\u0000-\\u001f\\u007f]+$' });
+
+/** A router tag as set by operators (groups are tags, e.g. group:canary). */
+export const Tag = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]*$' });
+
+/** Page size of a keyset-paginated listing. */
+export const PageLimit = (maximum: number, defaultSize: number) =>
+  Type.Integer({ minimum: 1, maximum, default: defaultSize });
+
+/** One page of a keyset-paginated listing; nextCursor is null on the last page. */
+export const Page = <T extends TSchema>(item: T) =>
+  Type.Object({ items: Type.Array(item), nextCursor: Nullable(Type.String()) });
+
+/** The SSH login of a router, as onboarding and stored router credentials take it. */
+export const SshLogin = {
+  host: Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:_\\[\\]-]+$' }),
+  port: Type.Integer({ minimum: 1, maximum: 65535 }),
+  user: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$' }),
+  password: Printable(1024),
+  privateKey: Type.String({ minLength: 1, maxLength: 16 * 1024 }),
+  passphrase: Printable(1024),
+};
+
+/** The identity an agent goes by (a router's, or a proxy agent's), as its client certificate binds it. */
+export const AgentIdentity = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._:,@/+-]*$',
+});
+
+/** The plan preview's answer: what the router would run, and what would change on it. */
+export const PlanPreviewView = Type.Object({
+  routerId: Type.String(),
+  name: Type.String(),
+  effective: Nullable(Type.Object({ profile: Type.String(), revision: Type.Integer(), overrides: Type.Any() })),
+  applied: Nullable(
+    Type.Object({
+      profile: Type.String(),
+      revision: Type.Integer(),
+      planHash: Nullable(Type.String()),
+    }),
+  ),
+  plan: Type.Any({ description: 'resolvePlan output: datapath, offload, conflicts, decisions with reasons, planHash' }),
+  changes: Type.Array(
+    Type.Object({
+      path: Type.String(),
+      op: Type.String(),
+      before: Type.Optional(Type.Any()),
+      after: Type.Optional(Type.Any()),
+    }),
+  ),
+});
