@@ -110,7 +110,7 @@ export function rodataFor(object: ObjectName, cfg: RewriteConfig, l2: L2Mode): R
 }
 
 export interface ConfiguredObject {
-  program: ObjectName;
+  object: ObjectName;
   bytes: Buffer;
   /** First 12 hex digits of sha256(bytes): names pins and uploads, detects config changes. */
   fingerprint: string;
@@ -118,10 +118,10 @@ export interface ConfiguredObject {
 
 export function configuredObject(
   endian: BpfEndian,
-  program: ObjectName,
+  object: ObjectName,
   cfg: RewriteConfig,
   l2: L2Mode,
 ): ConfiguredObject {
-  const bytes = patchRodata(readFileSync(bpfObjectFor(endian, program)), rodataFor(program, cfg, l2));
-  return { program, bytes, fingerprint: createHash('sha256').update(bytes).digest('hex').slice(0, 12) };
+  const bytes = patchRodata(readFileSync(bpfObjectFor(endian, object)), rodataFor(object, cfg, l2));
+  return { object, bytes, fingerprint: createHash('sha256').update(bytes).digest('hex').slice(0, 12) };
 }
