@@ -308,12 +308,19 @@ export class AgentCredentials {
   }
 }
 
+/** A controller message as renewal reads it: only a `renewed` body matters. */
+export interface RenewableMessage {
+  body?: { $case: string; value: unknown };
+}
+
 /** The bits of ControllerLink renewal needs (kept structural so this module does not own the link). */
 export interface RenewableLink {
   /** The message's seq on the live stream, 0 when there is none. */
   send(body: { $case: 'renewRequest'; value: { csrPem: string } }): number;
-  on(event: 'welcome' | 'message' | 'disconnected', listener: (arg: any) => void): unknown;
-  off(event: 'welcome' | 'message' | 'disconnected', listener: (arg: any) => void): unknown;
+  on(event: 'welcome' | 'disconnected', listener: () => void): unknown;
+  on(event: 'message', listener: (message: RenewableMessage) => void): unknown;
+  off(event: 'welcome' | 'disconnected', listener: () => void): unknown;
+  off(event: 'message', listener: (message: RenewableMessage) => void): unknown;
   /** Next connection on a new channel, so the TLS handshake presents the renewed certificate. */
   renewChannel?(): void;
 }
@@ -341,7 +348,7 @@ export function keepRenewed(
         options.onError?.(err);
       });
   };
-  const onMessage = (message: { body?: { $case: string; value: unknown } }) => {
+  const onMessage = (message: RenewableMessage) => {
     if (message.body?.$case !== 'renewed') return;
     creds
       .applyRenewal(message.body.value as Renewed)

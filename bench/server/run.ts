@@ -17,9 +17,12 @@ import autocannon from 'autocannon';
 import { pino } from 'pino';
 import { startSimulatedFleet, stopFleet } from '../../agent/sim/simulated-fleet.js';
 import { defaultFixturesDir, fixtureModels } from '../../agent/sim/fixtures.js';
+import type { Prisma } from '../../prisma/generated/client/client.js';
 import { eventHash, GENESIS_HASH } from '../../server/audit/audit-log.js';
 import { verifyAuditChain } from '../../server/audit/audit-verify.js';
 import { startController } from '../../server/controller.js';
+import type { RouterSummary } from '../../server/fleet/router-directory.js';
+import type { RolloutView } from '../../server/rollouts/rollout-engine.js';
 import { openDatabase } from '../../server/storage/index.js';
 import { createPgliteDatabase, createPostgresDatabase, type TestDatabase } from '../../test/support/databases.js';
 import { testConfig } from '../../test/support/controller.js';
@@ -181,14 +184,14 @@ async function rolloutToFleet() {
   const { url, token, grpcPort } = server;
   let fleet: Awaited<ReturnType<typeof startSimulatedFleet>> = [];
   try {
-    const api = async (p: string, method = 'GET', body?: unknown) =>
+    const api = async <Body>(p: string, method = 'GET', body?: unknown) =>
       (
         await fetch(`${url}${p}`, {
           method,
           headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
           body: body ? JSON.stringify(body) : undefined,
         })
-      ).json() as Promise<any>;
+      ).json() as Promise<Body>;
     const roots = await fixtureModels(defaultFixturesDir());
     const perModel = Math.ceil(AGENTS / roots.length);
     const connectStarted = Date.now();
@@ -200,22 +203,22 @@ async function rolloutToFleet() {
     });
     await until(
       async () =>
-        (await api(`/v1/routers?status=online&limit=500`)).items.length === Math.min(500, fleet.length) &&
-        fleet.every((r) => r.link.state === 'connected'),
+        (await api<{ items: RouterSummary[] }>(`/v1/routers?status=online&limit=500`)).items.length ===
+          Math.min(500, fleet.length) && fleet.every((r) => r.link.state === 'connected'),
       120_000,
       'fleet online',
     );
     const connectSeconds = (Date.now() - connectStarted) / 1000;
     await api('/v1/profiles/bench', 'PUT', { spec: { l3Rewrite: { ttl: { value: 128 } } } });
     const t0 = Date.now();
-    const rollout = await api('/v1/rollouts', 'POST', {
+    const rollout = await api<RolloutView>('/v1/rollouts', 'POST', {
       profile: 'bench',
       selector: { all: true },
       strategy: { canary: 10, batchSize: 250 },
     });
     const done = await until(
       async () => {
-        const r = await api(`/v1/rollouts/${rollout.id}`);
+        const r = await api<RolloutView>(`/v1/rollouts/${rollout.id}`);
         return r.state === 'completed' ? r : undefined;
       },
       120_000,
@@ -247,7 +250,7 @@ async function auditChain() {
     // Build a real chain (hashes computed as AuditLog does), written in bulk: the benchmark is the verification.
     let prevHash = GENESIS_HASH;
     const start = Date.now() - EVENTS;
-    const batch: any[] = [];
+    const batch: Prisma.AuditEventCreateManyInput[] = [];
     const existing = await controller.db.prisma.auditEvent.findFirst({ orderBy: { seq: 'desc' } });
     if (existing) prevHash = existing.hash;
     for (let i = 0; i < EVENTS; i++) {

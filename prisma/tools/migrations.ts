@@ -122,12 +122,7 @@ export async function readMigrationList(migrationsDir = defaultMigrationsDir): P
     }
     migrationDirectories.push({ path: name, migrationFile: { path: 'migration.sql', content } });
   }
-  let lockfile: string | null = null;
-  try {
-    lockfile = await readFile(path.join(migrationsDir, lockfileName), 'utf8');
-  } catch {
-    lockfile = null;
-  }
+  const lockfile = await readFile(path.join(migrationsDir, lockfileName), 'utf8').catch(() => null);
   return {
     baseDir: migrationsDir,
     lockfile: { path: lockfileName, content: lockfile },

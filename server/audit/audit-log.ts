@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import type { Prisma, PrismaClient } from '../../prisma/generated/client/client.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 
 /** The prevHash of the first event: the chain starts from a known, all-zero anchor. */
@@ -126,6 +126,6 @@ export class AuditLog {
 const MAX_BATCH = 500;
 
 // Prisma distinguishes JSON null from "no value"; an absent before/after is a SQL NULL.
-function jsonOrNull(value: unknown): any {
+function jsonOrNull(value: unknown): Prisma.InputJsonValue | undefined {
   return value === undefined || value === null ? undefined : JSON.parse(canonicalJson(value));
 }

@@ -1,3 +1,27 @@
+import type { Plan } from '../../core/plan.js';
+import type { ChainVerdict } from '../audit/audit-verify.js';
+import type { PlanPreview } from '../fleet/plan-preview.js';
+import type { RouterSummary } from '../fleet/router-directory.js';
+import type { SaveResult } from '../profiles/profile-store.js';
+import type { RolloutView } from '../rollouts/rollout-engine.js';
+
+// The response bodies the CLI reads, named by the server types that produce them (already JSON-shaped:
+// timestamps as ISO strings), so a change on the server that breaks the CLI fails the typecheck.
+export type { ChainVerdict, RolloutView, SaveResult };
+export type RouterPage = { items: RouterSummary[]; nextCursor: string | null };
+export type RouterPlanPreview = NonNullable<Awaited<ReturnType<PlanPreview['forRouter']>>>;
+/** POST /v1/plan-preview names a profile, so every item has a plan. */
+export type FleetPlanPreview = {
+  matched: number;
+  items: Extract<RouterPlanPreview, { plan: Plan }>[];
+  summary: Record<string, number>;
+};
+/** A listing the CLI only prints as a table. */
+export type Rows = { items: Record<string, unknown>[] };
+/** The data of a job's `progress` and `end` server-sent events (server/api/jobs.ts). */
+export type JobProgress = { state: string; step: string | null; percent: number; message: string | null };
+export type JobEnd = { state: string; message: string | null; error: string | null };
+
 /** A failed API call: the controller's JSON error, or a transport failure. */
 export class ApiCallError extends Error {
   constructor(
@@ -57,17 +81,17 @@ export class ApiClient {
     return res;
   }
 
-  async call<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await this.raw(method, path, body);
     return (await res.json()) as T;
   }
 
-  get<T = any>(path: string) {
+  get<T>(path: string) {
     return this.call<T>('GET', path);
   }
 
-  /** Follows a server-sent-events stream, yielding each frame's event name and parsed data. */
-  async *events(path: string): AsyncGenerator<{ event: string | undefined; data: any }> {
+  /** Follows a server-sent-events stream, yielding each frame's event name and parsed data (shaped by the event). */
+  async *events(path: string): AsyncGenerator<{ event: string | undefined; data: unknown }> {
     const res = await this.raw('GET', path);
     const decoder = new TextDecoder();
     let buffer = '';

@@ -10,6 +10,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { ApiCallError, ApiClient } from './api-client.js';
+import type * as Api from './api-client.js';
 import { progressBar, table } from './output.js';
 import { parseInventory } from '../onboarding/inventory.js';
 
@@ -129,11 +130,11 @@ const print = (value: unknown, human: () => string) =>
   console.log(opts.json ? JSON.stringify(value, null, 2) : human());
 
 async function watchRollout(api: ApiClient, id: string): Promise<number> {
-  let last: any;
+  let last: Api.RolloutView | undefined;
   const tty = process.stderr.isTTY && !opts.json;
   for await (const { event, data } of api.events(`/v1/rollouts/${id}/events`)) {
     if (event !== 'progress') continue;
-    last = data;
+    last = data as Api.RolloutView;
     if (opts.json) console.log(JSON.stringify(last));
     else {
       const c = last.counts;
@@ -149,18 +150,15 @@ async function watchRollout(api: ApiClient, id: string): Promise<number> {
 }
 
 /** Follows a job's server-sent events; a progress bar on a terminal, lines otherwise. Returns the end event. */
-async function followJob(
-  api: ApiClient,
-  id: string,
-  show: boolean,
-): Promise<{ state: string; message: string | null; error: string | null }> {
+async function followJob(api: ApiClient, id: string, show: boolean): Promise<Api.JobEnd> {
   const tty = show && process.stderr.isTTY && !opts.json;
-  for await (const { event, data: d } of api.events(`/v1/jobs/${id}/events`)) {
+  for await (const { event, data } of api.events(`/v1/jobs/${id}/events`)) {
     if (event === 'end') {
       if (tty) process.stderr.write('\n');
-      return d;
+      return data as Api.JobEnd;
     }
     if (!show) continue;
+    const d = data as Api.JobProgress;
     const line = `${progressBar(d.percent, 100)}  ${d.step ?? ''}  ${d.message ?? ''}`;
     if (opts.json) console.log(JSON.stringify(d));
     else if (tty) process.stderr.write(`\r\x1b[2K${line}`);
@@ -213,7 +211,7 @@ async function onboard(api: ApiClient): Promise<number> {
       placement: opts.placement,
       install: opts.install,
     });
-    const { jobId } = await api.call('POST', '/v1/onboarding', body);
+    const { jobId } = await api.call<{ jobId: string }>('POST', '/v1/onboarding', body);
     if (!opts.json) console.error(`onboarding job ${jobId}`);
     const end = await followJob(api, jobId, true);
     print(end, () => `${opts.host}: ${end.state}: ${end.error ?? end.message}`);
@@ -230,7 +228,7 @@ async function onboard(api: ApiClient): Promise<number> {
     while (next < entries.length) {
       const e = entries[next++]!;
       try {
-        const { jobId } = await api.call('POST', '/v1/onboarding', await onboardBody(e));
+        const { jobId } = await api.call<{ jobId: string }>('POST', '/v1/onboarding', await onboardBody(e));
         const end = await followJob(api, jobId, false);
         results.push({
           host: e.host,
@@ -276,12 +274,12 @@ async function main(): Promise<number> {
 
   switch (key) {
     case 'routers ls': {
-      const page = await api.get(
+      const page = await api.get<Api.RouterPage>(
         `/v1/routers${query({ soc: opts.soc?.[0], status: opts.status, limit: intOpt('limit', opts.limit) ?? 100 })}`,
       );
       print(page, () =>
         table(
-          page.items.map((r: any) => ({
+          page.items.map((r) => ({
             ...r,
             openwrt: r.openwrt?.version,
             applied: r.appliedRevision ? `${r.appliedRevision.profile}@${r.appliedRevision.revision}` : null,
@@ -293,32 +291,38 @@ async function main(): Promise<number> {
     }
     case 'routers show': {
       if (!args[0]) throw new UsageError('routers show needs a router id');
-      const r = await api.get(`/v1/routers/${encodeURIComponent(args[0])}`);
+      const r = await api.get<unknown>(`/v1/routers/${encodeURIComponent(args[0])}`);
       print(r, () => JSON.stringify(r, null, 2));
       return 0;
     }
     case 'routers tag': {
       if (!args[0]) throw new UsageError('routers tag needs a router id and tags');
-      const r = await api.call('PUT', `/v1/routers/${encodeURIComponent(args[0])}/tags`, { tags: args.slice(1) });
+      const r = await api.call<{ id: string; tags: string[] }>(
+        'PUT',
+        `/v1/routers/${encodeURIComponent(args[0])}/tags`,
+        {
+          tags: args.slice(1),
+        },
+      );
       print(r, () => `${r.id}: ${r.tags.join(' ')}`);
       return 0;
     }
     case 'profiles ls': {
-      const page = await api.get('/v1/profiles?limit=500');
+      const page = await api.get<Api.Rows>('/v1/profiles?limit=500');
       print(page, () => table(page.items, ['name', 'latestRevision', 'updatedAt']));
       return 0;
     }
     case 'profiles show': {
       if (!args[0]) throw new UsageError('profiles show needs a profile name');
       const rev = intOpt('revision', opts.revision);
-      const r = await api.get(rev ? `/v1/profiles/${args[0]}/revisions/${rev}` : `/v1/profiles/${args[0]}`);
+      const r = await api.get<unknown>(rev ? `/v1/profiles/${args[0]}/revisions/${rev}` : `/v1/profiles/${args[0]}`);
       print(r, () => JSON.stringify(r, null, 2));
       return 0;
     }
     case 'profiles apply': {
       if (!opts.file) throw new UsageError('profiles apply needs -f FILE');
       const text = await readFile(opts.file, 'utf8');
-      let doc: any;
+      let doc: unknown;
       try {
         doc = opts.file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
       } catch (err) {
@@ -327,16 +331,19 @@ async function main(): Promise<number> {
         );
       }
       // A file is either { name, spec } or a bare spec named by --name.
-      const name = opts.name ?? doc?.name;
+      const name = opts.name ?? (doc && typeof doc === 'object' && 'name' in doc ? doc.name : undefined);
       const spec = doc && typeof doc === 'object' && 'spec' in doc ? doc.spec : doc;
       if (!name) throw new UsageError('the profile needs a name: a top-level "name" in the file, or --name');
       let base = 0;
       try {
-        base = (await api.get(`/v1/profiles/${encodeURIComponent(name)}`)).revision;
+        base = (await api.get<{ revision: number }>(`/v1/profiles/${encodeURIComponent(String(name))}`)).revision;
       } catch (err) {
         if (!(err instanceof ApiCallError && err.status === 404)) throw err;
       }
-      const r = await api.call('PUT', `/v1/profiles/${encodeURIComponent(name)}`, { spec, baseRevision: base });
+      const r = await api.call<Api.SaveResult>('PUT', `/v1/profiles/${encodeURIComponent(String(name))}`, {
+        spec,
+        baseRevision: base,
+      });
       print(r, () =>
         r.changed
           ? `profile ${name}: revision ${r.revision}${r.created ? ' (created)' : ''}`
@@ -346,7 +353,7 @@ async function main(): Promise<number> {
     }
     case 'plan preview': {
       if (opts.router) {
-        const r = await api.get(
+        const r = await api.get<Api.RouterPlanPreview>(
           `/v1/routers/${encodeURIComponent(opts.router)}/plan${query({ profile: opts.profile, revision: intOpt('revision', opts.revision) })}`,
         );
         print(r, () => {
@@ -354,17 +361,17 @@ async function main(): Promise<number> {
           const p = r.plan;
           return [
             `${r.name}: ${r.effective.profile}@${r.effective.revision} -> ${p.satisfiable ? 'satisfiable' : 'REFUSED'} (plan ${p.planHash.slice(0, 12)})`,
-            `  datapath: ${p.datapath.mode}${p.datapath.attach ? ` via ${p.datapath.attach}` : ''}  programs: ${p.datapath.programs.map((x: any) => x.name).join(', ') || '-'}`,
+            `  datapath: ${p.datapath.mode}${p.datapath.attach ? ` via ${p.datapath.attach}` : ''}  programs: ${p.datapath.programs.map((x) => x.name).join(', ') || '-'}`,
             `  offload: ${p.offload.mode}`,
-            ...p.refusals.map((x: any) => `  refused: ${x.reason}`),
-            ...p.decisions.map((d: any) => `  - ${d.topic}: ${d.choice} (${d.reason})`),
-            `  changes: ${r.changes.length === 0 ? 'none' : r.changes.map((c: any) => c.path).join(', ')}`,
+            ...p.refusals.map((x) => `  refused: ${x.reason}`),
+            ...p.decisions.map((d) => `  - ${d.topic}: ${d.choice} (${d.reason})`),
+            `  changes: ${r.changes.length === 0 ? 'none' : r.changes.map((c) => c.path).join(', ')}`,
           ].join('\n');
         });
         return 0;
       }
       if (!opts.profile) throw new UsageError('plan preview needs --router ID, or --profile NAME with a selector');
-      const r = await api.call('POST', '/v1/plan-preview', {
+      const r = await api.call<Api.FleetPlanPreview>('POST', '/v1/plan-preview', {
         profile: opts.profile,
         revision: intOpt('revision', opts.revision),
         selector: selectorFromOpts(),
@@ -372,7 +379,7 @@ async function main(): Promise<number> {
       print(r, () =>
         [
           table(
-            r.items.map((i: any) => ({
+            r.items.map((i) => ({
               router: i.name,
               satisfiable: i.plan.satisfiable,
               datapath: i.plan.datapath.mode,
@@ -392,7 +399,7 @@ async function main(): Promise<number> {
       if (opts.canary !== undefined) strategy.canary = intOpt('canary', opts.canary)!;
       if (opts.batch !== undefined) strategy.batchSize = intOpt('batch', opts.batch)!;
       if (opts['max-failure-ratio'] !== undefined) strategy.maxFailureRatio = Number(opts['max-failure-ratio']);
-      const r = await api.call('POST', '/v1/rollouts', {
+      const r = await api.call<Api.RolloutView>('POST', '/v1/rollouts', {
         profile: opts.profile,
         revision: intOpt('revision', opts.revision),
         selector: selectorFromOpts(),
@@ -407,10 +414,10 @@ async function main(): Promise<number> {
       return opts.watch ? watchRollout(api, r.id) : 0;
     }
     case 'rollout ls': {
-      const r = await api.get('/v1/rollouts');
+      const r = await api.get<{ items: Api.RolloutView[] }>('/v1/rollouts');
       print(r, () =>
         table(
-          r.items.map((x: any) => ({ ...x, progress: `${x.finished}/${x.total}` })),
+          r.items.map((x) => ({ ...x, progress: `${x.finished}/${x.total}` })),
           ['id', 'profile', 'revision', 'state', 'progress', 'createdAt'],
         ),
       );
@@ -418,7 +425,7 @@ async function main(): Promise<number> {
     }
     case 'rollout status': {
       if (!args[0]) throw new UsageError('rollout status needs a rollout id');
-      const r = await api.get(`/v1/rollouts/${args[0]}`);
+      const r = await api.get<Api.RolloutView>(`/v1/rollouts/${args[0]}`);
       print(
         r,
         () =>
@@ -434,23 +441,23 @@ async function main(): Promise<number> {
     case 'rollout resume':
     case 'rollout abort': {
       if (!args[0]) throw new UsageError(`${key} needs a rollout id`);
-      const r = await api.call('POST', `/v1/rollouts/${args[0]}/${command}`);
+      const r = await api.call<Api.RolloutView>('POST', `/v1/rollouts/${args[0]}/${command}`);
       print(r, () => `rollout ${r.id}: ${r.state}`);
       return 0;
     }
     case 'audit ls': {
-      const r = await api.get(
+      const r = await api.get<Api.Rows>(
         `/v1/audit${query({ router: opts.router, profile: opts.profile, rollout: opts.rollout, actor: opts.actor, from: opts.from, to: opts.to, limit: intOpt('limit', opts.limit) })}`,
       );
       print(r, () => table(r.items, ['seq', 'at', 'actor', 'action', 'targetType', 'targetId']));
       return 0;
     }
     case 'audit verify': {
-      const r = await api.get('/v1/audit/verify');
+      const r = await api.get<Api.ChainVerdict>('/v1/audit/verify');
       print(r, () =>
         r.ok
           ? `audit chain intact: ${r.checked} events`
-          : `audit chain BROKEN at event ${r.firstBroken.seq} (${r.firstBroken.id}): ${r.firstBroken.reason}`,
+          : `audit chain BROKEN at event ${r.firstBroken!.seq} (${r.firstBroken!.id}): ${r.firstBroken!.reason}`,
       );
       return r.ok ? 0 : 3;
     }

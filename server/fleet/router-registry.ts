@@ -312,7 +312,12 @@ export class RouterRegistry implements AgentReportSink {
  */
 function factsDocument(hello: Hello) {
   const f = hello.facts!;
-  const extra = (f.extra ?? {}) as Record<string, any>;
+  // What agent/hello.ts puts beside the typed fields; the Struct on the wire carries it unchecked.
+  const extra = (f.extra ?? {}) as {
+    packageFacts?: Record<string, unknown>;
+    defaultRoutes?: unknown[];
+    [field: string]: unknown;
+  };
   const { packageFacts, ...rest } = extra;
   return {
     ...rest,

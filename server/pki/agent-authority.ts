@@ -131,6 +131,7 @@ export class AgentAuthority implements AgentSecurity {
         'router.identity must be 1-128 characters of [A-Za-z0-9._:,@/+-], starting with a letter or digit',
       );
     }
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point: a name with one is refused
     if (requestedName.length > MAX_NAME || /[\u0000-\u001f\u007f]/.test(requestedName)) {
       throw new EnrollRefused(
         GrpcStatus.INVALID_ARGUMENT,

@@ -316,12 +316,7 @@ export class ControllerPki {
       ((alg.name === 'RSASSA-PKCS1-v1_5' || alg.name === 'RSA-PSS') && (alg.modulusLength ?? 0) >= 2048);
     if (!acceptable)
       throw new CertificateRequestRejected('the CSR key must be EC P-256/P-384, Ed25519 or RSA >= 2048 bits');
-    let signatureOk = false;
-    try {
-      signatureOk = await csr.verify();
-    } catch {
-      signatureOk = false;
-    }
+    const signatureOk = await csr.verify().catch(() => false);
     if (!signatureOk)
       throw new CertificateRequestRejected('the CSR signature does not verify (proof of key possession failed)');
 

@@ -235,7 +235,7 @@ async function openPglite(dataDir: string, options: OpenDatabaseOptions, logger:
   }
   const unlock = await lockDataDir(dataDir);
   let pglite: PGlite | undefined;
-  let fromTemplate = false;
+  let fromTemplate: boolean;
   try {
     try {
       const fresh = !(await readdir(dataDir)

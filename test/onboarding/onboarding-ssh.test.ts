@@ -151,7 +151,7 @@ describe('onboarding over SSH, proxy placement (controller-hosted proxy, mutual 
     await eventually(
       async () =>
         (await controller.db.prisma.router.findUnique({ where: { identity: 'onb-proxy:01' } }))?.status === 'online' &&
-        (await controller.gateway.sessions.size) > 0,
+        controller.gateway.sessions.size > 0,
       30_000,
       'resumed proxy agent online',
     );

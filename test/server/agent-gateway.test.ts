@@ -10,8 +10,10 @@ import {
   ApplyResult_Status,
   type AgentMessage,
   type ControllerMessage,
+  type Hello,
 } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { Controller } from '../../server/controller.js';
+import type { RouterSummary } from '../../server/fleet/router-directory.js';
 import { helloFor, openStream, type OpenStream } from '../support/agents.js';
 import { BACKENDS, type TestDatabase } from '../support/databases.js';
 import { authedFetch, eventually, startTestController } from '../support/controller.js';
@@ -76,13 +78,15 @@ describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)',
     const { body } = await eventually(
       async () => {
         const r = await api('/v1/routers?limit=100');
-        return r.body.items?.length === 3 && r.body.items.every((i: any) => i.status === 'online') ? r : undefined;
+        return r.body.items?.length === 3 && r.body.items.every((i: RouterSummary) => i.status === 'online')
+          ? r
+          : undefined;
       },
       15_000,
       'three online routers',
     );
     for (const [model, want] of Object.entries(EXPECTED)) {
-      const router = body.items.find((r: any) => r.name === `${model}-001`);
+      const router = body.items.find((r: RouterSummary) => r.name === `${model}-001`);
       expect(router, model).toBeDefined();
       expect({ soc: router.soc, arch: router.arch, endian: router.endian, kernel: router.kernel }).toEqual(want);
       expect(router.placement).toBe('proxy');
@@ -123,7 +127,7 @@ describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)',
     expect(bad.details).toMatch(/router\.identity/);
     expect(logs.some((l) => l.includes('closing agent stream') && l.includes('router.identity'))).toBe(true);
     const noVersion = goodHello('ok-identity');
-    (noVersion.body as any).value.agent.version = '';
+    (noVersion.body as { $case: 'hello'; value: Hello }).value.agent!.version = '';
     expect((await rawStream(controller.grpcAddress, [noVersion])).details).toMatch(/agent\.version/);
     // The fleet is untouched: still three online routers, with sessions on this replica.
     expect(controller.gateway.sessions.size).toBe(3);

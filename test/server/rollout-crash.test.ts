@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startSimulatedFleet, stopFleet } from '../../agent/sim/simulated-fleet.js';
 import { defaultFixturesDir, fixtureModels } from '../../agent/sim/fixtures.js';
 import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';
+import type { RouterSummary } from '../../server/fleet/router-directory.js';
 import { createPostgresDatabase } from '../support/databases.js';
 import { authedFetch, eventually } from '../support/controller.js';
 import { freePort } from '../support/ports.js';
@@ -95,7 +96,9 @@ describe('a controller killed mid-rollout (SIGKILL, PostgreSQL + BullMQ)', () =>
       );
       expect(done.counts).toMatchObject({ applied: 12, failed: 0, sent: 0, pending: 0, skipped: 0 });
       const routers = (await api('/v1/routers?limit=100')).body.items;
-      expect(routers.every((r: any) => r.appliedRevision?.revision === 1 && r.status === 'online')).toBe(true);
+      expect(routers.every((r: RouterSummary) => r.appliedRevision?.revision === 1 && r.status === 'online')).toBe(
+        true,
+      );
       expect(fleet.every((r) => r.applied?.revision === 1)).toBe(true);
       expect((await api('/v1/audit/verify')).body.ok).toBe(true);
     } finally {

@@ -2,12 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulatedFleet, stopFleet } from '../../agent/sim/simulated-fleet.js';
 import { defaultFixturesDir, fixtureModels } from '../../agent/sim/fixtures.js';
 import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';
+import type { PlanDecision, PlannedProgram } from '../../core/plan.js';
+import type { auditEventView } from '../../server/api/audit.js';
 import type { Controller } from '../../server/controller.js';
+import type { RouterSummary } from '../../server/fleet/router-directory.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
 import { authedFetch, eventually, startTestController } from '../support/controller.js';
 
 const REDIS_URL = process.env.WRTFLEET_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const FAST = { jitterWindowMs: 300, initialDelayMs: 50, maxDelayMs: 500 };
+type AuditEventView = ReturnType<typeof auditEventView>;
 
 /**
  * Rollouts on the production shape: PostgreSQL, BullMQ on Redis, a simulated fleet over
@@ -100,9 +104,9 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
     });
     expect(asString.status).toBe(400);
     const revs = await api('/v1/profiles/home/revisions');
-    expect(revs.body.items.map((r: any) => r.revision)).toEqual([2, 1]);
+    expect(revs.body.items.map((r: { revision: number }) => r.revision)).toEqual([2, 1]);
     const audit = await api('/v1/audit?profile=home');
-    expect(audit.body.items.map((e: any) => e.action)).toEqual(['profile.created', 'profile.revised']);
+    expect(audit.body.items.map((e: AuditEventView) => e.action)).toEqual(['profile.created', 'profile.revised']);
     expect(audit.body.items[1].diff).toEqual([{ path: '/l3Rewrite/ttl/value', op: 'replace', before: 65, after: 128 }]);
     expect(audit.body.items[1].actor).toBe('token:tester');
   });
@@ -130,7 +134,7 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
     expect(preview.status).toBe(200);
     expect(preview.body.plan.satisfiable).toBe(true);
     expect(preview.body.plan.offload.mode).toBe('software'); // prefer-rewrite: TTL rewriting keeps flows on the CPU
-    expect(preview.body.plan.decisions.every((d: any) => d.reason.length > 0)).toBe(true);
+    expect(preview.body.plan.decisions.every((d: PlanDecision) => d.reason.length > 0)).toBe(true);
     expect(preview.body.changes.length).toBeGreaterThan(0);
     const fleetPreview = await api('/v1/plan-preview', {
       method: 'POST',
@@ -188,7 +192,7 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
       'all confirmed',
     );
     const routers = (await api('/v1/routers?limit=100')).body.items;
-    expect(routers.every((r: any) => r.appliedRevision?.revision === revision)).toBe(true);
+    expect(routers.every((r: RouterSummary) => r.appliedRevision?.revision === revision)).toBe(true);
   });
 
   it('pauses by itself when the canary fails, resumes on request, and aborts', async () => {
@@ -200,7 +204,7 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
       },
     });
     expect(revise.status).toBe(201);
-    for (const r of fleet) failing.add((r as any).options.identity);
+    for (const r of fleet) failing.add(r['options'].identity);
     const created = await api('/v1/rollouts', {
       method: 'POST',
       body: { profile: 'home', selector: { all: true }, strategy: { canary: 2, batchSize: 5, maxFailureRatio: 0.25 } },
@@ -225,7 +229,7 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
     const aborted = await api(`/v1/rollouts/${later.body.id}/abort`, { method: 'POST' });
     expect(aborted.body.state).toBe('aborted');
     expect(aborted.body.counts.skipped).toBe(12);
-    const actions = (await api(`/v1/audit?rollout=${created.body.id}`)).body.items.map((e: any) => e.action);
+    const actions = (await api(`/v1/audit?rollout=${created.body.id}`)).body.items.map((e: AuditEventView) => e.action);
     expect(actions).toEqual(
       expect.arrayContaining(['rollout.created', 'rollout.paused', 'rollout.resumed', 'rollout.completed']),
     );
@@ -277,13 +281,13 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
     expect(ok.status).toBe(200);
     const preview = (await api(`/v1/routers/${router.id}/plan`)).body;
     expect(preview.effective.overrides).toEqual({ l3Rewrite: { ttl: { value: 42 } } });
-    expect(preview.plan.datapath.programs.find((p: any) => p.name === 'set_ip_ttl').config.ttl).toBe(42);
+    expect(preview.plan.datapath.programs.find((p: PlannedProgram) => p.name === 'set_ip_ttl').config.ttl).toBe(42);
     const rollout = await api('/v1/rollouts', {
       method: 'POST',
       body: { profile: 'home', selector: { ids: [router.id] } },
     });
     await waitFor(rollout.body.id, 'completed');
-    const sim = fleet.find((r) => (r as any).options.identity === router.identity)!;
+    const sim = fleet.find((r) => r['options'].identity === router.identity)!;
     expect(sim.lastDesired?.spec?.l3Rewrite?.ttl?.value).toBe(42);
     const audit = (await api(`/v1/audit?router=${router.id}&action=router.assignment.set`)).body.items;
     expect(audit.at(-1).diff).toEqual(expect.arrayContaining([expect.objectContaining({ path: '/overrides' })]));

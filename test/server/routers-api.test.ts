@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../../server/controller.js';
+import type { RouterSummary } from '../../server/fleet/router-directory.js';
 import { createPgliteDatabase, type TestDatabase } from '../support/databases.js';
 import { authedFetch, startTestController } from '../support/controller.js';
 
@@ -44,7 +45,7 @@ describe('REST: GET /v1/routers and /v1/routers/{id}', () => {
       const { status, body } = await get(`/v1/routers?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
       expect(status).toBe(200);
       expect(body.items.length).toBeLessThanOrEqual(7);
-      seen.push(...body.items.map((r: any) => r.name));
+      seen.push(...body.items.map((r: RouterSummary) => r.name));
       cursor = body.nextCursor;
       pages++;
     } while (cursor);
@@ -56,11 +57,11 @@ describe('REST: GET /v1/routers and /v1/routers/{id}', () => {
   it('filters by SoC (case-insensitive) and by status, and combines them', async () => {
     const bySoc = await get('/v1/routers?soc=mt7621&limit=100');
     expect(bySoc.body.items).toHaveLength(10);
-    expect(bySoc.body.items.every((r: any) => r.soc === 'MT7621')).toBe(true);
+    expect(bySoc.body.items.every((r: RouterSummary) => r.soc === 'MT7621')).toBe(true);
     const online = await get('/v1/routers?status=online&limit=100');
     expect(online.body.items).toHaveLength(10);
     const both = await get('/v1/routers?status=offline&soc=QCA9558&limit=100');
-    expect(both.body.items.every((r: any) => r.status === 'offline' && r.soc === 'QCA9558')).toBe(true);
+    expect(both.body.items.every((r: RouterSummary) => r.status === 'offline' && r.soc === 'QCA9558')).toBe(true);
     // The seeding pairs SoC and status by index (i % 3), so QCA9558 routers are all offline.
     expect(both.body.items.length).toBe(10);
     const none = await get('/v1/routers?status=online&soc=QCA9558&limit=100');

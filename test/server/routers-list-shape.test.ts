@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../../server/controller.js';
+import type { RouterDirectory, RouterSummary } from '../../server/fleet/router-directory.js';
 import { BACKENDS, type TestDatabase } from '../support/databases.js';
-import { startTestController } from '../support/controller.js';
+import { authedFetch, startTestController } from '../support/controller.js';
+
+type RouterPage = { items: RouterSummary[]; nextCursor: string | null };
+type RouterDetail = NonNullable<Awaited<ReturnType<RouterDirectory['get']>>>;
 
 /**
  * GET /v1/routers reads its page with hand-written SQL through the driver (timestamps as
@@ -12,7 +16,7 @@ import { startTestController } from '../support/controller.js';
 describe.each(BACKENDS)('GET /v1/routers items equal the single-router view (%s)', (_name, createDatabase) => {
   let db: TestDatabase;
   let controller: Controller;
-  let api: (path: string) => Promise<{ status: number; body: any }>;
+  let api: ReturnType<typeof authedFetch>;
 
   beforeAll(async () => {
     db = await createDatabase();
@@ -63,12 +67,12 @@ describe.each(BACKENDS)('GET /v1/routers items equal the single-router view (%s)
   });
 
   it('every field, nulls, nested objects, escaping and timestamps to the millisecond', async () => {
-    const list = await api('/v1/routers?limit=10');
+    const list = await api<RouterPage>('/v1/routers?limit=10');
     expect(list.status).toBe(200);
-    expect(list.body.items.map((r: any) => r.name)).toEqual(['full', 'bare', 'no-target']);
+    expect(list.body.items.map((r) => r.name)).toEqual(['full', 'bare', 'no-target']);
     expect(list.body.nextCursor).toBeNull();
     for (const item of list.body.items) {
-      const detail = await api(`/v1/routers/${item.id}`);
+      const detail = await api<RouterDetail>(`/v1/routers/${item.id}`);
       expect(detail.status).toBe(200);
       const { facts: _f, capabilities: _c, liveState: _l, ...summary } = detail.body;
       expect(item).toStrictEqual(summary);
@@ -85,9 +89,9 @@ describe.each(BACKENDS)('GET /v1/routers items equal the single-router view (%s)
   });
 
   it('the cursor of a page continues after its last item (millisecond ties broken by id)', async () => {
-    const first = await api('/v1/routers?limit=1');
-    expect(first.body.items.map((r: any) => r.name)).toEqual(['full']);
-    const second = await api(`/v1/routers?limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`);
-    expect(second.body.items.map((r: any) => r.name)).toEqual(['bare']);
+    const first = await api<RouterPage>('/v1/routers?limit=1');
+    expect(first.body.items.map((r) => r.name)).toEqual(['full']);
+    const second = await api<RouterPage>(`/v1/routers?limit=1&cursor=${encodeURIComponent(first.body.nextCursor!)}`);
+    expect(second.body.items.map((r) => r.name)).toEqual(['bare']);
   });
 });

@@ -321,7 +321,9 @@ describe('PostgreSQL', () => {
     // WITH (FORCE): the Prisma adapter removes its pool 'error' listener in $disconnect, and
     // pg-pool's end() does not wait for its connections to finish closing.
     const pools: pg.Pool[] = [];
-    const end = vi.spyOn(pg.Pool.prototype, 'end').mockImplementation(function (this: pg.Pool) {
+    // The promise-returning end() the adapter calls; on Pool itself spyOn would type the callback overload.
+    const poolPrototype: { end(): Promise<void> } = pg.Pool.prototype;
+    const end = vi.spyOn(poolPrototype, 'end').mockImplementation(function (this: pg.Pool) {
       pools.push(this);
       return (originalEnd as () => Promise<void>).call(this);
     });

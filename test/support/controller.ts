@@ -39,9 +39,24 @@ export async function startTestController(db: TestDatabase, overrides: Partial<C
   return { controller, logs: lines, token, fetch: authedFetch(controller.httpUrl, token) };
 }
 
-/** fetch against the controller's API with a bearer token; JSON bodies in and out. */
+/** A response from the controller's API: the parsed JSON body, or the text when it is not JSON. */
+export interface ApiResponse<Body> {
+  status: number;
+  headers: Headers;
+  body: Body;
+}
+
+/**
+ * fetch against the controller's API with a bearer token; JSON bodies in and out. A caller
+ * names the body's shape (`api<RolloutView>(path)`); without one the body is untyped, as most
+ * tests read it: a default of `unknown` would have each of them name a shape first.
+ */
 export function authedFetch(baseUrl: string, token: string) {
-  return async (path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) => {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the default for tests that name no body shape
+  return async <Body = any>(
+    path: string,
+    init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<ApiResponse<Body>> => {
     const res = await fetch(`${baseUrl}${path}`, {
       method: init.method ?? 'GET',
       headers: {
@@ -52,13 +67,13 @@ export function authedFetch(baseUrl: string, token: string) {
       body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
     });
     const text = await res.text();
-    let body: any = text;
+    let body: unknown = text;
     try {
       body = JSON.parse(text);
     } catch {
       /* not JSON */
     }
-    return { status: res.status, headers: res.headers, body };
+    return { status: res.status, headers: res.headers, body: body as Body };
   };
 }
 
