@@ -1,12 +1,13 @@
 import { readdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * The repository's captured router trees (fixtures/README.md says where each came from).
- * A function, not a constant: the agent bundle has no import.meta and passes --fixtures.
+ * Computed on use: the agent bundle's `agent fleet` gets its trees from --fixtures instead.
  */
 export function fixturesDir(): string {
-  return resolve(import.meta.dirname, '../../fixtures');
+  return fileURLToPath(new URL('../../fixtures', import.meta.url));
 }
 
 /** The extra trees the facts and plan tests use: detection beyond the fleet's three models. */
