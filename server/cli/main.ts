@@ -12,6 +12,7 @@ import { parse as parseYaml } from 'yaml';
 import { ApiCallError, ApiClient } from './api-client.js';
 import { progressBar, table } from './output.js';
 import { parseInventory } from '../onboarding/inventory.js';
+import { parsePlacement } from '../onboarding/placement.js';
 
 const USAGE = `usage: wrtfleet [--url URL] [--token TOKEN] [--json] <command>
 
@@ -31,7 +32,7 @@ const USAGE = `usage: wrtfleet [--url URL] [--token TOKEN] [--json] <command>
   audit ls [--router ID] [--profile NAME] [--rollout ID] [--actor A] [--from ISO] [--to ISO] [--limit N]
   audit verify
   audit export [-o FILE] [filters as for ls]
-  onboard --host H [--port P] [--user U] (--password-file F | --key-file F) [--fingerprint SHA256:..] [--tag T]... [--placement auto|on-router|proxy] [--install]
+  onboard --host H [--port P] [--user U] (--password-file F | --key-file F) [--fingerprint SHA256:..] [--tag T]... [--placement auto|on_router|proxy] [--install]
   onboard --inventory FILE.csv|yaml [--concurrency N]   many routers; prints a summary
 
 SELECTOR: --all | --id ID... --soc SOC... --openwrt VER... --tag TAG...`;
@@ -210,7 +211,8 @@ async function onboard(api: ApiClient): Promise<number> {
       keyFile: opts['key-file'],
       fingerprint: opts.fingerprint,
       tags: opts.tag ?? [],
-      placement: opts.placement,
+      // The deprecated on-router goes as on_router; a value naming no placement goes as given, for the API to refuse.
+      placement: opts.placement === undefined ? undefined : (parsePlacement(opts.placement) ?? opts.placement),
       install: opts.install,
     });
     const { jobId } = await api.call('POST', '/v1/onboarding', body);
