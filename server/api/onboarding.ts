@@ -1,5 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { OnboardingService } from '../onboarding/onboarding-service.js';
+import { canonicalPlacement, DEPRECATED_ON_ROUTER } from '../onboarding/placement.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { AgentIdentity, Printable, SshLogin, Tag } from './shared-schemas.js';
 
@@ -18,7 +19,16 @@ export const OnboardingBody = Type.Object(
       }),
     ),
     tags: Type.Optional(Type.Array(Tag, { maxItems: 32 })),
-    placement: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('on-router'), Type.Literal('proxy')])),
+    placement: Type.Optional(
+      Type.Union(
+        [Type.Literal('auto'), Type.Literal('on_router'), Type.Literal('proxy'), Type.Literal(DEPRECATED_ON_ROUTER)],
+        {
+          description:
+            'Where the agent runs: `auto` (on the router where Node.js 20+ runs, else the controller-hosted proxy), ' +
+            '`on_router` or `proxy`. Deprecated: `on-router`, accepted for this release only and stored as `on_router`.',
+        },
+      ),
+    ),
     install: Type.Optional(Type.Boolean({ description: 'Install missing packages (opkg/apk); otherwise report them' })),
     identity: Type.Optional(AgentIdentity),
     name: Type.Optional(Printable(128)),
@@ -86,7 +96,7 @@ export const onboardingPlugin: FastifyPluginAsyncTypebox<{ onboarding: Onboardin
           authType: b.password ? 'password' : 'privateKey',
           hostKeyFingerprint: b.hostKeyFingerprint,
           tags: b.tags ?? [],
-          placement: b.placement ?? 'auto',
+          placement: canonicalPlacement(b.placement ?? 'auto'),
           install: b.install ?? false,
           identity: b.identity,
           name: b.name,

@@ -13,6 +13,7 @@ import { ApiCallError, ApiClient } from './api-client.js';
 import type * as Api from './api-client.js';
 import { progressBar, table } from './output.js';
 import { parseInventory } from '../onboarding/inventory.js';
+import { parsePlacement } from '../onboarding/placement.js';
 
 const USAGE = `usage: wrtfleet [--url URL] [--token TOKEN] [--json] <command>
 
@@ -32,7 +33,7 @@ const USAGE = `usage: wrtfleet [--url URL] [--token TOKEN] [--json] <command>
   audit ls [--router ID] [--profile NAME] [--rollout ID] [--actor A] [--from ISO] [--to ISO] [--limit N]
   audit verify
   audit export [-o FILE] [filters as for ls]
-  onboard --host H [--port P] [--user U] (--password-file F | --key-file F) [--fingerprint SHA256:..] [--tag T]... [--placement auto|on-router|proxy] [--install]
+  onboard --host H [--port P] [--user U] (--password-file F | --key-file F) [--fingerprint SHA256:..] [--tag T]... [--placement auto|on_router|proxy] [--install]
   onboard --inventory FILE.csv|yaml [--concurrency N]   many routers; prints a summary
 
 SELECTOR: --all | --id ID... --soc SOC... --openwrt VER... --tag TAG...`;
@@ -208,7 +209,8 @@ async function onboard(api: ApiClient): Promise<number> {
       keyFile: opts['key-file'],
       fingerprint: opts.fingerprint,
       tags: opts.tag ?? [],
-      placement: opts.placement,
+      // The deprecated on-router goes as on_router; a value naming no placement goes as given, for the API to refuse.
+      placement: opts.placement === undefined ? undefined : (parsePlacement(opts.placement) ?? opts.placement),
       install: opts.install,
     });
     const { jobId } = await api.call<{ jobId: string }>('POST', '/v1/onboarding', body);

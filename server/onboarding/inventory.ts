@@ -8,6 +8,7 @@
  *   10.0.0.1,22,root,/etc/wrtfleet/id_ed25519,SHA256:...,site:lyon;group:a,proxy,true
  */
 import { parse as parseYaml } from 'yaml';
+import { parsePlacement, type Placement } from './placement.js';
 
 export interface InventoryEntry {
   host: string;
@@ -17,7 +18,8 @@ export interface InventoryEntry {
   keyFile?: string;
   fingerprint?: string;
   tags: string[];
-  placement?: 'auto' | 'on-router' | 'proxy';
+  /** As sent to the API: the deprecated `on-router` is read as `on_router`. */
+  placement?: Placement;
   install?: boolean;
   identity?: string;
   name?: string;
@@ -32,12 +34,17 @@ function splitCsvLine(line: string): string[] {
   for (let i = 0; i < line.length; i++) {
     const c = line[i]!;
     if (quoted) {
-      if (c === '"' && line[i + 1] === '"') ((cur += '"'), i++);
-      else if (c === '"') quoted = false;
+      if (c === '"' && line[i + 1] === '"') {
+        // A doubled quote inside quotes is one literal quote.
+        cur += '"';
+        i++;
+      } else if (c === '"') quoted = false;
       else cur += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') (out.push(cur.trim()), (cur = ''));
-    else cur += c;
+    else if (c === ',') {
+      out.push(cur.trim());
+      cur = '';
+    } else cur += c;
   }
   out.push(cur.trim());
   return out;
@@ -50,9 +57,10 @@ function entry(raw: Record<string, unknown>, where: string): InventoryEntry {
   const port = s('port') === undefined ? undefined : Number(s('port'));
   if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535))
     throw new InventoryError(`${where}: port must be 1-65535`);
-  const placement = s('placement');
-  if (placement && !['auto', 'on-router', 'proxy'].includes(placement))
-    throw new InventoryError(`${where}: placement must be auto, on-router or proxy`);
+  const asked = s('placement');
+  const placement = asked === undefined ? undefined : parsePlacement(asked);
+  if (asked !== undefined && !placement)
+    throw new InventoryError(`${where}: placement must be auto, on_router or proxy`);
   if (!s('passwordFile') && !s('keyFile'))
     throw new InventoryError(`${where} (${host}): give passwordFile or keyFile (secrets never go inline)`);
   if (raw.password !== undefined || raw.privateKey !== undefined)
@@ -67,7 +75,7 @@ function entry(raw: Record<string, unknown>, where: string): InventoryEntry {
     keyFile: s('keyFile'),
     fingerprint: s('fingerprint') ?? s('hostKeyFingerprint'),
     tags,
-    placement: placement as InventoryEntry['placement'],
+    placement,
     install,
     identity: s('identity'),
     name: s('name'),

@@ -20,26 +20,18 @@
  * reported, not removed: removing kernel modules from a running router is riskier than
  * leaving them.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { predictCapabilities } from '../../core/capabilities.js';
-import { collectFacts, type RouterFacts } from '../../core/facts/index.js';
-import { shellQuote, SshError, SshHost, normalizeFingerprint } from '../../core/host/ssh-host.js';
 import { concurrencyGate, type ConcurrencyGate } from '../../core/concurrency-gate.js';
-import { AGENT_ENTRY_FILE, OLD_AGENT_ENTRY_FILE, tcxHelperBinaryFor } from '../../agent/index.js';
-import { deriveRouterIdentity } from '../../core/identity.js';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { ControllerSecurity } from '../auth/security.js';
 import type { JobRunner } from '../jobs/job-runner.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { ControllerProxies } from './controller-proxy.js';
-import { installPackages, PackageError, planPackages, type PackagePlan } from './packages.js';
+import { OnboardingJob, secretAad, type OnboardingJobDeps } from './onboarding-job.js';
+import type { Placement } from './placement.js';
 
 export const ONBOARDING_JOB = 'onboarding';
-
-export type Placement = 'auto' | 'on-router' | 'proxy';
 
 /** What is stored in Job.input: everything the operator asked for, except the secret. */
 export interface OnboardingInput {
@@ -82,24 +74,13 @@ export interface OnboardingOptions {
   proxyAgent?: ConstructorParameters<typeof ControllerProxies>[0]['agent'];
 }
 
-class Cancelled extends Error {}
-
-/** Failure with a message for the operator (never a secret: messages are built from non-secret fields). */
-class StepFailure extends Error {}
-
-interface Undo {
-  what: string;
-  run: () => Promise<void>;
-}
-
-const aad = (jobId: string) => `onboarding-job:${jobId}`;
-
 export class OnboardingService {
   readonly proxies: ControllerProxies;
   /** Onboardings run at once in this process (options.concurrency, default 16). */
   private readonly limited: ConcurrencyGate;
   private readonly active = new Set<Promise<void>>();
   private closed = false;
+  private readonly jobDeps: OnboardingJobDeps;
 
   constructor(
     private readonly deps: {
@@ -123,6 +104,17 @@ export class OnboardingService {
       log: deps.log,
       agent: deps.options?.proxyAgent,
     });
+    this.jobDeps = {
+      db: deps.db,
+      audit: deps.audit,
+      security: deps.security,
+      box: deps.box,
+      grpcAddress: deps.grpcAddress,
+      log: deps.log,
+      proxies: this.proxies,
+      options: () => this.options,
+      closing: () => this.closed,
+    };
     deps.jobs.register(ONBOARDING_JOB, (data) => this.handle(data));
   }
 
@@ -149,7 +141,7 @@ export class OnboardingService {
       after: input,
       requestId,
     });
-    const sealed = this.deps.box.seal(JSON.stringify(secret), aad(job.id));
+    const sealed = this.deps.box.seal(JSON.stringify(secret), secretAad(job.id));
     await this.deps.jobs.enqueue(ONBOARDING_JOB, { jobId: job.id, sealed });
     return { id: job.id };
   }
@@ -229,557 +221,9 @@ export class OnboardingService {
     await work;
   }
 
-  private async progress(jobId: string, step: StepName, percent: number, message: string): Promise<void> {
-    await this.deps.db.job.update({ where: { id: jobId }, data: { step, percent, message } });
-  }
-
-  private async checkCancel(jobId: string): Promise<void> {
-    const job = await this.deps.db.job.findUnique({ where: { id: jobId }, select: { cancelRequested: true } });
-    if (job?.cancelRequested || this.closed)
-      throw new Cancelled(this.closed ? 'the controller is shutting down' : 'cancelled on request');
-  }
-
   /** One job, start to end. Never throws: the outcome is the Job row. */
   async run(jobId: string, sealed: string): Promise<void> {
-    const { db, audit } = this.deps;
-    const claimed = await db.job.updateMany({
-      where: { id: jobId, state: 'queued' },
-      data: { state: 'running', step: 'connect', percent: 0, message: 'starting' },
-    });
-    if (claimed.count === 0) return; // cancelled while queued, or another worker has it
-    const job = (await db.job.findUnique({ where: { id: jobId } }))!;
-    const input = job.input as unknown as OnboardingInput;
-    const actor = job.createdBy;
-    const undo: Undo[] = [];
-    const result: Record<string, unknown> = {};
-    const auditStep = (action: string, after?: unknown) =>
-      audit.append({ actor, action: `onboarding.${action}`, targetType: 'job', targetId: jobId, after });
-    let secret: OnboardingSecret;
-    try {
-      secret = JSON.parse(this.deps.box.open(sealed, aad(jobId))) as OnboardingSecret;
-    } catch {
-      await this.finish(
-        jobId,
-        'failed',
-        'the sealed SSH credential for this job cannot be opened (data key changed?)',
-        result,
-        actor,
-      );
-      return;
-    }
-    let ssh: SshHost | undefined;
-    let step: StepName = 'connect';
-    const enter = async (s: StepName, percent: number, message: string) => {
-      await this.checkCancel(jobId);
-      step = s;
-      await this.options.beforeStep?.(jobId, s);
-      await this.progress(jobId, s, percent, message);
-    };
-    try {
-      // 1. Connect, pin the host key.
-      await enter('connect', 5, `connecting to ${input.user}@${input.host}:${input.port}`);
-      let seenKey: string | undefined;
-      ssh = new SshHost({
-        host: input.host,
-        port: input.port,
-        username: input.user,
-        password: secret.password,
-        privateKey: secret.privateKey,
-        passphrase: secret.passphrase,
-        hostKeyFingerprint: input.hostKeyFingerprint,
-        // Trust on first use, pinned for the rest of the job and stored with the credential.
-        onNewHostKey: input.hostKeyFingerprint ? undefined : (fp) => void (seenKey = fp),
-        connectTimeoutMs: this.options.sshConnectTimeoutMs ?? 10_000,
-        commandTimeoutMs: 30_000,
-        backoff: { initialMs: 200, maxMs: 1_000 },
-        label: `${input.user}@${input.host}:${input.port}`,
-      });
-      await ssh.connect();
-      const fingerprint = normalizeFingerprint(input.hostKeyFingerprint ?? seenKey ?? ssh.hostKey!);
-      result.hostKeyFingerprint = fingerprint;
-      result.hostKeyPinnedBy = input.hostKeyFingerprint ? 'operator' : 'first use';
-      await auditStep('connected', {
-        host: input.host,
-        port: input.port,
-        user: input.user,
-        hostKeyFingerprint: fingerprint,
-        pinnedBy: result.hostKeyPinnedBy,
-      });
-
-      // 2. Facts, with the agent's own collector.
-      await enter('facts', 15, 'collecting facts');
-      const facts = await collectFacts(ssh);
-      await this.alive(ssh, 'facts');
-      const identity = input.identity ?? (await deriveRouterIdentity(ssh, facts));
-      const name = input.name ?? identity;
-      const caps = predictCapabilities(facts);
-      result.identity = identity;
-      result.facts = {
-        soc: facts.soc,
-        arch: facts.arch,
-        kernel: facts.kernel,
-        openwrt: facts.openwrt?.version ?? null,
-        model: facts.model.name ?? null,
-      };
-      await auditStep('facts_collected', { identity, ...(result.facts as object), ebpf: caps.ebpf });
-
-      // Re-running on a router that is already managed and online: nothing to do.
-      const existing = await db.router.findUnique({
-        where: { identity },
-        select: { id: true, name: true, status: true, placement: true, decommissionedAt: true },
-      });
-      if (existing?.decommissionedAt)
-        throw new StepFailure(
-          `router ${existing.name} (${identity}) was decommissioned; it cannot be onboarded again under this identity`,
-        );
-      if (existing && existing.status === 'online') {
-        result.alreadyOnboarded = true;
-        result.routerId = existing.id;
-        result.placement = existing.placement;
-        const msg = `already onboarded: router ${existing.name} (${existing.id}) is online, placement ${existing.placement}; nothing to do`;
-        await auditStep('already_onboarded', { routerId: existing.id, identity });
-        await this.finish(jobId, 'succeeded', msg, result, actor);
-        return;
-      }
-
-      // 3. Packages.
-      await enter('packages', 30, 'checking packages');
-      let plan: PackagePlan;
-      try {
-        plan = await planPackages(ssh, facts);
-      } catch (err) {
-        if (err instanceof PackageError) throw new StepFailure(err.message);
-        throw err;
-      }
-      const packages: Record<string, unknown> = {
-        manager: plan.manager,
-        present: plan.present,
-        missing: plan.missing,
-        installed: [],
-      };
-      result.packages = packages;
-      if (plan.missing.length > 0) {
-        if (!input.install) {
-          const list = plan.missing.join(' ');
-          packages.installCommand = plan.manager === 'apk' ? `apk add ${list}` : `opkg update && opkg install ${list}`;
-          await auditStep('packages_missing', packages);
-          throw new StepFailure(
-            `missing packages: ${list} (re-run with install: true, or run \`${packages.installCommand}\` on the router)`,
-          );
-        }
-        await this.progress(jobId, 'packages', 35, `installing ${plan.missing.join(' ')}`);
-        try {
-          const done = await installPackages(ssh, plan.manager!, plan.missing);
-          packages.installed = done.installed;
-          undo.push({ what: `packages installed: ${done.installed.join(' ')} (left in place)`, run: async () => {} });
-        } catch (err) {
-          if (err instanceof PackageError) throw new StepFailure(err.message);
-          throw err;
-        }
-      }
-      await auditStep('packages_checked', packages);
-
-      // 4. Placement.
-      await enter('placement', 50, 'choosing the placement');
-      const node = await this.nodeOnRouter(ssh);
-      let placement: 'on-router' | 'proxy';
-      if (input.placement === 'on-router') {
-        if (!node)
-          throw new StepFailure(
-            'placement on-router asked for, but the router has no Node.js 20+ (`node` not found); use placement proxy or auto',
-          );
-        placement = 'on-router';
-      } else if (input.placement === 'proxy') placement = 'proxy';
-      else placement = node ? 'on-router' : 'proxy';
-      result.placement = placement;
-      let onRouter: { enrollmentTokenFile?: string } | undefined;
-      if (placement === 'on-router') {
-        await this.progress(jobId, 'placement', 55, `installing the agent on the router (node ${node!.version})`);
-        onRouter = await this.installOnRouter(
-          ssh,
-          node!.path,
-          { identity, name, tags: input.tags, actor, facts },
-          undo,
-        );
-      } else {
-        await this.progress(
-          jobId,
-          'placement',
-          55,
-          `starting the controller-hosted proxy agent (${this.proxies.proxyIdentity})`,
-        );
-        await this.proxies.start(
-          {
-            identity,
-            name,
-            tags: input.tags,
-            host: input.host,
-            port: input.port,
-            username: input.user,
-            ...secret,
-            hostKeyFingerprint: fingerprint,
-          },
-          actor,
-        );
-        undo.push({
-          what: `proxy agent for ${identity} stopped, its key and SSH credential removed`,
-          run: async () => {
-            await this.proxies.stop(identity, { forget: true });
-            const row = await db.router.findUnique({ where: { identity }, select: { id: true } });
-            if (row) await this.deps.security.credentials.remove(row.id);
-          },
-        });
-      }
-      await auditStep('agent_placed', {
-        identity,
-        placement,
-        proxy: placement === 'proxy' ? this.proxies.proxyIdentity : undefined,
-      });
-
-      // 5. First Hello.
-      await enter('hello', 70, `waiting for ${identity} to say Hello`);
-      const router = await this.waitFor(jobId, this.options.helloTimeoutMs ?? 60_000, async () =>
-        db.router.findFirst({
-          where: { identity, status: 'online' },
-          select: { id: true, name: true, tags: true, desiredRevisionId: true },
-        }),
-      );
-      if (!router)
-        throw new StepFailure(
-          `no Hello from ${identity} within ${Math.round((this.options.helloTimeoutMs ?? 60_000) / 1000)} s`,
-        );
-      result.routerId = router.id;
-      const tags = [...new Set([...router.tags, ...input.tags])];
-      if (tags.length !== router.tags.length) await db.router.update({ where: { id: router.id }, data: { tags } });
-      if (placement === 'proxy') {
-        await this.deps.security.credentials.put(router.id, {
-          host: input.host,
-          port: input.port,
-          username: input.user,
-          authType: input.authType,
-          ...secret,
-          hostKeyFingerprint: fingerprint,
-          proxyIdentity: this.proxies.proxyIdentity,
-        });
-      }
-      if (onRouter?.enrollmentTokenFile) {
-        // Spent once the agent holds its certificate (a Hello over mTLS proves it): leave nothing usable behind.
-        await ssh.run(['rm', '-f', onRouter.enrollmentTokenFile]);
-      }
-      await auditStep('hello_received', { routerId: router.id, identity, tags });
-
-      // 6. First applied plan, when the router has a desired revision.
-      if (router.desiredRevisionId) {
-        await enter('plan', 85, 'waiting for the first applied plan');
-        const want = router.desiredRevisionId;
-        const applied = await this.waitFor(jobId, this.options.planTimeoutMs ?? 120_000, async () => {
-          const r = await db.router.findUnique({ where: { id: router.id }, select: { appliedRevisionId: true } });
-          if (r?.appliedRevisionId === want) return { status: 'applied' as const, error: null };
-          const last = await db.applyResult.findFirst({
-            where: { routerId: router.id, revisionId: want, startedAt: { gte: job.createdAt } },
-            orderBy: { startedAt: 'desc' },
-          });
-          if (last && last.status !== 'applied' && last.status !== 'pending')
-            return { status: last.status, error: last.error };
-          return null;
-        });
-        if (!applied)
-          throw new StepFailure(
-            `no apply result for the router's desired revision within ${Math.round((this.options.planTimeoutMs ?? 120_000) / 1000)} s`,
-          );
-        result.plan = { revisionId: want, ...applied };
-        await auditStep('plan_applied', { routerId: router.id, ...(result.plan as object) });
-        if (applied.status !== 'applied')
-          throw new StepFailure(
-            `the first plan was not applied: ${applied.status}${applied.error ? `: ${applied.error}` : ''}`,
-          );
-      }
-      await this.finish(
-        jobId,
-        'succeeded',
-        `onboarded ${router.name} (${router.id}), placement ${placement}`,
-        result,
-        actor,
-      );
-    } catch (err) {
-      const cancelled = err instanceof Cancelled;
-      const message = cancelled ? `cancelled during ${step}` : this.describe(err, step);
-      const rolledBack: string[] = [];
-      for (const u of undo.reverse()) {
-        try {
-          await u.run();
-          rolledBack.push(u.what);
-        } catch (e) {
-          rolledBack.push(`${u.what}: FAILED (${(e as Error).message})`);
-        }
-      }
-      result.rolledBack = rolledBack;
-      if (rolledBack.length) await auditStep('rolled_back', { rolledBack });
-      await this.finish(jobId, cancelled ? 'cancelled' : 'failed', message, result, actor);
-    } finally {
-      await ssh?.close().catch(() => undefined);
-    }
+    const job = await OnboardingJob.claim(this.jobDeps, jobId);
+    await job?.run(sealed);
   }
-
-  private describe(err: unknown, step: StepName): string {
-    if (err instanceof StepFailure) return err.message;
-    if (err instanceof SshError) {
-      // After the first step, losing the connection means the router went away under us.
-      if (step !== 'connect' && err.kind !== 'auth' && err.kind !== 'host-key')
-        return `lost the router during ${step}: ${err.message}`;
-      return err.message;
-    }
-    const m = (err as Error).message ?? String(err);
-    return `${step} failed: ${m}`;
-  }
-
-  /** collectFacts degrades gracefully when commands fail; make sure the router really answered. */
-  private async alive(ssh: SshHost, step: StepName): Promise<void> {
-    const r = await ssh.run(['true']);
-    if (r.code !== 0) throw new StepFailure(`lost the router during ${step}: ${r.stderr.trim() || `exit ${r.code}`}`);
-  }
-
-  private async nodeOnRouter(ssh: SshHost): Promise<{ path: string; version: string } | null> {
-    const r = await ssh.run(['sh', '-c', 'p=$(command -v node) && echo "$p" && "$p" --version']);
-    if (r.code !== 0) {
-      if (/connection lost/.test(r.stderr))
-        throw new StepFailure(`lost the router during placement: ${r.stderr.trim()}`);
-      return null;
-    }
-    const [path, version] = r.stdout.trim().split('\n');
-    const major = Number(/^v(\d+)/.exec(version ?? '')?.[1] ?? 0);
-    return path && major >= 20 ? { path, version: version! } : null;
-  }
-
-  /**
-   * The on-router placement: the bundle, the BPF objects for the router's endianness (and
-   * wf-tcx when it was built for the router's CPU), the procd init script and the UCI config
-   * (plus a one-time enrollment token, 0600, and the CA fingerprint, when agents use mutual
-   * TLS), then the service. On a Linux box without procd (no /etc/rc.common) the agent is
-   * started detached with a pid file instead. The agent's command line is agent/main.ts's
-   * `run`: `--credentials-dir` (its key and certificate, kept after the first enrollment),
-   * `--enroll-token-file` + `--ca-fingerprint` (first start only), `--insecure` for a
-   * plaintext controller.
-   */
-  private async installOnRouter(
-    ssh: SshHost,
-    node: string,
-    r: { identity: string; name: string; tags: string[]; actor: string; facts: RouterFacts },
-    undo: Undo[],
-  ): Promise<{ enrollmentTokenFile?: string }> {
-    const bundle = resolve(this.options.bundleDir ?? 'dist/agent');
-    if (!existsSync(join(bundle, AGENT_ENTRY_FILE)))
-      throw new StepFailure(
-        `the agent bundle is missing (${join(bundle, AGENT_ENTRY_FILE)}): run npm run agent:bundle on the controller`,
-      );
-    const p = this.options.onRouterPrefix ?? '';
-    const home = `${p}/usr/lib/wrtfleet`;
-    const files = {
-      init: `${p}/etc/init.d/wrtfleet-agent`,
-      config: `${p}/etc/config/wrtfleet`,
-      stateDir: `${p}/etc/wrtfleet`,
-      credentials: `${p}/etc/wrtfleet/credentials`,
-      token: `${p}/etc/wrtfleet/enrollment-token`,
-      pid: `${p}/var/run/wrtfleet-agent.pid`,
-      log: `${p}/tmp/wrtfleet-agent.log`,
-      uploads: `${p}/tmp`,
-    };
-    const procd = (await ssh.run(['test', '-f', '/etc/rc.common'])).code === 0 && !p;
-    const q = shellQuote;
-    undo.push({
-      what: `agent service stopped and its files removed (${home}, ${files.init}, ${files.config}, ${files.stateDir})`,
-      run: async () => {
-        if (procd) await ssh.run(['sh', '-c', `${q(files.init)} stop; ${q(files.init)} disable`]);
-        // SIGTERM (the agent closes its stream and exits), then up to ~5 s, then SIGKILL.
-        const stop = [
-          `[ -f ${q(files.pid)} ] || exit 0`,
-          `pid=$(cat ${q(files.pid)})`,
-          'kill "$pid" 2>/dev/null',
-          'i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 25 ]; do sleep 0.2 2>/dev/null || sleep 1; i=$((i+1)); done',
-          'kill -9 "$pid" 2>/dev/null',
-          `rm -f ${q(files.pid)}`,
-          'exit 0',
-        ].join('\n');
-        const s = await ssh.run(['sh', '-c', stop], { timeoutMs: 30_000 });
-        if (s.code !== 0) throw new Error(`stopping the agent: ${s.stderr.trim() || `exit ${s.code}`}`);
-        const rm = await ssh.run(['rm', '-rf', home, files.init, files.config, files.stateDir, files.log]);
-        if (rm.code !== 0) throw new Error(`removing the agent's files: ${rm.stderr.trim()}`);
-      },
-    });
-    const mkdir = async (d: string) => {
-      const m = await ssh.run(['mkdir', '-p', d]);
-      if (m.code !== 0) throw new StepFailure(`cannot create ${d} on the router: ${m.stderr.trim()}`);
-    };
-    for (const d of [
-      `${home}/bpf/build`,
-      `${p}/etc/init.d`,
-      `${p}/etc/config`,
-      files.stateDir,
-      `${p}/var/run`,
-      files.uploads,
-    ])
-      await mkdir(d);
-    await ssh.writeFile(`${home}/${AGENT_ENTRY_FILE}`, readFileSync(join(bundle, AGENT_ENTRY_FILE)), 0o755);
-    // Re-onboarding a router that runs an older bundle: its entry had another name.
-    await ssh.run(['rm', '-f', `${home}/${OLD_AGENT_ENTRY_FILE}`]);
-    const endian = r.facts.endian === 'big' ? 'bpfeb' : 'bpfel';
-    const objDir = join(bundle, 'bpf/build', endian);
-    if (existsSync(objDir)) {
-      await mkdir(`${home}/bpf/build/${endian}`);
-      for (const f of readdirSync(objDir))
-        await ssh.writeFile(`${home}/bpf/build/${endian}/${f}`, readFileSync(join(objDir, f)), 0o644);
-    }
-    // wf-tcx is native code: the bundle's own build where the router has the controller's CPU,
-    // otherwise the static build for the router's CPU (bpf/build.sh), when there is one.
-    const helper = tcxHelperBinaryFor(r.facts.arch, r.facts.endian, join(bundle, 'bpf/build'));
-    if (helper) await ssh.writeFile(`${home}/bpf/build/wf-tcx`, helper, 0o755);
-
-    const controller = this.options.agentControllerAddress ?? this.deps.grpcAddress();
-    const pki = this.deps.security.pki;
-    const caFingerprint = pki ? `SHA256:${pki.caFingerprint}` : undefined;
-    let enrollmentTokenFile: string | undefined;
-    if (pki) {
-      // One-time, short-lived, bound to the router's name: useless once the agent has enrolled.
-      const { secret } = await this.deps.security.enrollmentTokens.create({
-        routerName: r.name,
-        tags: r.tags,
-        ttlSeconds: 3600,
-        createdBy: r.actor,
-      });
-      await ssh.writeFile(files.token, `${secret}\n`, 0o600);
-      await ssh.writeFile(`${files.stateDir}/ca-fingerprint`, `${caFingerprint}\n`, 0o644);
-      enrollmentTokenFile = files.token;
-    }
-    const uci = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
-    const config = [
-      "config agent 'main'",
-      "\toption enabled '1'",
-      `\toption controller ${uci(controller)}`,
-      `\toption identity ${uci(r.identity)}`,
-      `\toption name ${uci(r.name)}`,
-      `\toption state_file ${uci(`${files.stateDir}/state.json`)}`,
-      `\toption node ${uci(node)}`,
-      ...(pki
-        ? [
-            `\toption credentials_dir ${uci(files.credentials)}`,
-            `\toption enroll_token_file ${uci(files.token)}`,
-            `\toption ca_fingerprint ${uci(caFingerprint!)}`,
-          ]
-        : ["\toption insecure '1'"]),
-      '',
-    ].join('\n');
-    await ssh.writeFile(files.config, config, 0o644);
-
-    const initScript = readFileSync(join(bundle, 'openwrt/wrtfleet-agent.init'), 'utf8');
-    if (procd) {
-      await ssh.writeFile(files.init, initScript, 0o755);
-      const s = await ssh.run(['sh', '-c', `${q(files.init)} enable && ${q(files.init)} start`], { timeoutMs: 30_000 });
-      if (s.code !== 0) throw new StepFailure(`starting the agent service failed: ${s.stderr.trim()}`);
-    } else {
-      const trust = pki
-        ? [
-            '--credentials-dir',
-            files.credentials,
-            '--enroll-token-file',
-            files.token,
-            '--ca-fingerprint',
-            caFingerprint!,
-          ]
-        : ['--insecure'];
-      // Started as the procd script starts it: the same node flags and environment, read from it.
-      const { nodeFlags, env } = agentRuntimeSettings(initScript);
-      const argv = [
-        node,
-        ...nodeFlags,
-        `${home}/${AGENT_ENTRY_FILE}`,
-        'run',
-        '--placement',
-        'on_router',
-        '--controller',
-        controller,
-        '--identity',
-        r.identity,
-        '--name',
-        r.name,
-        '--state-file',
-        `${files.stateDir}/state.json`,
-        '--upload-dir',
-        files.uploads,
-        ...trust,
-      ];
-      const cmd = argv.map(q).join(' ');
-      const envPrefix = [...env, `WRTFLEET_HOME=${home}`].map(q).join(' ');
-      const s = await ssh.run([
-        'sh',
-        '-c',
-        `env ${envPrefix} setsid ${cmd} > ${q(files.log)} 2>&1 < /dev/null & echo $! > ${q(files.pid)}`,
-      ]);
-      if (s.code !== 0) throw new StepFailure(`starting the agent failed: ${s.stderr.trim()}`);
-      // An agent that cannot start (bad option, enrollment refused) exits at once: say so with its log, not after the Hello timeout.
-      await new Promise((res) => setTimeout(res, 300));
-      const alive = await ssh.run(['sh', '-c', `kill -0 $(cat ${q(files.pid)}) 2>/dev/null`]);
-      if (alive.code !== 0) {
-        const log = (await ssh.readFile(files.log)) ?? '';
-        throw new StepFailure(
-          `the agent exited right after starting: ${log.trim().split('\n').slice(-3).join(' | ') || 'no output'}`,
-        );
-      }
-    }
-    return { enrollmentTokenFile };
-  }
-
-  private async waitFor<T>(jobId: string, timeoutMs: number, check: () => Promise<T | null>): Promise<T | null> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      // Cancel first: a cancel that arrives while we wait wins over a Hello that lands at the same time.
-      await this.checkCancel(jobId);
-      const v = await check();
-      if (v) return v;
-      if (Date.now() >= deadline) return null;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-
-  private async finish(
-    jobId: string,
-    state: 'succeeded' | 'failed' | 'cancelled',
-    message: string,
-    result: Record<string, unknown>,
-    actor: string,
-  ): Promise<void> {
-    await this.deps.db.job.update({
-      where: { id: jobId },
-      data: {
-        state,
-        step: 'done',
-        percent: state === 'succeeded' ? 100 : undefined,
-        message,
-        error: state === 'succeeded' ? null : message,
-        result: result as object,
-        finishedAt: new Date(),
-      },
-    });
-    await this.deps.audit.append({
-      actor,
-      action: `onboarding.${state}`,
-      targetType: 'job',
-      targetId: jobId,
-      after: { message, routerId: result.routerId ?? null, placement: result.placement ?? null },
-    });
-    this.deps.log.info({ jobId, state, message }, 'onboarding finished');
-  }
-}
-
-/**
- * The node flags and environment the on-router agent runs with, as the procd init script
- * declares them (AGENT_NODE_FLAGS, AGENT_ENV): one place says how the agent stays within its
- * memory budget, and the start without procd follows it.
- */
-export function agentRuntimeSettings(initScript: string): { nodeFlags: string[]; env: string[] } {
-  const value = (name: string) => {
-    const m = initScript.match(new RegExp(`^${name}="([^"]*)"$`, 'm'));
-    if (!m) throw new Error(`the agent's init script declares no ${name}`);
-    return m[1]!.split(/\s+/).filter(Boolean);
-  };
-  return { nodeFlags: value('AGENT_NODE_FLAGS'), env: value('AGENT_ENV') };
 }

@@ -32,7 +32,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleAgent } from '../../agent/packaging/build.js';
 import { startController, type Controller } from '../../server/controller.js';
 import { LOG_REDACTION } from '../../server/secrets/redaction.js';
-import { agentRuntimeSettings } from '../../server/onboarding/onboarding-service.js';
+import { agentRuntimeSettings } from '../../server/onboarding/on-router-install.js';
 import { authedFetch, eventually, testConfig } from '../support/controller.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
 import { SshRouter } from '../support/ssh-router.js';
@@ -128,7 +128,7 @@ describe('onboarding, on-router placement (agent bundle uploaded over SSH, start
       host: router.addr.router,
       user: 'root',
       password: router.password,
-      placement: 'on-router',
+      placement: 'on_router',
       identity: 'onb-onrouter:01',
       tags: ['site:lab'],
     });
@@ -136,8 +136,8 @@ describe('onboarding, on-router placement (agent bundle uploaded over SSH, start
     const agentLog = (await router.inside.readFile(`${p}/tmp/wrtfleet-agent.log`)) ?? '';
     expect(job.error, agentLog).toBeNull();
     expect(job.state).toBe('succeeded');
-    expect(job.message).toMatch(/^onboarded onb-onrouter:01 .* placement on-router$/);
-    expect(job.result.placement).toBe('on-router');
+    expect(job.message).toMatch(/^onboarded onb-onrouter:01 .* placement on_router$/);
+    expect(job.result.placement).toBe('on_router');
 
     const row = await controller.db.prisma.router.findUnique({ where: { identity: 'onb-onrouter:01' } });
     expect(row?.status).toBe('online');
@@ -226,7 +226,7 @@ describe('onboarding, on-router placement (agent bundle uploaded over SSH, start
         user: 'root',
         privateKey: router.clientKey.toString('utf8'),
         hostKeyFingerprint: router.hostKeyFingerprint,
-        placement: 'on-router',
+        placement: 'on_router',
         identity: 'onb-onrouter:02',
       });
       const job = await finished(jobId);
