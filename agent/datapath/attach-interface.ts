@@ -136,8 +136,9 @@ export async function attachInterface(
   for (const { object, programs: runs } of units) {
     const { dir, fingerprint, progId, existing } = await ensureLoaded(host, ctx, st, iface, object, runs, changes);
     const entry: Omit<AttachedProgram, 'program'> = { object, fingerprint, progId, pinDir: dir };
-    if (mode === 'tcx') entry.linkId = await ensureTcxLink(host, helper, iface, object, dir, progId, existing, changes);
-    else entry.prio = await ensureClsFilter(host, helper, iface, object, dir, progId, existing, changes);
+    const target: HookTarget = { host, helper, iface, object, dir, progId, existing, changes };
+    if (mode === 'tcx') entry.linkId = await ensureTcxLink(target);
+    else entry.prio = await ensureClsFilter(target);
     for (const p of runs) attached.push({ program: p, ...entry });
 
     // Older configurations of this object on this interface (new one already runs).
@@ -214,17 +215,29 @@ async function ensureLoaded(
   return { dir, fingerprint: obj.fingerprint, progId, existing };
 }
 
+/** One loaded object to hook to an interface: where it is pinned and what is already there. */
+interface HookTarget {
+  host: RouterHost;
+  helper: string;
+  iface: EligibleInterface;
+  object: ObjectName;
+  dir: string;
+  progId: number;
+  existing: ProgState | undefined;
+  changes: string[];
+}
+
 /** The TCX link running `progId` on this device: the pinned one when it still does, else a new one. */
-async function ensureTcxLink(
-  host: RouterHost,
-  helper: string,
-  iface: EligibleInterface,
-  object: ObjectName,
-  dir: string,
-  progId: number,
-  existing: ProgState | undefined,
-  changes: string[],
-): Promise<number> {
+async function ensureTcxLink({
+  host,
+  helper,
+  iface,
+  object,
+  dir,
+  progId,
+  existing,
+  changes,
+}: HookTarget): Promise<number> {
   let info = existing?.hasLink ? await tcxLinkInfo(host, helper, `${dir}/link`) : null;
   if (info && (info.ifindex !== iface.ifindex || info.prog_id !== progId)) {
     await detachTcx(host, helper, `${dir}/link`);
@@ -238,16 +251,16 @@ async function ensureTcxLink(
 }
 
 /** Our cls_bpf filter for `object`, pointed at `progId`; returns its priority. */
-async function ensureClsFilter(
-  host: RouterHost,
-  helper: string,
-  iface: EligibleInterface,
-  object: ObjectName,
-  dir: string,
-  progId: number,
-  existing: ProgState | undefined,
-  changes: string[],
-): Promise<number> {
+async function ensureClsFilter({
+  host,
+  helper,
+  iface,
+  object,
+  dir,
+  progId,
+  existing,
+  changes,
+}: HookTarget): Promise<number> {
   // Leftover TCX link from an earlier TCX run of the same object: drop it.
   if (existing?.hasLink) await detachTcx(host, helper, `${dir}/link`);
   const prio = CLS_PRIO[object];

@@ -105,23 +105,34 @@ export async function applyEbpf(host: RouterHost, opts: DatapathOptions): Promis
   const all = await readLinks(host);
 
   // Interfaces we hold state for but that are no longer eligible (or vanished): clean up.
-  const wanted = new Set(elig.eligible.map((e) => e.ifname));
-  for (const ifname of await pinnedInterfaces(host, helper, root)) {
-    if (wanted.has(ifname)) continue;
-    const st = await readIfaceState(host, helper, root, ifname);
-    await cleanInterface(
-      host,
-      helper,
-      st,
-      all.find((l) => l.ifname === ifname),
-      changes,
-    );
-  }
+  await cleanPinned(host, helper, root, all, changes, new Set(elig.eligible.map((e) => e.ifname)));
 
   const ctx: AttachContext = { ...defaults, rewrite: opts.rewrite, mode, endian };
   const interfaces: AttachedInterface[] = [];
   for (const iface of elig.eligible) interfaces.push(await attachInterface(host, ctx, iface, changes));
   return { mode: interfaces.length ? mode : 'none', interfaces, skipped: elig.skipped, changes };
+}
+
+/** Removes the pinned state, links and filters of every interface we hold state for, but those in `keep`. */
+async function cleanPinned(
+  host: RouterHost,
+  helper: string,
+  root: string,
+  links: Awaited<ReturnType<typeof readLinks>>,
+  changes: string[],
+  keep: ReadonlySet<string> = new Set(),
+): Promise<void> {
+  for (const ifname of await pinnedInterfaces(host, helper, root)) {
+    if (keep.has(ifname)) continue;
+    const st = await readIfaceState(host, helper, root, ifname);
+    await cleanInterface(
+      host,
+      helper,
+      st,
+      links.find((l) => l.ifname === ifname),
+      changes,
+    );
+  }
 }
 
 /**
@@ -137,16 +148,7 @@ export async function detachEbpf(
   const { helper, root } = resolved(opts);
   const changes: string[] = [];
   const all = await readLinks(host);
-  for (const ifname of await pinnedInterfaces(host, helper, root)) {
-    const st = await readIfaceState(host, helper, root, ifname);
-    await cleanInterface(
-      host,
-      helper,
-      st,
-      all.find((l) => l.ifname === ifname),
-      changes,
-    );
-  }
+  await cleanPinned(host, helper, root, all, changes);
   for (const l of all) await deleteOwnedFilters(host, l.ifname, changes);
   await removePins(host, helper, root);
   return { changes };

@@ -12,7 +12,7 @@ import { parse as parseYaml } from 'yaml';
 import { ApiCallError, ApiClient } from './api-client.js';
 import type * as Api from './api-client.js';
 import { progressBar, table } from './output.js';
-import { parseInventory } from '../onboarding/inventory.js';
+import { parseInventory, type InventoryEntry } from '../onboarding/inventory.js';
 import { parsePlacement } from '../onboarding/placement.js';
 
 const USAGE = `usage: wrtfleet [--url URL] [--token TOKEN] [--json] <command>
@@ -168,19 +168,8 @@ async function followJob(api: ApiClient, id: string, show: boolean): Promise<Api
   return { state: 'unknown', message: 'the event stream ended early', error: null };
 }
 
-async function onboardBody(e: {
-  host: string;
-  port?: number;
-  user?: string;
-  passwordFile?: string;
-  keyFile?: string;
-  fingerprint?: string;
-  tags: string[];
-  placement?: string;
-  install?: boolean;
-  identity?: string;
-  name?: string;
-}) {
+/** One router to onboard, from the flags or an inventory line; the API checks the placement's spelling. */
+async function onboardBody(e: Omit<InventoryEntry, 'placement'> & { placement?: string }) {
   if (!e.passwordFile === !e.keyFile)
     throw new UsageError(`${e.host}: give exactly one of --password-file or --key-file`);
   const secret = await readFile((e.passwordFile ?? e.keyFile)!, 'utf8');

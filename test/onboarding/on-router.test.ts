@@ -33,7 +33,7 @@ import { bundleAgent } from '../../agent/packaging/build.js';
 import { startController, type Controller } from '../../server/controller.js';
 import { LOG_REDACTION } from '../../server/secrets/redaction.js';
 import { agentRuntimeSettings } from '../../server/onboarding/on-router-install.js';
-import { authedFetch, eventually, testConfig } from '../support/controller.js';
+import { authedFetch, operatorApi, eventually, testConfig } from '../support/controller.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
 import { SshRouter } from '../support/ssh-router.js';
 import { jobFinished, startOnboarding } from '../support/onboarding-jobs.js';
@@ -103,13 +103,7 @@ beforeAll(async () => {
   );
   for (const r of routers.slice(1))
     await r.inside.run(['ip', 'route', 'add', `${routers[0]!.addr.host}/32`, 'via', r.addr.host, 'dev', 'mgmt0']);
-  const { secret } = await controller.tokens.create({
-    name: 'operator',
-    owner: 'alice',
-    scopes: ['write'],
-    createdBy: 'test',
-  });
-  api = authedFetch(controller.httpUrl, secret);
+  api = await operatorApi(controller);
 }, 120_000);
 
 afterAll(async () => {

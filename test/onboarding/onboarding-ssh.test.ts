@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startController, type Controller } from '../../server/controller.js';
 import { LOG_REDACTION } from '../../server/secrets/redaction.js';
-import { authedFetch, eventually, testConfig } from '../support/controller.js';
+import { authedFetch, operatorApi, eventually, testConfig } from '../support/controller.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
 import { SshRouter } from '../support/ssh-router.js';
 import { jobFinished, startOnboarding } from '../support/onboarding-jobs.js';
@@ -37,13 +37,7 @@ beforeAll(async () => {
   controller = await startController(testConfig(db, { security: { insecureAgents: false } }), logger, {
     onboarding: { helloTimeoutMs: 30_000, planTimeoutMs: 60_000, sshConnectTimeoutMs: 4_000 },
   });
-  const { secret } = await controller.tokens.create({
-    name: 'operator',
-    owner: 'alice',
-    scopes: ['write'],
-    createdBy: 'test',
-  });
-  api = authedFetch(controller.httpUrl, secret);
+  api = await operatorApi(controller);
 }, 60_000);
 
 afterAll(async () => {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMigrations, defaultMigrationsDir } from '../../prisma/tools/migrations.js';
 import { startController, type Controller } from '../../server/controller.js';
 import { InventoryError, parseInventory } from '../../server/onboarding/inventory.js';
-import { authedFetch, testConfig } from '../support/controller.js';
+import { authedFetch, operatorApi, testConfig } from '../support/controller.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
 import { jobFinished, startOnboarding } from '../support/onboarding-jobs.js';
 
@@ -43,13 +43,7 @@ describe('POST /v1/onboarding', () => {
     controller = await startController(testConfig(db), pino({ level: 'silent' }), {
       onboarding: { sshConnectTimeoutMs: 1_000 },
     });
-    const { secret } = await controller.tokens.create({
-      name: 'operator',
-      owner: 'alice',
-      scopes: ['write'],
-      createdBy: 'test',
-    });
-    api = authedFetch(controller.httpUrl, secret);
+    api = await operatorApi(controller);
   }, 60_000);
 
   afterAll(async () => {

@@ -3,7 +3,7 @@
  * alone (fixtures, docs, tools), so `npm ci && npm run demo` in an empty folder serves the
  * demo's 12 routers. It clones what is committed (HEAD), not the working tree.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/controller.js';
 import { freePort } from '../support/ports.js';
+import { runNpmScript } from '../support/npm-script.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
 const DEMO_ROUTERS = 12;
@@ -42,16 +43,7 @@ describe('a fresh clone with nothing beside it', () => {
         WRTFLEET_GRPC_PORT: String(grpc),
       };
       for (const name of ['DATABASE_URL', 'REDIS_URL', 'WRTFLEET_FIXTURES', 'WRTFLEET_DATA_DIR']) delete env[name];
-      const demo = spawn('npm', ['run', '-s', 'demo'], {
-        cwd: clone,
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: true,
-      });
-      let output = '';
-      demo.stdout.on('data', (d) => (output += d));
-      demo.stderr.on('data', (d) => (output += d));
-      const exited = new Promise<number | null>((resolve) => demo.on('close', (code) => resolve(code)));
+      const demo = runNpmScript('demo', env, { cwd: clone, replaceEnv: true });
       try {
         const routers = await eventually(
           async () => {
@@ -66,12 +58,12 @@ describe('a fresh clone with nothing beside it', () => {
           60_000,
           `the demo in the clone to serve ${DEMO_ROUTERS} routers`,
         ).catch((err: Error) => {
-          throw new Error(`${err.message}\ndemo output:\n${output}`, { cause: err });
+          throw new Error(`${err.message}\ndemo output:\n${demo.out()}${demo.err()}`, { cause: err });
         });
         expect(routers).toHaveLength(DEMO_ROUTERS);
       } finally {
-        process.kill(-demo.pid!, 'SIGINT');
-        await exited;
+        demo.signal('SIGINT');
+        await demo.exited;
       }
     },
     15 * 60_000,

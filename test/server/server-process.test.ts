@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -6,32 +5,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/controller.js';
 import { freePort } from '../support/ports.js';
+import { runNpmScript } from '../support/npm-script.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
 
-function run(script: string, env: Record<string, string>) {
-  // A process group of its own, so a signal reaches npm and node alike, as Ctrl-C in a terminal does.
-  const child = spawn('npm', ['run', '-s', script], {
-    cwd: repo,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  // 'close' waits for every holder of the pipes, i.e. node behind npm too.
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const signal = (sig: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, sig);
-    } catch {
-      /* already gone */
-    }
-  };
-  return { child, exited, signal, out: () => stdout, err: () => stderr };
-}
+const run = (script: string, env: Record<string, string>) => runNpmScript(script, env);
 
 describe('the server and demo processes', () => {
   it('an unreachable DATABASE_URL stops start-up with one clear sentence, no stack trace, no password', async () => {

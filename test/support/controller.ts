@@ -77,6 +77,12 @@ export function authedFetch(baseUrl: string, token: string) {
   };
 }
 
+/** The REST client of an operator with a fresh API token of the given scopes (default: write). */
+export async function operatorApi(controller: Controller, scopes: ('read' | 'write' | 'admin')[] = ['write']) {
+  const { secret } = await controller.tokens.create({ name: 'operator', owner: 'alice', scopes, createdBy: 'test' });
+  return authedFetch(controller.httpUrl, secret);
+}
+
 /** Polls until `check` returns a truthy value or the deadline passes. */
 export async function eventually<T>(
   check: () => Promise<T | undefined | null | false>,
