@@ -130,7 +130,7 @@ export interface AgentMessage {
     | { $case: "driftReport"; value: DriftReport }
     | { $case: "commandResult"; value: CommandResult }
     | //
-    /** Asks for a fresh client certificate before the current one expires (issue 6). */
+    /** Asks for a fresh client certificate before the current one expires. */
     { $case: "renewRequest"; value: RenewRequest }
     | undefined;
 }
