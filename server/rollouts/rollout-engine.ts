@@ -53,6 +53,12 @@ export const DEFAULT_STRATEGY: Strategy = { canary: 1, batchSize: 50, maxFailure
 export const TARGET_STATES = ['pending', 'sent', 'applied', 'failed', 'rolled_back', 'skipped'] as const;
 export type TargetState = (typeof TARGET_STATES)[number];
 const FINISHED: TargetState[] = ['applied', 'failed', 'rolled_back', 'skipped'];
+/** Targets without an outcome yet: a batch holding one is not finished, nor is the rollout. */
+const UNFINISHED: TargetState[] = ['pending', 'sent'];
+/** Rows per INSERT of targets: well under PostgreSQL's 65,535 bind parameters. */
+const TARGET_INSERT_CHUNK = 1000;
+/** How long storing a rollout's targets may hold its transaction open (a fleet of 100,000 takes seconds). */
+const CREATE_TIMEOUT_MS = 120_000;
 
 export class RolloutRefused extends Error {}
 export class RolloutNotFound extends Error {}
@@ -118,24 +124,32 @@ export class RolloutEngine {
       throw new RolloutRefused('the selector matches no router (decommissioned routers are never targeted)');
     const startAt = request.startAt ?? new Date();
     const scheduled = startAt.getTime() > Date.now();
-    const rollout = await this.db.rollout.create({
-      data: {
-        revisionId: revision.id,
-        selector: request.selector as object,
-        strategy: strategy as object,
-        state: scheduled ? 'scheduled' : 'running',
-        batchCount: batchCountFor(routers.length, strategy),
-        startAt,
-        createdBy: ctx.actor,
+    // The rollout and its targets become visible together: a sweep that saw the rollout before
+    // all its targets were stored would find early batches empty and move past them.
+    const rollout = await this.db.$transaction(
+      async (tx) => {
+        const created = await tx.rollout.create({
+          data: {
+            revisionId: revision.id,
+            selector: request.selector as object,
+            strategy: strategy as object,
+            state: scheduled ? 'scheduled' : 'running',
+            batchCount: batchCountFor(routers.length, strategy),
+            startAt,
+            createdBy: ctx.actor,
+          },
+        });
+        for (let i = 0; i < routers.length; i += TARGET_INSERT_CHUNK) {
+          await tx.rolloutTarget.createMany({
+            data: routers
+              .slice(i, i + TARGET_INSERT_CHUNK)
+              .map((r, j) => ({ rolloutId: created.id, routerId: r.id, batch: batchOf(i + j, strategy) })),
+          });
+        }
+        return created;
       },
-    });
-    for (let i = 0; i < routers.length; i += 1000) {
-      await this.db.rolloutTarget.createMany({
-        data: routers
-          .slice(i, i + 1000)
-          .map((r, j) => ({ rolloutId: rollout.id, routerId: r.id, batch: batchOf(i + j, strategy) })),
-      });
-    }
+      { maxWait: 10_000, timeout: CREATE_TIMEOUT_MS },
+    );
     await this.audit.append({
       actor: ctx.actor,
       action: 'rollout.created',
@@ -236,15 +250,36 @@ export class RolloutEngine {
         }
         return;
       }
-      if (batch + 1 < rollout.batchCount) {
+      // The next batch is the lowest one with a target still unfinished. An earlier batch than
+      // this one would be a batch never dispatched: going back to it beats completing without it.
+      const next = await this.db.rolloutTarget.findFirst({
+        where: { rolloutId, state: { in: UNFINISHED } },
+        orderBy: { batch: 'asc' },
+        select: { batch: true },
+      });
+      // Both updates re-check in the same statement that no target of this batch (or of the
+      // rollout) is unfinished, so no race can move a rollout past a target without an outcome.
+      if (next) {
+        if (next.batch < batch)
+          this.log.warn({ rolloutId, batch, next: next.batch }, 'rollout going back to a batch never sent');
         await this.db.rollout.updateMany({
-          where: { id: rolloutId, state: 'running', currentBatch: batch },
-          data: { currentBatch: batch + 1 },
+          where: {
+            id: rolloutId,
+            state: 'running',
+            currentBatch: batch,
+            targets: { none: { batch, state: { in: UNFINISHED } } },
+          },
+          data: { currentBatch: next.batch },
         });
         continue;
       }
       const { count } = await this.db.rollout.updateMany({
-        where: { id: rolloutId, state: 'running', currentBatch: batch },
+        where: {
+          id: rolloutId,
+          state: 'running',
+          currentBatch: batch,
+          targets: { none: { state: { in: UNFINISHED } } },
+        },
         data: { state: 'completed', finishedAt: new Date() },
       });
       if (count) {
