@@ -1,4 +1,5 @@
 import type { SecurityConfig } from './auth/security-config.js';
+import { parseCidr } from './onboarding/target-policy.js';
 
 /**
  * Controller configuration, read once from the environment at start.
@@ -25,6 +26,11 @@ export interface ControllerConfig {
   /** Register routers on their first Hello (false: only pre-registered identities may connect). */
   autoRegister: boolean;
   logLevel: string;
+  /**
+   * Addresses and CIDR ranges onboarding may connect to (WRTFLEET_ONBOARDING_ALLOW, comma
+   * list); absent: private ranges and loopback (server/onboarding/target-policy.ts).
+   */
+  onboardingAllow?: string[];
   /** mTLS for agents, enrollment, secrets at rest, auth rate limits (server/auth/security-config.ts); absent fields take the safe defaults. */
   security?: Partial<SecurityConfig>;
 }
@@ -51,6 +57,19 @@ function list(value: string | undefined): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+}
+
+function cidrList(name: string, value: string | undefined): string[] | undefined {
+  const entries = list(value);
+  if (entries.length === 0) return undefined;
+  for (const entry of entries) {
+    try {
+      parseCidr(entry);
+    } catch (err) {
+      throw new ConfigError(`${name}: ${(err as Error).message}`);
+    }
+  }
+  return entries;
 }
 
 function securityConfigFromEnv(env: NodeJS.ProcessEnv): SecurityConfig {
@@ -87,6 +106,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerC
     missedHeartbeatsBeforeOffline: positive('WRTFLEET_MISSED_HEARTBEATS', env.WRTFLEET_MISSED_HEARTBEATS, 3),
     autoRegister: (env.WRTFLEET_AUTO_REGISTER ?? 'true') !== 'false',
     logLevel: env.LOG_LEVEL || 'info',
+    onboardingAllow: cidrList('WRTFLEET_ONBOARDING_ALLOW', env.WRTFLEET_ONBOARDING_ALLOW),
     security: securityConfigFromEnv(env),
   };
 }

@@ -20,6 +20,7 @@ import { RolloutEngine, SWEEP_JOB } from './rollouts/rollout-engine.js';
 import { openDatabase, type Database } from './storage/index.js';
 import { LOG_REDACTION } from './secrets/redaction.js';
 import { OnboardingService, type OnboardingOptions } from './onboarding/onboarding-service.js';
+import { OnboardingTargetPolicy } from './onboarding/target-policy.js';
 import { loadDataKey, SecretBox } from './secrets/secret-box.js';
 
 export interface Controller {
@@ -151,6 +152,7 @@ export async function startController(
     grpcAddress: () => grpcAddress,
     dataDir: config.dataDir,
     log: logger.child({ component: 'onboarding' }),
+    targets: new OnboardingTargetPolicy(config.onboardingAllow),
     options: extras.onboarding,
   });
   const http = await createHttpApi({

@@ -9,7 +9,6 @@ import {
 } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import {
-  AgentServiceService,
   ApplyResult_Status,
   type AgentMessage,
   type ApplyResult,
@@ -21,6 +20,7 @@ import {
   type Telemetry,
 } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { HelloRejected, validateHello } from './hello-validation.js';
+import { AgentServiceDefinition, isUndecodable, type UndecodableMessage } from './agent-message-decoding.js';
 import type { AgentSecurity } from '../pki/agent-authority.js';
 
 /** Raised by the session store when an identity may not connect (decommissioned, unknown). */
@@ -118,7 +118,7 @@ export class AgentGateway {
     private readonly options: AgentGatewayOptions,
     private readonly log: Logger,
   ) {
-    this.server.addService(AgentServiceService, {
+    this.server.addService(AgentServiceDefinition, {
       connect: (stream: AgentStream) => this.handleStream(stream),
       enroll: (call: ServerUnaryCall<EnrollRequest, EnrollResponse>, callback: sendUnaryData<EnrollResponse>) => {
         const security = this.options.security;
@@ -309,7 +309,11 @@ export class AgentGateway {
       }
     };
 
-    stream.on('data', (message: AgentMessage) => {
+    stream.on('data', (message: AgentMessage | UndecodableMessage) => {
+      if (isUndecodable(message)) {
+        const { field, reason } = message.undecodable;
+        return reject(GrpcStatus.INVALID_ARGUMENT, `undecodable message: ${field}: ${reason}`, { field });
+      }
       queue = queue
         .then(() => handle(message))
         .catch((err: unknown) => {

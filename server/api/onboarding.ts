@@ -1,6 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { OnboardingService } from '../onboarding/onboarding-service.js';
 import { canonicalPlacement, DEPRECATED_ON_ROUTER } from '../onboarding/placement.js';
+import { TargetRefused } from '../onboarding/target-policy.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { AgentIdentity, Printable, SshLogin, Tag } from './shared-schemas.js';
 
@@ -88,6 +89,14 @@ export const onboardingPlugin: FastifyPluginAsyncTypebox<{ onboarding: Onboardin
           [{ path: '/privateKey', in: 'body', message: 'not a PEM/OpenSSH private key' }],
         );
       }
+      // Refused before any connection, whatever listens there: the job's errors would
+      // otherwise tell an open port from a closed one on any host the controller reaches.
+      await onboarding.targets.addresses(b.host).catch((err: unknown) => {
+        if (!(err instanceof TargetRefused)) throw err;
+        throw new ApiError(400, 'invalid_request', `invalid body parameter: ${err.message}`, [
+          { path: '/host', in: 'body', message: err.message },
+        ]);
+      });
       const { id } = await onboarding.create(
         {
           host: b.host,

@@ -84,25 +84,29 @@ async function authPlugin(app: FastifyInstance, { tokens, authFailuresPerMinute 
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     if (request.routeOptions.config?.public || isDocs(path)) return;
-    const retryAfter = limiter.retryAfterSeconds(request.ip);
-    if (retryAfter > 0) {
-      reply.header('retry-after', String(retryAfter));
-      throw new ApiError(
-        429,
-        'too_many_failures',
-        `too many failed authentications from this address; retry in ${retryAfter} s`,
-      );
-    }
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
-    if (!match) {
-      limiter.recordFailure(request.ip);
-      throw new ApiError(401, 'unauthenticated', 'this request needs an API token: Authorization: Bearer <token>');
-    }
-    const actor = await tokens.authenticate(match[1]!);
+    const actor = match ? await tokens.authenticate(match[1]!) : null;
     if (!actor) {
+      // A limited address gets 429 for every failure; a valid token from it still passes, so
+      // a misconfigured script behind the same NAT cannot lock out the operators.
+      const retryAfter = limiter.retryAfterSeconds(request.ip);
+      if (retryAfter > 0) {
+        reply.header('retry-after', String(retryAfter));
+        throw new ApiError(
+          429,
+          'too_many_failures',
+          `too many failed authentications from this address; retry in ${retryAfter} s`,
+        );
+      }
       limiter.recordFailure(request.ip);
-      throw new ApiError(401, 'unauthenticated', 'the API token is unknown, revoked or expired');
+      throw new ApiError(
+        401,
+        'unauthenticated',
+        match
+          ? 'the API token is unknown, revoked or expired'
+          : 'this request needs an API token: Authorization: Bearer <token>',
+      );
     }
     const needed = neededScope(request);
     if (!grants(actor.scopes, needed))

@@ -1,7 +1,8 @@
 /**
  * Counts failed authentications per client IP in fixed one-minute windows. Once an IP
- * reaches the limit, every request from it is answered 429 until its window ends, valid
- * token or not, so a guesser learns nothing more. Memory is bounded: expired entries are
+ * reaches the limit, every failing request from it is answered 429 until its window ends
+ * (the auth plugin still lets a valid token through), so a guesser is slowed and told
+ * nothing about why a guess failed. Memory is bounded: expired entries are
  * dropped as the map is touched, and past `maxEntries` the oldest entries go first (an
  * attacker spraying source addresses can reset counters, but cannot exhaust memory).
  *

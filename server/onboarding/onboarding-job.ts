@@ -16,11 +16,13 @@ import { installOnRouter, nodeOnRouter } from './on-router-install.js';
 import { installPackages, PackageError, planPackages } from './packages.js';
 import type { OnboardingInput, OnboardingOptions, OnboardingSecret, StepName } from './onboarding-service.js';
 import { parsePlacement } from './placement.js';
+import { TargetRefused, type OnboardingTargetPolicy } from './target-policy.js';
 
 export interface OnboardingJobDeps extends JobRecordDeps {
   security: ControllerSecurity;
   box: SecretBox;
   proxies: ControllerProxies;
+  targets: OnboardingTargetPolicy;
   grpcAddress: () => string;
   /** Read at each use: tests change them on a running controller. */
   options: () => OnboardingOptions;
@@ -126,9 +128,14 @@ export class OnboardingJob {
   private async connect(): Promise<void> {
     const { input, secret } = this;
     await this.enter('connect', 5, `connecting to ${input.user}@${input.host}:${input.port}`);
+    // Checked again here (the API checked at request time): the connection goes to an
+    // address just checked, so a hostname cannot be re-pointed in between.
+    const [address] = await this.deps.targets.addresses(input.host).catch((err: unknown) => {
+      throw err instanceof TargetRefused ? new StepFailure(err.message) : err;
+    });
     let seenKey: string | undefined;
     const ssh = (this.ssh = new SshHost({
-      host: input.host,
+      host: address!,
       port: input.port,
       username: input.user,
       password: secret.password,

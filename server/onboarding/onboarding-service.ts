@@ -30,6 +30,7 @@ import type { SecretBox } from '../secrets/secret-box.js';
 import { ControllerProxies } from './controller-proxy.js';
 import { OnboardingJob, secretAad, type OnboardingJobDeps } from './onboarding-job.js';
 import type { Placement } from './placement.js';
+import type { OnboardingTargetPolicy } from './target-policy.js';
 
 export const ONBOARDING_JOB = 'onboarding';
 
@@ -92,6 +93,8 @@ export class OnboardingService {
       grpcAddress: () => string;
       dataDir: string;
       log: Logger;
+      /** Which hosts onboarding may connect to; checked by the API and again before the SSH connect. */
+      targets: OnboardingTargetPolicy;
       options?: OnboardingOptions;
     },
   ) {
@@ -112,10 +115,15 @@ export class OnboardingService {
       grpcAddress: deps.grpcAddress,
       log: deps.log,
       proxies: this.proxies,
+      targets: deps.targets,
       options: () => this.options,
       closing: () => this.closed,
     };
     deps.jobs.register(ONBOARDING_JOB, (data) => this.handle(data));
+  }
+
+  get targets(): OnboardingTargetPolicy {
+    return this.deps.targets;
   }
 
   /** Mutable on purpose: tests set `beforeStep` on a running controller. */

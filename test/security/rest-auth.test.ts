@@ -156,7 +156,7 @@ describe('failed authentication is rate limited per client address', () => {
     await db?.drop();
   });
 
-  it('after the limit, 429 with Retry-After, even for a valid token from that address; health stays reachable', async () => {
+  it('after the limit, 429 with Retry-After for failing requests from that address; health stays reachable', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) {
       statuses.push(
@@ -165,12 +165,26 @@ describe('failed authentication is rate limited per client address', () => {
       );
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
-    const blocked = await fetch(`${controller.httpUrl}/v1/routers`, { headers: { authorization: `Bearer ${token}` } });
+    const blocked = await fetch(`${controller.httpUrl}/v1/routers`);
     expect(blocked.status).toBe(429);
     const retryAfter = Number(blocked.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(await blocked.json()).toMatchObject({ error: 'too_many_failures' });
     expect((await fetch(`${controller.httpUrl}/healthz`)).status).toBe(200);
+  });
+
+  it('still serves a valid token from a limited address (a failing script behind the same NAT locks no one out)', async () => {
+    const guess = await fetch(`${controller.httpUrl}/v1/routers`, {
+      headers: { authorization: 'Bearer wft_guess-again' },
+    });
+    expect(guess.status).toBe(429);
+    const valid = await fetch(`${controller.httpUrl}/v1/routers`, { headers: { authorization: `Bearer ${token}` } });
+    expect(valid.status).toBe(200);
+    // A valid token does not lift the limit for the failing requests.
+    const after = await fetch(`${controller.httpUrl}/v1/routers`, {
+      headers: { authorization: 'Bearer wft_guess-more' },
+    });
+    expect(after.status).toBe(429);
   });
 });

@@ -135,6 +135,11 @@ export interface AgentMessage {
     | undefined;
 }
 
+/**
+ * The controller bounds every string and list in a Hello to what a real router reports and
+ * closes the stream with INVALID_ARGUMENT naming the field past its bound. Strings without
+ * a bound of their own below are at most 256 characters, without control characters.
+ */
 export interface Hello {
   router: RouterIdentity | undefined;
   agent: AgentInfo | undefined;
@@ -152,6 +157,7 @@ export interface Hello {
  * (board name plus the WAN MAC, or an operator-assigned name); `name` is for humans.
  */
 export interface RouterIdentity {
+  /** 1-128 characters of [A-Za-z0-9._:,@/+-], starting with a letter or digit. */
   identity: string;
   name: string;
 }
@@ -178,13 +184,17 @@ export interface Facts {
   boardName: string;
   cpuModel: string;
   cpuCores: number;
+  /** Linux interface names (at most 15 characters): at most 16 WAN and 64 LAN devices. */
   wanDevices: string[];
   lanDevices: string[];
+  /** Installed packages, name to version: at most 1024, each name and version at most 64. */
   packages: { [key: string]: string };
+  /** At most 32; `field` at most 64 characters, `reason` at most 1024. */
   unknown: UnknownFact[];
   /**
    * The full fact document as the agent collected it, for fields this contract does not
-   * (yet) name. The typed fields above win where both exist.
+   * (yet) name. The typed fields above win where both exist. At most 16 KiB as JSON and
+   * 8 levels deep.
    */
   extra: { [key: string]: any } | undefined;
 }
@@ -208,6 +218,7 @@ export interface UnknownFact {
 
 export interface Capability {
   value: boolean;
+  /** At most 1024 characters. */
   reason: string;
 }
 
@@ -228,11 +239,12 @@ export interface Capabilities {
 }
 
 export interface AppliedRevision {
+  /** A profile name (at most 63 characters). */
   profile: string;
   revision: number;
   /**
    * Hash of the plan that was applied, so the controller can tell "same revision,
-   * different plan" after a capability change.
+   * different plan" after a capability change. At most 128 characters.
    */
   planHash: string;
   appliedAt:
@@ -249,6 +261,7 @@ export interface LiveState {
 
 export interface DatapathState {
   mode: DatapathState_Mode;
+  /** At most 16 interface names (15 characters each) and 8 program names (64 each). */
   interfaces: string[];
   programs: string[];
 }
@@ -306,6 +319,7 @@ export function datapathState_ModeToJSON(object: DatapathState_Mode): string {
 
 export interface OffloadState {
   mode: OffloadState_Mode;
+  /** At most 1024 characters. */
   reason: string;
 }
 
