@@ -9,6 +9,7 @@ import {
 } from '../auth/enrollment-tokens.js';
 import type { AgentAuthority } from '../pki/agent-authority.js';
 import { normalizeSerial } from '../pki/ca.js';
+import { DEFAULT_REENROLL_TTL_SECONDS, type Reenrollment } from '../pki/re-enrollment.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { auditContext } from './request-context.js';
 import { IdParam, NoQuery, Nullable, Timestamp } from './shared-schemas.js';
@@ -20,6 +21,7 @@ const EnrollmentTag = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Z
 const EnrollmentTokenView = Type.Object({
   id: Type.String(),
   routerName: Nullable(Type.String()),
+  routerId: Nullable(Type.String({ description: 'Set on an admin re-enroll token: the router it may re-key' })),
   tags: Type.Array(Type.String()),
   state: Type.Union([Type.Literal('active'), Type.Literal('used'), Type.Literal('revoked'), Type.Literal('expired')]),
   expiresAt: Timestamp,
@@ -41,6 +43,7 @@ const CertificateView = Type.Object({
 
 export interface EnrollmentPluginOptions {
   enrollmentTokens: EnrollmentTokens;
+  reenrollment: Reenrollment;
   authority: AgentAuthority;
   audit: AuditLog;
   db: PrismaClient;
@@ -54,7 +57,15 @@ export interface EnrollmentPluginOptions {
  * only, together with the CA fingerprint the agent pins.
  */
 export const enrollmentPlugin: FastifyPluginAsyncTypebox<EnrollmentPluginOptions> = async (app, opts) => {
-  const { enrollmentTokens, authority, audit, db } = opts;
+  const { enrollmentTokens, reenrollment, authority, audit, db } = opts;
+
+  const MintedSecret = Type.Object({
+    token: Type.String({ description: 'The secret: shown only here' }),
+    caFingerprint: Nullable(
+      Type.String({ description: 'SHA-256 of the controller CA certificate; the agent pins it' }),
+    ),
+    grpcAddress: Type.String(),
+  });
 
   app.post(
     '/v1/enrollment-tokens',
@@ -85,16 +96,7 @@ export const enrollmentPlugin: FastifyPluginAsyncTypebox<EnrollmentPluginOptions
           { additionalProperties: false },
         ),
         response: {
-          201: Type.Intersect([
-            EnrollmentTokenView,
-            Type.Object({
-              token: Type.String({ description: 'The secret: shown only here' }),
-              caFingerprint: Nullable(
-                Type.String({ description: 'SHA-256 of the controller CA certificate; the agent pins it' }),
-              ),
-              grpcAddress: Type.String(),
-            }),
-          ]),
+          201: Type.Intersect([EnrollmentTokenView, MintedSecret]),
           400: errorBodySchema,
           401: errorBodySchema,
           403: errorBodySchema,
@@ -197,6 +199,54 @@ export const enrollmentPlugin: FastifyPluginAsyncTypebox<EnrollmentPluginOptions
           state: c.revokedAt ? ('revoked' as const) : c.notAfter <= now ? ('expired' as const) : ('valid' as const),
         })),
       };
+    },
+  );
+
+  app.post(
+    '/v1/routers/:id/re-enroll',
+    {
+      config: { scope: 'admin' },
+      schema: {
+        tags: ['security'],
+        summary:
+          'Let a router already in the fleet (or decommissioned) enroll again: a single-use token bound to its id; using it revokes its certificates',
+        params: IdParam,
+        // No body at all is fine: every field has a default.
+        body: Type.Union([
+          Type.Object(
+            {
+              expiresInSeconds: Type.Optional(
+                Type.Integer({
+                  minimum: 60,
+                  maximum: MAX_ENROLLMENT_TTL_SECONDS,
+                  default: DEFAULT_REENROLL_TTL_SECONDS,
+                }),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+          Type.Null(),
+        ]),
+        response: {
+          201: Type.Intersect([EnrollmentTokenView, MintedSecret, Type.Object({ identity: Type.String() })]),
+          400: errorBodySchema,
+          401: errorBodySchema,
+          403: errorBodySchema,
+          404: errorBodySchema,
+        },
+      },
+    },
+    async (request, reply) => {
+      const ttl = request.body?.expiresInSeconds ?? DEFAULT_REENROLL_TTL_SECONDS;
+      const minted = await reenrollment.mint(request.params.id, request.actor.id, ttl, request.id);
+      if (!minted) throw new ApiError(404, 'not_found', `no router ${request.params.id}`);
+      return reply.status(201).send({
+        ...enrollmentTokenView(minted.record),
+        token: minted.secret,
+        caFingerprint: authority.caFingerprint,
+        grpcAddress: opts.grpcAddress(),
+        identity: minted.router.identity,
+      });
     },
   );
 

@@ -4,6 +4,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { ApiTokens } from '../auth/api-tokens.js';
 import type { EnrollmentTokens } from '../auth/enrollment-tokens.js';
 import type { AgentAuthority } from '../pki/agent-authority.js';
+import type { Reenrollment } from '../pki/re-enrollment.js';
 import type { RouterCredentials } from '../secrets/router-credentials.js';
 import { credentialsPlugin } from './credentials.js';
 import { enrollmentPlugin } from './enrollment.js';
@@ -12,6 +13,7 @@ import { tokensPlugin } from './tokens.js';
 export interface SecurityRoutesOptions {
   tokens: ApiTokens;
   enrollmentTokens: EnrollmentTokens;
+  reenrollment: Reenrollment;
   authority: AgentAuthority;
   credentials: RouterCredentials;
   audit: AuditLog;
@@ -24,6 +26,7 @@ export const securityRoutesPlugin: FastifyPluginAsync<SecurityRoutesOptions> = a
   await app.register(tokensPlugin, { tokens: o.tokens, audit: o.audit });
   await app.register(enrollmentPlugin, {
     enrollmentTokens: o.enrollmentTokens,
+    reenrollment: o.reenrollment,
     authority: o.authority,
     audit: o.audit,
     db: o.db,

@@ -10,8 +10,10 @@ export const MAX_ENROLLMENT_TTL_SECONDS = 7 * 86_400;
 export interface NewEnrollmentToken {
   /** The router enrolled with this token gets exactly this name. */
   routerName?: string | null;
-  /** Tags the enrolled router receives. */
+  /** Tags the router this token creates receives (never applied to an existing router). */
   tags?: string[];
+  /** Set only by an admin's re-enroll: the one existing router this token may re-key. */
+  routerId?: string | null;
   ttlSeconds?: number;
   createdBy: string;
 }
@@ -32,6 +34,7 @@ export function enrollmentTokenView(row: EnrollmentTokenRow, now = new Date()) {
   return {
     id: row.id,
     routerName: row.routerName,
+    routerId: row.routerId,
     tags: row.tags,
     state,
     expiresAt: row.expiresAt.toISOString(),
@@ -59,6 +62,7 @@ export class EnrollmentTokens {
         tokenHash: hashToken(secret),
         routerName: input.routerName ?? null,
         tags: input.tags ?? [],
+        routerId: input.routerId ?? null,
         expiresAt: new Date(Date.now() + ttl * 1000),
         createdBy: input.createdBy,
       },

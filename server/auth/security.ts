@@ -8,6 +8,7 @@ import type { ControllerConfig } from '../config.js';
 import { AgentAuthority } from '../pki/agent-authority.js';
 import { ControllerPki } from '../pki/ca.js';
 import { agentServerCredentials } from '../pki/grpc-credentials.js';
+import { Reenrollment } from '../pki/re-enrollment.js';
 import { loadDataKey, SecretBox } from '../secrets/secret-box.js';
 import { RouterCredentials } from '../secrets/router-credentials.js';
 import type { ApiTokens } from './api-tokens.js';
@@ -21,6 +22,8 @@ export interface ControllerSecurity {
   pki: ControllerPki | null;
   authority: AgentAuthority;
   enrollmentTokens: EnrollmentTokens;
+  /** Admin re-enroll tokens: the only way to re-key a router already in the fleet. */
+  reenrollment: Reenrollment;
   credentials: RouterCredentials;
   /** For the AgentGateway options: TLS credentials and the per-stream checks (undefined when insecure). */
   gateway: { credentials?: ServerCredentials; security?: AgentAuthority };
@@ -65,18 +68,29 @@ export async function startSecurity(
   const credentials = new RouterCredentials(db, box, log);
   await credentials.resealStale();
   const enrollmentTokens = new EnrollmentTokens(db);
-  const authority = new AgentAuthority(db, pki, enrollmentTokens, audit, log);
+  const authority = new AgentAuthority(db, pki, enrollmentTokens, audit, log, settings.authFailuresPerMinute);
+  const reenrollment = new Reenrollment(db, enrollmentTokens, audit);
   let grpcAddress = '';
   return {
     settings,
     pki,
     authority,
     enrollmentTokens,
+    reenrollment,
     credentials,
     gateway: pki ? { credentials: agentServerCredentials(pki), security: authority } : {},
     http: {
       auth: { authFailuresPerMinute: settings.authFailuresPerMinute },
-      security: { tokens, enrollmentTokens, authority, credentials, audit, db, grpcAddress: () => grpcAddress },
+      security: {
+        tokens,
+        enrollmentTokens,
+        reenrollment,
+        authority,
+        credentials,
+        audit,
+        db,
+        grpcAddress: () => grpcAddress,
+      },
     },
     attach(gateway, address) {
       grpcAddress = address;

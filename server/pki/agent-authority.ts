@@ -7,7 +7,9 @@ import { IdentityRefused } from '../agent-gateway/agent-gateway.js';
 import { ROUTER_IDENTITY_PATTERN } from '../agent-gateway/hello-validation.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { EnrollmentTokens } from '../auth/enrollment-tokens.js';
+import { FailureLimiter } from '../auth/failure-limiter.js';
 import { CertificateRequestRejected, peerCertificateInfo, type ControllerPki, type IssuedCertificate } from './ca.js';
+import { admitEnrollment, peerAddress } from './enrollment-admission.js';
 
 /** A refused Enroll call: the gRPC status and a message safe to show the caller. */
 export class EnrollRefused extends Error {
@@ -51,6 +53,7 @@ const GENERIC_TOKEN_REFUSAL = 'the enrollment token is unknown, already used, re
 export class AgentAuthority implements AgentSecurity {
   private watchTimer: NodeJS.Timeout | undefined;
   private gateway: AgentGateway | undefined;
+  private readonly enrollFailures: FailureLimiter;
 
   constructor(
     private readonly db: PrismaClient,
@@ -59,7 +62,11 @@ export class AgentAuthority implements AgentSecurity {
     private readonly enrollmentTokens: EnrollmentTokens,
     private readonly audit: AuditLog,
     private readonly log: Logger,
-  ) {}
+    /** Failed enrollments (bad token, refused identity) one peer address may make per minute. */
+    enrollFailuresPerMinute = 20,
+  ) {
+    this.enrollFailures = new FailureLimiter(enrollFailuresPerMinute);
+  }
 
   private get pki(): ControllerPki {
     if (!this.pkiOrNull)
@@ -122,7 +129,38 @@ export class AgentAuthority implements AgentSecurity {
     return { certificateSerial: row.serial, certificateNotAfter: row.notAfter };
   }
 
+  /**
+   * Enroll, behind the REST API's failed-auth limit per peer address: past it, every call
+   * from that address gets RESOURCE_EXHAUSTED for the rest of the window, valid token or
+   * not, without touching the database or the log.
+   */
   async enroll(request: EnrollRequest, peer: string): Promise<EnrollResponse> {
+    const address = peerAddress(peer);
+    const wait = this.enrollFailures.retryAfterSeconds(address);
+    if (wait > 0)
+      throw new EnrollRefused(
+        GrpcStatus.RESOURCE_EXHAUSTED,
+        `too many failed enrollments from this address; retry in ${wait} s`,
+      );
+    try {
+      return await this.admitAndIssue(request, peer);
+    } catch (err) {
+      if (
+        err instanceof EnrollRefused &&
+        (err.code === GrpcStatus.UNAUTHENTICATED || err.code === GrpcStatus.PERMISSION_DENIED)
+      ) {
+        this.enrollFailures.recordFailure(address);
+        if (this.enrollFailures.retryAfterSeconds(address) > 0)
+          this.log.warn(
+            { peer: address },
+            'enrollment failures from this address reached the limit; refusing it for now',
+          );
+      }
+      throw err;
+    }
+  }
+
+  private async admitAndIssue(request: EnrollRequest, peer: string): Promise<EnrollResponse> {
     const identity = request.router?.identity ?? '';
     const requestedName = request.router?.name ?? '';
     if (!ROUTER_IDENTITY_PATTERN.test(identity)) {
@@ -145,19 +183,10 @@ export class AgentAuthority implements AgentSecurity {
       this.log.warn({ peer, identity, tokenId: token?.id, problem }, 'enrollment refused');
       throw new EnrollRefused(GrpcStatus.UNAUTHENTICATED, GENERIC_TOKEN_REFUSAL);
     }
-    const name = token.routerName ?? (requestedName || identity);
-    const existing = await this.db.router.findUnique({ where: { identity } });
-    if (existing?.decommissionedAt)
-      throw new EnrollRefused(
-        GrpcStatus.PERMISSION_DENIED,
-        `router ${identity} was decommissioned and may not enroll again`,
-      );
-    const holder = await this.db.router.findUnique({ where: { name }, select: { identity: true } });
-    if (token.routerName && holder && holder.identity !== identity) {
-      throw new EnrollRefused(
-        GrpcStatus.PERMISSION_DENIED,
-        `this enrollment token is bound to router "${token.routerName}", which is enrolled with another identity`,
-      );
+    const admission = await admitEnrollment(this.db, token, identity, requestedName);
+    if (admission.kind === 'refuse') {
+      this.log.warn({ peer, identity, tokenId: token.id }, `enrollment refused: ${admission.message}`);
+      throw new EnrollRefused(GrpcStatus.PERMISSION_DENIED, admission.message);
     }
 
     // Proof of possession and key policy before the token is spent, so a broken agent can
@@ -176,27 +205,27 @@ export class AgentAuthority implements AgentSecurity {
 
     let routerId: string;
     let revokedPrevious = 0;
-    if (existing) {
-      routerId = existing.id;
-      const tags = [...new Set([...existing.tags, ...token.tags])];
-      await this.db.router.update({
-        where: { id: routerId },
-        data: { tags, ...(token.routerName && !holder ? { name } : {}) },
-      });
-      // Re-enrollment means a new key: the old one may be lost or stolen.
+    if (admission.kind === 'rekey') {
+      routerId = admission.routerId;
+      // An admin asked for a new key: the old one may be lost or stolen. A decommissioned
+      // router the admin re-enrolls is back in the fleet.
+      if (admission.decommissioned)
+        await this.db.router.update({ where: { id: routerId }, data: { decommissionedAt: null } });
       ({ count: revokedPrevious } = await this.db.agentCertificate.updateMany({
         where: { routerId, revokedAt: null },
         data: { revokedAt: new Date() },
       }));
+    } else if (admission.kind === 'first-key') {
+      routerId = admission.routerId;
     } else {
-      const free = holder ? await this.freeName(name) : name;
-      routerId = (await this.db.router.create({ data: { identity, name: free, tags: token.tags } })).id;
+      const name = admission.nameTaken ? await this.freeName(admission.name) : admission.name;
+      routerId = (await this.db.router.create({ data: { identity, name, tags: admission.tags } })).id;
     }
     await this.record(routerId, issued);
     await this.enrollmentTokens.markUsedBy(token.id, routerId);
     await this.audit.append({
       actor: `agent:${identity}`,
-      action: existing ? 'router.reenrolled' : 'router.enrolled',
+      action: admission.kind === 'rekey' ? 'router.reenrolled' : 'router.enrolled',
       targetType: 'router',
       targetId: routerId,
       after: {
@@ -206,6 +235,7 @@ export class AgentAuthority implements AgentSecurity {
         certificateSerial: issued.serial,
         notAfter: issued.notAfter.toISOString(),
         revokedPreviousCertificates: revokedPrevious,
+        ...(admission.kind === 'rekey' && admission.decommissioned ? { recommissioned: true } : {}),
         peer,
       },
     });

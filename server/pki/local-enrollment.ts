@@ -15,12 +15,20 @@ export async function enrollThroughController(
   createdBy = 'system:local-enrollment',
 ): Promise<AgentCredentials> {
   if (!security.pki) throw new Error('this controller runs with insecure agents; there is nothing to enroll');
-  const { secret } = await security.enrollmentTokens.create({
-    routerName: router.name,
-    tags: router.tags ?? [],
-    ttlSeconds: 300,
-    createdBy,
-  });
+  // A router already in the fleet (the demo restarted on its data) is re-keyed only through
+  // a re-enroll token, which this trusted, in-process caller mints for itself (audited).
+  const existing = await security.reenrollment.routerFor(router.identity);
+  const secret =
+    existing && !existing.decommissionedAt
+      ? (await security.reenrollment.mint(existing.id, createdBy, 300))!.secret
+      : (
+          await security.enrollmentTokens.create({
+            routerName: router.name,
+            tags: router.tags ?? [],
+            ttlSeconds: 300,
+            createdBy,
+          })
+        ).secret;
   return AgentCredentials.enroll({
     address: grpcAddress,
     token: secret,

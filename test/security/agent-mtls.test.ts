@@ -2,44 +2,17 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { credentials as grpcCredentials, Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
+import { credentials as grpcCredentials, status as GrpcStatus } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentCredentials, enroll, keepRenewed, newKeyAndCsr } from '../../agent/enrollment/agent-credentials.js';
 import { ControllerLink } from '../../agent/controller-link.js';
-import { AgentServiceClient, type EnrollResponse } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { Controller } from '../../server/controller.js';
 import { ControllerPki } from '../../server/pki/ca.js';
-import { enrollTestAgent, helloFor, openStream } from '../support/agents.js';
+import { enrollTestAgent, helloFor, openStream, rawEnroll } from '../support/agents.js';
 import { eventually, startTestController } from '../support/controller.js';
 import { BACKENDS, createPgliteDatabase, type TestDatabase } from '../support/databases.js';
 
 const SECURE = { security: { insecureAgents: false } } as const;
-
-/** A raw Enroll call, to see exactly how the controller answers. */
-function rawEnroll(
-  controller: Controller,
-  token: string,
-  identity: string,
-  csrPem: string,
-  name = '',
-): Promise<{ code: number; details: string; response?: EnrollResponse }> {
-  const client = new AgentServiceClient(
-    controller.grpcAddress,
-    grpcCredentials.createSsl(Buffer.from(controller.security.pki!.caCertificatePem)),
-    { 'grpc.use_local_subchannel_pool': 1 },
-  );
-  return new Promise((resolve) => {
-    client.enroll(
-      { token, csrPem, router: { identity, name } },
-      new Metadata(),
-      { deadline: Date.now() + 10_000 },
-      (err: ServiceError | null, response?: EnrollResponse) => {
-        client.close();
-        resolve(err ? { code: err.code, details: err.details } : { code: GrpcStatus.OK, details: '', response });
-      },
-    );
-  });
-}
 
 describe.each(BACKENDS)('agents: enrollment and mutual TLS on %s', (_name, createDb) => {
   let db: TestDatabase;

@@ -1,9 +1,16 @@
-import { status as GrpcStatus, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
+import {
+  credentials as grpcCredentials,
+  Metadata,
+  status as GrpcStatus,
+  type ChannelCredentials,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { AgentCredentials } from '../../agent/enrollment/agent-credentials.js';
 import {
   AgentServiceClient,
   type AgentMessage,
   type ControllerMessage,
+  type EnrollResponse,
 } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { Controller } from '../../server/controller.js';
 import { enrollThroughController } from '../../server/pki/local-enrollment.js';
@@ -87,4 +94,30 @@ export function openStream(address: string, credentials: ChannelCredentials, ide
       client.close();
     },
   };
+}
+
+/** A raw Enroll call over TLS (the controller's CA trusted), to see exactly how the controller answers. */
+export function rawEnroll(
+  controller: Controller,
+  token: string,
+  identity: string,
+  csrPem: string,
+  name = '',
+): Promise<{ code: number; details: string; response?: EnrollResponse }> {
+  const client = new AgentServiceClient(
+    controller.grpcAddress,
+    grpcCredentials.createSsl(Buffer.from(controller.security.pki!.caCertificatePem)),
+    { 'grpc.use_local_subchannel_pool': 1 },
+  );
+  return new Promise((resolve) => {
+    client.enroll(
+      { token, csrPem, router: { identity, name } },
+      new Metadata(),
+      { deadline: Date.now() + 10_000 },
+      (err: ServiceError | null, response?: EnrollResponse) => {
+        client.close();
+        resolve(err ? { code: err.code, details: err.details } : { code: GrpcStatus.OK, details: '', response });
+      },
+    );
+  });
 }

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "EnrollmentToken" ADD COLUMN     "routerId" TEXT;
