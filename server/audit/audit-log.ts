@@ -153,6 +153,8 @@ export class AuditLog {
         if (event) events.push(event);
         results.push(result);
       } catch (error) {
+        // A deadlock is the shared transaction's, not this change's: the whole batch retries.
+        if (isDeadlock(error)) throw error;
         throw new ChangeFailed(index, error);
       }
     }
@@ -215,23 +217,32 @@ export class AuditLog {
 
 /**
  * Runs `attempt` until it does not fail on the unique prevHash (a writer that took the tail
- * without the lock), backing off a random, growing moment so the two do not collide again.
+ * without the lock) or on a deadlock (two replicas' shared transactions taking the same rows
+ * in opposite orders), backing off a random, growing moment so they do not collide again.
+ * Either failure rolled everything back, so running the whole attempt again is safe.
  */
 async function retryOnTakenTail<T>(attempt: () => Promise<T>): Promise<T> {
   for (let n = 1; ; n++) {
     try {
       return await attempt();
     } catch (err) {
-      if (!isTakenTail(err)) throw err;
+      if (!isTakenTail(err) && !isDeadlock(err)) throw err;
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(MAX_RETRY_DELAY_MS, 20 * n)));
     }
   }
 }
 
 function isTakenTail(err: unknown): boolean {
-  const e = err as { code?: string; meta?: { target?: unknown; modelName?: string } };
+  const e = err as { code?: string; meta?: { modelName?: string } };
   if (e.code !== 'P2002') return false;
   return JSON.stringify(e.meta ?? {}).includes('prevHash') || e.meta?.modelName === 'AuditEvent';
+}
+
+function isDeadlock(err: unknown): boolean {
+  const e = err as { code?: string; meta?: unknown; message?: string };
+  return (
+    e.code === 'P2034' || JSON.stringify(e.meta ?? {}).includes('40P01') || /deadlock detected/.test(e.message ?? '')
+  );
 }
 
 const MAX_BATCH = 500;

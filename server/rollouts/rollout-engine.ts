@@ -118,38 +118,44 @@ export class RolloutEngine {
       throw new RolloutRefused('the selector matches no router (decommissioned routers are never targeted)');
     const startAt = request.startAt ?? new Date();
     const scheduled = startAt.getTime() > Date.now();
-    const rollout = await this.db.rollout.create({
-      data: {
-        revisionId: revision.id,
-        selector: request.selector as object,
-        strategy: strategy as object,
-        state: scheduled ? 'scheduled' : 'running',
-        batchCount: batchCountFor(routers.length, strategy),
-        startAt,
-        createdBy: ctx.actor,
-      },
-    });
-    for (let i = 0; i < routers.length; i += 1000) {
-      await this.db.rolloutTarget.createMany({
-        data: routers
-          .slice(i, i + 1000)
-          .map((r, j) => ({ rolloutId: rollout.id, routerId: r.id, batch: batchOf(i + j, strategy) })),
+    // The rollout, its targets and its rollout.created event commit together.
+    const rollout = await this.audit.record(async (tx) => {
+      const created = await tx.rollout.create({
+        data: {
+          revisionId: revision.id,
+          selector: request.selector as object,
+          strategy: strategy as object,
+          state: scheduled ? 'scheduled' : 'running',
+          batchCount: batchCountFor(routers.length, strategy),
+          startAt,
+          createdBy: ctx.actor,
+        },
       });
-    }
-    await this.audit.append({
-      actor: ctx.actor,
-      action: 'rollout.created',
-      targetType: 'rollout',
-      targetId: rollout.id,
-      after: {
-        profile: request.profile,
-        revision: number,
-        selector: request.selector,
-        strategy,
-        targets: routers.length,
-        startAt,
-      },
-      requestId: ctx.requestId,
+      for (let i = 0; i < routers.length; i += 1000) {
+        await tx.rolloutTarget.createMany({
+          data: routers
+            .slice(i, i + 1000)
+            .map((r, j) => ({ rolloutId: created.id, routerId: r.id, batch: batchOf(i + j, strategy) })),
+        });
+      }
+      return {
+        result: created,
+        event: {
+          actor: ctx.actor,
+          action: 'rollout.created',
+          targetType: 'rollout',
+          targetId: created.id,
+          after: {
+            profile: request.profile,
+            revision: number,
+            selector: request.selector,
+            strategy,
+            targets: routers.length,
+            startAt,
+          },
+          requestId: ctx.requestId,
+        },
+      };
     });
     await this.kick(rollout.id, scheduled ? startAt.getTime() - Date.now() : undefined);
     return rollout;
