@@ -76,7 +76,7 @@ export async function startController(
   logger.info({ storage: db.kind, location: db.location }, 'storage ready');
 
   const audit = new AuditLog(db.prisma);
-  const tokens = new ApiTokens(db.prisma);
+  const tokens = new ApiTokens(db.prisma, audit);
   const adminTokenFile = await bootstrapAdminToken(tokens, config.dataDir, logger.child({ component: 'auth' }));
   const security = await startSecurity(config, db.prisma, audit, tokens, logger.child({ component: 'security' }));
   const registry = new RouterRegistry(

@@ -1,6 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Prisma, PrismaClient } from '../../prisma/generated/client/client.js';
-import { verifyAuditChain } from '../audit/audit-verify.js';
+import { verifyAudit } from '../audit/audit-verify.js';
 import { errorBodySchema } from './errors.js';
 import { Nullable, Page, PageLimit, Timestamp } from './shared-schemas.js';
 
@@ -147,16 +147,31 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
     {
       schema: {
         tags: ['audit'],
-        summary: 'Check the whole hash chain; names the first broken link',
+        summary:
+          'Check the whole hash chain (names the first broken link) and that every router, profile revision, rollout and API token has its creating event (lists those that do not)',
         response: {
           200: Type.Object({
             ok: Type.Boolean(),
             checked: Type.Integer(),
             firstBroken: Type.Optional(Type.Object({ seq: Type.String(), id: Type.String(), reason: Type.String() })),
+            missing: Type.Array(
+              Type.Object({
+                kind: Type.Union([
+                  Type.Literal('router'),
+                  Type.Literal('profile_revision'),
+                  Type.Literal('rollout'),
+                  Type.Literal('api_token'),
+                ]),
+                id: Type.String(),
+                label: Type.Optional(Type.String({ description: 'For a profile revision: <profile>@<number>' })),
+              }),
+              { description: 'Subjects without their creating event, up to 100 per kind' },
+            ),
+            missingCount: Type.Integer({ description: 'How many subjects lack their creating event in all' }),
           }),
         },
       },
     },
-    async () => verifyAuditChain(db),
+    async () => verifyAudit(db),
   );
 };

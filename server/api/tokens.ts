@@ -78,15 +78,9 @@ export const tokensPlugin: FastifyPluginAsyncTypebox<TokensPluginOptions> = asyn
         scopes: body.scopes as Scope[],
         expiresAt: body.expiresInSeconds ? new Date(Date.now() + body.expiresInSeconds * 1000) : null,
         createdBy: request.actor.id,
+        requestId: request.id,
       });
       const view = (await tokens.get(record.id))!;
-      await audit.append({
-        ...auditContext(request),
-        action: 'api_token.created',
-        targetType: 'api_token',
-        targetId: record.id,
-        after: view,
-      });
       return reply.status(201).send({ ...view, token: secret });
     },
   );

@@ -34,12 +34,38 @@ export function eventHash(prevHash: string, event: { id: string; at: Date } & Au
   return createHash('sha256').update(prevHash).update('\n').update(body).digest('hex');
 }
 
-const MAX_APPEND_ATTEMPTS = 8;
+/**
+ * The advisory lock every append holds until its transaction ends: appends from all replicas
+ * take their turn at the tail instead of racing for it ("wrtfaudi").
+ */
+export const AUDIT_APPEND_LOCK = 0x77_72_74_66_61_75_64_69n;
+
+/** How long an append that still found its tail taken waits at most before trying again. */
+const MAX_RETRY_DELAY_MS = 1_000;
+
+type Transaction = Prisma.TransactionClient;
+
+interface PendingChange {
+  change: (tx: Transaction) => Promise<{ result: unknown; event: AuditEntry | null }>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** One change of a shared transaction failed: the transaction is rolled back without it. */
+class ChangeFailed extends Error {
+  constructor(
+    readonly index: number,
+    cause: unknown,
+  ) {
+    super('an audited change failed', { cause });
+  }
+}
 
 /**
  * The append-only, hash-chained history of every change. Each event stores the hash of
- * the one before; prevHash is unique in the database, so two replicas racing for the same
- * tail cannot fork the chain: the loser's insert fails and it retries on the new tail.
+ * the one before. Every append takes AUDIT_APPEND_LOCK inside its transaction before reading
+ * the tail, so replicas take turns instead of racing; prevHash is also unique in the
+ * database, so a writer that skipped the lock still cannot fork the chain.
  */
 export class AuditLog {
   private readonly queue: {
@@ -48,15 +74,15 @@ export class AuditLog {
     reject: (e: unknown) => void;
   }[] = [];
   private draining = false;
+  private readonly changes: PendingChange[] = [];
+  private committing = false;
 
   constructor(private readonly db: PrismaClient) {}
 
   /**
-   * Appends one event. Appends from this process are written in order and in batches: a
-   * burst (a thousand agents reporting at once) becomes a few multi-row INSERTs, each
-   * extending the chain from the tail it read. A batch is one statement, so it lands whole
-   * or not at all; if another replica extended the chain meanwhile, the unique prevHash
-   * rejects it and the batch is rebuilt on the new tail.
+   * Appends one event on its own, for a change that is already committed. Appends from this
+   * process are written in order and in batches: a burst becomes a few multi-row INSERTs.
+   * A batch that finds its tail taken anyway is rebuilt on the new tail until it lands.
    */
   append(entry: AuditEntry): Promise<{ id: string; hash: string }> {
     return new Promise((resolve, reject) => {
@@ -65,13 +91,87 @@ export class AuditLog {
     });
   }
 
+  /**
+   * Appends one event inside the caller's transaction, so the change it records and the
+   * event commit together or not at all. The lock is held until that transaction ends:
+   * call this as the transaction's last step, after the change itself.
+   */
+  async appendIn(tx: Transaction, entry: AuditEntry): Promise<{ id: string; hash: string }> {
+    const [written] = await this.writeLocked(tx, [entry]);
+    return written!;
+  }
+
+  /**
+   * Runs `change` and appends the event it returns in one transaction, so both commit or
+   * neither does; `change` returns a null event when there is nothing to record. Changes
+   * arriving together share a transaction and one multi-row INSERT of their events: a fleet
+   * registering at once takes the audit lock a few times, not once per router. A change
+   * that fails takes the transaction down with it; it alone is rejected and the others run
+   * again in a new one, as does a transaction that found its tail taken.
+   */
+  record<T>(change: (tx: Transaction) => Promise<{ result: T; event: AuditEntry | null }>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.changes.push({ change, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.committing) void this.commitChanges();
+    });
+  }
+
+  private async commitChanges(): Promise<void> {
+    this.committing = true;
+    try {
+      while (this.changes.length > 0) {
+        let batch = this.changes.splice(0, MAX_BATCH);
+        while (batch.length > 0) {
+          try {
+            const results = await retryOnTakenTail(() =>
+              this.db.$transaction((tx) => this.runChanges(tx, batch), { maxWait: 30_000, timeout: 60_000 }),
+            );
+            batch.forEach((b, i) => b.resolve(results[i]));
+            batch = [];
+          } catch (err) {
+            if (err instanceof ChangeFailed) {
+              batch[err.index]!.reject(err.cause);
+              batch = batch.filter((_, i) => i !== err.index);
+            } else {
+              for (const b of batch) b.reject(err);
+              batch = [];
+            }
+          }
+        }
+      }
+    } finally {
+      this.committing = false;
+    }
+  }
+
+  private async runChanges(tx: Transaction, batch: PendingChange[]): Promise<unknown[]> {
+    const results: unknown[] = [];
+    const events: AuditEntry[] = [];
+    for (const [index, { change }] of batch.entries()) {
+      try {
+        const { result, event } = await change(tx);
+        if (event) events.push(event);
+        results.push(result);
+      } catch (error) {
+        // A deadlock is the shared transaction's, not this change's: the whole batch retries.
+        if (isDeadlock(error)) throw error;
+        throw new ChangeFailed(index, error);
+      }
+    }
+    if (events.length > 0) await this.writeLocked(tx, events);
+    return results;
+  }
+
   private async drain(): Promise<void> {
     this.draining = true;
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, MAX_BATCH);
         try {
-          const results = await this.writeBatch(batch.map((b) => b.entry));
+          const entries = batch.map((b) => b.entry);
+          const results = await retryOnTakenTail(() =>
+            this.db.$transaction((tx) => this.writeLocked(tx, entries), { maxWait: 30_000, timeout: 30_000 }),
+          );
           batch.forEach((b, i) => b.resolve(results[i]!));
         } catch (err) {
           for (const b of batch) b.reject(err);
@@ -82,45 +182,67 @@ export class AuditLog {
     }
   }
 
-  private async writeBatch(entries: AuditEntry[]): Promise<{ id: string; hash: string }[]> {
-    for (let attempt = 1; ; attempt++) {
-      const tail = await this.db.auditEvent.findFirst({ orderBy: { seq: 'desc' }, select: { hash: true } });
-      let prevHash = tail?.hash ?? GENESIS_HASH;
-      // Millisecond precision: the column is timestamptz(3), and the hash must match what a
-      // verifier reads back.
-      const at = new Date(Math.floor(Date.now()));
-      const rows = entries.map((entry) => {
-        const id = crypto.randomUUID();
-        const hash = eventHash(prevHash, { ...entry, id, at });
-        const row = {
-          id,
-          at,
-          actor: entry.actor,
-          action: entry.action,
-          targetType: entry.targetType,
-          targetId: entry.targetId ?? null,
-          before: jsonOrNull(entry.before),
-          after: jsonOrNull(entry.after),
-          diff: jsonOrNull(entry.diff),
-          requestId: entry.requestId ?? null,
-          prevHash,
-          hash,
-        };
-        prevHash = hash;
-        return row;
-      });
-      try {
-        // createMany inserts in array order, so seq follows the chain.
-        await this.db.auditEvent.createMany({ data: rows });
-        return rows.map((r) => ({ id: r.id, hash: r.hash }));
-      } catch (err) {
-        const racedForTail = (err as { code?: string }).code === 'P2002';
-        if (!racedForTail || attempt >= MAX_APPEND_ATTEMPTS) throw err;
-        // Another replica took the tail; back off a random moment so we do not collide again.
-        await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
-      }
+  private async writeLocked(tx: Transaction, entries: AuditEntry[]): Promise<{ id: string; hash: string }[]> {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${AUDIT_APPEND_LOCK})`;
+    const tail = await tx.auditEvent.findFirst({ orderBy: { seq: 'desc' }, select: { hash: true } });
+    let prevHash = tail?.hash ?? GENESIS_HASH;
+    // Millisecond precision: the column is timestamptz(3), and the hash must match what a
+    // verifier reads back.
+    const at = new Date(Math.floor(Date.now()));
+    const rows = entries.map((entry) => {
+      const id = crypto.randomUUID();
+      const hash = eventHash(prevHash, { ...entry, id, at });
+      const row = {
+        id,
+        at,
+        actor: entry.actor,
+        action: entry.action,
+        targetType: entry.targetType,
+        targetId: entry.targetId ?? null,
+        before: jsonOrNull(entry.before),
+        after: jsonOrNull(entry.after),
+        diff: jsonOrNull(entry.diff),
+        requestId: entry.requestId ?? null,
+        prevHash,
+        hash,
+      };
+      prevHash = hash;
+      return row;
+    });
+    // createMany inserts in array order, so seq follows the chain.
+    await tx.auditEvent.createMany({ data: rows });
+    return rows.map((r) => ({ id: r.id, hash: r.hash }));
+  }
+}
+
+/**
+ * Runs `attempt` until it does not fail on the unique prevHash (a writer that took the tail
+ * without the lock) or on a deadlock (two replicas' shared transactions taking the same rows
+ * in opposite orders), backing off a random, growing moment so they do not collide again.
+ * Either failure rolled everything back, so running the whole attempt again is safe.
+ */
+async function retryOnTakenTail<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!isTakenTail(err) && !isDeadlock(err)) throw err;
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(MAX_RETRY_DELAY_MS, 20 * n)));
     }
   }
+}
+
+function isTakenTail(err: unknown): boolean {
+  const e = err as { code?: string; meta?: { modelName?: string } };
+  if (e.code !== 'P2002') return false;
+  return JSON.stringify(e.meta ?? {}).includes('prevHash') || e.meta?.modelName === 'AuditEvent';
+}
+
+function isDeadlock(err: unknown): boolean {
+  const e = err as { code?: string; meta?: unknown; message?: string };
+  return (
+    e.code === 'P2034' || JSON.stringify(e.meta ?? {}).includes('40P01') || /deadlock detected/.test(e.message ?? '')
+  );
 }
 
 const MAX_BATCH = 500;

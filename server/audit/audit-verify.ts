@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import { findUnauditedSubjects, type UnauditedSubject } from './audit-completeness.js';
 import { eventHash, GENESIS_HASH } from './audit-log.js';
 
 export interface ChainVerdict {
@@ -9,7 +10,21 @@ export interface ChainVerdict {
   firstBroken?: { seq: string; id: string; reason: string };
 }
 
+/** The chain's verdict and the subjects that have no creating event at all. */
+export interface AuditVerdict extends ChainVerdict {
+  /** Routers, profile revisions, rollouts and API tokens without their creating event (listed up to 100 per kind). */
+  missing: UnauditedSubject[];
+  /** How many subjects lack their creating event, listed or not. */
+  missingCount: number;
+}
+
 const PAGE = 5000;
+
+/** The whole check: an intact chain that also holds the creating event of every subject. */
+export async function verifyAudit(db: PrismaClient): Promise<AuditVerdict> {
+  const [chain, completeness] = await Promise.all([verifyAuditChain(db), findUnauditedSubjects(db)]);
+  return { ...chain, ...completeness, ok: chain.ok && completeness.missingCount === 0 };
+}
 
 /**
  * Walks the whole audit chain in order, recomputing every hash: an edited row no longer

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import type { AuditLog } from '../audit/audit-log.js';
 
 /** What a REST token may do. admin ⊃ write ⊃ read; enroll only mints enrollment tokens. */
 export const SCOPES = ['read', 'write', 'admin', 'enroll'] as const;
@@ -32,7 +33,9 @@ export interface NewToken {
   owner: string;
   scopes: Scope[];
   expiresAt?: Date | null;
+  /** The actor minting it ("token:<owner>", "system"): also the actor of its audit event. */
   createdBy: string;
+  requestId?: string | null;
 }
 
 /** API tokens: random secrets shown once, stored as SHA-256 hashes only. */
@@ -43,20 +46,37 @@ const AUTH_CACHE_MAX = 10_000;
 export class ApiTokens {
   private readonly recent = new Map<string, { actor: Actor; until: number; expiresAt: number | null }>();
 
-  constructor(private readonly db: PrismaClient) {}
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly audit: AuditLog,
+  ) {}
 
+  /** Mints a token; the token and its `api_token.created` event commit together. */
   async create(input: NewToken) {
     const secret = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
-    const record = await this.db.apiToken.create({
-      data: {
-        name: input.name,
-        owner: input.owner,
-        scopes: input.scopes,
-        expiresAt: input.expiresAt ?? null,
-        createdBy: input.createdBy,
-        prefix: secret.slice(0, TOKEN_PREFIX.length + 6),
-        tokenHash: hashToken(secret),
-      },
+    const record = await this.audit.record(async (tx) => {
+      const row = await tx.apiToken.create({
+        data: {
+          name: input.name,
+          owner: input.owner,
+          scopes: input.scopes,
+          expiresAt: input.expiresAt ?? null,
+          createdBy: input.createdBy,
+          prefix: secret.slice(0, TOKEN_PREFIX.length + 6),
+          tokenHash: hashToken(secret),
+        },
+      });
+      return {
+        result: row,
+        event: {
+          actor: input.createdBy,
+          action: 'api_token.created',
+          targetType: 'api_token',
+          targetId: row.id,
+          after: tokenView(row),
+          requestId: input.requestId ?? null,
+        },
+      };
     });
     return { secret, record };
   }

@@ -1,5 +1,5 @@
 import type { Plan } from '../../core/plan.js';
-import type { ChainVerdict } from '../audit/audit-verify.js';
+import type { AuditVerdict } from '../audit/audit-verify.js';
 import type { PlanPreview } from '../fleet/plan-preview.js';
 import type { RouterSummary } from '../fleet/router-directory.js';
 import type { SaveResult } from '../profiles/profile-store.js';
@@ -7,7 +7,7 @@ import type { RolloutView } from '../rollouts/rollout-engine.js';
 
 // The response bodies the CLI reads, named by the server types that produce them (already JSON-shaped:
 // timestamps as ISO strings), so a change on the server that breaks the CLI fails the typecheck.
-export type { ChainVerdict, RolloutView, SaveResult };
+export type { AuditVerdict, RolloutView, SaveResult };
 export type RouterPage = { items: RouterSummary[]; nextCursor: string | null };
 export type RouterPlanPreview = NonNullable<Awaited<ReturnType<PlanPreview['forRouter']>>>;
 /** POST /v1/plan-preview names a profile, so every item has a plan. */

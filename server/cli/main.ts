@@ -444,11 +444,21 @@ async function main(): Promise<number> {
       return 0;
     }
     case 'audit verify': {
-      const r = await api.get<Api.ChainVerdict>('/v1/audit/verify');
+      const r = await api.get<Api.AuditVerdict>('/v1/audit/verify');
       print(r, () =>
         r.ok
           ? `audit chain intact: ${r.checked} events`
-          : `audit chain BROKEN at event ${r.firstBroken!.seq} (${r.firstBroken!.id}): ${r.firstBroken!.reason}`,
+          : [
+              r.firstBroken
+                ? `audit chain BROKEN at event ${r.firstBroken.seq} (${r.firstBroken.id}): ${r.firstBroken.reason}`
+                : `audit chain intact: ${r.checked} events`,
+              ...(r.missingCount > 0
+                ? [
+                    `${r.missingCount} without their creating event:`,
+                    ...r.missing.map((m) => `  ${m.kind} ${m.label ?? m.id}`),
+                  ]
+                : []),
+            ].join('\n'),
       );
       return r.ok ? 0 : 3;
     }

@@ -14,8 +14,17 @@ import {
 } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { IdentityRefused, type AgentReportSink } from '../agent-gateway/agent-gateway.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import { concurrencyGate } from '../../core/concurrency-gate.js';
 
 const SEEN_FLUSH_MS = 1_000;
+/**
+ * Registrations at once per replica. Their inserts share a transaction (AuditLog.record), but
+ * the lookups before them each take a pooled connection: unbounded, a fleet reconnecting
+ * together waits past the pool's connect timeout.
+ */
+const REGISTRATION_CONCURRENCY = 100;
+/** A registration that lost a race for its identity or name starts over this often at most. */
+const MAX_REGISTER_ATTEMPTS = 5;
 
 export interface RouterRegistryOptions {
   /** Register unknown identities on first Hello; false: only pre-registered routers may connect. */
@@ -83,6 +92,7 @@ export class RouterRegistry implements AgentReportSink {
   /** Heartbeats are folded into one UPDATE per flush instead of one per agent. */
   private seen = new Set<string>();
   private seenTimer: NodeJS.Timeout | undefined;
+  private readonly registrations = concurrencyGate(REGISTRATION_CONCURRENCY);
 
   onApplyResult(listener: ApplyResultListener): void {
     this.applyListeners.push(listener);
@@ -95,7 +105,15 @@ export class RouterRegistry implements AgentReportSink {
     private readonly log: Logger,
   ) {}
 
-  async registerHello(hello: Hello, peer: string): Promise<{ routerId: string }> {
+  /**
+   * Registers or refreshes the router a Hello speaks for; at most REGISTRATION_CONCURRENCY
+   * at once, the rest wait here in order.
+   */
+  registerHello(hello: Hello, peer: string): Promise<{ routerId: string }> {
+    return this.registrations(() => this.register(hello, peer, 1));
+  }
+
+  private async register(hello: Hello, peer: string, attempt: number): Promise<{ routerId: string }> {
     const identity = hello.router!.identity;
     const facts = hello.facts;
     const now = new Date();
@@ -139,14 +157,30 @@ export class RouterRegistry implements AgentReportSink {
       );
     }
     const name = await this.freeName(hello.router?.name || identity);
-    const created = await this.db.router.create({ data: { identity, name, ...columns } });
-    await this.audit.append({
-      actor: `agent:${identity}`,
-      action: 'router.registered',
-      targetType: 'router',
-      targetId: created.id,
-      after: { name, identity, soc: columns.soc, arch: columns.arch, kernel: columns.kernel, peer },
-    });
+    let created: { id: string };
+    try {
+      // The router and its registration event commit together: a router never exists
+      // without the event that says who brought it in.
+      created = await this.audit.record(async (tx) => {
+        const row = await tx.router.create({ data: { identity, name, ...columns }, select: { id: true } });
+        return {
+          result: row,
+          event: {
+            actor: `agent:${identity}`,
+            action: 'router.registered',
+            targetType: 'router',
+            targetId: row.id,
+            after: { name, identity, soc: columns.soc, arch: columns.arch, kernel: columns.kernel, peer },
+          },
+        };
+      });
+    } catch (err) {
+      // Another replica registered this identity, or took this name, meanwhile: start over,
+      // which finds the router or the next free name.
+      if ((err as { code?: string }).code === 'P2002' && attempt < MAX_REGISTER_ATTEMPTS)
+        return this.register(hello, peer, attempt + 1);
+      throw err;
+    }
     this.log.info({ routerId: created.id, identity, name }, 'router registered');
     return { routerId: created.id };
   }

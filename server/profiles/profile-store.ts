@@ -70,25 +70,31 @@ export class ProfileStore {
     if (!existing) {
       if (baseRevision !== undefined && baseRevision !== 0) throw new StaleRevision(0, baseRevision);
       try {
-        await this.db.profile.create({
-          data: {
-            name,
-            latestRevision: 1,
-            revisions: { create: { number: 1, spec: spec as object, createdBy: ctx.actor } },
-          },
+        // The profile, its first revision and the profile.created event commit together.
+        await this.audit.record(async (tx) => {
+          await tx.profile.create({
+            data: {
+              name,
+              latestRevision: 1,
+              revisions: { create: { number: 1, spec: spec as object, createdBy: ctx.actor } },
+            },
+          });
+          return {
+            result: undefined,
+            event: {
+              actor: ctx.actor,
+              action: 'profile.created',
+              targetType: 'profile',
+              targetId: name,
+              after: { revision: 1, spec },
+              requestId: ctx.requestId,
+            },
+          };
         });
       } catch (err) {
         if ((err as { code?: string }).code === 'P2002') throw new StaleRevision(1, baseRevision);
         throw err;
       }
-      await this.audit.append({
-        actor: ctx.actor,
-        action: 'profile.created',
-        targetType: 'profile',
-        targetId: name,
-        after: { revision: 1, spec },
-        requestId: ctx.requestId,
-      });
       return { name, revision: 1, changed: true, created: true, spec };
     }
 
@@ -101,31 +107,34 @@ export class ProfileStore {
     if (baseRevision !== existing.latestRevision) throw new StaleRevision(existing.latestRevision, baseRevision);
 
     const next = baseRevision + 1;
-    const won = await this.db.$transaction(async (tx) => {
+    // The new revision and its profile.revised event commit together.
+    const won = await this.audit.record(async (tx) => {
       const { count } = await tx.profile.updateMany({
         where: { id: existing.id, latestRevision: baseRevision },
         data: { latestRevision: next },
       });
-      if (count === 0) return false;
+      if (count === 0) return { result: false, event: null };
       await tx.profileRevision.create({
         data: { profileId: existing.id, number: next, spec: spec as object, createdBy: ctx.actor },
       });
-      return true;
+      return {
+        result: true,
+        event: {
+          actor: ctx.actor,
+          action: 'profile.revised',
+          targetType: 'profile',
+          targetId: name,
+          before: { revision: latest.number, spec: latest.spec },
+          after: { revision: next, spec },
+          diff: jsonDiff(latest.spec, spec),
+          requestId: ctx.requestId,
+        },
+      };
     });
     if (!won) {
       const now = await this.db.profile.findUniqueOrThrow({ where: { id: existing.id } });
       throw new StaleRevision(now.latestRevision, baseRevision);
     }
-    await this.audit.append({
-      actor: ctx.actor,
-      action: 'profile.revised',
-      targetType: 'profile',
-      targetId: name,
-      before: { revision: latest.number, spec: latest.spec },
-      after: { revision: next, spec },
-      diff: jsonDiff(latest.spec, spec),
-      requestId: ctx.requestId,
-    });
     return { name, revision: next, changed: true, created: false, spec };
   }
 

@@ -57,8 +57,6 @@ const FINISHED: TargetState[] = ['applied', 'failed', 'rolled_back', 'skipped'];
 const UNFINISHED: TargetState[] = ['pending', 'sent'];
 /** Rows per INSERT of targets: well under PostgreSQL's 65,535 bind parameters. */
 const TARGET_INSERT_CHUNK = 1000;
-/** How long storing a rollout's targets may hold its transaction open (a fleet of 100,000 takes seconds). */
-const CREATE_TIMEOUT_MS = 120_000;
 
 export class RolloutRefused extends Error {}
 export class RolloutNotFound extends Error {}
@@ -124,46 +122,45 @@ export class RolloutEngine {
       throw new RolloutRefused('the selector matches no router (decommissioned routers are never targeted)');
     const startAt = request.startAt ?? new Date();
     const scheduled = startAt.getTime() > Date.now();
-    // The rollout and its targets become visible together: a sweep that saw the rollout before
-    // all its targets were stored would find early batches empty and move past them.
-    const rollout = await this.db.$transaction(
-      async (tx) => {
-        const created = await tx.rollout.create({
-          data: {
-            revisionId: revision.id,
-            selector: request.selector as object,
-            strategy: strategy as object,
-            state: scheduled ? 'scheduled' : 'running',
-            batchCount: batchCountFor(routers.length, strategy),
-            startAt,
-            createdBy: ctx.actor,
-          },
+    // The rollout, its targets and its rollout.created event commit together: a sweep that saw the
+    // rollout before all its targets were stored would find early batches empty and move past them.
+    const rollout = await this.audit.record(async (tx) => {
+      const created = await tx.rollout.create({
+        data: {
+          revisionId: revision.id,
+          selector: request.selector as object,
+          strategy: strategy as object,
+          state: scheduled ? 'scheduled' : 'running',
+          batchCount: batchCountFor(routers.length, strategy),
+          startAt,
+          createdBy: ctx.actor,
+        },
+      });
+      for (let i = 0; i < routers.length; i += TARGET_INSERT_CHUNK) {
+        await tx.rolloutTarget.createMany({
+          data: routers
+            .slice(i, i + TARGET_INSERT_CHUNK)
+            .map((r, j) => ({ rolloutId: created.id, routerId: r.id, batch: batchOf(i + j, strategy) })),
         });
-        for (let i = 0; i < routers.length; i += TARGET_INSERT_CHUNK) {
-          await tx.rolloutTarget.createMany({
-            data: routers
-              .slice(i, i + TARGET_INSERT_CHUNK)
-              .map((r, j) => ({ rolloutId: created.id, routerId: r.id, batch: batchOf(i + j, strategy) })),
-          });
-        }
-        return created;
-      },
-      { maxWait: 10_000, timeout: CREATE_TIMEOUT_MS },
-    );
-    await this.audit.append({
-      actor: ctx.actor,
-      action: 'rollout.created',
-      targetType: 'rollout',
-      targetId: rollout.id,
-      after: {
-        profile: request.profile,
-        revision: number,
-        selector: request.selector,
-        strategy,
-        targets: routers.length,
-        startAt,
-      },
-      requestId: ctx.requestId,
+      }
+      return {
+        result: created,
+        event: {
+          actor: ctx.actor,
+          action: 'rollout.created',
+          targetType: 'rollout',
+          targetId: created.id,
+          after: {
+            profile: request.profile,
+            revision: number,
+            selector: request.selector,
+            strategy,
+            targets: routers.length,
+            startAt,
+          },
+          requestId: ctx.requestId,
+        },
+      };
     });
     await this.kick(rollout.id, scheduled ? startAt.getTime() - Date.now() : undefined);
     return rollout;
