@@ -35,8 +35,12 @@ describe('the PGlite data directory', () => {
   ] as const) {
     it(`is 0700 with files 0600 and an 0600 lock file when ${start}`, async () => {
       const dataDir = path.join(dir, pgliteTemplate ? 'template' : 'initdb', 'pglite');
-      const db = await openDatabase({ dataDir, pgliteTemplate });
+      const messages: (string | undefined)[] = [];
+      const record = (_: object, msg?: string) => void messages.push(msg);
+      const db = await openDatabase({ dataDir, pgliteTemplate, logger: { info: record, warn: record, debug: record } });
       try {
+        // The template is built at npm install; without it this case would not be the one named.
+        expect(messages.includes('initialised the embedded database from the migrated template')).toBe(pgliteTemplate);
         await db.prisma.router.create({ data: { name: 'r1', identity: 'id-r1' } });
         expect(await notOwnerOnly(dataDir)).toEqual([]);
         expect((await stat(`${dataDir}.lock`)).mode & 0o777).toBe(0o600);
