@@ -1,4 +1,4 @@
-import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import os from 'node:os';
 import { PGlite } from '@electric-sql/pglite';
@@ -10,7 +10,9 @@ import { applyMigrations } from '../../prisma/tools/migrations.js';
 import { copyPgliteTemplate } from '../../prisma/tools/pglite-template.js';
 import { concurrencyGate } from '../../core/concurrency-gate.js';
 import type { MigrationTarget } from '../../prisma/tools/migrations.js';
+import { lockDataDir } from './data-dir-lock.js';
 import { describeConnectError, parseDatabaseUrl } from './database-url.js';
+import { restrictToOwner } from './owner-only.js';
 import type { PostgresLocation } from './database-url.js';
 import { StorageError } from './storage-error.js';
 
@@ -163,69 +165,10 @@ async function openPostgres(
   };
 }
 
-/**
- * PGlite is a single-process database: two processes on one directory corrupt it. A pid file
- * next to the directory turns that into a clear error; a pid file left by a crashed process is
- * taken over.
- */
-const heldLocks = new Set<string>();
-
-async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
-  const lockPath = `${dataDir}.lock`;
-  if (heldLocks.has(lockPath)) {
-    throw new StorageError(
-      `The data directory ${dataDir} is already open in this process; close it first.`,
-      'data_dir_in_use',
-    );
-  }
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await open(lockPath, 'wx');
-      await handle.writeFile(String(process.pid));
-      await handle.close();
-      heldLocks.add(lockPath);
-      return async () => {
-        heldLocks.delete(lockPath);
-        await rm(lockPath, { force: true });
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new StorageError(
-          `Cannot use the data directory ${dataDir} (${(error as NodeJS.ErrnoException).code ?? 'error'} on ${lockPath}); check its permissions or set WRTFLEET_DATA_DIR.`,
-          'data_dir_unusable',
-          { cause: error },
-        );
-      }
-      const pid = Number((await readFile(lockPath, 'utf8').catch(() => '')).trim());
-      // Our own pid in a lock we do not hold is a leftover from a previous life with the same
-      // pid (a container's pid 1 after a crash), not a live owner.
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
-        throw new StorageError(
-          `The data directory ${dataDir} is in use by process ${pid}; stop it or choose another data directory.`,
-          'data_dir_in_use',
-        );
-      }
-      await rm(lockPath, { force: true });
-    }
-  }
-  throw new StorageError(
-    `The data directory ${dataDir} is locked by another process that keeps restarting; stop it.`,
-    'data_dir_in_use',
-  );
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 async function openPglite(dataDir: string, options: OpenDatabaseOptions, logger: StorageLogger): Promise<Database> {
   try {
-    await mkdir(path.dirname(dataDir), { recursive: true });
+    // Only directories created here get 0700; an existing parent is the operator's to set.
+    await mkdir(path.dirname(dataDir), { recursive: true, mode: 0o700 });
   } catch (error) {
     throw new StorageError(
       `Cannot create the data directory ${path.dirname(dataDir)} (${(error as NodeJS.ErrnoException).code ?? 'error'}); check its permissions or set WRTFLEET_DATA_DIR.`,
@@ -244,6 +187,7 @@ async function openPglite(dataDir: string, options: OpenDatabaseOptions, logger:
       fromTemplate =
         fresh && options.pgliteTemplate === true && (await copyPgliteTemplate(dataDir, options.migrationsDir));
       pglite = await PGlite.create(dataDir);
+      await restrictToOwner(dataDir);
       if (fromTemplate) logger.info({ dataDir }, 'initialised the embedded database from the migrated template');
     } catch (error) {
       throw new StorageError(

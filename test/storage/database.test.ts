@@ -242,18 +242,6 @@ describe('PGlite (embedded default)', () => {
       await a.close();
     }
   });
-
-  it("honours a live owner's lock file and takes over a stale one", async () => {
-    await writeFile(`${dataDir}.lock`, String(process.ppid));
-    const error = await openDatabase({ dataDir }).catch((e: unknown) => e);
-    expect((error as StorageError).message).toBe(
-      `The data directory ${dataDir} is in use by process ${process.ppid}; stop it or choose another data directory.`,
-    );
-    // Left by an earlier process that had our pid (a container's pid 1 after a crash).
-    await writeFile(`${dataDir}.lock`, String(process.pid));
-    const db = await openDatabase({ dataDir });
-    await db.close();
-  });
 });
 
 async function admin(sql: string): Promise<void> {
