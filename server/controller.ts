@@ -167,6 +167,7 @@ export async function startController(
     metrics,
     db: db.prisma,
     logger: logger.child({ component: 'http' }),
+    limits: config.http,
   });
 
   let grpcPort: number;
