@@ -77,7 +77,7 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
     genReqId: () => crypto.randomUUID(),
     requestTimeout: limits.requestTimeoutSeconds * 1000,
     connectionTimeout: limits.idleTimeoutSeconds * 1000,
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
