@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../server/cli/api-client.js';
 import type { Controller } from '../../server/controller.js';
 import { startTestController } from '../support/controller.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
@@ -67,6 +68,9 @@ describe('streamed responses answer or end (PostgreSQL)', () => {
     const last = JSON.parse(lines[lines.length - 1]!);
     expect(last).toMatchObject({ error: 'internal', requestId: expect.any(String) });
     expect(res.text).not.toContain('RangeError');
+    // The CLI's client turns that last line into a failure instead of a file that looks complete.
+    const cli = new ApiClient(controller.httpUrl, token);
+    await expect(cli.lines('/v1/audit/export?actor=test')).rejects.toMatchObject({ code: 'internal' });
   });
 
   it('a job event stream whose database read fails midway ends with an error event and closes', async () => {
@@ -107,5 +111,14 @@ describe('streamed responses answer or end (PostgreSQL)', () => {
     expect(res.text).toContain('event: progress');
     expect(res.text).toMatch(/event: error\ndata: \{"error":"stream_time_limit"/);
     expect(Date.now() - started).toBeLessThan(4000);
+    // The CLI's client fails on the error event rather than reporting a stream that just stopped.
+    const events = new ApiClient(controller.httpUrl, token).events(`/v1/jobs/${job.id}/events`);
+    const seen: (string | undefined)[] = [];
+    await expect(
+      (async () => {
+        for await (const { event } of events) seen.push(event);
+      })(),
+    ).rejects.toMatchObject({ code: 'stream_time_limit' });
+    expect(seen).toContain('progress');
   });
 });
