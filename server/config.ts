@@ -31,9 +31,31 @@ export interface ControllerConfig {
    * list); absent: private ranges and loopback (server/onboarding/target-policy.ts).
    */
   onboardingAllow?: string[];
+  /** Time limits of the REST API; absent fields take DEFAULT_HTTP_LIMITS. */
+  http?: Partial<HttpLimits>;
   /** mTLS for agents, enrollment, secrets at rest, auth rate limits (server/auth/security-config.ts); absent fields take the safe defaults. */
   security?: Partial<SecurityConfig>;
 }
+
+/**
+ * Every REST request ends: a client that sends too slowly, a connection gone silent, and a
+ * streamed response (audit export, event streams) each have a limit, so no caller can hold
+ * sockets open indefinitely.
+ */
+export interface HttpLimits {
+  /** A client has this long to send its whole request (WRTFLEET_HTTP_REQUEST_TIMEOUT_SECONDS). */
+  requestTimeoutSeconds: number;
+  /** A connection silent both ways this long is closed (WRTFLEET_HTTP_IDLE_TIMEOUT_SECONDS); event streams send a keepalive every 15 s. */
+  idleTimeoutSeconds: number;
+  /** A streamed response ends with an error marker after this long (WRTFLEET_HTTP_STREAM_MAX_SECONDS). */
+  streamMaxSeconds: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  requestTimeoutSeconds: 30,
+  idleTimeoutSeconds: 60,
+  streamMaxSeconds: 3600,
+};
 
 export class ConfigError extends Error {}
 
@@ -107,6 +129,23 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerC
     autoRegister: (env.WRTFLEET_AUTO_REGISTER ?? 'true') !== 'false',
     logLevel: env.LOG_LEVEL || 'info',
     onboardingAllow: cidrList('WRTFLEET_ONBOARDING_ALLOW', env.WRTFLEET_ONBOARDING_ALLOW),
+    http: {
+      requestTimeoutSeconds: positive(
+        'WRTFLEET_HTTP_REQUEST_TIMEOUT_SECONDS',
+        env.WRTFLEET_HTTP_REQUEST_TIMEOUT_SECONDS,
+        DEFAULT_HTTP_LIMITS.requestTimeoutSeconds,
+      ),
+      idleTimeoutSeconds: positive(
+        'WRTFLEET_HTTP_IDLE_TIMEOUT_SECONDS',
+        env.WRTFLEET_HTTP_IDLE_TIMEOUT_SECONDS,
+        DEFAULT_HTTP_LIMITS.idleTimeoutSeconds,
+      ),
+      streamMaxSeconds: positive(
+        'WRTFLEET_HTTP_STREAM_MAX_SECONDS',
+        env.WRTFLEET_HTTP_STREAM_MAX_SECONDS,
+        DEFAULT_HTTP_LIMITS.streamMaxSeconds,
+      ),
+    },
     security: securityConfigFromEnv(env),
   };
 }

@@ -169,6 +169,7 @@ export async function startController(
     metrics,
     db: db.prisma,
     logger: logger.child({ component: 'http' }),
+    limits: config.http,
   });
 
   let grpcPort: number;

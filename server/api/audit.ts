@@ -2,6 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { Prisma, PrismaClient } from '../../prisma/generated/client/client.js';
 import { verifyAudit } from '../audit/audit-verify.js';
 import { errorBodySchema } from './errors.js';
+import { ndjsonErrorLine, streamResponse } from './streamed-response.js';
 import { Nullable, Page, PageLimit, Timestamp } from './shared-schemas.js';
 
 const Filters = {
@@ -74,10 +75,12 @@ const EventView = Type.Object({
 
 export interface AuditPluginOptions {
   db: PrismaClient;
+  /** The longest an export may stream (server/config.ts). */
+  streamMaxSeconds: number;
 }
 
 /** The audit history: query, export as JSON lines, verify the hash chain. */
-export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async (app, { db }) => {
+export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async (app, { db, streamMaxSeconds }) => {
   app.get(
     '/v1/audit',
     {
@@ -114,31 +117,40 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
       schema: {
         tags: ['audit'],
         summary: 'Every matching event as JSON lines (application/x-ndjson), streamed',
+        description:
+          'A bad filter is a 400 before the first line. An export that fails midway, or runs past the ' +
+          'stream time limit, ends with one last line in the error shape ({"error", "message", "requestId"}).',
         querystring: Type.Object(Filters, { additionalProperties: false }),
         produces: ['application/x-ndjson'],
+        response: { 400: errorBodySchema },
       },
     },
     async (request, reply) => {
-      reply.hijack();
-      const res = reply.raw;
-      res.writeHead(200, {
-        'content-type': 'application/x-ndjson',
-        'content-disposition': 'attachment; filename="wrtfleet-audit.jsonl"',
-      });
       const base = whereOf(request.query);
-      let after: bigint | undefined;
-      for (;;) {
-        const rows = await db.auditEvent.findMany({
+      const page = (after: bigint | undefined) =>
+        db.auditEvent.findMany({
           where: { AND: [base, ...(after !== undefined ? [{ seq: { gt: after } }] : [])] },
           orderBy: { seq: 'asc' },
           take: 2000,
         });
-        if (rows.length === 0) break;
-        const chunk = rows.map((r) => JSON.stringify(auditEventView(r))).join('\n') + '\n';
-        if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
-        after = rows[rows.length - 1]!.seq;
-      }
-      res.end();
+      await streamResponse(request, reply, {
+        headers: {
+          'content-type': 'application/x-ndjson',
+          'content-disposition': 'attachment; filename="wrtfleet-audit.jsonl"',
+          'cache-control': 'no-store',
+        },
+        errorMarker: ndjsonErrorLine,
+        maxSeconds: streamMaxSeconds,
+        async produce(out) {
+          let after: bigint | undefined;
+          while (out.open) {
+            const rows = await page(after);
+            if (rows.length === 0) break;
+            await out.write(rows.map((r) => JSON.stringify(auditEventView(r))).join('\n') + '\n');
+            after = rows[rows.length - 1]!.seq;
+          }
+        },
+      });
     },
   );
 

@@ -50,6 +50,11 @@ function validationDetails(error: FastifyError) {
   });
 }
 
+/** Caller-supplied text an error message quotes is cut to this: a 10 KB path is not echoed back. */
+const MAX_QUOTED = 200;
+
+const quoted = (text: string) => (text.length > MAX_QUOTED ? `${text.slice(0, MAX_QUOTED)}…` : text);
+
 async function errorsPlugin(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiError) {
@@ -70,7 +75,7 @@ async function errorsPlugin(app: FastifyInstance) {
     if (status < 500) {
       // Fastify's own 4xx (malformed JSON, body too large, unsupported media type).
       const code = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'payload_too_large' : 'bad_request';
-      return reply.status(status).send({ error: code, message: error.message, requestId: request.id });
+      return reply.status(status).send({ error: code, message: quoted(error.message), requestId: request.id });
     }
     request.log.error({ err: error }, 'request failed');
     return reply.status(500).send({
@@ -83,7 +88,7 @@ async function errorsPlugin(app: FastifyInstance) {
   app.setNotFoundHandler((request, reply) =>
     reply.status(404).send({
       error: 'not_found',
-      message: `no route ${request.method} ${request.url.split('?')[0]}`,
+      message: `no route ${request.method} ${quoted(request.url.split('?')[0] ?? '')}`,
       requestId: request.id,
     }),
   );

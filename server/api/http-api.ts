@@ -17,7 +17,11 @@ import type { JobRunner } from '../jobs/job-runner.js';
 import type { ProfileStore } from '../profiles/profile-store.js';
 import type { RolloutEngine } from '../rollouts/rollout-engine.js';
 import { auditPlugin } from './audit.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../config.js';
+import { isRealInstant } from './date-time-format.js';
 import errorsPlugin from './errors.js';
+import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.js';
+import { requestLogSerializer } from './request-log.js';
 import { metricsPlugin, type ControllerMetrics } from './metrics.js';
 import { profilesPlugin } from './profiles.js';
 import { rolloutsPlugin } from './rollouts.js';
@@ -46,6 +50,8 @@ export interface HttpApiDeps {
   auth?: Omit<AuthPluginOptions, 'tokens'>;
   /** Token, enrollment, certificate and credential routes. */
   security?: SecurityRoutesOptions;
+  /** Request, idle and stream time limits; absent fields take DEFAULT_HTTP_LIMITS. */
+  limits?: Partial<HttpLimits>;
 }
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -53,9 +59,10 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 function compilerFor(options: AjvOptions): Ajv {
   // Unknown fields are rejected, not silently dropped: a typo in an automation script must
   // fail loudly. `strict: false` lets the OpenAPI-only keywords (description, example) pass.
-  return addFormats(
+  const ajv = addFormats(
     new Ajv({ removeAdditional: false, useDefaults: true, allErrors: false, strict: false, ...options }),
   );
+  return ajv.addFormat('date-time', { type: 'string', validate: isRealInstant });
 }
 
 /**
@@ -63,10 +70,16 @@ function compilerFor(options: AjvOptions): Ajv {
  * built from the same schemas that validate requests (served at /docs/json, UI at /docs).
  */
 export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance> {
+  const limits = { ...DEFAULT_HTTP_LIMITS, ...deps.limits };
   const app = Fastify({
-    loggerInstance: deps.logger as FastifyBaseLogger,
+    loggerInstance: deps.logger.child({}, { serializers: { req: requestLogSerializer } }) as FastifyBaseLogger,
     bodyLimit: deps.bodyLimitBytes ?? 256 * 1024,
     genReqId: () => crypto.randomUUID(),
+    requestTimeout: limits.requestTimeoutSeconds * 1000,
+    connectionTimeout: limits.idleTimeoutSeconds * 1000,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Query strings and path parameters are text and are coerced ("?limit=5"); JSON bodies are
@@ -121,12 +134,18 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
     audit: deps.audit,
   });
   await app.register(profilesPlugin, { profiles: deps.profiles });
-  await app.register(rolloutsPlugin, { rollouts: deps.rollouts, previews: deps.previews, db: deps.db });
-  await app.register(auditPlugin, { db: deps.db });
+  const { streamMaxSeconds } = limits;
+  await app.register(rolloutsPlugin, {
+    rollouts: deps.rollouts,
+    previews: deps.previews,
+    db: deps.db,
+    streamMaxSeconds,
+  });
+  await app.register(auditPlugin, { db: deps.db, streamMaxSeconds });
   await app.register(metricsPlugin, { metrics: deps.metrics });
   if (deps.onboarding) {
     await app.register(onboardingPlugin, { onboarding: deps.onboarding });
-    await app.register(jobsPlugin, { db: deps.db, onboarding: deps.onboarding });
+    await app.register(jobsPlugin, { db: deps.db, onboarding: deps.onboarding, streamMaxSeconds });
   }
   if (deps.jobs.kind === 'bullmq') {
     // Bull Board exists only for the Redis queue; loaded then, not on the embedded default.

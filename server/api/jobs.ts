@@ -3,6 +3,7 @@ import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { OnboardingService } from '../onboarding/onboarding-service.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { IdParam, Nullable } from './shared-schemas.js';
+import { SSE_HEADERS, sseErrorEvent, streamResponse } from './streamed-response.js';
 
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
 
@@ -45,10 +46,12 @@ const view = (j: Row) => ({
 });
 
 /** Jobs (onboarding today): state, live progress over server-sent events, cancel. */
-export const jobsPlugin: FastifyPluginAsyncTypebox<{ db: PrismaClient; onboarding: OnboardingService }> = async (
-  app,
-  { db, onboarding },
-) => {
+export const jobsPlugin: FastifyPluginAsyncTypebox<{
+  db: PrismaClient;
+  onboarding: OnboardingService;
+  /** The longest an event stream may stay open (server/config.ts). */
+  streamMaxSeconds: number;
+}> = async (app, { db, onboarding, streamMaxSeconds }) => {
   const find = async (id: string) => {
     const j = await db.job.findUnique({ where: { id } });
     if (!j) throw new ApiError(404, 'not_found', `no job ${id}`);
@@ -94,42 +97,47 @@ export const jobsPlugin: FastifyPluginAsyncTypebox<{ db: PrismaClient; onboardin
         tags: ['routers'],
         summary:
           'Live progress as server-sent events (event: progress, data: {state, step, percent, message}); ends with the job',
+        description:
+          'Ends with `event: end` when the job ends, or with `event: error` (data in the error shape) when the ' +
+          'controller fails midway or the stream reaches its time limit; reconnect to continue watching.',
         params: IdParam,
         produces: ['text/event-stream'],
+        response: { 404: errorBodySchema },
       },
     },
     async (request, reply) => {
-      let job: Row | null = await find(request.params.id);
-      reply.hijack();
-      const res = reply.raw;
-      res.writeHead(200, {
-        'content-type': 'text/event-stream',
-        'cache-control': 'no-store',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
+      const id = request.params.id;
+      let job: Row | null = await find(id);
+      await streamResponse(request, reply, {
+        headers: SSE_HEADERS,
+        errorMarker: sseErrorEvent,
+        maxSeconds: streamMaxSeconds,
+        async produce(out) {
+          let last = '';
+          let idle = 0;
+          // Read from the database: right whichever replica (or BullMQ worker) runs the job.
+          while (out.open && job) {
+            const data = JSON.stringify({
+              state: job.state,
+              step: job.step,
+              percent: job.percent,
+              message: job.message,
+            });
+            if (data !== last) {
+              await out.write(`event: progress\ndata: ${data}\n\n`);
+              last = data;
+              idle = 0;
+            } else if (++idle % 60 === 0) await out.write(': keepalive\n\n');
+            if (TERMINAL.has(job.state)) break;
+            await out.pause(250);
+            if (!out.open) return;
+            job = (await db.job.findUnique({ where: { id } })) as Row | null;
+          }
+          if (!out.open) return;
+          const end = { state: job?.state ?? 'unknown', message: job?.message ?? null, error: job?.error ?? null };
+          await out.write(`event: end\ndata: ${JSON.stringify({ ...end, result: job?.result ?? null })}\n\n`);
+        },
       });
-      let closed = false;
-      request.raw.on('close', () => (closed = true));
-      let last = '';
-      let idle = 0;
-      // Read from the database: right whichever replica (or BullMQ worker) runs the job.
-      while (!closed && job) {
-        const data = JSON.stringify({ state: job.state, step: job.step, percent: job.percent, message: job.message });
-        if (data !== last) {
-          res.write(`event: progress\ndata: ${data}\n\n`);
-          last = data;
-          idle = 0;
-        } else if (++idle % 60 === 0) res.write(': keepalive\n\n');
-        if (TERMINAL.has(job.state)) break;
-        await new Promise((r) => setTimeout(r, 250));
-        job = (await db.job.findUnique({ where: { id: request.params.id } })) as Row | null;
-      }
-      if (!closed) {
-        res.write(
-          `event: end\ndata: ${JSON.stringify({ state: job?.state ?? 'unknown', message: job?.message ?? null, error: job?.error ?? null, result: job?.result ?? null })}\n\n`,
-        );
-        res.end();
-      }
     },
   );
 };

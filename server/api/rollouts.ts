@@ -14,6 +14,7 @@ import {
 } from '../rollouts/rollout-engine.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { auditContext } from './request-context.js';
+import { SSE_HEADERS, sseErrorEvent, streamResponse } from './streamed-response.js';
 import { IdParam, Nullable, Page, PageLimit, PlanPreviewView, Timestamp } from './shared-schemas.js';
 
 const RolloutViewSchema = Type.Object({
@@ -41,12 +42,14 @@ export interface RolloutsPluginOptions {
   rollouts: RolloutEngine;
   previews: PlanPreview;
   db: PrismaClient;
+  /** The longest an event stream may stay open (server/config.ts). */
+  streamMaxSeconds: number;
 }
 
 /** Rollouts (create, inspect, pause, resume, abort, live progress) and fleet-wide plan previews. */
 export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = async (
   app,
-  { rollouts, previews, db },
+  { rollouts, previews, db, streamMaxSeconds },
 ) => {
   const selectorError = (err: unknown) => {
     if (err instanceof InvalidSelector)
@@ -274,44 +277,42 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
       schema: {
         tags: ['rollouts'],
         summary: 'Live progress as server-sent events (event: progress, data: the rollout); ends when the rollout ends',
+        description:
+          'Ends with `event: end` when the rollout ends, or with `event: error` (data in the error shape) when the ' +
+          'controller fails midway or the stream reaches its time limit; reconnect to continue watching.',
         params: IdParam,
         produces: ['text/event-stream'],
+        response: { 404: errorBodySchema },
       },
     },
     async (request, reply) => {
-      const first = await rollouts.view(request.params.id);
-      if (!first) throw new ApiError(404, 'not_found', `no rollout ${request.params.id}`);
-      reply.hijack();
-      const res = reply.raw;
-      res.writeHead(200, {
-        'content-type': 'text/event-stream',
-        'cache-control': 'no-store',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
+      const id = request.params.id;
+      const first = await rollouts.view(id);
+      if (!first) throw new ApiError(404, 'not_found', `no rollout ${id}`);
+      await streamResponse(request, reply, {
+        headers: SSE_HEADERS,
+        errorMarker: sseErrorEvent,
+        maxSeconds: streamMaxSeconds,
+        async produce(out) {
+          let last = '';
+          // Progress is read from the database, so the stream is right whichever replica runs the rollout.
+          let view: RolloutView | null = first;
+          let idle = 0;
+          while (out.open && view) {
+            const data = JSON.stringify(view);
+            if (data !== last) {
+              await out.write(`event: progress\ndata: ${data}\n\n`);
+              last = data;
+              idle = 0;
+            } else if (++idle % 30 === 0) await out.write(': keepalive\n\n');
+            if (TERMINAL.has(view.state)) break;
+            await out.pause(500);
+            if (!out.open) return;
+            view = await rollouts.view(id);
+          }
+          if (out.open) await out.write(`event: end\ndata: ${JSON.stringify({ state: view?.state ?? 'unknown' })}\n\n`);
+        },
       });
-      let last = '';
-      let closed = false;
-      request.raw.on('close', () => (closed = true));
-      // Progress is read from the database, so the stream is right whichever replica runs the rollout.
-      let view: RolloutView | null = first;
-      let idle = 0;
-      while (!closed && view) {
-        const data = JSON.stringify(view);
-        if (data !== last) {
-          res.write(`event: progress\ndata: ${data}\n\n`);
-          last = data;
-          idle = 0;
-        } else if (++idle % 30 === 0) {
-          res.write(': keepalive\n\n');
-        }
-        if (TERMINAL.has(view.state)) break;
-        await new Promise((r) => setTimeout(r, 500));
-        view = await rollouts.view(request.params.id);
-      }
-      if (!closed) {
-        res.write(`event: end\ndata: ${JSON.stringify({ state: view?.state ?? 'unknown' })}\n\n`);
-        res.end();
-      }
     },
   );
 };

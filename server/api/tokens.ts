@@ -106,8 +106,16 @@ export const tokensPlugin: FastifyPluginAsyncTypebox<TokensPluginOptions> = asyn
       schema: {
         tags: ['security'],
         summary: 'Revoke an API token (takes effect on its next request)',
+        description:
+          'Idempotent: revoking a token that is already revoked answers 204 again and changes and audits ' +
+          'nothing, so a retried revocation never fails. 404 only for an id that names no token.',
         params: IdParam,
-        response: { 204: Type.Null(), 404: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema },
+        response: {
+          204: Type.Null({ description: 'The token is revoked (now, or already before)' }),
+          404: { ...errorBodySchema, description: 'No API token has this id' },
+          401: errorBodySchema,
+          403: errorBodySchema,
+        },
       },
     },
     async (request, reply) => {

@@ -34,6 +34,12 @@ export class ApiCallError extends Error {
   }
 }
 
+/** The error a stream ended with (server/api/streamed-response.ts), as a failed call. */
+function streamError(body: { error?: string; message?: string; requestId?: string }) {
+  const id = body.requestId ? ` (request ${body.requestId})` : '';
+  return new ApiCallError(200, body.error ?? 'stream_error', `${body.message ?? 'the stream ended in an error'}${id}`);
+}
+
 /** The REST API as the CLI uses it: bearer token, JSON in and out, errors as ApiCallError. */
 export class ApiClient {
   constructor(
@@ -90,6 +96,15 @@ export class ApiClient {
     return this.call<T>('GET', path);
   }
 
+  /** The whole text of a JSON-lines export; one that ended with an error line is an ApiCallError. */
+  async lines(path: string): Promise<string> {
+    const text = await (await this.raw('GET', path)).text();
+    const last = text.trimEnd().split('\n').at(-1);
+    const marker = last?.startsWith('{"error":') ? (JSON.parse(last) as { error: string; message?: string }) : null;
+    if (marker) throw streamError(marker);
+    return text;
+  }
+
   /** Follows a server-sent-events stream, yielding each frame's event name and parsed data (shaped by the event). */
   async *events(path: string): AsyncGenerator<{ event: string | undefined; data: unknown }> {
     const res = await this.raw('GET', path);
@@ -103,7 +118,11 @@ export class ApiClient {
         buffer = buffer.slice(cut + 2);
         const data = /^data: (.+)$/m.exec(frame)?.[1];
         // Comment frames (keepalives) carry no data.
-        if (data) yield { event: /^event: (.+)$/m.exec(frame)?.[1], data: JSON.parse(data) };
+        if (!data) continue;
+        const event = /^event: (.+)$/m.exec(frame)?.[1];
+        // The controller ends a stream that failed midway (or ran out of time) with an error event.
+        if (event === 'error') throw streamError(JSON.parse(data));
+        yield { event, data: JSON.parse(data) };
       }
     }
   }

@@ -463,11 +463,9 @@ async function main(): Promise<number> {
       return r.ok ? 0 : 3;
     }
     case 'audit export': {
-      const res = await api.raw(
-        'GET',
+      const text = await api.lines(
         `/v1/audit/export${query({ router: opts.router, profile: opts.profile, rollout: opts.rollout, actor: opts.actor, from: opts.from, to: opts.to })}`,
       );
-      const text = await res.text();
       if (opts.output) {
         await writeFile(opts.output, text);
         console.error(`wrote ${text ? text.trimEnd().split('\n').length : 0} events to ${opts.output}`);
