@@ -18,6 +18,8 @@ import type { ProfileStore } from '../profiles/profile-store.js';
 import type { RolloutEngine } from '../rollouts/rollout-engine.js';
 import { auditPlugin } from './audit.js';
 import errorsPlugin from './errors.js';
+import requestGuardsPlugin from './request-guards.js';
+import { isStorableInstant } from './shared-schemas.js';
 import { metricsPlugin, type ControllerMetrics } from './metrics.js';
 import { profilesPlugin } from './profiles.js';
 import { rolloutsPlugin } from './rollouts.js';
@@ -53,9 +55,12 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 function compilerFor(options: AjvOptions): Ajv {
   // Unknown fields are rejected, not silently dropped: a typo in an automation script must
   // fail loudly. `strict: false` lets the OpenAPI-only keywords (description, example) pass.
-  return addFormats(
+  const ajv = addFormats(
     new Ajv({ removeAdditional: false, useDefaults: true, allErrors: false, strict: false, ...options }),
   );
+  // A date-time must also be an instant the database stores (see isStorableInstant).
+  const rfc3339 = ajv.formats['date-time'] as { validate: (text: string) => boolean };
+  return ajv.addFormat('date-time', { type: 'string', validate: (t) => rfc3339.validate(t) && isStorableInstant(t) });
 }
 
 /**
@@ -76,6 +81,7 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema));
 
   await app.register(errorsPlugin);
+  await app.register(requestGuardsPlugin);
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.0.3',

@@ -14,7 +14,7 @@ import {
 } from '../rollouts/rollout-engine.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { auditContext } from './request-context.js';
-import { IdParam, Nullable, Page, PageLimit, PlanPreviewView, Timestamp } from './shared-schemas.js';
+import { IdParam, Nullable, Page, PageLimit, PlanPreviewView, RevisionNumber, Timestamp } from './shared-schemas.js';
 
 const RolloutViewSchema = Type.Object({
   id: Type.String(),
@@ -66,7 +66,7 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
         body: Type.Object(
           {
             profile: Type.String({ pattern: PROFILE_NAME_PATTERN }),
-            revision: Type.Optional(Type.Integer({ minimum: 1 })),
+            revision: Type.Optional(RevisionNumber),
             selector: SelectorSchema,
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
           },
@@ -123,7 +123,7 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
         body: Type.Object(
           {
             profile: Type.String({ pattern: PROFILE_NAME_PATTERN }),
-            revision: Type.Optional(Type.Integer({ minimum: 1 })),
+            revision: Type.Optional(RevisionNumber),
             selector: SelectorSchema,
             strategy: Type.Optional(StrategyInputSchema),
             startAt: Type.Optional(Timestamp),

@@ -20,6 +20,27 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 /** An instant in ISO 8601 form, e.g. 2025-01-31T12:00:00.000Z. */
 export const Timestamp = Type.String({ format: 'date-time' });
 
+/**
+ * Whether an RFC 3339 date-time the format check passed is also an instant the controller can
+ * store: the format admits leap seconds (23:59:60), which Date cannot represent, and year 0000,
+ * which PostgreSQL cannot; both would otherwise reach the database as an invalid value.
+ */
+export function isStorableInstant(text: string): boolean {
+  const ms = Date.parse(text);
+  if (!Number.isFinite(ms)) return false;
+  const year = new Date(ms).getUTCFullYear();
+  return year >= 1 && year <= 9999;
+}
+
+/** The largest value of a PostgreSQL integer column (revision numbers are stored as int4). */
+export const INT32_MAX = 2_147_483_647;
+
+/** The largest value of a PostgreSQL bigint column (the audit sequence). */
+export const INT64_MAX = 9_223_372_036_854_775_807n;
+
+/** A profile revision number as a request names it. */
+export const RevisionNumber = Type.Integer({ minimum: 1, maximum: INT32_MAX });
+
 /** Text a person chose (a name, a password): at least one character, no control characters. */
 export const Printable = (maxLength: number) =>
   Type.String({ minLength: 1, maxLength, pattern: '^[^\\u0000-\\u001f\\u007f]+$' });
