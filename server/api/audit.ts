@@ -1,9 +1,9 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Prisma, PrismaClient } from '../../prisma/generated/client/client.js';
 import { verifyAudit } from '../audit/audit-verify.js';
-import { errorBodySchema } from './errors.js';
+import { ApiError, errorBodySchema } from './errors.js';
 import { ndjsonErrorLine, streamResponse } from './streamed-response.js';
-import { Nullable, Page, PageLimit, Timestamp } from './shared-schemas.js';
+import { INT64_MAX, Nullable, Page, PageLimit, Timestamp } from './shared-schemas.js';
 
 const Filters = {
   router: Type.Optional(Type.String({ maxLength: 64, description: 'Router id' })),
@@ -104,6 +104,11 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
     async (request) => {
       const { limit, cursor, ...filters } = request.query;
       const where = whereOf(filters);
+      // The pattern bounds the digits; the value must also fit the bigint sequence column.
+      if (cursor && BigInt(cursor) > INT64_MAX)
+        throw new ApiError(400, 'invalid_request', 'invalid querystring parameter: cursor is past the last event', [
+          { path: '/cursor', in: 'querystring', message: 'is past the last event' },
+        ]);
       if (cursor) (where.AND as Prisma.AuditEventWhereInput[]).push({ seq: { gt: BigInt(cursor) } });
       const rows = await db.auditEvent.findMany({ where, orderBy: { seq: 'asc' }, take: limit + 1 });
       const items = rows.slice(0, limit).map(auditEventView);

@@ -2,8 +2,9 @@ import { fullFormats } from 'ajv-formats/dist/formats.js';
 
 const rfc3339 = fullFormats['date-time'] as { validate: (value: string) => boolean };
 
-/** The first instant of year 1: an earlier one would be year 0 or BC, which the API has no use for. */
+/** Years 1 to 9999: earlier is year 0 or BC, later is past what a PostgreSQL timestamp's text form round-trips. */
 const EARLIEST_MS = Date.parse('0001-01-01T00:00:00Z');
+const LATEST_MS = Date.parse('9999-12-31T23:59:59.999Z');
 
 /**
  * `format: "date-time"` as this API means it: RFC 3339 text that is also a real instant.
@@ -15,5 +16,5 @@ export function isRealInstant(value: string): boolean {
   if (!rfc3339.validate(value)) return false;
   if (/[Tt ]\d\d:\d\d:60/.test(value)) return false;
   const ms = Date.parse(value);
-  return Number.isFinite(ms) && ms >= EARLIEST_MS;
+  return Number.isFinite(ms) && ms >= EARLIEST_MS && ms <= LATEST_MS;
 }

@@ -22,6 +22,7 @@ import { isRealInstant } from './date-time-format.js';
 import errorsPlugin from './errors.js';
 import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.js';
 import { requestLogSerializer } from './request-log.js';
+import requestGuardsPlugin from './request-guards.js';
 import { metricsPlugin, type ControllerMetrics } from './metrics.js';
 import { profilesPlugin } from './profiles.js';
 import { rolloutsPlugin } from './rollouts.js';
@@ -89,6 +90,7 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema));
 
   await app.register(errorsPlugin);
+  await app.register(requestGuardsPlugin);
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.0.3',

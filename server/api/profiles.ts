@@ -3,7 +3,7 @@ import { ProfileSpecSchema } from '../../core/profile-spec.js';
 import { InvalidProfile, PROFILE_NAME_PATTERN, StaleRevision, type ProfileStore } from '../profiles/profile-store.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { auditContext } from './request-context.js';
-import { Page, PageLimit, Timestamp } from './shared-schemas.js';
+import { INT32_MAX, Page, PageLimit, RevisionNumber, Timestamp } from './shared-schemas.js';
 
 const NameParam = Type.Object({ name: Type.String({ pattern: PROFILE_NAME_PATTERN }) });
 
@@ -74,7 +74,7 @@ export const profilesPlugin: FastifyPluginAsyncTypebox<ProfilesPluginOptions> = 
           'Send `baseRevision`: the revision your change starts from (0 or absent to create). If someone added a revision since, the answer is 409 and nothing is written. A spec equal to the latest revision writes nothing and answers 200 with `changed: false`.',
         params: NameParam,
         body: Type.Object(
-          { spec: ProfileSpecSchema, baseRevision: Type.Optional(Type.Integer({ minimum: 0 })) },
+          { spec: ProfileSpecSchema, baseRevision: Type.Optional(Type.Integer({ minimum: 0, maximum: INT32_MAX })) },
           { additionalProperties: false },
         ),
         response: {
@@ -181,7 +181,7 @@ export const profilesPlugin: FastifyPluginAsyncTypebox<ProfilesPluginOptions> = 
         summary: 'One revision of a profile',
         params: Type.Object({
           name: Type.String({ pattern: PROFILE_NAME_PATTERN }),
-          revision: Type.Integer({ minimum: 1 }),
+          revision: RevisionNumber,
         }),
         response: { 200: RevisionView, 404: errorBodySchema },
       },

@@ -15,7 +15,7 @@ import {
 import { ApiError, errorBodySchema } from './errors.js';
 import { auditContext } from './request-context.js';
 import { SSE_HEADERS, sseErrorEvent, streamResponse } from './streamed-response.js';
-import { IdParam, Nullable, Page, PageLimit, PlanPreviewView, Timestamp } from './shared-schemas.js';
+import { IdParam, Nullable, Page, PageLimit, PlanPreviewView, RevisionNumber, Timestamp } from './shared-schemas.js';
 
 const RolloutViewSchema = Type.Object({
   id: Type.String(),
@@ -69,7 +69,7 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
         body: Type.Object(
           {
             profile: Type.String({ pattern: PROFILE_NAME_PATTERN }),
-            revision: Type.Optional(Type.Integer({ minimum: 1 })),
+            revision: Type.Optional(RevisionNumber),
             selector: SelectorSchema,
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
           },
@@ -126,7 +126,7 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
         body: Type.Object(
           {
             profile: Type.String({ pattern: PROFILE_NAME_PATTERN }),
-            revision: Type.Optional(Type.Integer({ minimum: 1 })),
+            revision: Type.Optional(RevisionNumber),
             selector: SelectorSchema,
             strategy: Type.Optional(StrategyInputSchema),
             startAt: Type.Optional(Timestamp),

@@ -8,7 +8,16 @@ import { InvalidCursor, type RouterDirectory } from '../fleet/router-directory.j
 import { PROFILE_NAME_PATTERN } from '../profiles/profile-store.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { auditContext } from './request-context.js';
-import { IdParam, Nullable, Page, PageLimit, PlanPreviewView, Tag, Timestamp } from './shared-schemas.js';
+import {
+  IdParam,
+  Nullable,
+  Page,
+  PageLimit,
+  PlanPreviewView,
+  RevisionNumber,
+  Tag,
+  Timestamp,
+} from './shared-schemas.js';
 
 const RouterSummary = Type.Object(
   {
@@ -109,7 +118,7 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
         body: Type.Object(
           {
             profile: Type.String({ pattern: PROFILE_NAME_PATTERN }),
-            pinnedRevision: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+            pinnedRevision: Type.Optional(Nullable(RevisionNumber)),
             overrides: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true }))),
           },
           { additionalProperties: false },
@@ -189,7 +198,7 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
         querystring: Type.Object(
           {
             profile: Type.Optional(Type.String({ pattern: PROFILE_NAME_PATTERN })),
-            revision: Type.Optional(Type.Integer({ minimum: 1 })),
+            revision: Type.Optional(RevisionNumber),
           },
           { additionalProperties: false },
         ),

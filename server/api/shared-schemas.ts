@@ -20,6 +20,15 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 /** An instant in ISO 8601 form, e.g. 2025-01-31T12:00:00.000Z. */
 export const Timestamp = Type.String({ format: 'date-time' });
 
+/** The largest value of a PostgreSQL integer column (revision numbers are stored as int4). */
+export const INT32_MAX = 2_147_483_647;
+
+/** The largest value of a PostgreSQL bigint column (the audit sequence). */
+export const INT64_MAX = 9_223_372_036_854_775_807n;
+
+/** A profile revision number as a request names it. */
+export const RevisionNumber = Type.Integer({ minimum: 1, maximum: INT32_MAX });
+
 /** Text a person chose (a name, a password): at least one character, no control characters. */
 export const Printable = (maxLength: number) =>
   Type.String({ minLength: 1, maxLength, pattern: '^[^\\u0000-\\u001f\\u007f]+$' });

@@ -59,28 +59,6 @@ async function authPlugin(app: FastifyInstance, { tokens, authFailuresPerMinute 
     if (!docs || !request.url.startsWith('/docs/static/')) reply.header('cache-control', 'no-store');
   });
 
-  // PostgreSQL text cannot hold NUL, and no field of this API has a use for it: refuse it
-  // anywhere in the input with a 400 before any handler can pass it to the database (where
-  // it would be a 500). Iterative, so deeply nested bodies cannot exhaust the stack.
-  app.addHook('preValidation', async (request) => {
-    const stack: unknown[] = [request.params, request.query, request.body];
-    let visited = 0;
-    while (stack.length) {
-      const value = stack.pop();
-      if (++visited > 200_000) break;
-      if (typeof value === 'string') {
-        if (value.includes('\u0000'))
-          throw new ApiError(400, 'invalid_request', 'invalid request: NUL characters are not accepted');
-      } else if (value && typeof value === 'object') {
-        for (const [k, v] of Object.entries(value)) {
-          if (k.includes('\u0000'))
-            throw new ApiError(400, 'invalid_request', 'invalid request: NUL characters are not accepted');
-          stack.push(v);
-        }
-      }
-    }
-  });
-
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     if (request.routeOptions.config?.public || isDocs(path)) return;
