@@ -30,6 +30,8 @@ export function loggableUrl(url: string): string {
  * the header redaction cannot reach a token a client put in the query string.
  */
 export function requestLogSerializer(request: FastifyRequest) {
+  // Anything else logged under `req` (not a request) passes through, for the logger's redaction.
+  if (typeof request?.url !== 'string') return request;
   return {
     method: request.method,
     url: loggableUrl(request.url),
