@@ -21,6 +21,8 @@ have python3 || need+=(python3)
 [ -x /usr/sbin/sshd ] || need+=(openssh-server)
 have ssh-keygen || need+=(openssh-client)
 have chromium || need+=(chromium)
+# promtool checks the /metrics exposition.
+have promtool || need+=(prometheus)
 have redis-server || need+=(redis-server)
 # wf-tcx cross-built for routers (bpf/build.sh) and run under qemu-user in its test.
 for triple in mipsel-linux-gnu mips-linux-gnu aarch64-linux-gnu; do have "$triple-gcc" || need+=("gcc-$triple"); done
