@@ -29,13 +29,51 @@ export interface ReconnectPolicy {
    * problem OpenWISP solves with random boot delays).
    */
   jitterWindowMs: number;
+  /**
+   * With several controller addresses: how often an agent connected away from its home
+   * address checks whether home answers again, and moves back when it does (0: never). Each
+   * check waits a random time in [0.5, 1.5] x this, so a returning replica is not stormed.
+   */
+  homeCheckMs: number;
 }
 
 export const DEFAULT_RECONNECT_POLICY: ReconnectPolicy = {
   initialDelayMs: 500,
   maxDelayMs: 60_000,
   jitterWindowMs: 10_000,
+  homeCheckMs: 60_000,
 };
+
+/** gRPC target schemes whose value is itself a resolver's list (`ipv4:a:1,b:2`): kept whole. */
+const RESOLVER_SCHEME = /^(ipv4|ipv6|dns|unix|unix-abstract):/;
+
+/**
+ * The controller addresses an agent was given: `host:port`, or several separated by commas
+ * (replicas; the agent fails over between them). A gRPC resolver target (`dns:`, `ipv4:`)
+ * stays one address, since gRPC itself balances over what it resolves to.
+ */
+export function controllerAddresses(address: string): string[] {
+  if (RESOLVER_SCHEME.test(address.trim())) return [address.trim()];
+  const list = address
+    .split(',')
+    .map((a) => a.trim())
+    .filter((a) => a !== '');
+  if (list.length === 0) throw new Error('no controller address given');
+  return [...new Set(list)];
+}
+
+/**
+ * The index of an agent's home address among `count`: a stable hash of its identity, so that
+ * with every replica up the fleet spreads evenly and each agent returns to the same replica.
+ */
+export function homeAddressIndex(homeKey: string, count: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < homeKey.length; i++) {
+    hash ^= homeKey.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % count;
+}
 
 /**
  * Delay before reconnect attempt number `attempt` (0-based) after failures: exponential
@@ -48,8 +86,10 @@ export function backoffDelayMs(attempt: number, policy: ReconnectPolicy, random:
 }
 
 export interface ControllerLinkOptions {
-  /** host:port of the controller's gRPC endpoint. */
+  /** host:port of the controller's gRPC endpoint, or several, comma-separated (controllerAddresses). */
   address: string;
+  /** Picks the home address among several (homeAddressIndex); the router's identity. Default: random. */
+  homeKey?: string;
   credentials?: ChannelCredentials;
   /** Builds the Hello for each (re)connection, so it always carries current facts and state. */
   hello: () => Promise<Hello>;
@@ -68,7 +108,12 @@ export type LinkState = 'idle' | 'connecting' | 'connected' | 'waiting' | 'stopp
  * 'welcome' and 'disconnected' (with the gRPC status that ended the stream).
  */
 export class ControllerLink extends EventEmitter {
-  private client: AgentServiceClient;
+  readonly addresses: string[];
+  private readonly home: number;
+  /** Index into `addresses` of the one the next (or current) stream uses. */
+  private current: number;
+  /** One channel per address, opened when first used. */
+  private readonly clients = new Map<number, AgentServiceClient>();
   /** Set after a certificate renewal: the next connection opens a new channel (a new TLS handshake). */
   private freshChannel = false;
   private readonly policy: ReconnectPolicy;
@@ -78,6 +123,9 @@ export class ControllerLink extends EventEmitter {
   private failures = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
+  private homeTimer: NodeJS.Timeout | undefined;
+  /** Set when the stream is closed on purpose to move home: reconnect at once, no jitter. */
+  private movingHome = false;
   private readonly startedAt = Date.now();
   private _state: LinkState = 'idle';
   private _welcome: Welcome | undefined;
@@ -88,7 +136,36 @@ export class ControllerLink extends EventEmitter {
     super();
     this.policy = { ...DEFAULT_RECONNECT_POLICY, ...options.reconnect };
     this.random = options.random ?? Math.random;
-    this.client = this.newClient();
+    this.addresses = controllerAddresses(options.address);
+    this.home =
+      options.homeKey !== undefined
+        ? homeAddressIndex(options.homeKey, this.addresses.length)
+        : Math.floor(this.random() * this.addresses.length);
+    this.current = this.home;
+  }
+
+  /** The address this agent returns to when it answers (homeAddressIndex). */
+  get homeAddress(): string {
+    return this.addresses[this.home]!;
+  }
+
+  /** The address the current (or next) stream uses. */
+  get address(): string {
+    return this.addresses[this.current]!;
+  }
+
+  private clientFor(index: number): AgentServiceClient {
+    let client = this.clients.get(index);
+    if (!client) {
+      client = this.newClient(this.addresses[index]!);
+      this.clients.set(index, client);
+    }
+    return client;
+  }
+
+  private closeClients(): void {
+    for (const client of this.clients.values()) client.close();
+    this.clients.clear();
   }
 
   /**
@@ -100,9 +177,9 @@ export class ControllerLink extends EventEmitter {
     this.freshChannel = true;
   }
 
-  private newClient(): AgentServiceClient {
+  private newClient(address: string): AgentServiceClient {
     const options = this.options;
-    return new AgentServiceClient(options.address, options.credentials ?? grpcCredentials.createInsecure(), {
+    return new AgentServiceClient(address, options.credentials ?? grpcCredentials.createInsecure(), {
       // Keepalives notice a dead path (NAT timeout, unplugged WAN) without waiting for TCP.
       'grpc.keepalive_time_ms': 30_000,
       'grpc.keepalive_timeout_ms': 10_000,
@@ -145,13 +222,14 @@ export class ControllerLink extends EventEmitter {
     this.setState('stopped');
     clearTimeout(this.retryTimer);
     clearInterval(this.heartbeatTimer);
+    clearTimeout(this.homeTimer);
     const stream = this.stream;
     this.stream = undefined;
     if (stream) {
       stream.end();
       stream.cancel();
     }
-    this.client.close();
+    this.closeClients();
   }
 
   private setState(state: LinkState): void {
@@ -174,10 +252,9 @@ export class ControllerLink extends EventEmitter {
     if ((this._state as LinkState) === 'stopped') return;
     if (this.freshChannel) {
       this.freshChannel = false;
-      this.client.close();
-      this.client = this.newClient();
+      this.closeClients();
     }
-    const stream = this.client.connect();
+    const stream = this.clientFor(this.current).connect();
     this.stream = stream;
     this.seq = 0;
     let established = false;
@@ -187,6 +264,7 @@ export class ControllerLink extends EventEmitter {
       if (finished) return;
       finished = true;
       clearInterval(this.heartbeatTimer);
+      clearTimeout(this.homeTimer);
       if (this.stream === stream) this.stream = undefined;
       this.emit('disconnected', { code: error?.code ?? grpcStatus.OK, details: error?.details ?? 'stream ended' });
       this.scheduleReconnect(established);
@@ -200,6 +278,7 @@ export class ControllerLink extends EventEmitter {
         this._welcome = message.body.value;
         this.setState('connected');
         this.startHeartbeats(message.body.value.heartbeatIntervalSeconds);
+        this.scheduleHomeCheck();
         this.emit('welcome', message.body.value);
       }
       this.emit('message', message);
@@ -221,12 +300,46 @@ export class ControllerLink extends EventEmitter {
     this.heartbeatTimer.unref();
   }
 
+  /**
+   * Connected away from home: check now and then whether home answers (a TCP and TLS
+   * handshake, no stream), and move back when it does, so a returning replica gets its
+   * share of the fleet again.
+   */
+  private scheduleHomeCheck(): void {
+    clearTimeout(this.homeTimer);
+    if (this.current === this.home || this.policy.homeCheckMs <= 0) return;
+    const delay = Math.floor(this.policy.homeCheckMs * (0.5 + this.random()));
+    this.homeTimer = setTimeout(() => {
+      const probe = this.clientFor(this.home);
+      probe.waitForReady(Date.now() + Math.min(10_000, this.policy.homeCheckMs), (err) => {
+        if (this._state !== 'connected' || this.current === this.home) return;
+        if (err) return this.scheduleHomeCheck();
+        this.emit('moving-home', this.addresses[this.home]);
+        this.movingHome = true;
+        this.current = this.home;
+        const stream = this.stream;
+        stream?.end();
+        stream?.cancel();
+      });
+    }, delay);
+    this.homeTimer.unref();
+  }
+
   private scheduleReconnect(afterEstablishedSession: boolean): void {
     if (this._state === 'stopped') return;
     this.setState('waiting');
-    const delay = afterEstablishedSession
-      ? Math.floor(this.random() * this.policy.jitterWindowMs)
-      : backoffDelayMs(this.failures++, this.policy, this.random);
+    // An attempt that did not reach Welcome tries the next address; a session that ended
+    // tries its own address once more first (most drops are blips, not a dead replica).
+    if (!afterEstablishedSession && this.addresses.length > 1) {
+      this.current = (this.current + 1) % this.addresses.length;
+    }
+    const movingHome = this.movingHome;
+    this.movingHome = false;
+    const delay = movingHome
+      ? 0
+      : afterEstablishedSession
+        ? Math.floor(this.random() * this.policy.jitterWindowMs)
+        : backoffDelayMs(this.failures++, this.policy, this.random);
     this.emit('retry', delay);
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => void this.connect(), delay);

@@ -2,9 +2,9 @@
  * `npm run -s agent -- <command>`: the agent's entry point.
  *
  *   facts [--root DIR]                       print the router's facts and capabilities as JSON
- *   run --controller HOST:PORT [--root DIR] [--identity ID] [--name NAME] [--placement on_router|proxy]
+ *   run --controller HOST:PORT[,HOST:PORT...] [--root DIR] [--identity ID] [--name NAME] [--placement on_router|proxy]
  *                                            manage one router (this machine, or a fixture tree)
- *   fleet --controller HOST:PORT [--fixtures DIR] [--per-model N]
+ *   fleet --controller HOST:PORT[,HOST:PORT...] [--fixtures DIR] [--per-model N]
  *                                            a simulated fleet: N agents per fixture model
  *   proxy --config FILE [--controller HOST:PORT]
  *                                            manage the routers listed in FILE over SSH
@@ -26,9 +26,9 @@ import { deriveRouterIdentity } from '../core/identity.js';
 import { heapSettler } from './heap-settle.js';
 
 const USAGE = `usage: agent facts [--root DIR]
-       agent run --controller HOST:PORT [--root DIR] [--identity ID] [--name NAME] [--placement on_router|proxy]
+       agent run --controller HOST:PORT[,HOST:PORT...] [--root DIR] [--identity ID] [--name NAME] [--placement on_router|proxy]
              [--credentials-dir DIR] [--enroll-token-file FILE --ca-fingerprint SHA256:...] [--insecure]
-       agent fleet --controller HOST:PORT [--fixtures DIR] [--per-model N]
+       agent fleet --controller HOST:PORT[,HOST:PORT...] [--fixtures DIR] [--per-model N]
        agent proxy --config FILE [--controller HOST:PORT]
        agent probe
   run options: --state-file FILE --pin-root DIR --helper PATH --upload-dir DIR`;

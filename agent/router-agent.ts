@@ -82,6 +82,8 @@ export class RouterAgent {
     const store = options.store ?? (options.stateFile ? new FileStateStore(options.stateFile) : new MemoryStateStore());
     this.link = new ControllerLink({
       address: options.controller,
+      // Enrolled agents know their identity up front; the others pick a home at random.
+      homeKey: options.identity,
       credentials: options.credentials,
       reconnect: options.reconnect,
       hello: () => this.buildHello(),

@@ -6,11 +6,13 @@ import {
   credentials as grpcCredentials,
   experimental,
   Metadata,
+  status as grpcStatus,
   type ChannelCredentials,
   type ServiceError,
 } from '@grpc/grpc-js';
 import { AgentServiceClient, type EnrollResponse, type Renewed } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { concurrencyGate } from '../../core/concurrency-gate.js';
+import { controllerAddresses } from '../controller-link.js';
 import { heapSettler } from '../heap-settle.js';
 
 const KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' } as const;
@@ -113,7 +115,7 @@ export async function fetchPinnedCa(address: string, fingerprint: string, timeou
 }
 
 export interface EnrollOptions {
-  /** host:port of the controller's gRPC endpoint. */
+  /** host:port of the controller's gRPC endpoint, or several comma-separated (tried in turn while unreachable). */
   address: string;
   /** The single-use enrollment token (wfe_...). */
   token: string;
@@ -125,8 +127,29 @@ export interface EnrollOptions {
   timeoutMs?: number;
 }
 
-/** Exchanges an enrollment token and a CSR for this router's client certificate (server verified by TLS). */
+/**
+ * Exchanges an enrollment token and a CSR for this router's client certificate (server
+ * verified by TLS). With several controller addresses, one that cannot be reached is skipped;
+ * a refusal is final (the token is the same everywhere).
+ */
 export async function enroll(options: EnrollOptions): Promise<AgentIdentity> {
+  const addresses = controllerAddresses(options.address);
+  for (const [i, address] of addresses.entries()) {
+    try {
+      return await enrollAt({ ...options, address });
+    } catch (err) {
+      // Socket errors and timeouts reading the CA are plain Errors; refusals are EnrollmentErrors.
+      const unreachable =
+        !(err instanceof EnrollmentError) ||
+        err.code === grpcStatus.UNAVAILABLE ||
+        err.code === grpcStatus.DEADLINE_EXCEEDED;
+      if (!unreachable || i === addresses.length - 1) throw err;
+    }
+  }
+  throw new EnrollmentError('no controller address given');
+}
+
+async function enrollAt(options: EnrollOptions): Promise<AgentIdentity> {
   const caPem =
     options.caPem ??
     (options.caFingerprint

@@ -59,6 +59,7 @@ export class SimulatedRouter {
     this.facts = options.facts;
     this.link = new ControllerLink({
       address: options.controller,
+      homeKey: options.identity,
       credentials: options.credentials,
       reconnect: options.reconnect,
       hello: () => this.hello(),
