@@ -12,6 +12,11 @@ export interface ControllerConfig {
   databaseUrl?: string;
   /** redis://… ; absent means jobs run in-process. */
   redisUrl?: string;
+  /**
+   * Prefix of every Redis key and pub/sub channel (BullMQ queues, the fleet bus), so that two
+   * installations sharing one Redis never hear each other: pub/sub ignores the DB number.
+   */
+  redisPrefix?: string;
   /** PostgreSQL connections this replica holds at most (WRTFLEET_DB_POOL_SIZE). */
   dbPoolSize?: number;
   dataDir: string;
@@ -112,10 +117,21 @@ function securityConfigFromEnv(env: NodeJS.ProcessEnv): SecurityConfig {
   };
 }
 
+export const DEFAULT_REDIS_PREFIX = 'wrtfleet';
+const REDIS_PREFIX = /^[A-Za-z0-9_.-]{1,64}$/;
+
+function redisPrefix(value: string | undefined): string {
+  if (value === undefined || value === '') return DEFAULT_REDIS_PREFIX;
+  if (!REDIS_PREFIX.test(value))
+    throw new ConfigError(`WRTFLEET_REDIS_PREFIX must be 1-64 of A-Z a-z 0-9 _ . -, got "${value}"`);
+  return value;
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerConfig {
   return {
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    redisPrefix: redisPrefix(env.WRTFLEET_REDIS_PREFIX),
     dataDir: env.WRTFLEET_DATA_DIR || './data',
     httpHost: env.WRTFLEET_HTTP_HOST || '127.0.0.1',
     httpPort: port('WRTFLEET_HTTP_PORT', env.WRTFLEET_HTTP_PORT ?? env.PORT, 8080),

@@ -6,7 +6,7 @@ import { AuditLog } from './audit/audit-log.js';
 import { ApiTokens } from './auth/api-tokens.js';
 import { bootstrapAdminToken } from './auth/bootstrap-admin.js';
 import { startSecurity, type ControllerSecurity } from './auth/security.js';
-import type { ControllerConfig } from './config.js';
+import { DEFAULT_REDIS_PREFIX, type ControllerConfig } from './config.js';
 import { RouterDirectory } from './fleet/router-directory.js';
 import { RouterRegistry } from './fleet/router-registry.js';
 import { InProcessFleetBus, type FleetBus } from './jobs/fleet-bus.js';
@@ -98,8 +98,16 @@ export async function startController(
       import('./jobs/bullmq-runner.js'),
       import('./jobs/redis-fleet-bus.js'),
     ]);
-    jobs = new BullMqJobRunner(config.redisUrl, logger.child({ component: 'jobs' }));
-    const redisBus = new RedisFleetBus(config.redisUrl, logger.child({ component: 'bus' }));
+    jobs = new BullMqJobRunner(
+      config.redisUrl,
+      logger.child({ component: 'jobs' }),
+      config.redisPrefix ?? DEFAULT_REDIS_PREFIX,
+    );
+    const redisBus = new RedisFleetBus(
+      config.redisUrl,
+      logger.child({ component: 'bus' }),
+      config.redisPrefix ?? DEFAULT_REDIS_PREFIX,
+    );
     await redisBus.start();
     bus = redisBus;
   } else {
