@@ -23,6 +23,7 @@ import errorsPlugin from './errors.js';
 import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.js';
 import { requestLogSerializer } from './request-log.js';
 import requestGuardsPlugin from './request-guards.js';
+import { healthPlugin } from './health.js';
 import { metricsPlugin, type ControllerMetrics } from './metrics.js';
 import { profilesPlugin } from './profiles.js';
 import { rolloutsPlugin } from './rollouts.js';
@@ -116,19 +117,7 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
   await app.register(authPlugin, { ...deps.auth, tokens: deps.tokens });
   if (deps.security) await app.register(securityRoutesPlugin, deps.security);
 
-  app.get(
-    '/healthz',
-    {
-      config: { public: true },
-      schema: {
-        tags: ['health'],
-        summary: 'Liveness',
-        security: [],
-        response: { 200: { type: 'object', properties: { ok: { type: 'boolean' } } } },
-      },
-    },
-    async () => ({ ok: true }),
-  );
+  await app.register(healthPlugin, { db: deps.db, jobs: deps.jobs });
   await app.register(routersPlugin, {
     directory: deps.directory,
     previews: deps.previews,
