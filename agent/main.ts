@@ -5,6 +5,7 @@
  *   run --controller HOST:PORT[,HOST:PORT...] [--root DIR] [--identity ID] [--name NAME] [--placement on_router|proxy]
  *                                            manage one router (this machine, or a fixture tree)
  *   fleet --controller HOST:PORT[,HOST:PORT...] [--fixtures DIR] [--per-model N]
+ *         [--credentials-dir DIR [--enroll-token-file FILE --ca-fingerprint SHA256:...]]
  *                                            a simulated fleet: N agents per fixture model
  *   proxy --config FILE [--controller HOST:PORT]
  *                                            manage the routers listed in FILE over SSH
@@ -13,6 +14,7 @@
  * run also takes --state-file FILE (default /etc/wrtfleet/state.json: survives a reboot, so
  * an unconfirmed apply still rolls back), --pin-root DIR, --helper PATH (wf-tcx), --upload-dir DIR.
  */
+import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { factsSummary, predictCapabilities } from '../core/capabilities.js';
@@ -29,6 +31,7 @@ const USAGE = `usage: agent facts [--root DIR]
        agent run --controller HOST:PORT[,HOST:PORT...] [--root DIR] [--identity ID] [--name NAME] [--placement on_router|proxy]
              [--credentials-dir DIR] [--enroll-token-file FILE --ca-fingerprint SHA256:...] [--insecure]
        agent fleet --controller HOST:PORT[,HOST:PORT...] [--fixtures DIR] [--per-model N]
+             [--credentials-dir DIR [--enroll-token-file FILE --ca-fingerprint SHA256:...]]
        agent proxy --config FILE [--controller HOST:PORT]
        agent probe
   run options: --state-file FILE --pin-root DIR --helper PATH --upload-dir DIR`;
@@ -105,6 +108,40 @@ async function agentTrust(host: RouterHost, controller: string) {
   }
 }
 
+/**
+ * `agent fleet --credentials-dir DIR`: each simulated router keeps its own credentials in
+ * DIR/<identity>, as a real agent does; one without them enrolls with the next token of
+ * --enroll-token-file (one token per line), so a fleet runs over mutual TLS as production does.
+ */
+async function fleetEnrollment(controller: string) {
+  const { AgentCredentials } = await import('./enrollment/agent-credentials.js');
+  const dir = values['credentials-dir']!;
+  const tokens = values['enroll-token-file']
+    ? (await readFile(values['enroll-token-file'], 'utf8'))
+        .split('\n')
+        .map((t) => t.trim())
+        .filter((t) => t !== '')
+    : [];
+  return async (identity: string, name: string) => {
+    const stateDir = path.join(dir, identity.replace(/[^A-Za-z0-9._-]/g, '_'));
+    const saved = await AgentCredentials.load(stateDir);
+    if (saved) return saved;
+    const token = tokens.shift();
+    if (!token || !values['ca-fingerprint'])
+      throw new Error(
+        `${identity} has no credentials in ${stateDir}: give --enroll-token-file (one token per router to enroll) and --ca-fingerprint`,
+      );
+    return AgentCredentials.enroll({
+      address: controller,
+      token,
+      identity,
+      name,
+      caFingerprint: values['ca-fingerprint'],
+      stateDir,
+    });
+  };
+}
+
 function onSignals(stop: () => Promise<void>) {
   const handler = () => void stop().then(() => process.exit(0));
   process.once('SIGINT', handler);
@@ -166,8 +203,16 @@ switch (command) {
     if (!Number.isInteger(perModel) || perModel < 1 || perModel > 10_000)
       fail('--per-model must be an integer from 1 to 10000');
     const roots = await fixtureModels(values.fixtures ?? defaultFixturesDir());
-    const agents = await startSimulatedFleet({ controller: values.controller, fixtureRoots: roots, perModel });
-    console.error(`agent: started ${agents.length} simulated routers against ${values.controller}`);
+    const credentialsFor = values['credentials-dir'] ? await fleetEnrollment(values.controller!) : undefined;
+    const agents = await startSimulatedFleet({
+      controller: values.controller,
+      fixtureRoots: roots,
+      perModel,
+      credentialsFor,
+    }).catch((err: Error) => fail(err.message));
+    console.error(
+      `agent: started ${agents.length} simulated routers against ${values.controller}${credentialsFor ? ' over mTLS' : ' (plaintext)'}`,
+    );
     onSignals(() => stopFleet(agents));
     break;
   }
