@@ -22,6 +22,7 @@ import {
 import { HelloRejected, validateHello } from './hello-validation.js';
 import { AgentServiceDefinition, isUndecodable, type UndecodableMessage } from './agent-message-decoding.js';
 import type { AgentSecurity } from '../pki/agent-authority.js';
+import { isDatabaseUnavailable } from '../storage/database-unavailable.js';
 
 /** Raised by the session store when an identity may not connect (decommissioned, unknown). */
 export class IdentityRefused extends Error {
@@ -50,12 +51,25 @@ export interface AgentGatewayOptions {
   missedHeartbeatsBeforeOffline: number;
   /** How long a new stream may stay silent before its Hello. */
   helloTimeoutMs?: number;
+  /**
+   * How long a message that must be stored (an apply result, a drift report) is retried while
+   * the database cannot be reached before its stream is closed (UNAVAILABLE). Default 120 s.
+   */
+  storeRetryMs?: number;
   credentials?: ServerCredentials;
   /** Client-certificate checks, enrollment and renewal (server/pki); absent only with insecure agents. */
   security?: AgentSecurity;
 }
 
 type AgentStream = ServerDuplexStream<AgentMessage, ControllerMessage>;
+
+/**
+ * Messages whose next one supersedes them: while the database is away they are dropped, not
+ * retried (the next heartbeat or sample says the same, newer).
+ */
+const LOSSY_MESSAGES = new Set(['heartbeat', 'telemetry', 'commandResult']);
+const STORE_RETRY_FIRST_MS = 250;
+const STORE_RETRY_MAX_DELAY_MS = 5_000;
 
 /** One live agent stream on this replica. */
 export class AgentSession {
@@ -197,6 +211,32 @@ export class AgentGateway {
     });
   }
 
+  /**
+   * Stores what a message of an established stream carries; while the database cannot be
+   * reached, a lossy message is dropped and one that must be stored is retried with backoff
+   * (the stream's later messages wait behind it, keeping their order) until `storeRetryMs`
+   * has passed. A Hello is not retried: without a session the agent comes back later.
+   */
+  private async whileDatabaseAway(
+    kind: string,
+    write: () => Promise<void>,
+    streamClosed: () => boolean,
+  ): Promise<void> {
+    const giveUpAt = Date.now() + (this.options.storeRetryMs ?? 120_000);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await write();
+      } catch (err) {
+        if (!isDatabaseUnavailable(err) || streamClosed()) throw err;
+        if (LOSSY_MESSAGES.has(kind)) return;
+        if (Date.now() >= giveUpAt) throw err;
+        if (attempt === 0) this.log.warn({ kind }, 'database unavailable; holding an agent message until it returns');
+        const delay = Math.min(STORE_RETRY_MAX_DELAY_MS, STORE_RETRY_FIRST_MS * 2 ** attempt);
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+
   private handleStream(stream: AgentStream): void {
     const peer = stream.getPeer();
     let session: AgentSession | undefined;
@@ -267,27 +307,34 @@ export class AgentGateway {
       }
       session.lastMessageAt = Date.now();
       const body = message.body;
+      const kind = body?.$case ?? '';
+      const stored = (write: () => Promise<void>) => this.whileDatabaseAway(kind, write, () => closed);
       switch (body?.$case) {
         case 'hello':
           return reject(GrpcStatus.INVALID_ARGUMENT, 'Hello may only be sent once per stream');
         case 'heartbeat':
-          return this.sink.markSeen(session.routerId);
-        case 'applyResult':
-          await this.sink.recordApplyResult(session.routerId, body.value);
-          session.send({ $case: 'ack', value: { agentSeq: message.seq } });
-          // Commit-confirmed: the result is stored, so the controller can still reach this
-          // router; tell the agent to keep the change (without this it rolls back by itself).
+          return stored(() => this.sink.markSeen(session!.routerId));
+        case 'applyResult': {
+          const current = session;
+          // Commit-confirmed: the result came over the stream, so the controller still reaches
+          // this router; tell the agent to keep the change (without this it rolls back by
+          // itself). Confirmed on receipt, not after storing: a database away for a while
+          // must not roll the fleet back. The result itself is acked only once stored, so
+          // the agent sends it again if this controller dies before.
           if (body.value.status === ApplyResult_Status.STATUS_APPLIED) {
-            session.send({
+            current.send({
               $case: 'confirmApply',
               value: { profile: body.value.profile, revision: body.value.revision },
             });
           }
+          await stored(() => this.sink.recordApplyResult(current.routerId, body.value));
+          current.send({ $case: 'ack', value: { agentSeq: message.seq } });
           return;
+        }
         case 'telemetry':
-          return this.sink.recordTelemetry(session.routerId, body.value);
+          return stored(() => this.sink.recordTelemetry(session!.routerId, body.value));
         case 'driftReport':
-          return this.sink.recordDrift(session.routerId, body.value);
+          return stored(() => this.sink.recordDrift(session!.routerId, body.value));
         case 'renewRequest': {
           const current = session;
           const renewed = this.options.security
@@ -302,7 +349,7 @@ export class AgentGateway {
           return;
         }
         case 'commandResult':
-          return this.sink.markSeen(session.routerId);
+          return stored(() => this.sink.markSeen(session!.routerId));
         default:
           // An empty or future message type: not fatal, the agent may be newer than us.
           this.log.debug({ routerId: session.routerId }, 'ignoring agent message with no known body');
@@ -314,9 +361,19 @@ export class AgentGateway {
         const { field, reason } = message.undecodable;
         return reject(GrpcStatus.INVALID_ARGUMENT, `undecodable message: ${field}: ${reason}`, { field });
       }
+      // Alive is when a message arrives, not when its turn comes: one held while the database
+      // is away must not make the stream look silent.
+      if (session) session.lastMessageAt = Date.now();
       queue = queue
         .then(() => handle(message))
         .catch((err: unknown) => {
+          if (isDatabaseUnavailable(err)) {
+            this.log.warn(
+              { peer, routerId: session?.routerId, reason: (err as Error).message.split('\n').pop() },
+              'database unavailable; asking the agent to come back later',
+            );
+            return reject(GrpcStatus.UNAVAILABLE, "the controller's database is unavailable; reconnect later");
+          }
           this.log.error({ err, peer, routerId: session?.routerId }, 'failed to handle agent message');
           reject(GrpcStatus.INTERNAL, 'the controller could not process a message; reconnect later');
         });

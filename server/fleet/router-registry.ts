@@ -92,6 +92,8 @@ export class RouterRegistry implements AgentReportSink {
   /** Heartbeats are folded into one UPDATE per flush instead of one per agent. */
   private seen = new Set<string>();
   private seenTimer: NodeJS.Timeout | undefined;
+  /** When a write of this registry last failed (ms since epoch; 0: never). */
+  private lastStoreFailureAt = 0;
   private readonly registrations = concurrencyGate(REGISTRATION_CONCURRENCY);
 
   onApplyResult(listener: ApplyResultListener): void {
@@ -245,6 +247,11 @@ export class RouterRegistry implements AgentReportSink {
         data: { lastSeenAt: new Date(), status: 'online' },
       });
     } catch (err) {
+      this.lastStoreFailureAt = Date.now();
+      // Kept for the next flush: these routers were seen, and the offline sweep must not
+      // mistake the database's silence for theirs.
+      for (const id of ids) this.seen.add(id);
+      this.seenTimer ??= setTimeout(() => void this.flushSeen(), SEEN_FLUSH_MS);
       this.log.warn({ err, routers: ids.length }, 'could not record heartbeats');
     }
   }
@@ -267,11 +274,19 @@ export class RouterRegistry implements AgentReportSink {
    * that crashed) are marked offline here; every replica runs it, the UPDATE is idempotent.
    */
   async markSilentRoutersOffline(silentSince: Date): Promise<number> {
-    const { count } = await this.db.router.updateMany({
-      where: { status: 'online', OR: [{ lastSeenAt: null }, { lastSeenAt: { lt: silentSince } }] },
-      data: { status: 'offline' },
-    });
-    return count;
+    // Heartbeats this replica could not store during that window look like silence: wait
+    // until a whole window has passed with the database answering.
+    if (this.lastStoreFailureAt >= silentSince.getTime()) return 0;
+    try {
+      const { count } = await this.db.router.updateMany({
+        where: { status: 'online', OR: [{ lastSeenAt: null }, { lastSeenAt: { lt: silentSince } }] },
+        data: { status: 'offline' },
+      });
+      return count;
+    } catch (err) {
+      this.lastStoreFailureAt = Date.now();
+      throw err;
+    }
   }
 
   async recordApplyResult(routerId: string, result: ApplyResult): Promise<void> {

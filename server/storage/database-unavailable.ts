@@ -1,0 +1,48 @@
+/**
+ * Whether an error means "the database cannot be reached right now" (restarting, network
+ * lost, pool exhausted) rather than "this query is wrong": the first is worth retrying and
+ * must not close an agent's stream; the second is a bug to report.
+ */
+const PRISMA_UNAVAILABLE = new Set([
+  'P1001', // can't reach database server
+  'P1002', // reached but timed out
+  'P1008', // operation timed out
+  'P1017', // server closed the connection
+  'P2024', // timed out fetching a connection from the pool
+]);
+const ADAPTER_UNAVAILABLE = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TooManyConnections',
+  'TransactionAlreadyClosed',
+]);
+const SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
+/** PostgreSQL SQLSTATEs: connection exceptions (08) and operator intervention (57P01-57P03). */
+const PG_UNAVAILABLE = /^(08\d{3}|57P0[123])$/;
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    const o = e as {
+      code?: unknown;
+      kind?: unknown;
+      meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } };
+      cause?: unknown;
+      message?: unknown;
+    };
+    if (typeof o.code === 'string' && (PRISMA_UNAVAILABLE.has(o.code) || SOCKET_ERRORS.has(o.code))) return true;
+    if (typeof o.code === 'string' && PG_UNAVAILABLE.test(o.code)) return true;
+    // A DriverAdapterError's cause is { kind }; Prisma's own errors carry it in meta.
+    if (typeof o.kind === 'string' && ADAPTER_UNAVAILABLE.has(o.kind)) return true;
+    const cause = o.meta?.driverAdapterError?.cause;
+    if (cause && typeof cause.kind === 'string' && ADAPTER_UNAVAILABLE.has(cause.kind)) return true;
+    if (cause && typeof cause.originalCode === 'string' && PG_UNAVAILABLE.test(cause.originalCode)) return true;
+    if (
+      typeof o.message === 'string' &&
+      /Connection terminated|timeout exceeded when trying to connect/.test(o.message)
+    )
+      return true;
+    e = o.cause;
+  }
+  return false;
+}
