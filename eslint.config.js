@@ -15,6 +15,9 @@ export default tseslint.config(
       'proto/gen/',
       'prisma/generated/',
       'web-admin/dist/',
+      'web-admin/.dist-*/',
+      'web-admin/src/api/schema.d.ts',
+      'test-results/',
       'fixtures/',
     ],
   },
@@ -34,6 +37,11 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
       ],
     },
+  },
+  {
+    // The console runs in the browser.
+    files: ['web-admin/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],

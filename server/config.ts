@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { SecurityConfig } from './auth/security-config.js';
 import { parseCidr } from './onboarding/target-policy.js';
 
@@ -40,6 +41,17 @@ export interface ControllerConfig {
   http?: Partial<HttpLimits>;
   /** mTLS for agents, enrollment, secrets at rest, auth rate limits (server/auth/security-config.ts); absent fields take the safe defaults. */
   security?: Partial<SecurityConfig>;
+  /** The name the console shows in its header (WRTFLEET_FLEET_NAME, default "wrtfleet"). */
+  fleetName?: string;
+  /** The operator's console served at /. */
+  console?: ConsoleConfig;
+}
+
+export interface ConsoleConfig {
+  /** Its production build (WRTFLEET_CONSOLE_DIR, default web-admin/dist); "" serves no console. */
+  distDir?: string;
+  /** Build it at start when web-admin/dist is missing (the default; tests turn it off). */
+  buildWhenMissing?: boolean;
 }
 
 /**
@@ -163,5 +175,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerC
       ),
     },
     security: securityConfigFromEnv(env),
+    fleetName: env.WRTFLEET_FLEET_NAME || undefined,
+    console: {
+      distDir: env.WRTFLEET_CONSOLE_DIR ? path.resolve(env.WRTFLEET_CONSOLE_DIR) : env.WRTFLEET_CONSOLE_DIR,
+      buildWhenMissing: true,
+    },
   };
 }

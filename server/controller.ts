@@ -22,6 +22,7 @@ import { LOG_REDACTION } from './secrets/redaction.js';
 import { OnboardingService, type OnboardingOptions } from './onboarding/onboarding-service.js';
 import { OnboardingTargetPolicy } from './onboarding/target-policy.js';
 import { loadDataKey, SecretBox } from './secrets/secret-box.js';
+import { buildConsoleWhenMissing, DEFAULT_CONSOLE_DIR } from './console/console-build.js';
 
 export interface Controller {
   config: ControllerConfig;
@@ -163,6 +164,11 @@ export async function startController(
     targets: new OnboardingTargetPolicy(config.onboardingAllow),
     options: extras.onboarding,
   });
+  const consoleDir = config.console?.distDir ?? DEFAULT_CONSOLE_DIR;
+  const consoleBuild =
+    consoleDir && config.console?.buildWhenMissing !== false
+      ? buildConsoleWhenMissing(consoleDir, logger.child({ component: 'console' }))
+      : undefined;
   const http = await createHttpApi({
     ...security.http,
     onboarding,
@@ -178,6 +184,8 @@ export async function startController(
     db: db.prisma,
     logger: logger.child({ component: 'http' }),
     limits: config.http,
+    fleetName: config.fleetName,
+    console: consoleDir ? { distDir: consoleDir, building: consoleBuild?.building } : undefined,
   });
 
   let grpcPort: number;
@@ -214,7 +222,7 @@ export async function startController(
   grpcAddress = `${config.grpcHost}:${grpcPort}`;
   security.attach(gateway, grpcAddress);
   await onboarding.start();
-  logger.info({ httpUrl, grpcAddress, docs: `${httpUrl}/docs` }, 'controller listening');
+  logger.info({ httpUrl, console: `${httpUrl}/`, grpcAddress, docs: `${httpUrl}/docs` }, 'controller listening');
 
   let closing: Promise<void> | undefined;
   return {

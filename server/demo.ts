@@ -30,6 +30,7 @@ try {
   const tokenFile = path.resolve(config.dataDir, 'admin-token');
   console.log(`
 wrtfleet demo: controller on ${controller.db.kind} (${controller.db.location}), ${fleet.length} simulated routers
+  console                ${controller.httpUrl}/  (sign in with an API token: ${tokenFile})
   API docs (Swagger UI)  ${controller.httpUrl}/docs
   OpenAPI document       ${controller.httpUrl}/docs/json
   routers                ${controller.httpUrl}/v1/routers

@@ -14,6 +14,7 @@ fi
 echo "== lint (ESLint)";         npm run -s lint
 echo "== typecheck";            npm run -s typecheck
 echo "== proto is up to date";   npm run -s proto:check
+echo "== console API types are up to date"; npm run -s web:api:check
 if [ -f bpf/build.sh ]; then
   echo "== BPF objects (bpfel, bpfeb)"; npm run -s bpf:build
 fi

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
 /**
@@ -55,7 +55,12 @@ const MAX_QUOTED = 200;
 
 const quoted = (text: string) => (text.length > MAX_QUOTED ? `${text.slice(0, MAX_QUOTED)}…` : text);
 
-async function errorsPlugin(app: FastifyInstance) {
+export interface ErrorsPluginOptions {
+  /** Answers a request no route matched before it becomes a 404 (the console's pages); null to decline. */
+  notFoundFallback?: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | null>;
+}
+
+async function errorsPlugin(app: FastifyInstance, { notFoundFallback }: ErrorsPluginOptions) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiError) {
       return reply.status(error.statusCode).send({
@@ -85,13 +90,14 @@ async function errorsPlugin(app: FastifyInstance) {
     });
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send({
+  app.setNotFoundHandler(async (request, reply) => {
+    if (notFoundFallback && (await notFoundFallback(request, reply))) return reply;
+    return reply.status(404).send({
       error: 'not_found',
       message: `no route ${request.method} ${quoted(request.url.split('?')[0] ?? '')}`,
       requestId: request.id,
-    }),
-  );
+    });
+  });
 }
 
 export default fp(errorsPlugin, { name: 'wrtfleet-errors' });

@@ -31,6 +31,8 @@ import { routersPlugin } from './routers.js';
 import type { OnboardingService } from '../onboarding/onboarding-service.js';
 import { jobsPlugin } from './jobs.js';
 import { onboardingPlugin } from './onboarding.js';
+import { sessionPlugin } from './session.js';
+import { consolePages, consolePlugin, type ConsolePluginOptions } from '../console/console-plugin.js';
 
 export interface HttpApiDeps {
   db: PrismaClient;
@@ -54,6 +56,10 @@ export interface HttpApiDeps {
   security?: SecurityRoutesOptions;
   /** Request, idle and stream time limits; absent fields take DEFAULT_HTTP_LIMITS. */
   limits?: Partial<HttpLimits>;
+  /** The operator's console (web-admin/dist) at /; absent: the controller serves the API only. */
+  console?: ConsolePluginOptions;
+  /** The fleet's name, shown in the console's header (default "wrtfleet"). */
+  fleetName?: string;
 }
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -90,7 +96,7 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
   const strict = compilerFor({ coerceTypes: false });
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema));
 
-  await app.register(errorsPlugin);
+  await app.register(errorsPlugin, { notFoundFallback: deps.console ? consolePages(deps.console) : undefined });
   await app.register(requestGuardsPlugin);
   await app.register(fastifySwagger, {
     openapi: {
@@ -109,6 +115,7 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
         { name: 'profiles', description: 'Profiles and their immutable revisions' },
         { name: 'rollouts', description: 'Pushing a revision to many routers, batch by batch' },
         { name: 'audit', description: 'The hash-chained history of every change' },
+        { name: 'session', description: 'Signing in to the console, who am I' },
         { name: 'health' },
       ],
     },
@@ -134,6 +141,8 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
   });
   await app.register(auditPlugin, { db: deps.db, streamMaxSeconds });
   await app.register(metricsPlugin, { metrics: deps.metrics });
+  await app.register(sessionPlugin, { fleetName: deps.fleetName ?? 'wrtfleet' });
+  if (deps.console) await app.register(consolePlugin, deps.console);
   if (deps.onboarding) {
     await app.register(onboardingPlugin, { onboarding: deps.onboarding });
     await app.register(jobsPlugin, { db: deps.db, onboarding: deps.onboarding, streamMaxSeconds });

@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { isApiPath, pathOf } from '../api/api-paths.js';
+import { mayBeConsolePage } from '../console/console-plugin.js';
 import { ApiError } from '../api/errors.js';
 import { grants, type Actor, type ApiTokens, type Scope } from './api-tokens.js';
 import { FailureLimiter } from './failure-limiter.js';
@@ -14,6 +16,8 @@ declare module 'fastify' {
     scope?: Scope;
     /** No token needed (health, the OpenAPI document). */
     public?: boolean;
+    /** The console's files (server/console/): public, with the console's CSP, except under an API path. */
+    console?: boolean;
   }
 }
 
@@ -28,8 +32,21 @@ const DOCS_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 /** API responses are data, never documents: nothing may load from or frame them. */
 const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+/**
+ * The console: its own scripts and styles only (no inline script, no eval, no other origin),
+ * calls to its own API, no plugins, never framed.
+ */
+export const CONSOLE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; manifest-src 'self'; worker-src 'none'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const isDocs = (path: string) => path === '/docs' || path.startsWith('/docs/');
+
+/**
+ * A request for the console's files: its assets, or a GET no route matched outside the API's
+ * paths (the not-found handler answers it with index.html, server/console/console-plugin.ts).
+ */
+const isConsole = (request: FastifyRequest, path: string) =>
+  (request.routeOptions.config?.console === true || (request.is404 && mayBeConsolePage(request))) && !isApiPath(path);
 
 function neededScope(request: FastifyRequest): Scope {
   const configured = request.routeOptions.config?.scope;
@@ -48,20 +65,28 @@ async function authPlugin(app: FastifyInstance, { tokens, authFailuresPerMinute 
 
   // Security headers on every response, errors and 404s included.
   app.addHook('onSend', async (request, reply) => {
-    const docs = isDocs(request.url.split('?')[0] ?? '');
+    const path = pathOf(request.url);
+    const docs = isDocs(path);
+    // A 404 or an error is not a console file, whatever path it answers.
+    const consoleFile = reply.statusCode < 400 && isConsole(request, path);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-frame-options', 'DENY');
     reply.header('referrer-policy', 'no-referrer');
     reply.header('cross-origin-opener-policy', 'same-origin');
     reply.header('cross-origin-resource-policy', 'same-origin');
-    reply.header('content-security-policy', docs ? DOCS_CSP : API_CSP);
+    reply.header('content-security-policy', docs ? DOCS_CSP : consoleFile ? CONSOLE_CSP : API_CSP);
+    // The console's files say how long they keep (hashed assets a year, index.html revalidated).
+    if (consoleFile) {
+      if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+      return;
+    }
     // Responses carry fleet data and, once, freshly minted secrets: never cache them.
     if (!docs || !request.url.startsWith('/docs/static/')) reply.header('cache-control', 'no-store');
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    if (request.routeOptions.config?.public || isDocs(path)) return;
+    const path = pathOf(request.url);
+    if (request.routeOptions.config?.public || isDocs(path) || isConsole(request, path)) return;
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
     const actor = match ? await tokens.authenticate(match[1]!) : null;

@@ -61,6 +61,13 @@ describe('a fresh clone with nothing beside it', () => {
           throw new Error(`${err.message}\ndemo output:\n${demo.out()}${demo.err()}`, { cause: err });
         });
         expect(routers).toHaveLength(DEMO_ROUTERS);
+        // npm ci built the console (postinstall), and the demo serves it at the URL it prints first.
+        expect(demo.out()).toMatch(new RegExp(`^\\s+console\\s+http://127\\.0\\.0\\.1:${http}/`, 'm'));
+        const page = await fetch(`http://127.0.0.1:${http}/fleet`, { headers: { accept: 'text/html' } });
+        expect(page.status).toBe(200);
+        expect(await page.text()).toMatch(
+          /<script type="module" crossorigin src="\/assets\/index-[^"]+\.js"><\/script>/,
+        );
       } finally {
         demo.signal('SIGINT');
         await demo.exited;

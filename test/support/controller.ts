@@ -20,6 +20,9 @@ export function testConfig(db: TestDatabase, overrides: Partial<ControllerConfig
     // production defaults to mutual TLS, and test/security (and the demo) run with it:
     // pass `security: { insecureAgents: false }` or use enrollTestAgent from test/support/agents.ts.
     security: { insecureAgents: true },
+    // A test controller serves whatever console build there is and never starts one
+    // (test/web-admin/support builds it first when missing).
+    console: { buildWhenMissing: false },
     ...overrides,
   };
 }

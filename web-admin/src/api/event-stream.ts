@@ -1,0 +1,125 @@
+import { useEffect, useRef, useState } from 'react';
+import { ApiFailure, failureFrom, networkFailure } from './api-error.js';
+import type { ClientAuth } from './client.js';
+import { SseParser, type ServerEvent } from './sse-parser.js';
+
+/** Where a live view stands: receiving, waiting to reconnect after a loss, or finished. */
+export type StreamState =
+  | { status: 'connecting' }
+  | { status: 'open' }
+  | { status: 'reconnecting'; reason: string; attempt: number }
+  | { status: 'ended' }
+  | { status: 'failed'; failure: ApiFailure };
+
+export interface EventStreamOptions {
+  /** Called for every event; the `end` event also ends the stream (no reconnect). */
+  onEvent(event: ServerEvent): void;
+  auth: ClientAuth;
+}
+
+/** Waits between reconnects grow to this, with jitter, so a restarted controller is not hit all at once. */
+const MAX_BACKOFF_MS = 15_000;
+
+/**
+ * Follows a server-sent event stream of the API over fetch (so it carries the same
+ * credentials as every other call and sees the status of a refusal), and reconnects after a
+ * lost connection or a stream that reached its time limit, saying so through its state. A
+ * 4xx refusal is final: the stream fails with the controller's message.
+ */
+export function followEvents(url: string, options: EventStreamOptions, onState: (state: StreamState) => void) {
+  let stopped = false;
+  let controller: AbortController | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let attempt = 0;
+
+  const retry = (reason: string) => {
+    if (stopped) return;
+    attempt += 1;
+    const delay = Math.min(MAX_BACKOFF_MS, 500 * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
+    onState({ status: 'reconnecting', reason, attempt });
+    timer = setTimeout(() => void connect(), delay);
+  };
+
+  const connect = async () => {
+    if (stopped) return;
+    controller = new AbortController();
+    onState(attempt === 0 ? { status: 'connecting' } : { status: 'reconnecting', reason: 'connecting', attempt });
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    const bearer = options.auth.bearerToken();
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    let response: Response;
+    try {
+      response = await fetch(url, { headers, credentials: 'same-origin', signal: controller.signal });
+    } catch (error) {
+      if (!stopped) retry(networkFailure(error).message);
+      return;
+    }
+    if (!response.ok || !response.body) {
+      const body: unknown = await response.json().catch(() => null);
+      const failure = failureFrom(response.status, response.statusText, body);
+      if (response.status === 401) options.auth.onUnauthenticated();
+      if (response.status >= 500) retry(failure.message);
+      else onState({ status: 'failed', failure });
+      return;
+    }
+    attempt = 0;
+    onState({ status: 'open' });
+    const parser = new SseParser();
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let ended = false;
+    let lastError = 'the connection was lost';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        for (const event of parser.push(value)) {
+          if (event.event === 'error') {
+            // The stream's own error marker (a time limit, a failure midway): reconnect to continue.
+            lastError = messageOf(event.data) ?? lastError;
+            continue;
+          }
+          options.onEvent(event);
+          if (event.event === 'end') ended = true;
+        }
+      }
+    } catch {
+      /* the connection broke: reconnect below */
+    }
+    if (stopped) return;
+    if (ended) onState({ status: 'ended' });
+    else retry(lastError);
+  };
+
+  void connect();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    controller?.abort();
+  };
+}
+
+function messageOf(data: string): string | null {
+  try {
+    const body = JSON.parse(data) as { message?: unknown };
+    return typeof body.message === 'string' ? body.message : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `followEvents` for a component: starts when `url` is set, stops on unmount or when `url`
+ * changes. The latest onEvent is used without reconnecting.
+ */
+export function useEventStream(url: string | null, auth: ClientAuth, onEvent: (event: ServerEvent) => void) {
+  const [state, setState] = useState<StreamState>({ status: 'connecting' });
+  const handler = useRef(onEvent);
+  useEffect(() => {
+    handler.current = onEvent;
+  });
+  useEffect(() => {
+    if (!url) return;
+    return followEvents(url, { auth, onEvent: (event) => handler.current(event) }, setState);
+  }, [url, auth]);
+  return state;
+}

@@ -1,0 +1,68 @@
+import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import type { RouteParams } from './route-match.js';
+
+/** What every page component gets: the params of its URL pattern. */
+export interface PageProps {
+  params: RouteParams;
+}
+
+export interface ConsoleRoute {
+  /** Also the page's folder under src/pages/ and its name in test screenshots. */
+  id: string;
+  /** History API path pattern; ":name" binds a segment. */
+  path: string;
+  /** The nav entry that is current on this page (a router's page belongs to Fleet). */
+  section: string;
+  /** Each page is its own chunk, loaded when first visited: the first page ships only its own code. */
+  component: LazyExoticComponent<ComponentType<PageProps>>;
+}
+
+/** The pages, in match order. Add a page here and under src/pages/<id>/. */
+export const ROUTES: readonly ConsoleRoute[] = [
+  { id: 'fleet', path: '/fleet', section: '/fleet', component: lazy(() => import('../pages/fleet/FleetPage.js')) },
+  {
+    id: 'router',
+    path: '/routers/:id',
+    section: '/fleet',
+    component: lazy(() => import('../pages/router/RouterPage.js')),
+  },
+  {
+    id: 'profiles',
+    path: '/profiles',
+    section: '/profiles',
+    component: lazy(() => import('../pages/profiles/ProfilesPage.js')),
+  },
+  {
+    id: 'rollouts',
+    path: '/rollouts',
+    section: '/rollouts',
+    component: lazy(() => import('../pages/rollouts/RolloutsPage.js')),
+  },
+  {
+    id: 'rollout',
+    path: '/rollouts/:id',
+    section: '/rollouts',
+    component: lazy(() => import('../pages/rollouts/RolloutPage.js')),
+  },
+  { id: 'audit', path: '/audit', section: '/audit', component: lazy(() => import('../pages/audit/AuditPage.js')) },
+  {
+    id: 'onboarding',
+    path: '/onboarding',
+    section: '/onboarding',
+    component: lazy(() => import('../pages/onboarding/OnboardingPage.js')),
+  },
+  { id: 'access', path: '/access', section: '/access', component: lazy(() => import('../pages/access/AccessPage.js')) },
+];
+
+/** The main navigation. A router's page has no entry of its own: it is reached from the fleet. */
+export const NAV: readonly { href: string; label: string }[] = [
+  { href: '/fleet', label: 'Fleet' },
+  { href: '/profiles', label: 'Profiles' },
+  { href: '/rollouts', label: 'Rollouts' },
+  { href: '/audit', label: 'Audit' },
+  { href: '/onboarding', label: 'Onboarding' },
+  { href: '/access', label: 'Access' },
+];
+
+/** Where "/" and the console's start go. */
+export const HOME = '/fleet';
