@@ -11,7 +11,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness */
+        /** Liveness, with the state of the database and the job queue */
         get: {
             parameters: {
                 query?: never;
@@ -28,7 +28,24 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            ok?: boolean;
+                            checks: {
+                                database: {
+                                    /** @description Why the check failed; never a credential */
+                                    error?: string;
+                                    latencyMs: number;
+                                    ok: boolean;
+                                };
+                                jobs: {
+                                    /** @description Why the check failed; never a credential */
+                                    error?: string;
+                                    latencyMs: number;
+                                    ok: boolean;
+                                };
+                            };
+                            /** @description Liveness: true whenever the process answers */
+                            ok: boolean;
+                            /** @description `degraded` while the database or Redis does not answer; streams stay open and work is retried */
+                            status: "ok" | "degraded";
                         };
                     };
                 };
@@ -65,6 +82,89 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness for load balancers: 503 while the database or the job queue does not answer */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            checks: {
+                                database: {
+                                    /** @description Why the check failed; never a credential */
+                                    error?: string;
+                                    latencyMs: number;
+                                    ok: boolean;
+                                };
+                                jobs: {
+                                    /** @description Why the check failed; never a credential */
+                                    error?: string;
+                                    latencyMs: number;
+                                    ok: boolean;
+                                };
+                            };
+                            /** @description Liveness: true whenever the process answers */
+                            ok: boolean;
+                            /** @description `degraded` while the database or Redis does not answer; streams stay open and work is retried */
+                            status: "ok" | "degraded";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            checks: {
+                                database: {
+                                    /** @description Why the check failed; never a credential */
+                                    error?: string;
+                                    latencyMs: number;
+                                    ok: boolean;
+                                };
+                                jobs: {
+                                    /** @description Why the check failed; never a credential */
+                                    error?: string;
+                                    latencyMs: number;
+                                    ok: boolean;
+                                };
+                            };
+                            /** @description Liveness: true whenever the process answers */
+                            ok: boolean;
+                            /** @description `degraded` while the database or Redis does not answer; streams stay open and work is retried */
+                            status: "ok" | "degraded";
+                        };
+                    };
                 };
             };
         };
