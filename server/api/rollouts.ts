@@ -7,11 +7,10 @@ import {
   RolloutNotFound,
   RolloutRefused,
   RolloutStateConflict,
-  StrategyInputSchema,
-  TARGET_STATES,
   type RolloutEngine,
   type RolloutView,
 } from '../rollouts/rollout-engine.js';
+import { StrategyInputSchema, TARGET_STATES } from '../rollouts/rollout-strategy.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { auditContext } from './request-context.js';
 import { SSE_HEADERS, sseErrorEvent, streamResponse } from './streamed-response.js';
