@@ -25,6 +25,9 @@ export interface AcceptedEnrollment {
   peer: string;
 }
 
+/** How often a new router's name is chosen again when other routers keep taking it. */
+const MAX_NAME_ATTEMPTS = 5;
+
 const enrolledConcurrently = (identity: string) =>
   `router ${identity} was enrolled by another Enroll call at the same moment; this enrollment token was not spent`;
 
@@ -72,7 +75,7 @@ export async function commitEnrollment(
 
 async function writeRouter(
   tx: AuditTransaction,
-  { identity, admission }: AcceptedEnrollment,
+  { token, identity, admission }: AcceptedEnrollment,
 ): Promise<{ routerId: string; revokedPrevious: number }> {
   if (admission.kind === 'rekey') {
     // An admin asked for a new key: the old one may be lost or stolen. A decommissioned
@@ -96,22 +99,28 @@ async function writeRouter(
     if (keyed) throw new EnrollRefused(GrpcStatus.ALREADY_EXISTS, enrolledConcurrently(identity));
     return { routerId: admission.routerId, revokedPrevious: 0 };
   }
-  const name = admission.nameTaken ? await freeName(tx, admission.name) : admission.name;
   // ON CONFLICT DO NOTHING: when a concurrent Enroll stored this identity (or name) first, the
   // insert finds nothing to do instead of failing, which would abort the transaction this
   // change may share with others.
-  const [row] = await tx.router.createManyAndReturn({
-    data: [{ identity, name, tags: admission.tags }],
-    skipDuplicates: true,
-    select: { id: true },
-  });
-  if (row) return { routerId: row.id, revokedPrevious: 0 };
-  if (await tx.router.findUnique({ where: { identity }, select: { id: true } }))
-    throw new EnrollRefused(GrpcStatus.ALREADY_EXISTS, enrolledConcurrently(identity));
-  throw new EnrollRefused(
-    GrpcStatus.ABORTED,
-    `another router took the name "${name}" at the same moment; enroll again (this enrollment token was not spent)`,
-  );
+  let name = admission.nameTaken ? await freeName(tx, admission.name) : admission.name;
+  for (let attempt = 1; ; attempt++) {
+    const [row] = await tx.router.createManyAndReturn({
+      data: [{ identity, name, tags: admission.tags }],
+      skipDuplicates: true,
+      select: { id: true },
+    });
+    if (row) return { routerId: row.id, revokedPrevious: 0 };
+    if (await tx.router.findUnique({ where: { identity }, select: { id: true } }))
+      throw new EnrollRefused(GrpcStatus.ALREADY_EXISTS, enrolledConcurrently(identity));
+    // Only the name was taken meanwhile, by another router: an unbound name takes the next
+    // free suffix, as it would have a moment later; a name the token binds cannot.
+    if (token.routerName !== null || attempt >= MAX_NAME_ATTEMPTS)
+      throw new EnrollRefused(
+        GrpcStatus.ABORTED,
+        `another router took the name "${name}" at the same moment; enroll again (this enrollment token was not spent)`,
+      );
+    name = await freeName(tx, admission.name);
+  }
 }
 
 /** Stores an issued certificate; inside the transaction that records why it was issued. */
