@@ -152,7 +152,7 @@ export async function startController(
     grpcAddress: () => grpcAddress,
     dataDir: config.dataDir,
     log: logger.child({ component: 'onboarding' }),
-    targets: new OnboardingTargetPolicy(config.onboardingAllow),
+    targets: new OnboardingTargetPolicy(config.onboardingAllow, extras.onboarding?.resolveHost),
     options: extras.onboarding,
   });
   const http = await createHttpApi({

@@ -30,7 +30,7 @@ import type { SecretBox } from '../secrets/secret-box.js';
 import { ControllerProxies } from './controller-proxy.js';
 import { OnboardingJob, secretAad, type OnboardingJobDeps } from './onboarding-job.js';
 import type { Placement } from './placement.js';
-import type { OnboardingTargetPolicy } from './target-policy.js';
+import type { Lookup, OnboardingTargetPolicy } from './target-policy.js';
 
 export const ONBOARDING_JOB = 'onboarding';
 
@@ -73,6 +73,8 @@ export interface OnboardingOptions {
   beforeStep?: (jobId: string, step: StepName) => Promise<void> | void;
   /** Overrides for every controller-hosted proxy agent. */
   proxyAgent?: ConstructorParameters<typeof ControllerProxies>[0]['agent'];
+  /** Test hook: how onboarding target host names resolve (default: the system resolver). */
+  resolveHost?: Lookup;
 }
 
 export class OnboardingService {
@@ -105,6 +107,7 @@ export class OnboardingService {
       grpcAddress: deps.grpcAddress,
       dataDir: deps.dataDir,
       log: deps.log,
+      targets: deps.targets,
       agent: deps.options?.proxyAgent,
     });
     this.jobDeps = {
