@@ -161,7 +161,7 @@ export async function startController(
     grpcAddress: () => grpcAddress,
     dataDir: config.dataDir,
     log: logger.child({ component: 'onboarding' }),
-    targets: new OnboardingTargetPolicy(config.onboardingAllow),
+    targets: new OnboardingTargetPolicy(config.onboardingAllow, extras.onboarding?.resolveHost),
     options: extras.onboarding,
   });
   const consoleDir = config.console?.distDir ?? DEFAULT_CONSOLE_DIR;

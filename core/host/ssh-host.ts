@@ -26,7 +26,7 @@ import { Client, type ClientChannel, type ConnectConfig } from 'ssh2';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandResult, type RouterHost, type RunOptions } from './router-host.js';
 
 export type SshErrorKind =
-  'auth' | 'host-key' | 'refused' | 'unreachable' | 'timeout' | 'closed' | 'protocol' | 'backoff';
+  'auth' | 'host-key' | 'refused' | 'unreachable' | 'timeout' | 'closed' | 'protocol' | 'backoff' | 'not-allowed';
 
 export class SshError extends Error {
   constructor(
@@ -65,6 +65,13 @@ export interface SshHostOptions {
   maxChannels?: number;
   /** Human label used in errors (default user@host:port). */
   label?: string;
+  /**
+   * Called before every connection attempt with `host`: the address to dial. A proxy checks a
+   * host name against its allowed targets here each time, as the name may point elsewhere by
+   * the time it reconnects; a rejection refuses the attempt (kind `not-allowed`) before any
+   * packet is sent, and backs off like a failed connect.
+   */
+  resolveAddress?: (host: string) => Promise<string>;
 }
 
 const DEFAULT_BACKOFF = { initialMs: 1_000, maxMs: 60_000 };
@@ -138,9 +145,34 @@ export class SshHost implements RouterHost {
     return this.connecting;
   }
 
-  private dial(): Promise<Client> {
+  private async dial(): Promise<Client> {
+    let address = this.options.host;
+    if (this.options.resolveAddress) {
+      try {
+        address = await this.options.resolveAddress(this.options.host);
+      } catch (err) {
+        throw this.failed(new SshError('not-allowed', `${this.description}: ${(err as Error).message}`, err));
+      }
+      if (this.closed) throw new SshError('closed', `${this.description}: host closed`);
+    }
+    return this.dialAddress(address);
+  }
+
+  /** Records a failed connect and when the next may be tried; returns the error. */
+  private failed(error: SshError): SshError {
+    const backoff = { ...DEFAULT_BACKOFF, ...this.options.backoff };
+    this.lastError = error;
+    const permanent = error.kind === 'auth' || error.kind === 'host-key';
+    const delay = permanent
+      ? backoff.maxMs
+      : Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(this.failures, 20));
+    this.failures += 1;
+    this.blockedUntil = Date.now() + delay;
+    return error;
+  }
+
+  private dialAddress(address: string): Promise<Client> {
     const o = this.options;
-    const backoff = { ...DEFAULT_BACKOFF, ...o.backoff };
     this.connectAttempts += 1;
     return new Promise<Client>((resolve, reject) => {
       const client = new Client();
@@ -149,20 +181,14 @@ export class SshHost implements RouterHost {
       const fail = (error: SshError) => {
         if (settled) return;
         settled = true;
-        this.lastError = error;
-        const permanent = error.kind === 'auth' || error.kind === 'host-key';
-        const delay = permanent
-          ? backoff.maxMs
-          : Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(this.failures, 20));
-        this.failures += 1;
-        this.blockedUntil = Date.now() + delay;
+        this.failed(error);
         client.removeAllListeners('ready');
         client.on('error', () => undefined);
         client.end();
         reject(error);
       };
       const config: ConnectConfig = {
-        host: o.host,
+        host: address,
         port: o.port ?? 22,
         username: o.username,
         password: o.password,

@@ -1,6 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Prisma, PrismaClient } from '../../prisma/generated/client/client.js';
 import { verifyAudit } from '../audit/audit-verify.js';
+import { UnauditedKind } from '../audit/audit-completeness.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { ndjsonErrorLine, streamResponse } from './streamed-response.js';
 import { INT64_MAX, Nullable, Page, PageLimit, Timestamp } from './shared-schemas.js';
@@ -165,7 +166,11 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
       schema: {
         tags: ['audit'],
         summary:
-          'Check the whole hash chain (names the first broken link) and that every router, profile revision, rollout and API token has its creating event (lists those that do not)',
+          'Check the whole hash chain (names the first broken link) and that the history holds the event of everything stored that needs one (lists what lacks it)',
+        description:
+          'Completeness: every router, profile revision, rollout, API token and onboarding job has its creating event, ' +
+          'every certificate the event that issued it, every decommissioned router `router.decommissioned`, every ' +
+          'revoked API token `api_token.revoked`, every completed or aborted rollout `rollout.completed` or `rollout.aborted`.',
         response: {
           200: Type.Object({
             ok: Type.Boolean(),
@@ -173,18 +178,18 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
             firstBroken: Type.Optional(Type.Object({ seq: Type.String(), id: Type.String(), reason: Type.String() })),
             missing: Type.Array(
               Type.Object({
-                kind: Type.Union([
-                  Type.Literal('router'),
-                  Type.Literal('profile_revision'),
-                  Type.Literal('rollout'),
-                  Type.Literal('api_token'),
-                ]),
-                id: Type.String(),
+                kind: UnauditedKind,
+                id: Type.String({
+                  description: 'The subject: a router, revision, rollout, token or job id; a certificate serial',
+                }),
                 label: Type.Optional(Type.String({ description: 'For a profile revision: <profile>@<number>' })),
+                missingEvent: Type.String({
+                  description: 'The action of the event it lacks ("a or b": either would do)',
+                }),
               }),
-              { description: 'Subjects without their creating event, up to 100 per kind' },
+              { description: 'What lacks its event, up to 100 per check' },
             ),
-            missingCount: Type.Integer({ description: 'How many subjects lack their creating event in all' }),
+            missingCount: Type.Integer({ description: 'How many lack their event in all, listed or not' }),
           }),
         },
       },

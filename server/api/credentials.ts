@@ -106,19 +106,24 @@ export const credentialsPlugin: FastifyPluginAsyncTypebox<CredentialsPluginOptio
           [{ path: '/privateKey', in: 'body', message: 'not a PEM/OpenSSH private key' }],
         );
       }
-      const before = await credentials.describe(routerId);
-      const view = await credentials.put(routerId, body);
-      // The audit event names what changed, never the secret (not even a hash of it).
-      const { createdAt: _c, updatedAt: _u, ...safe } = view;
-      await audit.append({
-        ...auditContext(request),
-        action: 'router.credential_set',
-        targetType: 'router',
-        targetId: routerId,
-        before,
-        after: safe,
+      // The credential and its event commit together. The event names what changed, never the
+      // secret (not even a hash of it).
+      return audit.record(async (tx) => {
+        const before = await credentials.describe(routerId, tx);
+        const view = await credentials.put(routerId, body, tx);
+        const { createdAt: _c, updatedAt: _u, ...safe } = view;
+        return {
+          result: view,
+          event: {
+            ...auditContext(request),
+            action: 'router.credential_set',
+            targetType: 'router',
+            targetId: routerId,
+            before,
+            after: safe,
+          },
+        };
       });
-      return view;
     },
   );
 
@@ -153,14 +158,19 @@ export const credentialsPlugin: FastifyPluginAsyncTypebox<CredentialsPluginOptio
     },
     async (request, reply) => {
       const routerId = await routerOr404(request.params.id);
-      if (!(await credentials.remove(routerId)))
-        throw new ApiError(404, 'not_found', `router ${routerId} has no stored credential`);
-      await audit.append({
-        ...auditContext(request),
-        action: 'router.credential_deleted',
-        targetType: 'router',
-        targetId: routerId,
+      const removed = await audit.record(async (tx) => {
+        if (!(await credentials.remove(routerId, tx))) return { result: false, event: null };
+        return {
+          result: true,
+          event: {
+            ...auditContext(request),
+            action: 'router.credential_deleted',
+            targetType: 'router',
+            targetId: routerId,
+          },
+        };
       });
+      if (!removed) throw new ApiError(404, 'not_found', `router ${routerId} has no stored credential`);
       return reply.status(204).send(null);
     },
   );

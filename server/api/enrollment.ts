@@ -105,19 +105,28 @@ export const enrollmentPlugin: FastifyPluginAsyncTypebox<EnrollmentPluginOptions
     },
     async (request, reply) => {
       const body = request.body ?? {};
-      const { secret, record } = await enrollmentTokens.create({
-        routerName: body.routerName ?? null,
-        tags: body.tags ?? [],
-        ttlSeconds: body.expiresInSeconds ?? DEFAULT_ENROLLMENT_TTL_SECONDS,
-        createdBy: request.actor.id,
-      });
-      const view = enrollmentTokenView(record);
-      await audit.append({
-        ...auditContext(request),
-        action: 'enrollment_token.created',
-        targetType: 'enrollment_token',
-        targetId: record.id,
-        after: view,
+      // The token and its event commit together: no usable token exists that the history lacks.
+      const { secret, view } = await audit.record(async (tx) => {
+        const { secret, record } = await enrollmentTokens.create(
+          {
+            routerName: body.routerName ?? null,
+            tags: body.tags ?? [],
+            ttlSeconds: body.expiresInSeconds ?? DEFAULT_ENROLLMENT_TTL_SECONDS,
+            createdBy: request.actor.id,
+          },
+          tx,
+        );
+        const view = enrollmentTokenView(record);
+        return {
+          result: { secret, view },
+          event: {
+            ...auditContext(request),
+            action: 'enrollment_token.created',
+            targetType: 'enrollment_token',
+            targetId: record.id,
+            after: view,
+          },
+        };
       });
       return reply
         .status(201)
@@ -157,14 +166,18 @@ export const enrollmentPlugin: FastifyPluginAsyncTypebox<EnrollmentPluginOptions
     async (request, reply) => {
       const row = await enrollmentTokens.get(request.params.id);
       if (!row) throw new ApiError(404, 'not_found', `no enrollment token ${request.params.id}`);
-      if (await enrollmentTokens.revoke(row.id)) {
-        await audit.append({
-          ...auditContext(request),
-          action: 'enrollment_token.revoked',
-          targetType: 'enrollment_token',
-          targetId: row.id,
-        });
-      }
+      await audit.record(async (tx) => {
+        if (!(await enrollmentTokens.revoke(row.id, tx))) return { result: false, event: null };
+        return {
+          result: true,
+          event: {
+            ...auditContext(request),
+            action: 'enrollment_token.revoked',
+            targetType: 'enrollment_token',
+            targetId: row.id,
+          },
+        };
+      });
       return reply.status(204).send(null);
     },
   );
@@ -266,7 +279,7 @@ export const enrollmentPlugin: FastifyPluginAsyncTypebox<EnrollmentPluginOptions
     },
     async (request, reply) => {
       const serial = normalizeSerial(request.params.serial);
-      if (!(await authority.revokeCertificate(serial, request.actor.id))) {
+      if (!(await authority.revokeCertificate(serial, request.actor.id, request.id))) {
         throw new ApiError(404, 'not_found', `no unrevoked certificate with serial ${serial}`);
       }
       return reply.status(204).send(null);

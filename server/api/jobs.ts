@@ -3,7 +3,7 @@ import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { OnboardingService } from '../onboarding/onboarding-service.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { IdParam, Nullable } from './shared-schemas.js';
-import { SSE_HEADERS, sseErrorEvent, streamResponse } from './streamed-response.js';
+import { pollAsEvents } from './streamed-response.js';
 
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
 
@@ -107,36 +107,18 @@ export const jobsPlugin: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const id = request.params.id;
-      let job: Row | null = await find(id);
-      await streamResponse(request, reply, {
-        headers: SSE_HEADERS,
-        errorMarker: sseErrorEvent,
-        maxSeconds: streamMaxSeconds,
-        async produce(out) {
-          let last = '';
-          let idle = 0;
-          // Read from the database: right whichever replica (or BullMQ worker) runs the job.
-          while (out.open && job) {
-            const data = JSON.stringify({
-              state: job.state,
-              step: job.step,
-              percent: job.percent,
-              message: job.message,
-            });
-            if (data !== last) {
-              await out.write(`event: progress\ndata: ${data}\n\n`);
-              last = data;
-              idle = 0;
-            } else if (++idle % 60 === 0) await out.write(': keepalive\n\n');
-            if (TERMINAL.has(job.state)) break;
-            await out.pause(250);
-            if (!out.open) return;
-            job = (await db.job.findUnique({ where: { id } })) as Row | null;
-          }
-          if (!out.open) return;
-          const end = { state: job?.state ?? 'unknown', message: job?.message ?? null, error: job?.error ?? null };
-          await out.write(`event: end\ndata: ${JSON.stringify({ ...end, result: job?.result ?? null })}\n\n`);
-        },
+      await pollAsEvents(request, reply, streamMaxSeconds, {
+        first: await find(id),
+        read: async () => (await db.job.findUnique({ where: { id } })) as Row | null,
+        progress: (job) => ({ state: job.state, step: job.step, percent: job.percent, message: job.message }),
+        ended: (job) => TERMINAL.has(job.state),
+        end: (job) => ({
+          state: job?.state ?? 'unknown',
+          message: job?.message ?? null,
+          error: job?.error ?? null,
+          result: job?.result ?? null,
+        }),
+        intervalMs: 250,
       });
     },
   );

@@ -7,14 +7,13 @@ import {
   RolloutNotFound,
   RolloutRefused,
   RolloutStateConflict,
-  StrategyInputSchema,
-  TARGET_STATES,
   type RolloutEngine,
   type RolloutView,
 } from '../rollouts/rollout-engine.js';
+import { StrategyInputSchema, TARGET_STATES } from '../rollouts/rollout-strategy.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { auditContext } from './request-context.js';
-import { SSE_HEADERS, sseErrorEvent, streamResponse } from './streamed-response.js';
+import { pollAsEvents } from './streamed-response.js';
 import { IdParam, Nullable, Page, PageLimit, PlanPreviewView, RevisionNumber, Timestamp } from './shared-schemas.js';
 
 const RolloutViewSchema = Type.Object({
@@ -289,29 +288,13 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
       const id = request.params.id;
       const first = await rollouts.view(id);
       if (!first) throw new ApiError(404, 'not_found', `no rollout ${id}`);
-      await streamResponse(request, reply, {
-        headers: SSE_HEADERS,
-        errorMarker: sseErrorEvent,
-        maxSeconds: streamMaxSeconds,
-        async produce(out) {
-          let last = '';
-          // Progress is read from the database, so the stream is right whichever replica runs the rollout.
-          let view: RolloutView | null = first;
-          let idle = 0;
-          while (out.open && view) {
-            const data = JSON.stringify(view);
-            if (data !== last) {
-              await out.write(`event: progress\ndata: ${data}\n\n`);
-              last = data;
-              idle = 0;
-            } else if (++idle % 30 === 0) await out.write(': keepalive\n\n');
-            if (TERMINAL.has(view.state)) break;
-            await out.pause(500);
-            if (!out.open) return;
-            view = await rollouts.view(id);
-          }
-          if (out.open) await out.write(`event: end\ndata: ${JSON.stringify({ state: view?.state ?? 'unknown' })}\n\n`);
-        },
+      await pollAsEvents<RolloutView>(request, reply, streamMaxSeconds, {
+        first,
+        read: () => rollouts.view(id),
+        progress: (view) => view,
+        ended: (view) => TERMINAL.has(view.state),
+        end: (view) => ({ state: view?.state ?? 'unknown' }),
+        intervalMs: 500,
       });
     },
   );

@@ -92,15 +92,20 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
     async (request) => {
       const before = await mustExist(request.params.id);
       const tags = [...request.body.tags].sort();
-      await db.router.update({ where: { id: before.id }, data: { tags } });
-      await audit.append({
-        ...auditContext(request),
-        action: 'router.tags.set',
-        targetType: 'router',
-        targetId: before.id,
-        before: { tags: before.tags },
-        after: { tags },
-        diff: jsonDiff({ tags: before.tags }, { tags }),
+      await audit.record(async (tx) => {
+        await tx.router.update({ where: { id: before.id }, data: { tags } });
+        return {
+          result: undefined,
+          event: {
+            ...auditContext(request),
+            action: 'router.tags.set',
+            targetType: 'router',
+            targetId: before.id,
+            before: { tags: before.tags },
+            after: { tags },
+            diff: jsonDiff({ tags: before.tags }, { tags }),
+          },
+        };
       });
       return { id: before.id, tags };
     },
@@ -162,25 +167,31 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
           );
         }
       }
-      const before = await db.assignment.findUnique({ where: { routerId: router.id }, include: { profile: true } });
-      const data = { profileId: profile.id, pinnedRevision, overrides: overrides ?? undefined };
-      await db.assignment.upsert({
-        where: { routerId: router.id },
-        create: { routerId: router.id, ...data },
-        update: { ...data, overrides: overrides ?? Prisma.JsonNull },
-      });
       const after = { profile: profileName, pinnedRevision, overrides };
-      const beforeView = before
-        ? { profile: before.profile.name, pinnedRevision: before.pinnedRevision, overrides: before.overrides }
-        : null;
-      await audit.append({
-        ...auditContext(request),
-        action: 'router.assignment.set',
-        targetType: 'router',
-        targetId: router.id,
-        before: beforeView,
-        after,
-        diff: jsonDiff(beforeView ?? {}, after),
+      // The assignment and its event commit together; `before` is read in the same transaction.
+      await audit.record(async (tx) => {
+        const before = await tx.assignment.findUnique({ where: { routerId: router.id }, include: { profile: true } });
+        const data = { profileId: profile.id, pinnedRevision, overrides: overrides ?? undefined };
+        await tx.assignment.upsert({
+          where: { routerId: router.id },
+          create: { routerId: router.id, ...data },
+          update: { ...data, overrides: overrides ?? Prisma.JsonNull },
+        });
+        const beforeView = before
+          ? { profile: before.profile.name, pinnedRevision: before.pinnedRevision, overrides: before.overrides }
+          : null;
+        return {
+          result: undefined,
+          event: {
+            ...auditContext(request),
+            action: 'router.assignment.set',
+            targetType: 'router',
+            targetId: router.id,
+            before: beforeView,
+            after,
+            diff: jsonDiff(beforeView ?? {}, after),
+          },
+        };
       });
       return { routerId: router.id, ...after };
     },

@@ -23,7 +23,7 @@ export interface SecurityRoutesOptions {
 
 /** The security route groups: API tokens, enrollment and certificates, router credentials. */
 export const securityRoutesPlugin: FastifyPluginAsync<SecurityRoutesOptions> = async (app, o) => {
-  await app.register(tokensPlugin, { tokens: o.tokens, audit: o.audit });
+  await app.register(tokensPlugin, { tokens: o.tokens });
   await app.register(enrollmentPlugin, {
     enrollmentTokens: o.enrollmentTokens,
     reenrollment: o.reenrollment,

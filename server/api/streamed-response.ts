@@ -140,3 +140,59 @@ export async function streamResponse(request: FastifyRequest, reply: FastifyRepl
   begin();
   if (!clientGone) res.end();
 }
+
+/** How often an unchanged event stream sends a comment line, so proxies keep it open. */
+const KEEPALIVE_MS = 15_000;
+
+/** A subject watched by polling the database, as `pollAsEvents` streams it. */
+export interface PolledSubject<T> {
+  /** The first reading, made before the stream starts (a missing subject is a 404 there). */
+  first: T;
+  /** Reads the subject again; null when it is gone. */
+  read(): Promise<T | null>;
+  /** What a `progress` event carries; a new event goes out only when this changes. */
+  progress(current: T): unknown;
+  /** True once the subject has ended: its last `progress`, then `end`. */
+  ended(current: T): boolean;
+  /** What the `end` event carries; null when the subject disappeared meanwhile. */
+  end(current: T | null): unknown;
+  intervalMs: number;
+}
+
+/**
+ * Server-sent events of a subject read from the database every `intervalMs`, so the stream is
+ * right whichever replica (or BullMQ worker) does the work: `event: progress` whenever the
+ * progress changes, a keepalive comment about every 15 s when it does not, and `event: end`
+ * once the subject has ended or is gone. Ends like every streamed response (`streamResponse`).
+ */
+export async function pollAsEvents<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  maxSeconds: number,
+  subject: PolledSubject<T>,
+) {
+  const keepaliveEvery = Math.max(1, Math.round(KEEPALIVE_MS / subject.intervalMs));
+  await streamResponse(request, reply, {
+    headers: SSE_HEADERS,
+    errorMarker: sseErrorEvent,
+    maxSeconds,
+    async produce(out) {
+      let last = '';
+      let idle = 0;
+      let current: T | null = subject.first;
+      while (out.open && current) {
+        const data = JSON.stringify(subject.progress(current));
+        if (data !== last) {
+          await out.write(`event: progress\ndata: ${data}\n\n`);
+          last = data;
+          idle = 0;
+        } else if (++idle % keepaliveEvery === 0) await out.write(': keepalive\n\n');
+        if (subject.ended(current)) break;
+        await out.pause(subject.intervalMs);
+        if (!out.open) return;
+        current = await subject.read();
+      }
+      if (out.open) await out.write(`event: end\ndata: ${JSON.stringify(subject.end(current))}\n\n`);
+    },
+  });
+}

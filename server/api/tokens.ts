@@ -1,6 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { SCOPES, type ApiTokens, type Scope } from '../auth/api-tokens.js';
-import type { AuditLog } from '../audit/audit-log.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { auditContext } from './request-context.js';
 import { IdParam, NoQuery, Nullable, Printable, Timestamp } from './shared-schemas.js';
@@ -23,7 +22,6 @@ const TokenView = Type.Object({
 
 export interface TokensPluginOptions {
   tokens: ApiTokens;
-  audit: AuditLog;
 }
 
 /**
@@ -31,7 +29,7 @@ export interface TokensPluginOptions {
  * list (never the secret or its hash), revoke. Every change is audited with the caller as
  * the actor.
  */
-export const tokensPlugin: FastifyPluginAsyncTypebox<TokensPluginOptions> = async (app, { tokens, audit }) => {
+export const tokensPlugin: FastifyPluginAsyncTypebox<TokensPluginOptions> = async (app, { tokens }) => {
   app.post(
     '/v1/tokens',
     {
@@ -121,16 +119,7 @@ export const tokensPlugin: FastifyPluginAsyncTypebox<TokensPluginOptions> = asyn
     async (request, reply) => {
       const before = await tokens.get(request.params.id);
       if (!before) throw new ApiError(404, 'not_found', `no API token ${request.params.id}`);
-      if (await tokens.revoke(before.id)) {
-        await audit.append({
-          ...auditContext(request),
-          action: 'api_token.revoked',
-          targetType: 'api_token',
-          targetId: before.id,
-          before,
-          after: await tokens.get(before.id),
-        });
-      }
+      await tokens.revoke(before.id, auditContext(request));
       return reply.status(204).send(null);
     },
   );

@@ -43,10 +43,11 @@ export const AUDIT_APPEND_LOCK = 0x77_72_74_66_61_75_64_69n;
 /** How long an append that still found its tail taken waits at most before trying again. */
 const MAX_RETRY_DELAY_MS = 1_000;
 
-type Transaction = Prisma.TransactionClient;
+/** The transaction an audited change writes through, so it commits with its event. */
+export type AuditTransaction = Prisma.TransactionClient;
 
 interface PendingChange {
-  change: (tx: Transaction) => Promise<{ result: unknown; event: AuditEntry | null }>;
+  change: (tx: AuditTransaction) => Promise<{ result: unknown; event: AuditEntry | null }>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -96,7 +97,7 @@ export class AuditLog {
    * event commit together or not at all. The lock is held until that transaction ends:
    * call this as the transaction's last step, after the change itself.
    */
-  async appendIn(tx: Transaction, entry: AuditEntry): Promise<{ id: string; hash: string }> {
+  async appendIn(tx: AuditTransaction, entry: AuditEntry): Promise<{ id: string; hash: string }> {
     const [written] = await this.writeLocked(tx, [entry]);
     return written!;
   }
@@ -109,7 +110,7 @@ export class AuditLog {
    * that fails takes the transaction down with it; it alone is rejected and the others run
    * again in a new one, as does a transaction that found its tail taken.
    */
-  record<T>(change: (tx: Transaction) => Promise<{ result: T; event: AuditEntry | null }>): Promise<T> {
+  record<T>(change: (tx: AuditTransaction) => Promise<{ result: T; event: AuditEntry | null }>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.changes.push({ change, resolve: resolve as (v: unknown) => void, reject });
       if (!this.committing) void this.commitChanges();
@@ -119,32 +120,39 @@ export class AuditLog {
   private async commitChanges(): Promise<void> {
     this.committing = true;
     try {
-      while (this.changes.length > 0) {
-        let batch = this.changes.splice(0, MAX_BATCH);
-        while (batch.length > 0) {
-          try {
-            const results = await retryOnTakenTail(() =>
-              this.db.$transaction((tx) => this.runChanges(tx, batch), { maxWait: 30_000, timeout: 60_000 }),
-            );
-            batch.forEach((b, i) => b.resolve(results[i]));
-            batch = [];
-          } catch (err) {
-            if (err instanceof ChangeFailed) {
-              batch[err.index]!.reject(err.cause);
-              batch = batch.filter((_, i) => i !== err.index);
-            } else {
-              for (const b of batch) b.reject(err);
-              batch = [];
-            }
-          }
-        }
-      }
+      while (this.changes.length > 0) await this.commitBatch(this.changes.splice(0, MAX_BATCH));
     } finally {
       this.committing = false;
     }
   }
 
-  private async runChanges(tx: Transaction, batch: PendingChange[]): Promise<unknown[]> {
+  private async commitBatch(pending: PendingChange[]): Promise<void> {
+    let batch = pending;
+    while (batch.length > 0) {
+      try {
+        const results = await retryOnTakenTail(() =>
+          this.db.$transaction((tx) => this.runChanges(tx, batch), { maxWait: 30_000, timeout: 60_000 }),
+        );
+        batch.forEach((b, i) => b.resolve(results[i]));
+        return;
+      } catch (err) {
+        if (err instanceof ChangeFailed) {
+          batch[err.index]!.reject(err.cause);
+          batch = batch.filter((_, i) => i !== err.index);
+        } else if (batch.length > 1) {
+          // The shared part failed (the events' INSERT, the commit): each change runs again on
+          // its own, so one whose event cannot be written does not take the others with it.
+          for (const one of batch) await this.commitBatch([one]);
+          return;
+        } else {
+          batch[0]!.reject(err);
+          return;
+        }
+      }
+    }
+  }
+
+  private async runChanges(tx: AuditTransaction, batch: PendingChange[]): Promise<unknown[]> {
     const results: unknown[] = [];
     const events: AuditEntry[] = [];
     for (const [index, { change }] of batch.entries()) {
@@ -182,7 +190,7 @@ export class AuditLog {
     }
   }
 
-  private async writeLocked(tx: Transaction, entries: AuditEntry[]): Promise<{ id: string; hash: string }[]> {
+  private async writeLocked(tx: AuditTransaction, entries: AuditEntry[]): Promise<{ id: string; hash: string }[]> {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${AUDIT_APPEND_LOCK})`;
     const tail = await tx.auditEvent.findFirst({ orderBy: { seq: 'desc' }, select: { hash: true } });
     let prevHash = tail?.hash ?? GENESIS_HASH;

@@ -10,17 +10,17 @@ export interface ChainVerdict {
   firstBroken?: { seq: string; id: string; reason: string };
 }
 
-/** The chain's verdict and the subjects that have no creating event at all. */
+/** The chain's verdict and what the store holds without its event (audit-completeness.ts). */
 export interface AuditVerdict extends ChainVerdict {
-  /** Routers, profile revisions, rollouts and API tokens without their creating event (listed up to 100 per kind). */
+  /** What lacks its event, listed up to 100 per check. */
   missing: UnauditedSubject[];
-  /** How many subjects lack their creating event, listed or not. */
+  /** How many lack their event, listed or not. */
   missingCount: number;
 }
 
 const PAGE = 5000;
 
-/** The whole check: an intact chain that also holds the creating event of every subject. */
+/** The whole check: an intact chain that also holds the event of everything stored that needs one. */
 export async function verifyAudit(db: PrismaClient): Promise<AuditVerdict> {
   const [chain, completeness] = await Promise.all([verifyAuditChain(db), findUnauditedSubjects(db)]);
   return { ...chain, ...completeness, ok: chain.ok && completeness.missingCount === 0 };

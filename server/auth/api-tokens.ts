@@ -115,13 +115,35 @@ export class ApiTokens {
     return actor;
   }
 
-  async revoke(id: string): Promise<boolean> {
-    for (const [hash, entry] of this.recent) if (entry.actor.tokenId === id) this.recent.delete(hash);
-    const { count } = await this.db.apiToken.updateMany({
-      where: { id, revokedAt: null },
-      data: { revokedAt: new Date() },
+  /**
+   * Revokes a token; false when it was revoked already (nothing changes, nothing is audited).
+   * The revocation and its `api_token.revoked` event commit together.
+   */
+  async revoke(id: string, ctx: { actor: string; requestId?: string | null }): Promise<boolean> {
+    const revoked = await this.audit.record(async (tx) => {
+      const before = await tx.apiToken.findUnique({ where: { id } });
+      const { count } = await tx.apiToken.updateMany({
+        where: { id, revokedAt: null },
+        data: { revokedAt: new Date() },
+      });
+      if (!before || count === 0) return { result: false, event: null };
+      const after = await tx.apiToken.findUniqueOrThrow({ where: { id } });
+      return {
+        result: true,
+        event: {
+          actor: ctx.actor,
+          action: 'api_token.revoked',
+          targetType: 'api_token',
+          targetId: id,
+          before: tokenView(before),
+          after: tokenView(after),
+          requestId: ctx.requestId ?? null,
+        },
+      };
     });
-    return count > 0;
+    // After the commit: a request between the cache clear and the commit would cache it again.
+    for (const [hash, entry] of this.recent) if (entry.actor.tokenId === id) this.recent.delete(hash);
+    return revoked;
   }
 
   /** Tokens as listings show them: never the secret, never its hash. */

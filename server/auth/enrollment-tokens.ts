@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import type { Prisma, PrismaClient } from '../../prisma/generated/client/client.js';
 import { hashToken } from './api-tokens.js';
 
 /** Enrollment secrets look different from API tokens so neither can be mistaken for the other. */
@@ -49,15 +49,16 @@ export function enrollmentTokenView(row: EnrollmentTokenRow, now = new Date()) {
 /**
  * Single-use, expiring enrollment tokens: random secrets shown once, stored as SHA-256
  * hashes. Consumption is one conditional UPDATE, so two agents racing with the same token
- * cannot both win, on any number of replicas.
+ * cannot both win, on any number of replicas. Writes take the transaction of an audited
+ * change (`db`), so a token and the event that creates, spends or revokes it commit together.
  */
 export class EnrollmentTokens {
   constructor(private readonly db: PrismaClient) {}
 
-  async create(input: NewEnrollmentToken) {
+  async create(input: NewEnrollmentToken, db: Prisma.TransactionClient = this.db) {
     const ttl = Math.min(input.ttlSeconds ?? DEFAULT_ENROLLMENT_TTL_SECONDS, MAX_ENROLLMENT_TTL_SECONDS);
     const secret = `${ENROLLMENT_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
-    const record = await this.db.enrollmentToken.create({
+    const record = await db.enrollmentToken.create({
       data: {
         tokenHash: hashToken(secret),
         routerName: input.routerName ?? null,
@@ -86,20 +87,20 @@ export class EnrollmentTokens {
   }
 
   /** Marks the token used; false when another caller used it first (or it lapsed meanwhile). */
-  async consume(id: string, now = new Date()): Promise<boolean> {
-    const { count } = await this.db.enrollmentToken.updateMany({
+  async consume(id: string, db: Prisma.TransactionClient = this.db, now = new Date()): Promise<boolean> {
+    const { count } = await db.enrollmentToken.updateMany({
       where: { id, usedAt: null, revokedAt: null, expiresAt: { gt: now } },
       data: { usedAt: now },
     });
     return count === 1;
   }
 
-  async markUsedBy(id: string, routerId: string): Promise<void> {
-    await this.db.enrollmentToken.update({ where: { id }, data: { usedByRouterId: routerId } });
+  async markUsedBy(id: string, routerId: string, db: Prisma.TransactionClient = this.db): Promise<void> {
+    await db.enrollmentToken.update({ where: { id }, data: { usedByRouterId: routerId } });
   }
 
-  async revoke(id: string): Promise<boolean> {
-    const { count } = await this.db.enrollmentToken.updateMany({
+  async revoke(id: string, db: Prisma.TransactionClient = this.db): Promise<boolean> {
+    const { count } = await db.enrollmentToken.updateMany({
       where: { id, revokedAt: null, usedAt: null },
       data: { revokedAt: new Date() },
     });

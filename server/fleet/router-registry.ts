@@ -295,42 +295,47 @@ export class RouterRegistry implements AgentReportSink {
     const revisionId = result.profile ? await this.revisionId(result.profile, result.revision) : null;
     const revision = revisionId ? { id: revisionId } : null;
     const agentResultId = result.resultId || null;
-    try {
-      await this.db.applyResult.create({
-        data: {
-          routerId,
-          revisionId: revision?.id ?? null,
-          status,
-          evidence: result.evidence ? (result.evidence as object) : undefined,
-          error: result.error || null,
-          startedAt: result.startedAt ?? new Date(),
-          finishedAt: result.finishedAt ?? new Date(),
-          agentResultId,
-        },
+    // The result, the applied revision and the event commit together. A result the agent sent
+    // again because our Ack did not reach it (or on two streams at once) is stored already: the
+    // insert skips it (no error, which would abort a transaction shared with other changes),
+    // and there is nothing more to record, audit or tell the rollout. The gateway acks it again.
+    const stored = await this.audit.record(async (tx) => {
+      const { count } = await tx.applyResult.createMany({
+        data: [
+          {
+            routerId,
+            revisionId: revision?.id ?? null,
+            status,
+            evidence: result.evidence ? (result.evidence as object) : undefined,
+            error: result.error || null,
+            startedAt: result.startedAt ?? new Date(),
+            finishedAt: result.finishedAt ?? new Date(),
+            agentResultId,
+          },
+        ],
+        skipDuplicates: true,
       });
-    } catch (error) {
-      // A result the agent sent again because our Ack did not reach it (or on two streams at
-      // once): stored already, so nothing more to record, audit or tell the rollout. The
-      // gateway acks it again. One insert, no lookup first: duplicates are the rare case.
-      if ((error as { code?: string }).code === 'P2002' && agentResultId) return;
-      throw error;
-    }
-    if (status === 'applied' && revision) {
-      await this.db.router.update({ where: { id: routerId }, data: { appliedRevisionId: revision.id } });
-    }
-    await this.audit.append({
-      actor: `agent:${identity}`,
-      action: `apply.${status}`,
-      targetType: 'router',
-      targetId: routerId,
-      after: {
-        profile: result.profile,
-        revision: result.revision,
-        status,
-        error: result.error || undefined,
-        planHash: result.planHash,
-      },
+      if (count === 0) return { result: false, event: null };
+      if (status === 'applied' && revision)
+        await tx.router.update({ where: { id: routerId }, data: { appliedRevisionId: revision.id } });
+      return {
+        result: true,
+        event: {
+          actor: `agent:${identity}`,
+          action: `apply.${status}`,
+          targetType: 'router',
+          targetId: routerId,
+          after: {
+            profile: result.profile,
+            revision: result.revision,
+            status,
+            error: result.error || undefined,
+            planHash: result.planHash,
+          },
+        },
+      };
     });
+    if (!stored) return;
     const duration =
       result.startedAt && result.finishedAt ? (result.finishedAt.getTime() - result.startedAt.getTime()) / 1000 : null;
     for (const listener of this.applyListeners)
@@ -345,6 +350,7 @@ export class RouterRegistry implements AgentReportSink {
 
   async recordDrift(routerId: string, report: DriftReport): Promise<void> {
     const router = await this.db.router.findUniqueOrThrow({ where: { id: routerId }, select: { identity: true } });
+    // The report changes nothing stored: its event is the whole record of it, appended alone.
     await this.audit.append({
       actor: `agent:${router.identity}`,
       action: 'drift.reported',

@@ -14,6 +14,11 @@
  *
  * Several replicas: each replica's proxy is named after its host (`controller:<hostname>`)
  * and only resumes its own routers.
+ *
+ * Every SSH (re)connection of a proxy agent checks its router's host against the onboarding
+ * targets again (WRTFLEET_ONBOARDING_ALLOW, target-policy.ts) and dials the address that check
+ * resolved: a host name allowed at onboarding may point elsewhere by the time the agent
+ * reconnects, hours or a controller restart later.
  */
 import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -23,6 +28,7 @@ import { AgentCredentials, keepRenewed, RouterAgent } from '../../agent/index.js
 import { SshHost } from '../../core/host/ssh-host.js';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { ControllerSecurity } from '../auth/security.js';
+import type { OnboardingTargetPolicy } from './target-policy.js';
 
 export interface ProxiedRouter {
   identity: string;
@@ -58,6 +64,8 @@ export class ControllerProxies {
       grpcAddress: () => string;
       dataDir: string;
       log: Logger;
+      /** Where a proxy agent may connect: checked before each of its SSH connections. */
+      targets: OnboardingTargetPolicy;
       /** Test and benchmark overrides for every agent (reconnect policy, probing). */
       agent?: Partial<ConstructorParameters<typeof RouterAgent>[0]>;
     },
@@ -111,6 +119,7 @@ export class ControllerProxies {
       hostKeyFingerprint: r.hostKeyFingerprint,
       label: `${r.username}@${r.host}:${r.port}`,
       backoff: { initialMs: 500, maxMs: 30_000 },
+      resolveAddress: this.allowedAddress(r.identity),
     });
     const log = this.deps.log;
     const agent = new RouterAgent({
@@ -134,6 +143,31 @@ export class ControllerProxies {
       : undefined;
     agent.start();
     this.running.set(r.identity, { agent, stopRenewal });
+  }
+
+  /**
+   * The address one router's host stands for now, if the onboarding targets allow it. A refusal
+   * is logged once when it starts (the agent retries with backoff) and once when it ends.
+   */
+  private allowedAddress(identity: string): (host: string) => Promise<string> {
+    let refusing = false;
+    return async (host) => {
+      try {
+        const [address] = await this.deps.targets.addresses(host);
+        if (refusing)
+          this.deps.log.info({ router: identity, host, address }, 'proxy agent: its router is an allowed target again');
+        refusing = false;
+        return address!;
+      } catch (err) {
+        if (!refusing)
+          this.deps.log.warn(
+            { router: identity, host, reason: (err as Error).message },
+            'proxy agent refused to connect to its router: not an allowed onboarding target now',
+          );
+        refusing = true;
+        throw err;
+      }
+    };
   }
 
   /** Stops the agent; with `forget`, also deletes its key, certificate and state (rollback, decommission). */

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
-import type { AuditLog } from '../audit/audit-log.js';
+import type { AuditLog, AuditTransaction } from '../audit/audit-log.js';
 import { Cancelled } from './job-failure.js';
 import type { StepName } from './onboarding-service.js';
 
@@ -35,13 +35,17 @@ export class JobRecord {
       throw new Cancelled(this.deps.closing() ? 'the controller is shutting down' : 'cancelled on request');
   }
 
-  audit(action: string, after?: unknown) {
-    return this.deps.audit.append({
-      actor: this.actor,
-      action: `onboarding.${action}`,
-      targetType: 'job',
-      targetId: this.jobId,
-      after,
+  /**
+   * A step's event, committed together with the database writes the step makes (`alongside`,
+   * e.g. the router's tags and the stored credential at the first Hello), or not at all.
+   */
+  async audit(action: string, after?: unknown, alongside?: (tx: AuditTransaction) => Promise<void>): Promise<void> {
+    await this.deps.audit.record(async (tx) => {
+      await alongside?.(tx);
+      return {
+        result: undefined,
+        event: { actor: this.actor, action: `onboarding.${action}`, targetType: 'job', targetId: this.jobId, after },
+      };
     });
   }
 
@@ -64,25 +68,24 @@ export class JobRecord {
     message: string,
     result: Record<string, unknown>,
   ): Promise<void> {
-    await this.deps.db.job.update({
-      where: { id: this.jobId },
-      data: {
-        state,
-        step: 'done',
-        percent: state === 'succeeded' ? 100 : undefined,
-        message,
-        error: state === 'succeeded' ? null : message,
-        result: result as object,
-        finishedAt: new Date(),
+    await this.audit(
+      state,
+      { message, routerId: result.routerId ?? null, placement: result.placement ?? null },
+      async (tx) => {
+        await tx.job.update({
+          where: { id: this.jobId },
+          data: {
+            state,
+            step: 'done',
+            percent: state === 'succeeded' ? 100 : undefined,
+            message,
+            error: state === 'succeeded' ? null : message,
+            result: result as object,
+            finishedAt: new Date(),
+          },
+        });
       },
-    });
-    await this.deps.audit.append({
-      actor: this.actor,
-      action: `onboarding.${state}`,
-      targetType: 'job',
-      targetId: this.jobId,
-      after: { message, routerId: result.routerId ?? null, placement: result.placement ?? null },
-    });
+    );
     this.deps.log.info({ jobId: this.jobId, state, message }, 'onboarding finished');
   }
 }

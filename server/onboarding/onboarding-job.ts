@@ -321,23 +321,29 @@ export class OnboardingJob {
     if (!router) throw new StepFailure(`no Hello from ${identity} within ${Math.round(timeoutMs / 1000)} s`);
     this.result.routerId = router.id;
     const tags = [...new Set([...router.tags, ...input.tags])];
-    if (tags.length !== router.tags.length) await db.router.update({ where: { id: router.id }, data: { tags } });
-    if (chosen.placement === 'proxy') {
-      await security.credentials.put(router.id, {
-        host: input.host,
-        port: input.port,
-        username: input.user,
-        authType: input.authType,
-        ...this.secret,
-        hostKeyFingerprint: this.fingerprint,
-        proxyIdentity: proxies.proxyIdentity,
-      });
-    }
     if (onRouter.enrollmentTokenFile) {
       // Spent once the agent holds its certificate (a Hello over mTLS proves it): leave nothing usable behind.
       await this.ssh!.run(['rm', '-f', onRouter.enrollmentTokenFile]);
     }
-    await this.record.audit('hello_received', { routerId: router.id, identity, tags });
+    // The operator's tags and the proxy's stored credential commit with the step's event.
+    await this.record.audit('hello_received', { routerId: router.id, identity, tags }, async (tx) => {
+      if (tags.length !== router.tags.length) await tx.router.update({ where: { id: router.id }, data: { tags } });
+      if (chosen.placement === 'proxy') {
+        await security.credentials.put(
+          router.id,
+          {
+            host: input.host,
+            port: input.port,
+            username: input.user,
+            authType: input.authType,
+            ...this.secret,
+            hostKeyFingerprint: this.fingerprint,
+            proxyIdentity: proxies.proxyIdentity,
+          },
+          tx,
+        );
+      }
+    });
     return router;
   }
 

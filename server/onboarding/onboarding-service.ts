@@ -30,7 +30,7 @@ import type { SecretBox } from '../secrets/secret-box.js';
 import { ControllerProxies } from './controller-proxy.js';
 import { OnboardingJob, secretAad, type OnboardingJobDeps } from './onboarding-job.js';
 import type { Placement } from './placement.js';
-import type { OnboardingTargetPolicy } from './target-policy.js';
+import type { Lookup, OnboardingTargetPolicy } from './target-policy.js';
 
 export const ONBOARDING_JOB = 'onboarding';
 
@@ -73,6 +73,8 @@ export interface OnboardingOptions {
   beforeStep?: (jobId: string, step: StepName) => Promise<void> | void;
   /** Overrides for every controller-hosted proxy agent. */
   proxyAgent?: ConstructorParameters<typeof ControllerProxies>[0]['agent'];
+  /** Test hook: how onboarding target host names resolve (default: the system resolver). */
+  resolveHost?: Lookup;
 }
 
 export class OnboardingService {
@@ -105,6 +107,7 @@ export class OnboardingService {
       grpcAddress: deps.grpcAddress,
       dataDir: deps.dataDir,
       log: deps.log,
+      targets: deps.targets,
       agent: deps.options?.proxyAgent,
     });
     this.jobDeps = {
@@ -138,16 +141,15 @@ export class OnboardingService {
     actor: string,
     requestId?: string,
   ): Promise<{ id: string }> {
-    const job = await this.deps.db.job.create({
-      data: { kind: ONBOARDING_JOB, input: input as object, createdBy: actor, message: 'queued' },
-    });
-    await this.deps.audit.append({
-      actor,
-      action: 'onboarding.requested',
-      targetType: 'job',
-      targetId: job.id,
-      after: input,
-      requestId,
+    // The Job row and its event commit together; the job is queued only once both are stored.
+    const job = await this.deps.audit.record(async (tx) => {
+      const row = await tx.job.create({
+        data: { kind: ONBOARDING_JOB, input: input as object, createdBy: actor, message: 'queued' },
+      });
+      return {
+        result: row,
+        event: { actor, action: 'onboarding.requested', targetType: 'job', targetId: row.id, after: input, requestId },
+      };
     });
     const sealed = this.deps.box.seal(JSON.stringify(secret), secretAad(job.id));
     await this.deps.jobs.enqueue(ONBOARDING_JOB, { jobId: job.id, sealed });
@@ -163,19 +165,19 @@ export class OnboardingService {
     const job = await this.deps.db.job.findUnique({ where: { id: jobId } });
     if (!job) return null;
     if (job.state !== 'queued' && job.state !== 'running') return 'finished';
-    await this.deps.db.job.update({ where: { id: jobId }, data: { cancelRequested: true } });
-    await this.deps.audit.append({
-      actor,
-      action: 'onboarding.cancel_requested',
-      targetType: 'job',
-      targetId: jobId,
-      requestId,
+    // The request, the cancellation of a job still queued, and the event commit together.
+    const cancelledQueued = await this.deps.audit.record(async (tx) => {
+      await tx.job.update({ where: { id: jobId }, data: { cancelRequested: true } });
+      const { count } = await tx.job.updateMany({
+        where: { id: jobId, state: 'queued' },
+        data: { state: 'cancelled', message: 'cancelled before it started', finishedAt: new Date() },
+      });
+      return {
+        result: count > 0,
+        event: { actor, action: 'onboarding.cancel_requested', targetType: 'job', targetId: jobId, requestId },
+      };
     });
-    const { count } = await this.deps.db.job.updateMany({
-      where: { id: jobId, state: 'queued' },
-      data: { state: 'cancelled', message: 'cancelled before it started', finishedAt: new Date() },
-    });
-    return count > 0 ? 'cancelled' : 'requested';
+    return cancelledQueued ? 'cancelled' : 'requested';
   }
 
   /**

@@ -10,16 +10,9 @@ import type { EnrollmentTokens } from '../auth/enrollment-tokens.js';
 import { FailureLimiter } from '../auth/failure-limiter.js';
 import { CertificateRequestRejected, peerCertificateInfo, type ControllerPki, type IssuedCertificate } from './ca.js';
 import { admitEnrollment, peerAddress } from './enrollment-admission.js';
+import { commitEnrollment, EnrollRefused, GENERIC_TOKEN_REFUSAL, recordCertificate } from './enrollment-commit.js';
 
-/** A refused Enroll call: the gRPC status and a message safe to show the caller. */
-export class EnrollRefused extends Error {
-  constructor(
-    readonly code: GrpcStatus,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { EnrollRefused } from './enrollment-commit.js';
 
 /** What a verified Connect stream is bound to. */
 export interface StreamGrant {
@@ -41,7 +34,6 @@ export interface AgentSecurity {
 }
 
 const MAX_NAME = 128;
-const GENERIC_TOKEN_REFUSAL = 'the enrollment token is unknown, already used, revoked or expired';
 
 /**
  * Trust between the controller and its agents: enrollment (token + CSR -> client
@@ -198,47 +190,20 @@ export class AgentAuthority implements AgentSecurity {
       if (err instanceof CertificateRequestRejected) throw new EnrollRefused(GrpcStatus.INVALID_ARGUMENT, err.message);
       throw err;
     }
-    if (!(await this.enrollmentTokens.consume(token.id))) {
-      this.log.warn({ peer, identity, tokenId: token.id }, 'enrollment refused: token used concurrently');
-      throw new EnrollRefused(GrpcStatus.UNAUTHENTICATED, GENERIC_TOKEN_REFUSAL);
-    }
-
     let routerId: string;
-    let revokedPrevious = 0;
-    if (admission.kind === 'rekey') {
-      routerId = admission.routerId;
-      // An admin asked for a new key: the old one may be lost or stolen. A decommissioned
-      // router the admin re-enrolls is back in the fleet.
-      if (admission.decommissioned)
-        await this.db.router.update({ where: { id: routerId }, data: { decommissionedAt: null } });
-      ({ count: revokedPrevious } = await this.db.agentCertificate.updateMany({
-        where: { routerId, revokedAt: null },
-        data: { revokedAt: new Date() },
-      }));
-    } else if (admission.kind === 'first-key') {
-      routerId = admission.routerId;
-    } else {
-      const name = admission.nameTaken ? await this.freeName(admission.name) : admission.name;
-      routerId = (await this.db.router.create({ data: { identity, name, tags: admission.tags } })).id;
-    }
-    await this.record(routerId, issued);
-    await this.enrollmentTokens.markUsedBy(token.id, routerId);
-    await this.audit.append({
-      actor: `agent:${identity}`,
-      action: admission.kind === 'rekey' ? 'router.reenrolled' : 'router.enrolled',
-      targetType: 'router',
-      targetId: routerId,
-      after: {
+    try {
+      ({ routerId } = await commitEnrollment(this.audit, this.enrollmentTokens, {
+        token,
         identity,
-        enrollmentTokenId: token.id,
-        tokenCreatedBy: token.createdBy,
-        certificateSerial: issued.serial,
-        notAfter: issued.notAfter.toISOString(),
-        revokedPreviousCertificates: revokedPrevious,
-        ...(admission.kind === 'rekey' && admission.decommissioned ? { recommissioned: true } : {}),
+        admission,
+        issued,
         peer,
-      },
-    });
+      }));
+    } catch (err) {
+      if (err instanceof EnrollRefused)
+        this.log.warn({ peer, identity, tokenId: token.id }, `enrollment refused: ${err.message}`);
+      throw err;
+    }
     this.log.info({ routerId, identity, serial: issued.serial, notAfter: issued.notAfter }, 'router enrolled');
     return {
       certificatePem: issued.certificatePem,
@@ -272,14 +237,20 @@ export class AgentAuthority implements AgentSecurity {
       if (err instanceof CertificateRequestRejected) return refuse(err.message);
       throw err;
     }
-    await this.record(session.routerId, issued);
-    await this.audit.append({
-      actor: `agent:${session.identity}`,
-      action: 'router.certificate_renewed',
-      targetType: 'router',
-      targetId: session.routerId,
-      before: session.certificateSerial ? { certificateSerial: session.certificateSerial } : null,
-      after: { certificateSerial: issued.serial, notAfter: issued.notAfter.toISOString() },
+    // The certificate and its event commit together.
+    await this.audit.record(async (tx) => {
+      await recordCertificate(tx, session.routerId, issued);
+      return {
+        result: undefined,
+        event: {
+          actor: `agent:${session.identity}`,
+          action: 'router.certificate_renewed',
+          targetType: 'router',
+          targetId: session.routerId,
+          before: session.certificateSerial ? { certificateSerial: session.certificateSerial } : null,
+          after: { certificateSerial: issued.serial, notAfter: issued.notAfter.toISOString() },
+        },
+      };
     });
     this.log.info(
       { routerId: session.routerId, serial: issued.serial, notAfter: issued.notAfter },
@@ -293,40 +264,31 @@ export class AgentAuthority implements AgentSecurity {
     };
   }
 
-  private async record(routerId: string, issued: IssuedCertificate): Promise<void> {
-    await this.db.agentCertificate.create({
-      data: {
-        serial: issued.serial,
-        routerId,
-        fingerprint: issued.fingerprint,
-        notBefore: issued.notBefore,
-        notAfter: issued.notAfter,
-      },
-    });
-  }
-
-  private async freeName(wanted: string): Promise<string> {
-    const base = wanted.slice(0, 120);
-    for (let i = 2; ; i++) {
-      const candidate = `${base}-${i}`;
-      if (!(await this.db.router.findUnique({ where: { name: candidate }, select: { id: true } }))) return candidate;
-    }
-  }
-
   /** Revokes one certificate; its stream (on any replica) closes within the watch interval. */
-  async revokeCertificate(serial: string, actor: string): Promise<boolean> {
-    const row = await this.db.agentCertificate.findUnique({ where: { serial } });
-    if (!row || row.revokedAt) return false;
-    await this.db.agentCertificate.update({ where: { serial }, data: { revokedAt: new Date() } });
-    await this.audit.append({
-      actor,
-      action: 'router.certificate_revoked',
-      targetType: 'router',
-      targetId: row.routerId,
-      after: { certificateSerial: serial },
+  async revokeCertificate(serial: string, actor: string, requestId?: string): Promise<boolean> {
+    // The conditional UPDATE decides: of two revocations at once, one revokes and is audited.
+    const revoked = await this.audit.record(async (tx) => {
+      const row = await tx.agentCertificate.findUnique({ where: { serial }, select: { routerId: true } });
+      const { count } = await tx.agentCertificate.updateMany({
+        where: { serial, revokedAt: null },
+        data: { revokedAt: new Date() },
+      });
+      if (!row || count === 0) return { result: false, event: null };
+      return {
+        result: true,
+        event: {
+          actor,
+          action: 'router.certificate_revoked',
+          targetType: 'router',
+          targetId: row.routerId,
+          after: { certificateSerial: serial },
+          requestId: requestId ?? null,
+        },
+      };
     });
-    this.closeLocal((s) => s.certificateSerial === serial, 'the client certificate of this stream was revoked');
-    return true;
+    if (revoked)
+      this.closeLocal((s) => s.certificateSerial === serial, 'the client certificate of this stream was revoked');
+    return revoked;
   }
 
   /**
@@ -335,30 +297,36 @@ export class AgentAuthority implements AgentSecurity {
    * watch interval).
    */
   async decommission(routerId: string, actor: string, requestId?: string) {
-    const router = await this.db.router.findUnique({ where: { id: routerId } });
-    if (!router) return null;
-    const now = new Date();
-    const already = router.decommissionedAt;
-    const decommissionedAt = already ?? now;
-    if (!already)
-      await this.db.router.update({ where: { id: routerId }, data: { decommissionedAt, status: 'offline' } });
-    const { count } = await this.db.agentCertificate.updateMany({
-      where: { routerId, revokedAt: null },
-      data: { revokedAt: now },
-    });
-    this.closeLocal((s) => s.routerId === routerId, 'this router was decommissioned');
-    if (!already || count > 0) {
-      await this.audit.append({
-        actor,
-        action: 'router.decommissioned',
-        targetType: 'router',
-        targetId: routerId,
-        before: { decommissionedAt: already?.toISOString() ?? null },
-        after: { decommissionedAt: decommissionedAt.toISOString(), revokedCertificates: count },
-        requestId: requestId ?? null,
+    // The router's state, its certificates' revocation and the event commit together; the
+    // streams close once that is so.
+    const result = await this.audit.record(async (tx) => {
+      const router = await tx.router.findUnique({ where: { id: routerId } });
+      if (!router) return { result: null, event: null };
+      const now = new Date();
+      const already = router.decommissionedAt;
+      const decommissionedAt = already ?? now;
+      if (!already) await tx.router.update({ where: { id: routerId }, data: { decommissionedAt, status: 'offline' } });
+      const { count } = await tx.agentCertificate.updateMany({
+        where: { routerId, revokedAt: null },
+        data: { revokedAt: now },
       });
-    }
-    return { id: routerId, identity: router.identity, decommissionedAt, revokedCertificates: count };
+      const done = { id: routerId, identity: router.identity, decommissionedAt, revokedCertificates: count };
+      if (already && count === 0) return { result: done, event: null };
+      return {
+        result: done,
+        event: {
+          actor,
+          action: 'router.decommissioned',
+          targetType: 'router',
+          targetId: routerId,
+          before: { decommissionedAt: already?.toISOString() ?? null },
+          after: { decommissionedAt: decommissionedAt.toISOString(), revokedCertificates: count },
+          requestId: requestId ?? null,
+        },
+      };
+    });
+    if (result) this.closeLocal((s) => s.routerId === routerId, 'this router was decommissioned');
+    return result;
   }
 
   private closeLocal(match: (s: { routerId: string; certificateSerial?: string }) => boolean, reason: string): void {

@@ -29,23 +29,25 @@ export class Reenrollment {
       select: { id: true, identity: true, name: true, decommissionedAt: true },
     });
     if (!router) return null;
-    const { secret, record } = await this.enrollmentTokens.create({
-      routerId: router.id,
-      ttlSeconds,
-      createdBy: actor,
-    });
-    await this.audit.append({
-      actor,
-      action: 'router.reenroll_requested',
-      targetType: 'router',
-      targetId: router.id,
-      after: {
-        identity: router.identity,
-        enrollmentTokenId: record.id,
-        expiresAt: record.expiresAt.toISOString(),
-        decommissioned: router.decommissionedAt !== null,
-      },
-      requestId: requestId ?? null,
+    // The token and its event commit together: an admin's re-enroll is never unrecorded.
+    const { secret, record } = await this.audit.record(async (tx) => {
+      const minted = await this.enrollmentTokens.create({ routerId: router.id, ttlSeconds, createdBy: actor }, tx);
+      return {
+        result: minted,
+        event: {
+          actor,
+          action: 'router.reenroll_requested',
+          targetType: 'router',
+          targetId: router.id,
+          after: {
+            identity: router.identity,
+            enrollmentTokenId: minted.record.id,
+            expiresAt: minted.record.expiresAt.toISOString(),
+            decommissioned: router.decommissionedAt !== null,
+          },
+          requestId: requestId ?? null,
+        },
+      };
     });
     return { router, secret, record };
   }

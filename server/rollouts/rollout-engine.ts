@@ -1,62 +1,20 @@
-import { Type, type Static } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import { Prisma, type PrismaClient } from '../../prisma/generated/client/client.js';
-import type { AuditLog } from '../audit/audit-log.js';
+import type { AuditLog, AuditTransaction } from '../audit/audit-log.js';
 import { selectorWhere, type Selector } from '../fleet/selector.js';
 import type { FleetBus } from '../jobs/fleet-bus.js';
 import type { JobRunner } from '../jobs/job-runner.js';
-
-const strategyFields = {
-  canary: Type.Integer({
-    minimum: 0,
-    maximum: 1000,
-    default: 1,
-    description: 'Routers in the first batch; 0 skips the canary',
-  }),
-  batchSize: Type.Integer({
-    minimum: 1,
-    maximum: 10_000,
-    default: 50,
-    description: 'Routers per batch after the canary',
-  }),
-  maxFailureRatio: Type.Number({
-    minimum: 0,
-    maximum: 1,
-    default: 0,
-    description:
-      'Pause when (failed + rolled back) / finished exceeds this after a batch; 0 pauses on the first failure',
-  }),
-  resultTimeoutSeconds: Type.Integer({
-    minimum: 5,
-    maximum: 86_400,
-    default: 180,
-    description: 'A sent router with no result after this long counts as failed',
-  }),
-};
-export const StrategySchema = Type.Object(strategyFields, { additionalProperties: false });
-/**
- * What a request may send: every field optional. Spelled out rather than Type.Partial,
- * whose schema loses its properties on the way through @fastify/swagger.
- */
-export const StrategyInputSchema = Type.Object(
-  {
-    canary: Type.Optional(strategyFields.canary),
-    batchSize: Type.Optional(strategyFields.batchSize),
-    maxFailureRatio: Type.Optional(strategyFields.maxFailureRatio),
-    resultTimeoutSeconds: Type.Optional(strategyFields.resultTimeoutSeconds),
-  },
-  { additionalProperties: false },
-);
-export type Strategy = Static<typeof StrategySchema>;
-export const DEFAULT_STRATEGY: Strategy = { canary: 1, batchSize: 50, maxFailureRatio: 0, resultTimeoutSeconds: 180 };
-
-export const TARGET_STATES = ['pending', 'sent', 'applied', 'failed', 'rolled_back', 'skipped'] as const;
-export type TargetState = (typeof TARGET_STATES)[number];
-const FINISHED: TargetState[] = ['applied', 'failed', 'rolled_back', 'skipped'];
-/** Targets without an outcome yet: a batch holding one is not finished, nor is the rollout. */
-const UNFINISHED: TargetState[] = ['pending', 'sent'];
-/** Rows per INSERT of targets: well under PostgreSQL's 65,535 bind parameters. */
-const TARGET_INSERT_CHUNK = 1000;
+import {
+  batchCountFor,
+  batchOf,
+  DEFAULT_STRATEGY,
+  FINISHED,
+  TARGET_INSERT_CHUNK,
+  TARGET_STATES,
+  UNFINISHED,
+  type Strategy,
+  type TargetState,
+} from './rollout-strategy.js';
 
 export class RolloutRefused extends Error {}
 export class RolloutNotFound extends Error {}
@@ -72,18 +30,6 @@ export interface RolloutRequest {
 
 export const ADVANCE_JOB = 'rollout.advance';
 export const SWEEP_JOB = 'rollout.sweep';
-
-/** Which batch a router falls in: the canary first, then fixed-size batches. */
-export function batchOf(index: number, strategy: Strategy): number {
-  if (index < strategy.canary) return 0;
-  const offset = strategy.canary > 0 ? 1 : 0;
-  return offset + Math.floor((index - strategy.canary) / strategy.batchSize);
-}
-
-export function batchCountFor(total: number, strategy: Strategy): number {
-  if (total === 0) return 0;
-  return batchOf(total - 1, strategy) + 1;
-}
 
 /**
  * Rollouts: a profile revision pushed to the routers a selector matched, canary first, then
@@ -231,20 +177,24 @@ export class RolloutEngine {
       const newFailures = failures - rollout.acceptedFailures;
       if (newFailures > 0 && finished > 0 && failures / finished > strategy.maxFailureRatio) {
         const reason = `${failures} of ${finished} routers failed or rolled back after batch ${batch} (threshold ${strategy.maxFailureRatio})`;
-        const { count } = await this.db.rollout.updateMany({
-          where: { id: rolloutId, state: 'running', currentBatch: batch },
-          data: { state: 'paused', pauseReason: reason },
-        });
-        if (count) {
-          this.log.warn({ rolloutId, reason }, 'rollout paused automatically');
-          await this.audit.append({
-            actor: 'system',
-            action: 'rollout.paused',
-            targetType: 'rollout',
-            targetId: rolloutId,
-            after: { reason, batch },
+        const paused = await this.audit.record(async (tx) => {
+          const { count } = await tx.rollout.updateMany({
+            where: { id: rolloutId, state: 'running', currentBatch: batch },
+            data: { state: 'paused', pauseReason: reason },
           });
-        }
+          if (count === 0) return { result: false, event: null };
+          return {
+            result: true,
+            event: {
+              actor: 'system',
+              action: 'rollout.paused',
+              targetType: 'rollout',
+              targetId: rolloutId,
+              after: { reason, batch },
+            },
+          };
+        });
+        if (paused) this.log.warn({ rolloutId, reason }, 'rollout paused automatically');
         return;
       }
       // The next batch is the lowest one with a target still unfinished. An earlier batch than
@@ -270,25 +220,29 @@ export class RolloutEngine {
         });
         continue;
       }
-      const { count } = await this.db.rollout.updateMany({
-        where: {
-          id: rolloutId,
-          state: 'running',
-          currentBatch: batch,
-          targets: { none: { state: { in: UNFINISHED } } },
-        },
-        data: { state: 'completed', finishedAt: new Date() },
-      });
-      if (count) {
-        this.log.info({ rolloutId, ...counts }, 'rollout completed');
-        await this.audit.append({
-          actor: 'system',
-          action: 'rollout.completed',
-          targetType: 'rollout',
-          targetId: rolloutId,
-          after: counts,
+      const completed = await this.audit.record(async (tx) => {
+        const { count } = await tx.rollout.updateMany({
+          where: {
+            id: rolloutId,
+            state: 'running',
+            currentBatch: batch,
+            targets: { none: { state: { in: UNFINISHED } } },
+          },
+          data: { state: 'completed', finishedAt: new Date() },
         });
-      }
+        if (count === 0) return { result: false, event: null };
+        return {
+          result: true,
+          event: {
+            actor: 'system',
+            action: 'rollout.completed',
+            targetType: 'rollout',
+            targetId: rolloutId,
+            after: counts,
+          },
+        };
+      });
+      if (completed) this.log.info({ rolloutId, ...counts }, 'rollout completed');
       return;
     }
   }
@@ -369,7 +323,7 @@ export class RolloutEngine {
 
   async pause(rolloutId: string, ctx: { actor: string; requestId?: string }) {
     return this.transition(rolloutId, ['running', 'scheduled'], 'paused', 'rollout.paused', ctx, {
-      pauseReason: `paused by ${ctx.actor}`,
+      extra: { pauseReason: `paused by ${ctx.actor}` },
     });
   }
 
@@ -377,60 +331,72 @@ export class RolloutEngine {
     // Resuming accepts the failures seen so far; only new ones pause the rollout again.
     const counts = await this.counts(rolloutId);
     const result = await this.transition(rolloutId, ['paused'], 'running', 'rollout.resumed', ctx, {
-      pauseReason: null,
-      acceptedFailures: counts.failed + counts.rolled_back,
+      extra: { pauseReason: null, acceptedFailures: counts.failed + counts.rolled_back },
     });
     await this.kick(rolloutId);
     return result;
   }
 
   async abort(rolloutId: string, ctx: { actor: string; requestId?: string }) {
-    await this.transition(rolloutId, ['running', 'paused', 'scheduled'], 'aborted', 'rollout.aborted', ctx, {
-      finishedAt: new Date(),
+    const finishedAt = new Date();
+    return this.transition(rolloutId, ['running', 'paused', 'scheduled'], 'aborted', 'rollout.aborted', ctx, {
+      extra: { finishedAt },
+      // Routers not reached yet keep what they run; offline ones no longer wait for this revision.
+      alongside: async (tx) => {
+        const unreached = await tx.rolloutTarget.findMany({
+          where: { rolloutId, state: { in: ['pending', 'skipped'] } },
+          select: { routerId: true },
+        });
+        await tx.router.updateMany({
+          where: { id: { in: unreached.map((u) => u.routerId) }, desiredRolloutId: rolloutId },
+          data: { desiredRevisionId: null, desiredRolloutId: null },
+        });
+        await tx.rolloutTarget.updateMany({
+          where: { rolloutId, state: 'pending' },
+          data: { state: 'skipped', error: 'rollout aborted', finishedAt },
+        });
+      },
     });
-    // Routers not reached yet keep what they run; offline ones no longer wait for this revision.
-    const unreached = await this.db.rolloutTarget.findMany({
-      where: { rolloutId, state: { in: ['pending', 'skipped'] } },
-      select: { routerId: true },
-    });
-    await this.db.router.updateMany({
-      where: { id: { in: unreached.map((u) => u.routerId) }, desiredRolloutId: rolloutId },
-      data: { desiredRevisionId: null, desiredRolloutId: null },
-    });
-    await this.db.rolloutTarget.updateMany({
-      where: { rolloutId, state: 'pending' },
-      data: { state: 'skipped', error: 'rollout aborted', finishedAt: new Date() },
-    });
-    return this.view(rolloutId);
   }
 
+  /**
+   * Moves a rollout from one of `from` to `to`: the state, whatever goes `alongside` it and
+   * the event commit together, or the rollout stays as it was.
+   */
   private async transition(
     rolloutId: string,
     from: ('scheduled' | 'running' | 'paused')[],
     to: 'paused' | 'running' | 'aborted',
     action: string,
     ctx: { actor: string; requestId?: string },
-    extra: Record<string, unknown>,
+    change: { extra: Record<string, unknown>; alongside?: (tx: AuditTransaction) => Promise<void> },
   ) {
     const before = await this.db.rollout.findUnique({ where: { id: rolloutId } });
     if (!before) throw new RolloutNotFound(`no rollout ${rolloutId}`);
-    const { count } = await this.db.rollout.updateMany({
-      where: { id: rolloutId, state: { in: from } },
-      data: { state: to, ...extra },
+    const moved = await this.audit.record(async (tx) => {
+      const { count } = await tx.rollout.updateMany({
+        where: { id: rolloutId, state: { in: from } },
+        data: { state: to, ...change.extra },
+      });
+      if (count === 0) return { result: false, event: null };
+      await change.alongside?.(tx);
+      return {
+        result: true,
+        event: {
+          actor: ctx.actor,
+          action,
+          targetType: 'rollout',
+          targetId: rolloutId,
+          before: { state: before.state },
+          after: { state: to },
+          requestId: ctx.requestId,
+        },
+      };
     });
-    if (count === 0)
+    if (!moved)
       throw new RolloutStateConflict(
         `rollout is ${before.state}; it can only be ${to === 'running' ? 'resumed' : to} from ${from.join(' or ')}`,
       );
-    await this.audit.append({
-      actor: ctx.actor,
-      action,
-      targetType: 'rollout',
-      targetId: rolloutId,
-      before: { state: before.state },
-      after: { state: to },
-      requestId: ctx.requestId,
-    });
     return this.view(rolloutId);
   }
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import type { Prisma, PrismaClient } from '../../prisma/generated/client/client.js';
 import type { SecretBox } from './secret-box.js';
 
 export type CredentialAuthType = 'password' | 'privateKey';
@@ -56,7 +56,8 @@ const aad = (routerId: string) => `router-credential:${routerId}`;
 /**
  * SSH credentials for proxy-managed routers, encrypted at rest with the data key
  * (RouterCredential.secretCiphertext). The API can write and describe them, never read the
- * secret back; `reveal` is the one place it is decrypted.
+ * secret back; `reveal` is the one place it is decrypted. Writes take the transaction of an
+ * audited change (`db`), so the credential and its audit event commit together.
  */
 export class RouterCredentials {
   constructor(
@@ -65,7 +66,7 @@ export class RouterCredentials {
     private readonly log: Logger,
   ) {}
 
-  async put(routerId: string, input: CredentialInput): Promise<CredentialView> {
+  async put(routerId: string, input: CredentialInput, db: Prisma.TransactionClient = this.db): Promise<CredentialView> {
     const payload: SealedPayload =
       input.authType === 'password'
         ? { password: input.password }
@@ -80,7 +81,7 @@ export class RouterCredentials {
       hostKeyFingerprint: input.hostKeyFingerprint ?? null,
       proxyIdentity: input.proxyIdentity ?? null,
     };
-    const row = await this.db.routerCredential.upsert({
+    const row = await db.routerCredential.upsert({
       where: { routerId },
       create: { routerId, ...data },
       update: data,
@@ -88,8 +89,8 @@ export class RouterCredentials {
     return view(row, !!input.passphrase);
   }
 
-  async describe(routerId: string): Promise<CredentialView | null> {
-    const row = await this.db.routerCredential.findUnique({ where: { routerId } });
+  async describe(routerId: string, db: Prisma.TransactionClient = this.db): Promise<CredentialView | null> {
+    const row = await db.routerCredential.findUnique({ where: { routerId } });
     if (!row) return null;
     let hasPassphrase = false;
     try {
@@ -100,8 +101,8 @@ export class RouterCredentials {
     return view(row, hasPassphrase);
   }
 
-  async remove(routerId: string): Promise<boolean> {
-    const { count } = await this.db.routerCredential.deleteMany({ where: { routerId } });
+  async remove(routerId: string, db: Prisma.TransactionClient = this.db): Promise<boolean> {
+    const { count } = await db.routerCredential.deleteMany({ where: { routerId } });
     return count > 0;
   }
 

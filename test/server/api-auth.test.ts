@@ -47,7 +47,7 @@ describe('REST authentication with scoped API tokens', () => {
       createdBy: 't',
     });
     const revoked = await controller.tokens.create({ name: 'gone', owner: 'o', scopes: ['read'], createdBy: 't' });
-    await controller.tokens.revoke(revoked.record.id);
+    await controller.tokens.revoke(revoked.record.id, { actor: 'test' });
     for (const t of ['wft_nope', 'garbage', expired.secret, revoked.secret]) {
       expect((await authedFetch(controller.httpUrl, t)('/v1/routers')).status, t.slice(0, 8)).toBe(401);
     }
