@@ -59,7 +59,7 @@ describe('PostgreSQL away for a few seconds mid-rollout (PostgreSQL + Redis)', (
     ).body;
     await eventually(
       async () => (await api(`/v1/rollouts/${rollout.id}`)).body.counts?.applied >= 2,
-      20_000,
+      60_000,
       'two applied',
     );
 
