@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * `npm run test:unit`: the tests of pure modules (plan, profile spec, facts parsing, capability
- * table, canonical JSON, counters parsing, the bundle's section loader, the repository layout).
+ * table, canonical JSON, counters parsing, telemetry deltas and windows, the bundle's section loader, the repository layout).
  * No root, no kernel, no PostgreSQL or Redis: seconds on a laptop. `npm test` runs them too,
  * with everything else.
  */
@@ -15,6 +15,8 @@ export const UNIT_TESTS = [
   'test/agent-apply/transaction-transcripts.test.ts',
   'test/onboarding/packages-transcripts.test.ts',
   'test/repo/layout.test.ts',
+  'test/telemetry/counter-deltas.test.ts',
+  'test/telemetry/series-window.test.ts',
 ];
 
 export default defineConfig({

@@ -30,6 +30,8 @@ import { routersPlugin } from './routers.js';
 import type { OnboardingService } from '../onboarding/onboarding-service.js';
 import { jobsPlugin } from './jobs.js';
 import { onboardingPlugin } from './onboarding.js';
+import { telemetryPlugin } from './telemetry.js';
+import type { TelemetryHistory } from '../telemetry/telemetry-history.js';
 
 export interface HttpApiDeps {
   db: PrismaClient;
@@ -42,6 +44,8 @@ export interface HttpApiDeps {
   jobs: JobRunner;
   gateway: AgentGateway;
   metrics: ControllerMetrics;
+  /** Telemetry history (series of routers and of the fleet). */
+  telemetry: TelemetryHistory;
   /** Onboarding over SSH and its jobs. */
   onboarding?: OnboardingService;
   logger: Logger;
@@ -108,6 +112,7 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
         { name: 'profiles', description: 'Profiles and their immutable revisions' },
         { name: 'rollouts', description: 'Pushing a revision to many routers, batch by batch' },
         { name: 'audit', description: 'The hash-chained history of every change' },
+        { name: 'telemetry', description: 'What the datapaths did over time: rates per program, offloaded flows' },
         { name: 'health' },
       ],
     },
@@ -144,6 +149,7 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
     streamMaxSeconds,
   });
   await app.register(auditPlugin, { db: deps.db, streamMaxSeconds });
+  await app.register(telemetryPlugin, { db: deps.db, telemetry: deps.telemetry });
   await app.register(metricsPlugin, { metrics: deps.metrics });
   if (deps.onboarding) {
     await app.register(onboardingPlugin, { onboarding: deps.onboarding });
