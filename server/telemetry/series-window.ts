@@ -35,6 +35,7 @@ export const MAX_POINTS = 1440;
 /** Without a step, the finest one that gives at most this many points. */
 const DEFAULT_POINTS = 360;
 const DEFAULT_RANGE_MS = HOUR_MS;
+const LATEST_AHEAD_MS = 24 * HOUR_MS;
 const STEPS_S = [60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400];
 
 export interface Retention {
@@ -48,6 +49,9 @@ const buckets = (fromMs: number, toMs: number, stepMs: number) =>
 export function resolveWindow(query: WindowQuery, now: number, retention: Retention): SeriesWindow {
   const toMs = query.to !== undefined ? Date.parse(query.to) : now;
   const fromMs = query.from !== undefined ? Date.parse(query.from) : toMs - DEFAULT_RANGE_MS;
+  // Minute numbers are int4 columns, and no history is older than 1970 or newer than now.
+  if (toMs > now + LATEST_AHEAD_MS) throw new WindowError('to', 'to may be at most a day from now');
+  if (fromMs < 0) throw new WindowError('from', 'from must be 1970-01-01 or later');
   if (!(fromMs < toMs)) throw new WindowError('from', 'from must be before to');
   const maxRangeMs = Math.max(retention.hourRetentionMs, 24 * HOUR_MS);
   if (toMs - fromMs > maxRangeMs)

@@ -179,6 +179,8 @@ describe.each(BACKENDS)('telemetry history of simulated routers over real gRPC (
       [`from=${new Date(Date.now() - 90 * 86_400_000).toISOString()}`, '/from'],
       [`from=${new Date(Date.now() - 3 * 86_400_000).toISOString()}&step=600`, '/step'],
       [`from=${new Date(Date.now() - 86_400_000).toISOString()}&step=60`, '/step'],
+      ['from=0001-01-01T00:00:00Z&to=0001-01-01T01:00:00Z', '/from'],
+      ['to=9999-12-31T00:00:00Z', '/to'],
       ['colour=red', '/colour'],
     ];
     for (const path of [`/v1/routers/${id}/telemetry`, '/v1/telemetry']) {

@@ -45,6 +45,8 @@ describe('the window of a series request', () => {
     expect(refusal({ from: iso(NOW), to: iso(NOW - 1) }).field).toBe('from');
     expect(refusal({ from: iso(NOW - 40 * 24 * H) }).field).toBe('from');
     expect(refusal({ step: 90 }).field).toBe('step');
+    expect(refusal({ from: '1969-12-31T23:00:00Z', to: '1970-01-01T00:30:00Z' }).field).toBe('from');
+    expect(refusal({ to: '9999-12-31T00:00:00Z' }).field).toBe('to');
     expect(refusal({ from: iso(NOW - 3 * 24 * H), step: 600 }).field).toBe('step');
     const tooMany = refusal({ from: iso(NOW - 24 * H), step: 60 });
     expect(tooMany.field).toBe('step');
