@@ -181,7 +181,7 @@ async function main() {
       '"FleetTelemetryTotal"',
     ];
     const sizes = await relationSizes(pool, tables);
-    const routerAfter = await relationSizes(pool, ['"Router"']);
+    const routerAfter = await relationSizes(pool, ['"Router"', '"TelemetryBaseline"']);
 
     // The same minutes in two straightforward layouts, for NAIVE_ROUTERS routers (SQL-generated).
     await pool.query(`CREATE TABLE naive_program_minute (
@@ -287,6 +287,8 @@ async function main() {
         perRouterKB: kb((minuteBytes + hourBytes * 30) / days / ROUTERS),
       },
       routerTable: { beforeMB: mb(routerBefore['"Router"']!.total), afterMB: mb(routerAfter['"Router"']!.total) },
+      // One row per router, rewritten by every sample: a fixed cost per router, not per day.
+      baselinesPerRouterBytes: Math.round(routerAfter['"TelemetryBaseline"']!.total / ROUTERS),
       naiveLayouts: {
         rowPerProgramAndMinute: Math.round(naive.naive_program_minute!.total / NAIVE_ROUTERS / days),
         jsonbSamplePerMinute: Math.round(naive.naive_sample_minute!.total / NAIVE_ROUTERS / days),

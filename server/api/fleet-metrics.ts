@@ -215,9 +215,10 @@ export class FleetMetrics {
     const [totals, flows, status, decommissioned, socs, releases, revisions, outcomes] = await Promise.all([
       db.fleetTelemetryTotal.findMany(),
       db.$queryRaw<{ software: number; hardware: number }[]>`
-        SELECT COALESCE(sum(("liveState"->'telemetry'->>'offloadedFlowsSoftware')::float8), 0) AS software,
-               COALESCE(sum(("liveState"->'telemetry'->>'offloadedFlowsHardware')::float8), 0) AS hardware
-          FROM "Router" WHERE status = 'online' AND "decommissionedAt" IS NULL`,
+        SELECT COALESCE(sum((b.latest->>'offloadedFlowsSoftware')::float8), 0) AS software,
+               COALESCE(sum((b.latest->>'offloadedFlowsHardware')::float8), 0) AS hardware
+          FROM "Router" r JOIN "TelemetryBaseline" b ON b."routerKey" = r."seriesKey"
+         WHERE r.status = 'online' AND r."decommissionedAt" IS NULL`,
       db.router.groupBy({ by: ['status'], where: active, _count: { _all: true } }),
       db.router.count({ where: { decommissionedAt: { not: null } } }),
       db.router.groupBy({ by: ['soc'], where: active, _count: { _all: true } }),
@@ -275,12 +276,20 @@ export class FleetMetrics {
     if ((await this.db.router.count({ where })) > this.config.perRouterMax) return 'suppressed';
     const rows = await this.db.router.findMany({
       where,
-      select: { name: true, status: true, liveState: true },
+      select: { name: true, status: true, seriesKey: true },
       orderBy: { name: 'asc' },
       take: this.config.perRouterMax,
     });
+    const latest = new Map(
+      (
+        await this.db.telemetryBaseline.findMany({
+          where: { routerKey: { in: rows.map((r) => r.seriesKey) } },
+          select: { routerKey: true, latest: true },
+        })
+      ).map((b) => [b.routerKey, b.latest as Telemetry]),
+    );
     return rows.map((r) => {
-      const t = ((r.liveState as { telemetry?: Telemetry } | null)?.telemetry ?? {}) as Telemetry;
+      const t = latest.get(r.seriesKey) ?? {};
       const programs = new Map<string, [number, number]>();
       for (const p of t.programs ?? []) {
         const program = programOfKey(p.program ?? '');

@@ -308,7 +308,7 @@ export class RouterRegistry implements AgentReportSink {
       await this.db.router.update({ where: { id: routerId }, data: { appliedRevisionId: revision.id } });
     }
     // What now runs, as the agent read it back: the live state stays true between Hellos
-    // (telemetry history groups routers by it). Set in place: telemetry writes the same document.
+    // (telemetry history groups routers by it). Set in place, the rest of the document kept.
     const datapath = status === 'applied' ? datapathStateOfEvidence(result.evidence) : null;
     if (datapath) {
       await this.db
@@ -333,7 +333,7 @@ export class RouterRegistry implements AgentReportSink {
       await listener(routerId, revision?.id ?? null, status, result.error || null, duration);
   }
 
-  /** Buffered: the writer stores the history and the latest sample (liveState.telemetry) in batches. */
+  /** Buffered: the writer stores the history and the latest sample (TelemetryBaseline) in batches. */
   async recordTelemetry(routerId: string, telemetry: Telemetry): Promise<void> {
     this.options.telemetry.record(routerId, telemetry);
     await this.markSeen(routerId);

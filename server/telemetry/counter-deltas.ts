@@ -13,7 +13,7 @@
 import { PROGRAM_NAMES } from '../../core/programs.js';
 import { INT4_MAX, programOfKey, programSlot } from './series-layout.js';
 
-/** The last cumulative reading of a router, as Router.telemetryBaseline stores it. */
+/** The last cumulative reading of a router, as TelemetryBaseline stores it. */
 export interface CounterBaseline {
   /** When the controller received it (ms since the epoch). */
   at: number;

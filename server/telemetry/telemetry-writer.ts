@@ -2,9 +2,9 @@
  * The ingestion path of telemetry history: samples from every agent stream of this replica
  * are buffered and written together, one transaction per flush with a handful of statements
  * for hundreds of routers (a fleet of 10,000 sends ~170 samples a second; one INSERT each
- * would be as many round trips and commits). Each flush locks the rows of the routers it
- * writes and reads their baselines there, so two replicas (a router that moved) never turn
- * the same interval into two deltas.
+ * would be as many round trips and commits). Each flush locks the baselines of the routers
+ * it writes (TelemetryBaseline) and reads them there, so two replicas (a router that moved)
+ * never turn the same interval into two deltas.
  */
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
@@ -87,12 +87,19 @@ const INSERT_MINUTES = `
     "mode" = EXCLUDED."mode",
     "programs" = "TelemetryMinute"."programs" | EXCLUDED."programs"`;
 
-const UPDATE_ROUTERS = `
-  UPDATE "Router" AS r
-     SET "telemetryBaseline" = v.baseline,
-         "liveState" = jsonb_set(COALESCE(r."liveState", '{}'::jsonb), '{telemetry}', v.telemetry)
-    FROM json_to_recordset($1::json) AS v(id text, baseline jsonb, telemetry jsonb)
-   WHERE r.id = v.id`;
+const ROUTERS = `SELECT id, "seriesKey", "liveState"->'datapath' AS datapath FROM "Router" WHERE id = ANY($1::text[])`;
+
+/** Locked in key order: two replicas flushing overlapping routers cannot deadlock on them. */
+const LOCK_BASELINES = `
+  SELECT "routerKey", round(extract(epoch FROM at) * 1000)::int8 AS at, counters
+    FROM "TelemetryBaseline" WHERE "routerKey" = ANY($1::int4[]) ORDER BY "routerKey" FOR UPDATE`;
+
+/** A router without a baseline row gets one (two replicas racing for it both saw a gap: no delta doubles). */
+const STORE_BASELINES = `
+  INSERT INTO "TelemetryBaseline" ("routerKey", at, counters, latest)
+  SELECT "routerKey", at, counters, latest
+    FROM json_to_recordset($1::json) AS v("routerKey" int4, at timestamptz, counters jsonb, latest jsonb)
+  ON CONFLICT ("routerKey") DO UPDATE SET at = EXCLUDED.at, counters = EXCLUDED.counters, latest = EXCLUDED.latest`;
 
 const ADD_TOTALS = `
   INSERT INTO "FleetTelemetryTotal" ("mode", ${COUNTER_COLUMNS.map((c) => `"${c}"`).join(', ')})
@@ -200,22 +207,27 @@ export class TelemetryWriter {
     let statements = 0;
     const minutes = new Map<string, MinuteRow>();
     const totals = new Map<number, number[]>();
-    const updates: { id: string; baseline: CounterBaseline; telemetry: unknown }[] = [];
+    const updates: { routerKey: number; at: string; counters: CounterBaseline['counters']; latest: unknown }[] = [];
     let resets = 0;
     let gaps = 0;
     let stale = 0;
     await this.db.$transaction(
       async (tx) => {
-        // Locked in id order (two replicas flushing overlapping routers cannot deadlock on them).
-        const routers = await tx.$queryRawUnsafe<{ id: string; seriesKey: number; baseline: unknown; live: unknown }[]>(
-          `SELECT id, "seriesKey", "telemetryBaseline" AS baseline, "liveState" AS live
-             FROM "Router" WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
+        const routers = await tx.$queryRawUnsafe<{ id: string; seriesKey: number; datapath: unknown }[]>(
+          ROUTERS,
           `{${ids.map((id) => `"${id.replace(/["\\]/g, '\\$&')}"`).join(',')}}`,
         );
-        statements++;
+        const locked = await tx.$queryRawUnsafe<{ routerKey: number; at: bigint; counters: unknown }[]>(
+          LOCK_BASELINES,
+          intArray(routers.map((r) => r.seriesKey)),
+        );
+        statements += 2;
+        const baselines = new Map(
+          locked.map((b) => [b.routerKey, parseBaseline({ at: Number(b.at), counters: b.counters })] as const),
+        );
         for (const router of routers) {
-          let baseline = parseBaseline(router.baseline);
-          const mode = modeOfLiveState(router.live);
+          let baseline = baselines.get(router.seriesKey) ?? null;
+          const mode = modeOfLiveState({ datapath: router.datapath });
           let latest: PendingSample | undefined;
           for (const sample of byRouter.get(router.id)!.sort((a, b) => a.at - b.at)) {
             const outcome = intervalDelta(baseline, { at: sample.at, programs: sample.telemetry.programs });
@@ -256,7 +268,12 @@ export class TelemetryWriter {
             totals.set(mode, total);
           }
           if (latest && baseline)
-            updates.push({ id: router.id, baseline, telemetry: JSON.parse(JSON.stringify(latest.telemetry)) });
+            updates.push({
+              routerKey: router.seriesKey,
+              at: new Date(baseline.at).toISOString(),
+              counters: baseline.counters,
+              latest: latest.telemetry,
+            });
         }
         if (minutes.size > 0) {
           const rows = [...minutes.values()];
@@ -283,7 +300,7 @@ export class TelemetryWriter {
           statements += 3;
         }
         if (updates.length > 0) {
-          await tx.$executeRawUnsafe(UPDATE_ROUTERS, JSON.stringify(updates));
+          await tx.$executeRawUnsafe(STORE_BASELINES, JSON.stringify(updates));
           statements++;
         }
       },

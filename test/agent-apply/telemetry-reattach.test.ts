@@ -18,7 +18,7 @@ import { requireFeatures } from '../datapath/features.js';
 import { Topology } from '../datapath/topology.js';
 import { eventually, startTestController, type authedFetch } from '../support/controller.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
-import { applyProfile, ratesOf, routerSeries } from '../support/telemetry.js';
+import { applyProfile, ratesOf, routerSeries, storedBaseline } from '../support/telemetry.js';
 
 const topo = new Topology();
 const KEY = 'wan0/set_ip_ttl';
@@ -31,8 +31,7 @@ const logs: string[] = [];
 
 /** The reading of KEY in the router's stored baseline (the last sample the controller turned into deltas). */
 async function baselineReading(): Promise<[number, number] | undefined> {
-  const router = await controller.db.prisma.router.findUniqueOrThrow({ where: { id: routerId } });
-  return (router.telemetryBaseline as { counters?: Record<string, [number, number]> } | null)?.counters?.[KEY];
+  return (await storedBaseline(controller, routerId))?.counters[KEY];
 }
 
 /**
@@ -44,10 +43,9 @@ async function settled(): Promise<[number, number]> {
   let last: { at: number; reading: string } | undefined;
   return eventually(
     async () => {
-      const router = await controller.db.prisma.router.findUniqueOrThrow({ where: { id: routerId } });
-      const baseline = router.telemetryBaseline as { at?: number; counters?: Record<string, [number, number]> } | null;
+      const baseline = await storedBaseline(controller, routerId);
       const at = baseline?.at ?? 0;
-      const reading = baseline?.counters?.[KEY];
+      const reading = baseline?.counters[KEY];
       if (at <= since || !reading) return undefined;
       const stable = last !== undefined && last.at !== at && last.reading === JSON.stringify(reading);
       last = { at, reading: JSON.stringify(reading) };

@@ -13,7 +13,7 @@ import type { Controller } from '../../server/controller.js';
 import type { RouterPoint } from '../../server/telemetry/telemetry-series.js';
 import { BACKENDS, type TestDatabase } from '../support/databases.js';
 import { eventually, operatorApi, startTestController, type authedFetch } from '../support/controller.js';
-import { applyProfile, ratesOf, routerSeries } from '../support/telemetry.js';
+import { applyProfile, ratesOf, routerSeries, storedBaseline } from '../support/telemetry.js';
 
 const FAST = { jitterWindowMs: 200, initialDelayMs: 50, maxDelayMs: 500 };
 const PPS = 1_000;
@@ -108,20 +108,14 @@ describe.each(BACKENDS)('telemetry history of simulated routers over real gRPC (
   it('a simulated reboot (counters back to zero) shows no negative and no spike in the series', async () => {
     const router = routers[0]!;
     const id = ids['kt-km14-102h-mt7621-001']!;
-    const before = await controller.db.prisma.router.findUniqueOrThrow({ where: { id } });
-    const beforeTtl = (before.telemetryBaseline as { counters: Record<string, [number, number]> }).counters[
-      'wan/set_ip_ttl'
-    ]!;
+    const beforeTtl = (await storedBaseline(controller, id))!.counters['wan/set_ip_ttl']!;
     expect(beforeTtl[0]).toBeGreaterThan(PPS * DAY_S);
     const resets = controller.telemetry.writer.stats.resets;
     router.resetCounters();
     await eventually(async () => controller.telemetry.writer.stats.resets > resets, 10_000, 'a reset seen');
     await new Promise((r) => setTimeout(r, 1_500));
     await controller.telemetry.writer.flush();
-    const after = await controller.db.prisma.router.findUniqueOrThrow({ where: { id } });
-    const afterTtl = (after.telemetryBaseline as { counters: Record<string, [number, number]> }).counters[
-      'wan/set_ip_ttl'
-    ]!;
+    const afterTtl = (await storedBaseline(controller, id))!.counters['wan/set_ip_ttl']!;
     // The counters really went down by a day's worth...
     expect(afterTtl[0]).toBeLessThan(PPS * 60);
     // ...and every rate stayed what the router did: no negative, no spike of a day's count.

@@ -49,6 +49,16 @@ export function ratesOf(points: RouterPoint[]) {
   };
 }
 
+/** A router's stored baseline: the last sample's arrival (ms) and its cumulative counters by key. */
+export async function storedBaseline(
+  controller: Controller,
+  routerId: string,
+): Promise<{ at: number; counters: Record<string, [number, number]> } | null> {
+  const { seriesKey } = await controller.db.prisma.router.findUniqueOrThrow({ where: { id: routerId } });
+  const b = await controller.db.prisma.telemetryBaseline.findUnique({ where: { routerKey: seriesKey } });
+  return b ? { at: b.at.getTime(), counters: b.counters as Record<string, [number, number]> } : null;
+}
+
 /**
  * One consistent reading of a router's stored history: when its baseline was taken (the
  * last sample's arrival) and how many milliseconds its minute rows cover. The writer updates
@@ -59,8 +69,8 @@ export async function storedCoverage(
   controller: Controller,
   routerId: string,
 ): Promise<{ at: number; coveredMs: number }> {
-  const [row] = await controller.db.prisma.$queryRaw<{ at: number | null; covered: bigint | null }[]>`
-    SELECT ("telemetryBaseline"->>'at')::float8 AS at,
+  const [row] = await controller.db.prisma.$queryRaw<{ at: bigint | null; covered: bigint | null }[]>`
+    SELECT (SELECT round(extract(epoch FROM b.at) * 1000)::int8 FROM "TelemetryBaseline" b WHERE b."routerKey" = r."seriesKey") AS at,
            (SELECT sum("coveredMs") FROM "TelemetryMinute" m WHERE m."routerKey" = r."seriesKey") AS covered
       FROM "Router" r WHERE r.id = ${routerId}`;
   return { at: Number(row?.at ?? 0), coveredMs: Number(row?.covered ?? 0) };

@@ -1,6 +1,5 @@
 -- AlterTable
-ALTER TABLE "Router" ADD COLUMN     "seriesKey" SERIAL NOT NULL,
-ADD COLUMN     "telemetryBaseline" JSONB;
+ALTER TABLE "Router" ADD COLUMN     "seriesKey" SERIAL NOT NULL;
 
 -- CreateTable
 CREATE TABLE "TelemetryMinute" (
@@ -22,6 +21,16 @@ CREATE TABLE "TelemetryMinute" (
     "programs" SMALLINT NOT NULL,
 
     CONSTRAINT "TelemetryMinute_pkey" PRIMARY KEY ("routerKey","minute")
+);
+
+-- CreateTable
+CREATE TABLE "TelemetryBaseline" (
+    "routerKey" INTEGER NOT NULL,
+    "at" TIMESTAMPTZ(3) NOT NULL,
+    "counters" JSONB NOT NULL,
+    "latest" JSONB NOT NULL,
+
+    CONSTRAINT "TelemetryBaseline_pkey" PRIMARY KEY ("routerKey")
 );
 
 -- CreateTable
