@@ -2,8 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * `npm run test:unit`: the tests of pure modules (plan, profile spec, facts parsing, capability
- * table, canonical JSON, counters parsing, the bundle's section loader, the repository layout,
- * the console's own logic).
+ * table, canonical JSON, counters parsing, telemetry deltas and windows, the bundle's section loader,
+ * the repository layout, the console's own logic).
  * No root, no kernel, no PostgreSQL or Redis: seconds on a laptop. `npm test` runs them too,
  * with everything else.
  */
@@ -17,6 +17,8 @@ export const UNIT_TESTS = [
   'test/onboarding/packages-transcripts.test.ts',
   'test/repo/layout.test.ts',
   'test/web-admin/logic/**/*.test.ts',
+  'test/telemetry/counter-deltas.test.ts',
+  'test/telemetry/series-window.test.ts',
 ];
 
 export default defineConfig({

@@ -68,6 +68,7 @@ export class RouterAgent {
   private ready: Promise<void> | undefined;
   private drift: DriftWatcher | undefined;
   private telemetryTimer: NodeJS.Timeout | undefined;
+  private telemetryInFlight: Promise<boolean> | undefined;
   private readonly probeEnabled: boolean;
 
   /** Datapath locations, one object shared with the ApplyManager (a proxy fills in the helper it installs). */
@@ -255,7 +256,17 @@ export class RouterAgent {
     this.telemetryTimer.unref();
   }
 
-  async sendTelemetry(): Promise<boolean> {
+  /**
+   * One sample, collected and sent. At most one at a time: a collection slower than the
+   * interval would otherwise overlap the next, and a reading taken earlier but sent later
+   * looks like a counter reset to the controller.
+   */
+  sendTelemetry(): Promise<boolean> {
+    this.telemetryInFlight ??= this.collectAndSendTelemetry().finally(() => (this.telemetryInFlight = undefined));
+    return this.telemetryInFlight;
+  }
+
+  private async collectAndSendTelemetry(): Promise<boolean> {
     try {
       const endian = this.facts?.endian === 'big' ? 'bpfeb' : 'bpfel';
       const telemetry = await collectTelemetry(this.options.host, { ...this.paths, endian });

@@ -41,6 +41,10 @@ export interface ControllerConfig {
   http?: Partial<HttpLimits>;
   /** mTLS for agents, enrollment, secrets at rest, auth rate limits (server/auth/security-config.ts); absent fields take the safe defaults. */
   security?: Partial<SecurityConfig>;
+  /** Telemetry history: retention, write batching, rollup; absent fields take DEFAULT_TELEMETRY. */
+  telemetry?: Partial<TelemetryConfig>;
+  /** What /metrics exposes beyond the fleet-wide series; absent fields take DEFAULT_METRICS. */
+  metrics?: Partial<MetricsConfig>;
   /** The name the console shows in its header (WRTFLEET_FLEET_NAME, default "wrtfleet"). */
   fleetName?: string;
   /** The operator's console served at /. */
@@ -53,6 +57,42 @@ export interface ConsoleConfig {
   /** Build it at start when web-admin/dist is missing (the default; tests turn it off). */
   buildWhenMissing?: boolean;
 }
+
+/** How long telemetry history is kept, and how it is written (server/telemetry/). */
+export interface TelemetryConfig {
+  /** 1-minute points are kept this long (WRTFLEET_TELEMETRY_MINUTE_RETENTION_HOURS). */
+  minuteRetentionHours: number;
+  /** 1-hour points are kept this long (WRTFLEET_TELEMETRY_HOUR_RETENTION_DAYS). */
+  hourRetentionDays: number;
+  /** Samples are buffered and written together this often (WRTFLEET_TELEMETRY_FLUSH_SECONDS). */
+  flushSeconds: number;
+  /** The rollup and retention job runs this often (WRTFLEET_TELEMETRY_ROLLUP_SECONDS). */
+  rollupEverySeconds: number;
+}
+
+export const DEFAULT_TELEMETRY: TelemetryConfig = {
+  minuteRetentionHours: 24,
+  hourRetentionDays: 30,
+  flushSeconds: 5,
+  rollupEverySeconds: 60,
+};
+
+export interface MetricsConfig {
+  /** Also expose per-router series, labelled with the router's name (WRTFLEET_METRICS_PER_ROUTER). */
+  perRouter: boolean;
+  /**
+   * Per-router series are left out, and wrtfleet_metrics_per_router_suppressed says so, for a
+   * fleet larger than this (WRTFLEET_METRICS_PER_ROUTER_MAX, at most PER_ROUTER_MAX_LIMIT).
+   */
+  perRouterMax: number;
+  /** The fleet is read from the database at most this often per replica (WRTFLEET_METRICS_CACHE_SECONDS). */
+  cacheSeconds: number;
+}
+
+/** Past this many routers a per-router exposition is too large for one scrape to be useful. */
+export const PER_ROUTER_MAX_LIMIT = 5_000;
+
+export const DEFAULT_METRICS: MetricsConfig = { perRouter: false, perRouterMax: 500, cacheSeconds: 10 };
 
 /**
  * Every REST request ends: a client that sends too slowly, a connection gone silent, and a
@@ -89,6 +129,13 @@ function positive(name: string, value: string | undefined, fallback: number): nu
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`${name} must be a positive number, got "${value}"`);
   return n;
+}
+
+function flag(name: string, value: string | undefined): boolean {
+  const v = (value ?? '').toLowerCase();
+  if (v === '' || v === 'false' || v === '0') return false;
+  if (v === 'true' || v === '1') return true;
+  throw new ConfigError(`${name} must be true or false, got "${value}"`);
 }
 
 function list(value: string | undefined): string[] {
@@ -180,5 +227,47 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerC
       distDir: env.WRTFLEET_CONSOLE_DIR ? path.resolve(env.WRTFLEET_CONSOLE_DIR) : env.WRTFLEET_CONSOLE_DIR,
       buildWhenMissing: true,
     },
+    telemetry: {
+      minuteRetentionHours: positive(
+        'WRTFLEET_TELEMETRY_MINUTE_RETENTION_HOURS',
+        env.WRTFLEET_TELEMETRY_MINUTE_RETENTION_HOURS,
+        DEFAULT_TELEMETRY.minuteRetentionHours,
+      ),
+      hourRetentionDays: positive(
+        'WRTFLEET_TELEMETRY_HOUR_RETENTION_DAYS',
+        env.WRTFLEET_TELEMETRY_HOUR_RETENTION_DAYS,
+        DEFAULT_TELEMETRY.hourRetentionDays,
+      ),
+      flushSeconds: positive(
+        'WRTFLEET_TELEMETRY_FLUSH_SECONDS',
+        env.WRTFLEET_TELEMETRY_FLUSH_SECONDS,
+        DEFAULT_TELEMETRY.flushSeconds,
+      ),
+      rollupEverySeconds: positive(
+        'WRTFLEET_TELEMETRY_ROLLUP_SECONDS',
+        env.WRTFLEET_TELEMETRY_ROLLUP_SECONDS,
+        DEFAULT_TELEMETRY.rollupEverySeconds,
+      ),
+    },
+    metrics: metricsConfigFromEnv(env),
+  };
+}
+
+function metricsConfigFromEnv(env: NodeJS.ProcessEnv): MetricsConfig {
+  const perRouterMax = Math.round(
+    positive('WRTFLEET_METRICS_PER_ROUTER_MAX', env.WRTFLEET_METRICS_PER_ROUTER_MAX, DEFAULT_METRICS.perRouterMax),
+  );
+  if (perRouterMax > PER_ROUTER_MAX_LIMIT)
+    throw new ConfigError(
+      `WRTFLEET_METRICS_PER_ROUTER_MAX is at most ${PER_ROUTER_MAX_LIMIT} (a per-router exposition of a larger fleet is too big to scrape), got "${env.WRTFLEET_METRICS_PER_ROUTER_MAX}"`,
+    );
+  return {
+    perRouter: flag('WRTFLEET_METRICS_PER_ROUTER', env.WRTFLEET_METRICS_PER_ROUTER),
+    perRouterMax,
+    cacheSeconds: positive(
+      'WRTFLEET_METRICS_CACHE_SECONDS',
+      env.WRTFLEET_METRICS_CACHE_SECONDS,
+      DEFAULT_METRICS.cacheSeconds,
+    ),
   };
 }

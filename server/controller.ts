@@ -23,6 +23,7 @@ import { OnboardingService, type OnboardingOptions } from './onboarding/onboardi
 import { OnboardingTargetPolicy } from './onboarding/target-policy.js';
 import { loadDataKey, SecretBox } from './secrets/secret-box.js';
 import { buildConsoleWhenMissing, DEFAULT_CONSOLE_DIR } from './console/console-build.js';
+import { TelemetryHistory } from './telemetry/telemetry-history.js';
 
 export interface Controller {
   config: ControllerConfig;
@@ -38,6 +39,8 @@ export interface Controller {
   jobs: JobRunner;
   /** Onboarding routers over SSH, with the controller-hosted proxy agents. */
   onboarding: OnboardingService;
+  /** Telemetry history: the batch writer, the rollup and retention job, the series reads. */
+  telemetry: TelemetryHistory;
   /** Set on the first start of an empty database: where the bootstrap admin token was written. */
   adminTokenFile: string | null;
   /** http://host:port of the REST API as actually bound (port 0 picks a free one). */
@@ -80,10 +83,11 @@ export async function startController(
   const tokens = new ApiTokens(db.prisma, audit);
   const adminTokenFile = await bootstrapAdminToken(tokens, config.dataDir, logger.child({ component: 'auth' }));
   const security = await startSecurity(config, db.prisma, audit, tokens, logger.child({ component: 'security' }));
+  const telemetry = new TelemetryHistory(db.prisma, logger.child({ component: 'telemetry' }), config.telemetry);
   const registry = new RouterRegistry(
     db.prisma,
     audit,
-    { autoRegister: config.autoRegister },
+    { autoRegister: config.autoRegister, telemetry: telemetry.writer },
     logger.child({ component: 'fleet' }),
   );
   const directory = new RouterDirectory(db);
@@ -142,7 +146,13 @@ export async function startController(
         .catch((err: unknown) => logger.error({ err }, 'desired state on connect failed'));
     },
   });
-  const metrics = new ControllerMetrics(db.prisma, gateway, jobs);
+  const metrics = new ControllerMetrics(
+    db.prisma,
+    gateway,
+    jobs,
+    logger.child({ component: 'metrics' }),
+    config.metrics,
+  );
   registry.onApplyResult(async (_routerId, _revisionId, status, _error, seconds) =>
     metrics.observeApply(status, seconds),
   );
@@ -181,6 +191,7 @@ export async function startController(
     jobs,
     gateway,
     metrics,
+    telemetry,
     db: db.prisma,
     logger: logger.child({ component: 'http' }),
     limits: config.http,
@@ -192,10 +203,12 @@ export async function startController(
   try {
     await jobs.start();
     await jobs.every(SWEEP_JOB, Math.max(1_000, Math.min(5_000, config.heartbeatIntervalSeconds * 1000)));
+    await telemetry.schedule(jobs);
     grpcPort = await gateway.start();
     await http.listen({ host: config.httpHost, port: config.httpPort });
   } catch (err) {
     await gateway.stop().catch(() => {});
+    await telemetry.close().catch(() => {});
     await http.close().catch(() => {});
     await jobs.close().catch(() => {});
     await bus.close().catch(() => {});
@@ -237,6 +250,7 @@ export async function startController(
     rollouts,
     jobs,
     onboarding,
+    telemetry,
     adminTokenFile,
     httpUrl,
     grpcAddress,
@@ -247,6 +261,8 @@ export async function startController(
         await onboarding.close();
         await gateway.stop();
         await registry.close();
+        // After the gateway: no sample arrives once the last ones are written.
+        await telemetry.close();
         await http.close();
         await jobs.close();
         await bus.close();

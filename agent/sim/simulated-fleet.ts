@@ -16,6 +16,8 @@ export interface SimulatedFleetOptions {
   applyDelayMs?: number;
   /** Enrolls each router (one certificate per router, as a proxy holds them); absent: plaintext, insecure controllers only. */
   credentialsFor?: (identity: string, name: string) => Promise<AgentCredentials>;
+  /** Telemetry interval override for every router (default: the controller's Welcome). */
+  telemetryIntervalMs?: number;
 }
 
 /**
@@ -52,6 +54,7 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
         reconnect: options.reconnect,
         credentials: credentials?.channelCredentials,
         applyDelayMs: options.applyDelayMs,
+        telemetryIntervalMs: options.telemetryIntervalMs,
         outcome: options.outcome ? (desired) => options.outcome!(identity, desired) : undefined,
       });
       if (credentials) keepRenewed(router.link, credentials);

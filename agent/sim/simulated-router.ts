@@ -5,10 +5,13 @@ import { ControllerLink, type ReconnectPolicy } from '../controller-link.js';
 import { collectFacts, type RouterFacts } from '../../core/facts/index.js';
 import { helloMessage } from '../hello.js';
 import { FixtureHost } from './fixture-host.js';
+import { SimulatedCounters } from './simulated-counters.js';
 import { resolvePlan } from '../../core/plan.js';
 import { validateProfileSpec } from '../../core/profile-spec.js';
+import type { Plan } from '../../core/plan/types.js';
 import {
   ApplyResult_Status,
+  OffloadState_Mode,
   type AppliedRevision,
   type ControllerMessage,
   type DesiredState,
@@ -32,7 +35,16 @@ export interface SimulatedRouterOptions {
   facts?: RouterFacts;
   /** mTLS credentials from enrollment (agent/enrollment); absent only against an insecure controller. */
   credentials?: ChannelCredentials;
+  /** Telemetry interval override (default: Welcome.telemetryIntervalSeconds). */
+  telemetryIntervalMs?: number;
+  /** The datapath counters telemetry reports; pass one to continue another instance's (a router that moved). */
+  counters?: SimulatedCounters;
 }
+
+/** Offloaded flows a simulated router reports in each offload mode (no flow table exists here). */
+const SIMULATED_FLOWS = { software: 40, hardware: 120 };
+/** What a simulated router reports as its agent's RSS (a proxy shares one process). */
+const SIMULATED_RSS_BYTES = 24 * 1024 * 1024;
 
 /**
  * A router that cannot exist on this machine (MIPS, a hardware offload engine), simulated
@@ -54,6 +66,12 @@ export class SimulatedRouter {
   lastDesired: DesiredState | undefined;
   /** Reports made while disconnected (a rollback after losing the controller) go out on reconnect. */
   private readonly outbox: Parameters<ControllerLink['send']>[0][] = [];
+  /** The datapath counters its telemetry reports (simulated: no programs run here). */
+  readonly counters: SimulatedCounters;
+  /** The datapath and offload of the plan it runs, and of the one before (for a rollback). */
+  private running: Pick<Plan, 'datapath' | 'offload'> | undefined;
+  private runningBefore: Pick<Plan, 'datapath' | 'offload'> | undefined;
+  private telemetryTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: SimulatedRouterOptions) {
     this.facts = options.facts;
@@ -65,9 +83,59 @@ export class SimulatedRouter {
       hello: () => this.hello(),
     });
     this.link.on('message', (m: ControllerMessage) => this.onMessage(m));
-    this.link.on('welcome', () => {
+    this.counters = options.counters ?? new SimulatedCounters();
+    this.link.on('welcome', (w: { telemetryIntervalSeconds: number }) => {
       while (this.outbox.length && this.link.send(this.outbox[0]!)) this.outbox.shift();
+      this.startTelemetry(w.telemetryIntervalSeconds);
     });
+  }
+
+  private startTelemetry(intervalSeconds: number): void {
+    clearInterval(this.telemetryTimer);
+    const ms = this.options.telemetryIntervalMs ?? intervalSeconds * 1000;
+    if (ms <= 0) return;
+    this.telemetryTimer = setInterval(() => this.sendTelemetry(), ms);
+    this.telemetryTimer.unref();
+  }
+
+  /** One telemetry sample now (false: not connected). */
+  sendTelemetry(): boolean {
+    const offload = this.running?.offload.mode ?? 'off';
+    return (
+      this.link.send({
+        $case: 'telemetry',
+        value: {
+          programs: this.counters.read(),
+          offload: {
+            mode:
+              offload === 'hardware'
+                ? OffloadState_Mode.MODE_HARDWARE
+                : offload === 'software'
+                  ? OffloadState_Mode.MODE_SOFTWARE
+                  : OffloadState_Mode.MODE_OFF,
+            reason: 'simulated',
+          },
+          offloadedFlowsSoftware: offload === 'software' ? SIMULATED_FLOWS.software : 0,
+          offloadedFlowsHardware: offload === 'hardware' ? SIMULATED_FLOWS.hardware : 0,
+          agentRssBytes: SIMULATED_RSS_BYTES,
+        },
+      }) > 0
+    );
+  }
+
+  /** A simulated reboot or re-attach as its counters see it: every one back to zero. */
+  resetCounters(): void {
+    this.counters.reset();
+  }
+
+  private run(plan: Pick<Plan, 'datapath' | 'offload'> | undefined): void {
+    this.running = plan;
+    const mode = plan?.datapath.mode ?? 'none';
+    this.counters.attach(mode, this.wan(), plan?.datapath.programs.map((p) => p.name) ?? []);
+  }
+
+  private wan(): string {
+    return this.facts?.network.wan[0] ?? 'wan';
   }
 
   private report(body: Parameters<ControllerLink['send']>[0]): void {
@@ -92,6 +160,7 @@ export class SimulatedRouter {
 
   async stop(): Promise<void> {
     clearTimeout(this.confirmTimer);
+    clearInterval(this.telemetryTimer);
     await this.link.stop();
   }
 
@@ -181,7 +250,9 @@ export class SimulatedRouter {
       });
       return;
     }
+    if (!this.applied?.pendingConfirm) this.runningBefore = this.running;
     this.previous = this.applied?.pendingConfirm ? this.previous : this.applied;
+    this.run(plan);
     this.applied = {
       profile: desired.profile,
       revision: desired.revision,
@@ -199,11 +270,23 @@ export class SimulatedRouter {
         ...base,
         status: ApplyResult_Status.STATUS_APPLIED,
         error: '',
+        // The real agent's evidence shape (agent/apply/transaction.ts, summarizeDatapath).
         evidence: {
           simulated: true,
-          datapath: plan.datapath.mode,
-          attach: plan.datapath.attach,
-          programs: plan.datapath.programs.map((p) => p.name),
+          datapathMode: plan.datapath.mode,
+          datapath: {
+            ebpf:
+              plan.datapath.mode === 'ebpf'
+                ? [
+                    {
+                      ifname: this.wan(),
+                      mode: plan.datapath.attach,
+                      programs: plan.datapath.programs.map((p) => ({ program: p.name })),
+                    },
+                  ]
+                : [],
+            nftables: plan.datapath.mode === 'nftables' ? { table: 'inet wrtfleet', interfaces: [this.wan()] } : null,
+          },
           offload: plan.offload.mode,
         },
         planHash: plan.planHash,
@@ -215,6 +298,7 @@ export class SimulatedRouter {
     const unconfirmed = this.applied;
     if (!unconfirmed?.pendingConfirm) return;
     this.applied = this.previous;
+    this.run(this.runningBefore);
     this.history.push({ profile: unconfirmed.profile, revision: unconfirmed.revision, status: 'rolled_back' });
     this.report({
       $case: 'applyResult',

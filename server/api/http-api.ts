@@ -33,6 +33,8 @@ import { jobsPlugin } from './jobs.js';
 import { onboardingPlugin } from './onboarding.js';
 import { sessionPlugin } from './session.js';
 import { consolePages, consolePlugin, type ConsolePluginOptions } from '../console/console-plugin.js';
+import { telemetryPlugin } from './telemetry.js';
+import type { TelemetryHistory } from '../telemetry/telemetry-history.js';
 
 export interface HttpApiDeps {
   db: PrismaClient;
@@ -45,6 +47,8 @@ export interface HttpApiDeps {
   jobs: JobRunner;
   gateway: AgentGateway;
   metrics: ControllerMetrics;
+  /** Telemetry history (series of routers and of the fleet). */
+  telemetry: TelemetryHistory;
   /** Onboarding over SSH and its jobs. */
   onboarding?: OnboardingService;
   logger: Logger;
@@ -116,6 +120,7 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
         { name: 'rollouts', description: 'Pushing a revision to many routers, batch by batch' },
         { name: 'audit', description: 'The hash-chained history of every change' },
         { name: 'session', description: 'Signing in to the console, who am I' },
+        { name: 'telemetry', description: 'What the datapaths did over time: rates per program, offloaded flows' },
         { name: 'health' },
       ],
     },
@@ -140,6 +145,7 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
     streamMaxSeconds,
   });
   await app.register(auditPlugin, { db: deps.db, streamMaxSeconds });
+  await app.register(telemetryPlugin, { db: deps.db, telemetry: deps.telemetry });
   await app.register(metricsPlugin, { metrics: deps.metrics });
   await app.register(sessionPlugin, { fleetName: deps.fleetName ?? 'wrtfleet' });
   if (deps.console) await app.register(consolePlugin, deps.console);

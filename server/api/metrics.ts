@@ -3,10 +3,14 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
 import type { JobRunner } from '../jobs/job-runner.js';
+import type { Logger } from 'pino';
+import { DEFAULT_METRICS, type MetricsConfig } from '../config.js';
+import { FleetMetrics } from './fleet-metrics.js';
 
 /**
  * Prometheus metrics of one replica. Gauges are read at scrape time (connected agents are
- * this replica's streams; rollout progress and queue depth are shared state).
+ * this replica's streams; rollout progress and queue depth are shared state); the fleet's
+ * telemetry, routers and outcomes come from FleetMetrics.
  */
 export class ControllerMetrics {
   readonly registry = new Registry();
@@ -24,7 +28,14 @@ export class ControllerMetrics {
     registers: [this.registry],
   });
 
-  constructor(db: PrismaClient, gateway: AgentGateway, jobs: JobRunner) {
+  constructor(
+    db: PrismaClient,
+    gateway: AgentGateway,
+    jobs: JobRunner,
+    log: Logger,
+    config: Partial<MetricsConfig> = {},
+  ) {
+    new FleetMetrics(db, this.registry, { ...DEFAULT_METRICS, ...config }, log);
     new Gauge({
       name: 'wrtfleet_connected_agents',
       help: 'Agent streams connected to this replica',

@@ -47,6 +47,7 @@ export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
     jobs: { kind: 'in-process' } as HttpApiDeps['jobs'],
     gateway: unreachable('gateway'),
     metrics: unreachable('metrics'),
+    telemetry: unreachable('telemetry'),
     onboarding: unreachable<OnboardingService>('onboarding'),
     logger: pino({ level: 'silent' }),
     security,

@@ -186,19 +186,26 @@ export class RouterDirectory {
   async get(id: string) {
     const row = await this.db.router.findUnique({
       where: { id },
-      select: { ...summarySelect, facts: true, capabilities: true, liveState: true },
+      select: { ...summarySelect, facts: true, capabilities: true, liveState: true, seriesKey: true },
     });
     if (!row) return null;
-    const { facts, capabilities, liveState, ...summary } = row as SummaryRow & {
+    const { facts, capabilities, liveState, seriesKey, ...summary } = row as SummaryRow & {
       facts: unknown;
       capabilities: unknown;
-      liveState: unknown;
+      liveState: object | null;
+      seriesKey: number;
     };
+    // The latest telemetry sample lives with the telemetry history (written in batches there).
+    const telemetry = await this.db.telemetryBaseline.findUnique({
+      where: { routerKey: seriesKey },
+      select: { latest: true },
+    });
     return {
       ...summaryView(summary),
       facts: facts ?? null,
       capabilities: capabilities ?? null,
-      liveState: liveState ?? null,
+      liveState:
+        liveState || telemetry ? { ...liveState, ...(telemetry ? { telemetry: telemetry.latest } : {}) } : null,
     };
   }
 }

@@ -15,6 +15,8 @@ import {
 import { IdentityRefused, type AgentReportSink } from '../agent-gateway/agent-gateway.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { concurrencyGate } from '../../core/concurrency-gate.js';
+import { datapathStateOfEvidence } from '../telemetry/datapath-mode.js';
+import type { TelemetryWriter } from '../telemetry/telemetry-writer.js';
 
 const SEEN_FLUSH_MS = 1_000;
 /**
@@ -29,6 +31,8 @@ const MAX_REGISTER_ATTEMPTS = 5;
 export interface RouterRegistryOptions {
   /** Register unknown identities on first Hello; false: only pre-registered routers may connect. */
   autoRegister: boolean;
+  /** Where telemetry samples go: buffered, turned into history and written in batches. */
+  telemetry: Pick<TelemetryWriter, 'record'>;
 }
 
 /** Told of every stored apply result (the rollout engine listens). */
@@ -318,6 +322,11 @@ export class RouterRegistry implements AgentReportSink {
       if (count === 0) return { result: false, event: null };
       if (status === 'applied' && revision)
         await tx.router.update({ where: { id: routerId }, data: { appliedRevisionId: revision.id } });
+      // What now runs, as the agent read it back: the live state stays true between Hellos
+      // (telemetry history groups routers by it). Set in place, the rest of the document kept.
+      const datapath = status === 'applied' ? datapathStateOfEvidence(result.evidence) : null;
+      if (datapath)
+        await tx.$executeRaw`UPDATE "Router" SET "liveState" = jsonb_set(COALESCE("liveState", '{}'::jsonb), '{datapath}', ${JSON.stringify(datapath)}::jsonb) WHERE id = ${routerId}`;
       return {
         result: true,
         event: {
@@ -342,10 +351,10 @@ export class RouterRegistry implements AgentReportSink {
       await listener(routerId, revision?.id ?? null, status, result.error || null, duration);
   }
 
+  /** Buffered: the writer stores the history and the latest sample (TelemetryBaseline) in batches. */
   async recordTelemetry(routerId: string, telemetry: Telemetry): Promise<void> {
-    const router = await this.db.router.findUnique({ where: { id: routerId }, select: { liveState: true } });
-    const live = { ...((router?.liveState as object | null) ?? {}), telemetry: JSON.parse(JSON.stringify(telemetry)) };
-    await this.db.router.update({ where: { id: routerId }, data: { liveState: live, lastSeenAt: new Date() } });
+    this.options.telemetry.record(routerId, telemetry);
+    await this.markSeen(routerId);
   }
 
   async recordDrift(routerId: string, report: DriftReport): Promise<void> {

@@ -328,7 +328,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Check the whole hash chain (names the first broken link) and that every router, profile revision, rollout and API token has its creating event (lists those that do not) */
+        /**
+         * Check the whole hash chain (names the first broken link) and that the history holds the event of everything stored that needs one (lists what lacks it)
+         * @description Completeness: every router, profile revision, rollout, API token and onboarding job has its creating event, every certificate the event that issued it, every decommissioned router `router.decommissioned`, every revoked API token `api_token.revoked`, every completed or aborted rollout `rollout.completed` or `rollout.aborted`.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -351,14 +354,17 @@ export interface paths {
                                 reason: string;
                                 seq: string;
                             };
-                            /** @description Subjects without their creating event, up to 100 per kind */
+                            /** @description What lacks its event, up to 100 per check */
                             missing: {
+                                /** @description The subject: a router, revision, rollout, token or job id; a certificate serial */
                                 id: string;
-                                kind: "router" | "profile_revision" | "rollout" | "api_token";
+                                kind: "router" | "profile_revision" | "rollout" | "api_token" | "certificate" | "onboarding_job";
                                 /** @description For a profile revision: <profile>@<number> */
                                 label?: string;
+                                /** @description The action of the event it lacks ("a or b": either would do) */
+                                missingEvent: string;
                             }[];
-                            /** @description How many subjects lack their creating event in all */
+                            /** @description How many lack their event in all, listed or not */
                             missingCount: number;
                             ok: boolean;
                         };
@@ -3232,6 +3238,117 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/routers/{id}/telemetry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A router's telemetry over time: packets seen / rewritten per second per program, offloaded flows, agent RSS
+         * @description Rates come from deltas of the cumulative counters; a counter reset (reboot, re-attach) counts from zero, never negative. One point per step; a step without data has coveredSeconds 0.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Start of the range (default: one hour before to) */
+                    from?: string;
+                    /** @description Seconds per point, a multiple of 60 (of 3600 for ranges older than the minute retention); default: the finest giving at most 360 points; at most 1440 points */
+                    step?: number;
+                    /** @description End of the range (default: now) */
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            from: string;
+                            points: {
+                                agentRssBytes: number | null;
+                                /** Format: date-time */
+                                at: string;
+                                /** @description Seconds of counting behind this point (0: no data, a gap) */
+                                coveredSeconds: number;
+                                mode: ("unknown" | "none" | "tcx" | "cls_bpf" | "nftables") | (never | null);
+                                offloadedFlows: {
+                                    hardware: number;
+                                    software: number;
+                                } | null;
+                                /** @description Programs that reported in this step */
+                                programs: {
+                                    program: "set_ip_id_zero" | "set_ip_ttl" | "set_tcp_syn_window" | "clear_tcp_syn_ts";
+                                    rewrittenPerSecond: number;
+                                    seenPerSecond: number;
+                                }[];
+                            }[];
+                            resolution: "minute" | "hour";
+                            routerId: string;
+                            /** @description Seconds per point */
+                            step: number;
+                            /** Format: date-time */
+                            to: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/session": {
         parameters: {
             query?: never;
@@ -3276,6 +3393,99 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/telemetry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The fleet's telemetry over time, per datapath mode and program (sums of the routers' rates) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Start of the range (default: one hour before to) */
+                    from?: string;
+                    /** @description Seconds per point, a multiple of 60 (of 3600 for ranges older than the minute retention); default: the finest giving at most 360 points; at most 1440 points */
+                    step?: number;
+                    /** @description End of the range (default: now) */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            from: string;
+                            points: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description Per datapath mode: the sum of its routers rates */
+                                modes: {
+                                    mode: "unknown" | "none" | "tcx" | "cls_bpf" | "nftables";
+                                    offloadedFlows: {
+                                        hardware: number;
+                                        software: number;
+                                    };
+                                    programs: {
+                                        program: "set_ip_id_zero" | "set_ip_ttl" | "set_tcp_syn_window" | "clear_tcp_syn_ts";
+                                        rewrittenPerSecond: number;
+                                        seenPerSecond: number;
+                                    }[];
+                                    routers: number;
+                                }[];
+                                offloadedFlows: {
+                                    hardware: number;
+                                    software: number;
+                                } | null;
+                                /** @description Routers that reported in this step */
+                                routers: number;
+                            }[];
+                            resolution: "minute" | "hour";
+                            /** @description Seconds per point */
+                            step: number;
+                            /** Format: date-time */
+                            to: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -1,0 +1,46 @@
+/**
+ * Telemetry history as the controller composes it: the batch writer the agent streams feed,
+ * the rollup and retention job, and the series reads the API serves.
+ */
+import type { Logger } from 'pino';
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import { DEFAULT_TELEMETRY, type TelemetryConfig } from '../config.js';
+import type { JobRunner } from '../jobs/job-runner.js';
+import { resolveWindow, type SeriesWindow, type WindowQuery } from './series-window.js';
+import { ROLLUP_JOB, TelemetryRollup } from './telemetry-rollup.js';
+import { TelemetrySeries } from './telemetry-series.js';
+import { TelemetryWriter } from './telemetry-writer.js';
+
+export class TelemetryHistory {
+  readonly config: TelemetryConfig;
+  readonly writer: TelemetryWriter;
+  readonly rollup: TelemetryRollup;
+  readonly series: TelemetrySeries;
+
+  constructor(db: PrismaClient, log: Logger, config: Partial<TelemetryConfig> = {}) {
+    this.config = { ...DEFAULT_TELEMETRY, ...config };
+    this.writer = new TelemetryWriter(db, log, { flushMs: this.config.flushSeconds * 1000 });
+    this.rollup = new TelemetryRollup(db, this.config, log);
+    this.series = new TelemetrySeries(db);
+  }
+
+  /** Registers the rollup job and its schedule (once across replicas with BullMQ; locked otherwise). */
+  async schedule(jobs: JobRunner): Promise<void> {
+    jobs.register(ROLLUP_JOB, async () => {
+      await this.rollup.run();
+    });
+    await jobs.every(ROLLUP_JOB, this.config.rollupEverySeconds * 1000);
+  }
+
+  /** The window of a series request; throws WindowError naming the field. */
+  window(query: WindowQuery, now: number = Date.now()): SeriesWindow {
+    return resolveWindow(query, now, {
+      minuteRetentionMs: this.rollup.minuteRetentionMs,
+      hourRetentionMs: this.rollup.hourRetentionMs,
+    });
+  }
+
+  close(): Promise<void> {
+    return this.writer.close();
+  }
+}
