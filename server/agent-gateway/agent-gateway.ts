@@ -12,6 +12,7 @@ import {
   ApplyResult_Status,
   type AgentMessage,
   type ApplyResult,
+  type CommandResult,
   type ControllerMessage,
   type DriftReport,
   type EnrollRequest,
@@ -96,7 +97,9 @@ function closeStream(stream: AgentStream, code: GrpcStatus, details: string): vo
  */
 export interface AgentGatewayEvents {
   /** A stream completed its Hello; `applied` is what the agent says it runs. */
-  connected(session: AgentSession, hello: Hello): void;
+  connected?(session: AgentSession, hello: Hello): void;
+  /** An agent answered a command; awaited, so its answers are stored in the order they came. */
+  commandResult?(routerId: string, result: CommandResult): Promise<void>;
 }
 
 export class AgentGateway {
@@ -262,7 +265,7 @@ export class AgentGateway {
           },
         });
         this.log.info({ routerId, identity, peer, agentVersion: hello.agent?.version }, 'agent connected');
-        for (const l of this.listeners) l.connected(session, hello);
+        for (const l of this.listeners) l.connected?.(session, hello);
         return;
       }
       session.lastMessageAt = Date.now();
@@ -302,7 +305,9 @@ export class AgentGateway {
           return;
         }
         case 'commandResult':
-          return this.sink.markSeen(session.routerId);
+          await this.sink.markSeen(session.routerId);
+          for (const l of this.listeners) await l.commandResult?.(session.routerId, body.value);
+          return;
         default:
           // An empty or future message type: not fatal, the agent may be newer than us.
           this.log.debug({ routerId: session.routerId }, 'ignoring agent message with no known body');

@@ -9,6 +9,7 @@ const Filters = {
   router: Type.Optional(Type.String({ maxLength: 64, description: 'Router id' })),
   profile: Type.Optional(Type.String({ maxLength: 64, description: 'Profile name' })),
   rollout: Type.Optional(Type.String({ maxLength: 64, description: 'Rollout id' })),
+  command: Type.Optional(Type.String({ maxLength: 64, description: 'Command job id' })),
   actor: Type.Optional(Type.String({ maxLength: 200, description: 'e.g. token:admin, agent:<identity>, system' })),
   action: Type.Optional(Type.String({ maxLength: 100 })),
   from: Type.Optional(Timestamp),
@@ -19,6 +20,7 @@ type FilterQuery = {
   router?: string;
   profile?: string;
   rollout?: string;
+  command?: string;
   actor?: string;
   action?: string;
   from?: string;
@@ -30,6 +32,7 @@ function whereOf(q: FilterQuery): Prisma.AuditEventWhereInput {
   if (q.router) and.push({ targetType: 'router', targetId: q.router });
   if (q.profile) and.push({ targetType: 'profile', targetId: q.profile });
   if (q.rollout) and.push({ targetType: 'rollout', targetId: q.rollout });
+  if (q.command) and.push({ targetType: 'command_job', targetId: q.command });
   if (q.actor) and.push({ actor: q.actor });
   if (q.action) and.push({ action: q.action });
   if (q.from) and.push({ at: { gte: new Date(q.from) } });
@@ -86,7 +89,8 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
     {
       schema: {
         tags: ['audit'],
-        summary: 'Audit events, oldest first, filtered by router, profile, rollout, actor, action and time range',
+        summary:
+          'Audit events, oldest first, filtered by router, profile, rollout, command job, actor, action and time range',
         querystring: Type.Object(
           {
             ...Filters,
@@ -165,7 +169,7 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
       schema: {
         tags: ['audit'],
         summary:
-          'Check the whole hash chain (names the first broken link) and that every router, profile revision, rollout and API token has its creating event (lists those that do not)',
+          'Check the whole hash chain (names the first broken link) and that every router, profile revision, rollout, API token and command job has its creating event (lists those that do not)',
         response: {
           200: Type.Object({
             ok: Type.Boolean(),
@@ -178,6 +182,7 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
                   Type.Literal('profile_revision'),
                   Type.Literal('rollout'),
                   Type.Literal('api_token'),
+                  Type.Literal('command_job'),
                 ]),
                 id: Type.String(),
                 label: Type.Optional(Type.String({ description: 'For a profile revision: <profile>@<number>' })),

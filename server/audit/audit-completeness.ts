@@ -2,7 +2,7 @@ import type { PrismaClient } from '../../prisma/generated/client/client.js';
 
 /** A stored subject whose creating audit event is not in the history. */
 export interface UnauditedSubject {
-  kind: 'router' | 'profile_revision' | 'rollout' | 'api_token';
+  kind: 'router' | 'profile_revision' | 'rollout' | 'api_token' | 'command_job';
   id: string;
   /** For a profile revision, "<profile>@<number>": what an operator looks it up by. */
   label?: string;
@@ -15,14 +15,14 @@ const LISTED_PER_KIND = 100;
 const ROUTER_CREATED = ['router.registered', 'router.enrolled'];
 
 /**
- * Finds routers, profile revisions, rollouts and API tokens that have no creating event. The
+ * Finds routers, profile revisions, rollouts, API tokens and command jobs that have no creating event. The
  * hash chain only proves that the events it holds are intact; an event that was never
  * written, or whose row was deleted with the chain re-linked, shows up only here.
  */
 export async function findUnauditedSubjects(
   db: PrismaClient,
 ): Promise<{ missing: UnauditedSubject[]; missingCount: number }> {
-  const [routers, revisions, rollouts, tokens] = await Promise.all([
+  const [routers, revisions, rollouts, tokens, commandJobs] = await Promise.all([
     db.$queryRaw<{ id: string; total: bigint }[]>`
       SELECT r.id, count(*) OVER () AS total FROM "Router" r
       WHERE NOT EXISTS (SELECT 1 FROM "AuditEvent" e
@@ -46,13 +46,22 @@ export async function findUnauditedSubjects(
       WHERE NOT EXISTS (SELECT 1 FROM "AuditEvent" e
         WHERE e."targetType" = 'api_token' AND e."targetId" = t.id AND e.action = 'api_token.created')
       ORDER BY t."createdAt", t.id LIMIT ${LISTED_PER_KIND}`,
+    db.$queryRaw<{ id: string; total: bigint }[]>`
+      SELECT j.id, count(*) OVER () AS total FROM "CommandJob" j
+      WHERE NOT EXISTS (SELECT 1 FROM "AuditEvent" e
+        WHERE e."targetType" = 'command_job' AND e."targetId" = j.id AND e.action = 'command.created')
+      ORDER BY j."createdAt", j.id LIMIT ${LISTED_PER_KIND}`,
   ]);
   const missing: UnauditedSubject[] = [
     ...routers.map((r) => ({ kind: 'router' as const, id: r.id })),
     ...revisions.map((r) => ({ kind: 'profile_revision' as const, id: r.id, label: r.label })),
     ...rollouts.map((r) => ({ kind: 'rollout' as const, id: r.id })),
     ...tokens.map((r) => ({ kind: 'api_token' as const, id: r.id })),
+    ...commandJobs.map((r) => ({ kind: 'command_job' as const, id: r.id })),
   ];
-  const missingCount = [routers, revisions, rollouts, tokens].reduce((n, rows) => n + Number(rows[0]?.total ?? 0), 0);
+  const missingCount = [routers, revisions, rollouts, tokens, commandJobs].reduce(
+    (n, rows) => n + Number(rows[0]?.total ?? 0),
+    0,
+  );
   return { missing, missingCount };
 }

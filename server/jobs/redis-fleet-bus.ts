@@ -1,9 +1,12 @@
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { FleetBus } from './fleet-bus.js';
+import type { CommandDeliveryMessage, FleetBus } from './fleet-bus.js';
 
 const CHANNEL = 'wrtfleet:desired';
+const COMMANDS_CHANNEL = 'wrtfleet:commands';
+/** Router ids per message: one huge batch does not become one huge Redis message. */
+const IDS_PER_MESSAGE = 500;
 
 /** The fleet bus across replicas: Redis pub/sub (loaded only when REDIS_URL is set). */
 export class RedisFleetBus implements FleetBus {
@@ -17,14 +20,20 @@ export class RedisFleetBus implements FleetBus {
   ) {
     this.pub = new Redis(redisUrl, { lazyConnect: false });
     this.sub = new Redis(redisUrl, { lazyConnect: false });
-    this.sub.on('message', (_channel: string, message: string) => {
+    this.sub.on('message', (channel: string, message: string) => {
       try {
-        const ids = JSON.parse(message) as unknown;
-        if (Array.isArray(ids))
+        const parsed = JSON.parse(message) as unknown;
+        if (channel === CHANNEL && Array.isArray(parsed))
           this.events.emit(
             'desired',
-            ids.filter((x) => typeof x === 'string'),
+            parsed.filter((x) => typeof x === 'string'),
           );
+        const m = parsed as Partial<CommandDeliveryMessage> | null;
+        if (channel === COMMANDS_CHANNEL && typeof m?.jobId === 'string' && Array.isArray(m.routerIds))
+          this.events.emit('commands', {
+            jobId: m.jobId,
+            routerIds: m.routerIds.filter((x) => typeof x === 'string'),
+          });
       } catch (err) {
         this.log.warn({ err }, 'ignoring a malformed fleet bus message');
       }
@@ -32,13 +41,24 @@ export class RedisFleetBus implements FleetBus {
   }
 
   async start(): Promise<void> {
-    await this.sub.subscribe(CHANNEL);
+    await this.sub.subscribe(CHANNEL, COMMANDS_CHANNEL);
   }
 
   async publishDesired(routerIds: string[]): Promise<void> {
-    // Chunked so one huge batch does not become one huge Redis message.
-    for (let i = 0; i < routerIds.length; i += 500)
-      await this.pub.publish(CHANNEL, JSON.stringify(routerIds.slice(i, i + 500)));
+    for (let i = 0; i < routerIds.length; i += IDS_PER_MESSAGE)
+      await this.pub.publish(CHANNEL, JSON.stringify(routerIds.slice(i, i + IDS_PER_MESSAGE)));
+  }
+
+  async publishCommands({ jobId, routerIds }: CommandDeliveryMessage): Promise<void> {
+    for (let i = 0; i < routerIds.length; i += IDS_PER_MESSAGE)
+      await this.pub.publish(
+        COMMANDS_CHANNEL,
+        JSON.stringify({ jobId, routerIds: routerIds.slice(i, i + IDS_PER_MESSAGE) }),
+      );
+  }
+
+  onCommands(listener: (message: CommandDeliveryMessage) => void): void {
+    this.events.on('commands', listener);
   }
 
   onDesired(listener: (routerIds: string[]) => void): void {

@@ -380,7 +380,10 @@ describe('drift and commands over SSH', () => {
     expect(pins).toMatch(/wf_chain-[0-9a-f]{12}$/);
     expect((await router.inside.run([LOCAL_TCX_HELPER, 'detach', `${pins}/link`])).code).toBe(0);
     expect(await tcxPrograms()).toBe(0);
-    const seq = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_CHECK_DRIFT, commandId: '' } });
+    const seq = controller.send(ID, {
+      $case: 'command',
+      value: { kind: Command_Kind.KIND_CHECK_DRIFT, commandId: '' },
+    });
     const report = await eventually(async () => controller.driftReports(ID).at(-1), 10_000, 'drift report');
     expect(report.revision).toBe(a.revision);
     // The four rewrites ran in that one program: each is reported missing.
