@@ -129,6 +129,8 @@ export class ControllerLink extends EventEmitter {
   private readonly startedAt = Date.now();
   private _state: LinkState = 'idle';
   private _welcome: Welcome | undefined;
+  /** No reconnect before this time (epoch ms): set by drop(). */
+  private holdUntil = 0;
   /** Number of streams that reached Welcome; tests and telemetry read it. */
   sessions = 0;
 
@@ -216,6 +218,16 @@ export class ControllerLink extends EventEmitter {
     this.seq += 1;
     this.stream.write({ seq: this.seq, sentAt: new Date(), body });
     return this.seq;
+  }
+
+  /**
+   * Ends the current stream as a router going down would, and dials again no sooner than
+   * `reconnectAfterMs` from now (a simulated reboot: the agent is gone, then back).
+   */
+  drop(reconnectAfterMs: number): void {
+    this.holdUntil = Date.now() + reconnectAfterMs;
+    // Without a stream, the reconnect already scheduled (or in progress) keeps the hold.
+    this.stream?.cancel();
   }
 
   async stop(): Promise<void> {
@@ -337,9 +349,12 @@ export class ControllerLink extends EventEmitter {
     this.movingHome = false;
     const delay = movingHome
       ? 0
-      : afterEstablishedSession
-        ? Math.floor(this.random() * this.policy.jitterWindowMs)
-        : backoffDelayMs(this.failures++, this.policy, this.random);
+      : Math.max(
+          this.holdUntil - Date.now(),
+          afterEstablishedSession
+            ? Math.floor(this.random() * this.policy.jitterWindowMs)
+            : backoffDelayMs(this.failures++, this.policy, this.random),
+        );
     this.emit('retry', delay);
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => void this.connect(), delay);

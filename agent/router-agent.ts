@@ -94,7 +94,12 @@ export class RouterAgent {
       store,
       paths: this.paths,
       router: () => this.planRouter(),
-      reprobe: this.probeEnabled ? () => this.probe() : undefined,
+      reprobe: this.probeEnabled
+        ? async () => {
+            await this.probe();
+            return this.probed;
+          }
+        : undefined,
       send: (body) => this.link.send(body),
       log: options.log,
       transaction: options.transaction,

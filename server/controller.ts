@@ -20,6 +20,9 @@ import { RolloutEngine, SWEEP_JOB } from './rollouts/rollout-engine.js';
 import { openDatabase, type Database } from './storage/index.js';
 import { LOG_REDACTION } from './secrets/redaction.js';
 import { OnboardingService, type OnboardingOptions } from './onboarding/onboarding-service.js';
+import { CommandDelivery } from './commands/command-delivery.js';
+import { COMMAND_SWEEP_JOB, CommandDispatcher } from './commands/command-dispatch.js';
+import { CommandJobs } from './commands/command-jobs.js';
 import { OnboardingTargetPolicy } from './onboarding/target-policy.js';
 import { loadDataKey, SecretBox } from './secrets/secret-box.js';
 import { buildConsoleWhenMissing, DEFAULT_CONSOLE_DIR } from './console/console-build.js';
@@ -36,6 +39,8 @@ export interface Controller {
   security: ControllerSecurity;
   profiles: ProfileStore;
   rollouts: RolloutEngine;
+  /** Command jobs: re-probe, re-apply, rollback, detach, check drift, reboot, diagnostics. */
+  commands: CommandJobs;
   jobs: JobRunner;
   /** Onboarding routers over SSH, with the controller-hosted proxy agents. */
   onboarding: OnboardingService;
@@ -136,6 +141,16 @@ export async function startController(
   );
   const delivery = new DesiredStateDelivery(db.prisma, gateway, logger.child({ component: 'delivery' }));
   bus.onDesired((ids) => void delivery.deliver(ids));
+  const commandLog = logger.child({ component: 'commands' });
+  const dispatcher = new CommandDispatcher(db.prisma, audit, jobs, bus, commandLog);
+  const commands = new CommandJobs(db.prisma, audit, dispatcher);
+  const commandDelivery = new CommandDelivery(db.prisma, gateway, dispatcher, commandLog);
+  bus.onCommands(
+    (message) =>
+      void commandDelivery
+        .deliver(message)
+        .catch((err: unknown) => commandLog.error({ err, jobId: message.jobId }, 'sending a command failed')),
+  );
   gateway.on({
     connected: (session, hello) => {
       const applied = hello.applied?.profile
@@ -144,7 +159,11 @@ export async function startController(
       delivery
         .onConnected(session.routerId, applied)
         .catch((err: unknown) => logger.error({ err }, 'desired state on connect failed'));
+      dispatcher
+        .onConnected(session.routerId)
+        .catch((err: unknown) => commandLog.error({ err }, 'commands on connect failed'));
     },
+    commandResult: (routerId, result) => commandDelivery.recordResult(routerId, result),
   });
   const metrics = new ControllerMetrics(
     db.prisma,
@@ -187,6 +206,7 @@ export async function startController(
     profiles,
     previews,
     rollouts,
+    commands,
     audit,
     jobs,
     gateway,
@@ -202,7 +222,9 @@ export async function startController(
   let grpcPort: number;
   try {
     await jobs.start();
-    await jobs.every(SWEEP_JOB, Math.max(1_000, Math.min(5_000, config.heartbeatIntervalSeconds * 1000)));
+    const sweepMs = Math.max(1_000, Math.min(5_000, config.heartbeatIntervalSeconds * 1000));
+    await jobs.every(SWEEP_JOB, sweepMs);
+    await jobs.every(COMMAND_SWEEP_JOB, sweepMs);
     await telemetry.schedule(jobs);
     grpcPort = await gateway.start();
     await http.listen({ host: config.httpHost, port: config.httpPort });
@@ -248,6 +270,7 @@ export async function startController(
     security,
     profiles,
     rollouts,
+    commands,
     jobs,
     onboarding,
     telemetry,

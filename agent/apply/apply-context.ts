@@ -5,7 +5,7 @@
  */
 import type { ApplyResult_Status } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { RouterHost } from '../../core/host/router-host.js';
-import type { ApplyResultFields } from './apply-result.js';
+import type { ApplyResultFields, ApplyResultValue } from './apply-result.js';
 import type { DatapathPaths } from './live.js';
 import type { AgentState } from './state-store.js';
 
@@ -19,7 +19,7 @@ export interface ApplyContext {
   /** Writes the whole agent state. */
   save(): Promise<void>;
   /** Reports an ApplyResult: kept in the outbox, then sent. */
-  result(status: ApplyResult_Status, fields: ApplyResultFields): Promise<void>;
+  result(status: ApplyResult_Status, fields: ApplyResultFields): Promise<ApplyResultValue>;
   /** Runs `fn`, which brings the datapath to the eligible WAN set of now, under the WAN watch. */
   followingWan<T>(fn: () => Promise<T>): Promise<T>;
   /** The router kernel's boot id now; null where it cannot be read. */

@@ -40,6 +40,8 @@ export function applyResultValue(status: ApplyResult_Status, fields: ApplyResult
   };
 }
 
+export type ApplyResultValue = ReturnType<typeof applyResultValue>;
+
 /**
  * What a restore that did not bring the router back to its snapshot left undone ('' when it
  * did). Shouted in an ApplyResult's error, where an operator must not miss that the router

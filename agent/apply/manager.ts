@@ -1,8 +1,8 @@
 /**
  * The agent's side of a change: DesiredState -> plan -> transactional apply -> ApplyResult,
  * then commit-confirmed (agent/apply/confirm-window.ts). Also the controller's Commands
- * (REPROBE, REAPPLY, ROLLBACK, DETACH, CHECK_DRIFT) and drift checks, since they all change or
- * read the same state.
+ * (agent/apply/command-runner.ts) and drift checks, since they all change or read the same
+ * state.
  *
  * Every operation runs through one queue: an apply, a rollback timer, a drift check and a
  * WAN change never interleave on the same router.
@@ -32,7 +32,6 @@ import type { AgentState, StateStore } from './state-store.js';
 import {
   applyTransaction,
   comparePlanToLive,
-  detachAll,
   requiresHardware,
   summarizeDatapath,
   type AppliedRecord,
@@ -41,7 +40,10 @@ import {
 import { readBootId } from './reboot.js';
 import { isoTime } from '../iso-time.js';
 import type { ApplyContext } from './apply-context.js';
-import { applyResultValue, restoreIncomplete, type ApplyResultFields } from './apply-result.js';
+import { applyResultValue, restoreIncomplete, type ApplyResultFields, type ApplyResultValue } from './apply-result.js';
+import { REBOOT_DELAY_MS, runCommand, type CommandRun } from './command-runner.js';
+import { commandResultValue, failed } from '../commands/command-outcome.js';
+import type { ProbedCapabilities } from '../probe/index.js';
 import { ConfirmWindow, confirmWindowSeconds, openWindow } from './confirm-window.js';
 import { desiredOf, planDesired } from './desired-plan.js';
 import { driftReport } from './drift-report.js';
@@ -55,8 +57,8 @@ export interface ApplyManagerOptions {
   paths?: DatapathPaths;
   /** Facts and capabilities (predicted + probed) for resolvePlan. */
   router: () => Promise<PlanRouter>;
-  /** Re-runs the capability probe (REPROBE). */
-  reprobe?: () => Promise<void>;
+  /** Re-runs the capability probe (REPROBE) and returns what it found. */
+  reprobe?: () => Promise<ProbedCapabilities | undefined>;
   /** Sends on the live stream: the message's seq there, or 0 when there is none (the message is kept for later). */
   send: (body: AgentBody) => number;
   now?: () => number;
@@ -204,12 +206,13 @@ export class ApplyManager extends EventEmitter {
     return this.outbox.onAck(seq);
   }
 
-  private async result(status: ApplyResult_Status, fields: ApplyResultFields): Promise<void> {
+  private async result(status: ApplyResult_Status, fields: ApplyResultFields): Promise<ApplyResultValue> {
     const value = applyResultValue(status, fields, this.now());
     this.emit('result', value);
     // The router was just changed (or left alone after a refusal); either way the work that led here is garbage now.
     heapSettler.soon();
     await this.outbox.deliver({ $case: 'applyResult', value });
+    return value;
   }
 
   // ------------------------------------------------------------------ desired state
@@ -224,8 +227,8 @@ export class ApplyManager extends EventEmitter {
     return this.enqueue(fn);
   }
 
-  onDesiredState(desired: DesiredState): Promise<void> {
-    return this.enqueue(() => this.applyDesired(desired, { force: false }));
+  async onDesiredState(desired: DesiredState): Promise<void> {
+    await this.enqueue(() => this.applyDesired(desired, { force: false }));
   }
 
   onConfirm(confirm: ConfirmApply): Promise<void> {
@@ -235,7 +238,7 @@ export class ApplyManager extends EventEmitter {
   private async applyDesired(
     desired: DesiredState,
     { force, confirm = true }: { force: boolean; confirm?: boolean },
-  ): Promise<void> {
+  ): Promise<ApplyResultValue> {
     const startedAt = this.now();
     const id = { profile: desired.profile, revision: desired.revision };
     const planned = await planDesired(desired, () => this.options.router());
@@ -334,47 +337,33 @@ export class ApplyManager extends EventEmitter {
 
   // ------------------------------------------------------------------ commands
 
+  /**
+   * Runs a Command (agent/apply/command-runner.ts) and answers it with a CommandResult. A
+   * reboot runs after its answer is on the stream, still inside the queue: nothing else starts
+   * on a router that is going down.
+   */
   onCommand(seq: number, command: Command): Promise<void> {
     return this.enqueue(async () => {
-      const error = await this.runCommand(command).catch((err: unknown) => (err as Error).message);
-      await this.outbox.deliver({ $case: 'commandResult', value: { commandSeq: seq, ok: error === '', error } });
-    });
-  }
-
-  /** Returns '' on success, else the error text. */
-  private async runCommand(command: Command): Promise<string> {
-    const st = this.current;
-    switch (command.kind) {
-      case Command_Kind.KIND_REPROBE:
-        if (!this.options.reprobe) return 'this agent has no capability probe';
-        await this.options.reprobe();
-        return '';
-      case Command_Kind.KIND_REAPPLY:
-        if (!st.applied) return 'nothing applied: no revision to re-apply';
-        await this.applyDesired(desiredOf(st.applied), { force: true, confirm: st.pending !== null });
-        return '';
-      case Command_Kind.KIND_ROLLBACK:
-        if (st.pending) {
-          await this.confirmWindow.rollbackPending('rollback requested by the controller');
-          return '';
-        }
-        return this.confirmWindow.rollbackConfirmed();
-      case Command_Kind.KIND_DETACH:
-        this.confirmWindow.clear();
-        await detachAll(this.options.host, this.paths);
-        st.applied = null;
-        st.pending = null;
-        st.rollback = null;
-        await this.save();
-        return '';
-      case Command_Kind.KIND_CHECK_DRIFT: {
-        const report = await this.driftCheck();
-        await this.outbox.deliver({ $case: 'driftReport', value: report as unknown as Record<string, unknown> });
-        return '';
+      const run = await runCommand(command, {
+        ctx: this.ctx,
+        confirmWindow: this.confirmWindow,
+        reapply: () =>
+          this.applyDesired(desiredOf(this.current.applied!), { force: true, confirm: this.current.pending !== null }),
+        driftCheck: () => this.driftCheck(),
+        reportDrift: (report) =>
+          this.outbox.deliver({ $case: 'driftReport', value: report as unknown as Record<string, unknown> }),
+        reprobe: this.options.reprobe,
+      }).catch((err: unknown): CommandRun => ({ outcome: failed((err as Error).message) }));
+      const value = commandResultValue(seq, command, run.outcome);
+      await this.outbox.deliver({ $case: 'commandResult', value: value as unknown as Record<string, unknown> });
+      this.emit('command', value);
+      if (run.after) {
+        await new Promise((r) => setTimeout(r, REBOOT_DELAY_MS));
+        await run
+          .after()
+          .catch((err: unknown) => this.log(`after ${Command_Kind[command.kind]}: ${(err as Error).message}`));
       }
-      default:
-        return `unknown command kind ${command.kind}`;
-    }
+    });
   }
 
   // ------------------------------------------------------------------ drift

@@ -29,6 +29,8 @@ export const SECTIONS: Record<string, string> = {
   x509: 'core/x509.ts',
   // TypeBox, for the profile schema: loaded for each DesiredState, released after it. Transient.
   'profile-spec': 'core/profile-spec.ts',
+  // The diagnostic bundle's collectors: only when an operator asks for one. Transient.
+  diagnostics: 'agent/commands/diagnostics.ts',
   // grpc-js requires it only to serve channelz or ORCA, which an agent never does.
   'proto-loader': 'node_modules/@grpc/proto-loader/build/src/index.js',
 };
@@ -144,7 +146,7 @@ export function storeInComment(js: string): string {
  * cache with its source and code after its last function died.
  */
 const PAYLOAD_TRAILER = '/*wf-sections';
-const TRANSIENT_SECTIONS = new Set(['profile-spec', 'x509']);
+const TRANSIENT_SECTIONS = new Set(['profile-spec', 'x509', 'diagnostics']);
 
 /** The comment at the end of agent.cjs: the build id, then one `name:base64(brotli(js))` line per section. */
 export function payloadTrailer(buildId: string, payloads: Record<string, string>): string {

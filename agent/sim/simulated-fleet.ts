@@ -4,7 +4,8 @@ import { enrollConcurrently, keepRenewed, type AgentCredentials } from '../enrol
 import { collectFacts, type RouterFacts } from '../../core/facts/index.js';
 import { FixtureHost } from './fixture-host.js';
 import { SimulatedRouter, type SimulatedOutcome } from './simulated-router.js';
-import type { DesiredState } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import type { Command, DesiredState } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import type { SimulatedCommandOutcome } from './simulated-commands.js';
 
 export interface SimulatedFleetOptions {
   controller: string;
@@ -14,6 +15,11 @@ export interface SimulatedFleetOptions {
   /** Scripted outcomes per router (tests); default: every apply succeeds. */
   outcome?: (identity: string, desired: DesiredState) => SimulatedOutcome;
   applyDelayMs?: number;
+  /** Scripted command outcomes per router (tests); default: every command runs. */
+  commandOutcome?: (identity: string, command: Command) => SimulatedCommandOutcome;
+  commandDelayMs?: number;
+  /** How long a simulated reboot keeps a router away. */
+  rebootDelayMs?: number;
   /** Enrolls each router (one certificate per router, as a proxy holds them); absent: plaintext, insecure controllers only. */
   credentialsFor?: (identity: string, name: string) => Promise<AgentCredentials>;
   /** Telemetry interval override for every router (default: the controller's Welcome). */
@@ -56,6 +62,9 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
         applyDelayMs: options.applyDelayMs,
         telemetryIntervalMs: options.telemetryIntervalMs,
         outcome: options.outcome ? (desired) => options.outcome!(identity, desired) : undefined,
+        commandOutcome: options.commandOutcome ? (command) => options.commandOutcome!(identity, command) : undefined,
+        commandDelayMs: options.commandDelayMs,
+        rebootDelayMs: options.rebootDelayMs,
       });
       if (credentials) keepRenewed(router.link, credentials);
       router.start();

@@ -12,10 +12,19 @@ import type { Plan } from '../../core/plan/types.js';
 import {
   ApplyResult_Status,
   OffloadState_Mode,
+  Command_Kind,
   type AppliedRevision,
+  type Command,
   type ControllerMessage,
   type DesiredState,
 } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import { commandResultValue, failed } from '../commands/command-outcome.js';
+import {
+  runSimulatedCommand,
+  type SimulatedCommandOutcome,
+  type SimulatedCommandTarget,
+  type SimulatedDatapath,
+} from './simulated-commands.js';
 
 /** How a simulated router answers a desired state (tests script failures with it). */
 export type SimulatedOutcome = 'apply' | 'fail' | 'silent';
@@ -35,6 +44,12 @@ export interface SimulatedRouterOptions {
   facts?: RouterFacts;
   /** mTLS credentials from enrollment (agent/enrollment); absent only against an insecure controller. */
   credentials?: ChannelCredentials;
+  /** Decides each command's outcome; default: it runs. */
+  commandOutcome?: (command: Command) => SimulatedCommandOutcome;
+  /** Simulated time a command takes on the router. */
+  commandDelayMs?: number;
+  /** How long a simulated reboot keeps the router away (default 3 s). */
+  rebootDelayMs?: number;
   /** Telemetry interval override (default: Welcome.telemetryIntervalSeconds). */
   telemetryIntervalMs?: number;
   /** The datapath counters telemetry reports; pass one to continue another instance's (a router that moved). */
@@ -46,6 +61,9 @@ const SIMULATED_FLOWS = { software: 40, hardware: 120 };
 /** What a simulated router reports as its agent's RSS (a proxy shares one process). */
 const SIMULATED_RSS_BYTES = 24 * 1024 * 1024;
 
+/** After answering a reboot, the stream stays up this long so the answer leaves first. */
+const REBOOT_ANSWER_MS = 300;
+
 /**
  * A router that cannot exist on this machine (MIPS, a hardware offload engine), simulated
  * above the contract: its facts come from a captured file tree, its agent speaks the real
@@ -53,10 +71,16 @@ const SIMULATED_RSS_BYTES = 24 * 1024 * 1024;
  * work is skipped. It honours commit-confirmed: without ConfirmApply within the window it
  * rolls back to what it ran before and says so.
  */
-export class SimulatedRouter {
+export class SimulatedRouter implements SimulatedCommandTarget {
   readonly link: ControllerLink;
   applied: AppliedRevision | undefined;
-  private previous: AppliedRevision | undefined;
+  previous: AppliedRevision | undefined;
+  /** What each plan applied so far would attach, by plan hash (the BPF section of diagnostics reads it). */
+  private readonly plans = new Map<string, SimulatedDatapath>();
+  /** Commands answered, in order (tests read what each one did). */
+  readonly commands: { kind: Command_Kind; commandId: string; ok: boolean; output: string }[] = [];
+  /** Simulated reboots so far. */
+  reboots = 0;
   private confirmTimer: NodeJS.Timeout | undefined;
   private facts: RouterFacts | undefined;
   readonly history: { profile: string; revision: number; status: 'applied' | 'failed' | 'rolled_back' | 'refused' }[] =
@@ -142,6 +166,61 @@ export class SimulatedRouter {
     if (!this.link.send(body)) this.outbox.push(body);
   }
 
+  get datapath(): SimulatedDatapath | undefined {
+    return this.applied ? this.plans.get(this.applied.planHash) : undefined;
+  }
+
+  get root(): string {
+    return this.options.root;
+  }
+
+  reportApply(status: ApplyResult_Status, revision: AppliedRevision, error: string): void {
+    this.history.push({
+      profile: revision.profile,
+      revision: revision.revision,
+      status: status === ApplyResult_Status.STATUS_ROLLED_BACK ? 'rolled_back' : 'applied',
+    });
+    this.report({
+      $case: 'applyResult',
+      value: {
+        resultId: randomUUID(),
+        profile: revision.profile,
+        revision: revision.revision,
+        status,
+        error,
+        evidence: { simulated: true },
+        planHash: revision.planHash,
+        startedAt: new Date(),
+        finishedAt: new Date(),
+      },
+    });
+  }
+
+  reportDrift(revision: AppliedRevision | undefined): void {
+    this.report({
+      $case: 'driftReport',
+      value: { profile: revision?.profile ?? '', revision: revision?.revision ?? 0, differences: [] },
+    });
+  }
+
+  private async command(seq: number, command: Command): Promise<void> {
+    const scripted = this.options.commandOutcome?.(command) ?? 'ok';
+    if (scripted === 'silent') return;
+    if (this.options.commandDelayMs) await new Promise((r) => setTimeout(r, this.options.commandDelayMs));
+    const outcome =
+      scripted === 'fail'
+        ? failed(`simulated failure of ${Command_Kind[command.kind]}`)
+        : await runSimulatedCommand(command, this).catch((err: unknown) => failed((err as Error).message));
+    const value = commandResultValue(seq, command, outcome);
+    this.commands.push({ kind: command.kind, commandId: command.commandId, ok: value.ok, output: value.output });
+    this.report({ $case: 'commandResult', value });
+    if (scripted === 'ok' && command.kind === Command_Kind.KIND_REBOOT) {
+      this.reboots++;
+      await new Promise((r) => setTimeout(r, REBOOT_ANSWER_MS));
+      this.link.drop(this.options.rebootDelayMs ?? 3_000);
+    }
+  }
+
   private async hello() {
     this.facts ??= await collectFacts(new FixtureHost(this.options.root));
     return helloMessage({
@@ -170,6 +249,7 @@ export class SimulatedRouter {
       this.lastDesired = body.value;
       void this.apply(body.value);
     }
+    if (body?.$case === 'command') void this.command(message.seq, body.value);
     if (
       body?.$case === 'confirmApply' &&
       this.applied?.pendingConfirm &&
@@ -260,6 +340,12 @@ export class SimulatedRouter {
       appliedAt: new Date(),
       pendingConfirm: true,
     };
+    this.plans.set(plan.planHash, {
+      mode: plan.datapath.mode,
+      attach: plan.datapath.attach,
+      programs: plan.datapath.programs.map((p) => p.name),
+      offload: plan.offload.mode,
+    });
     this.history.push({ profile: desired.profile, revision: desired.revision, status: 'applied' });
     clearTimeout(this.confirmTimer);
     this.confirmTimer = setTimeout(() => this.rollBackUnconfirmed(), Math.max(1, desired.confirmWindowSeconds) * 1000);
@@ -294,7 +380,7 @@ export class SimulatedRouter {
     });
   }
 
-  private rollBackUnconfirmed(): void {
+  rollBackUnconfirmed(): void {
     const unconfirmed = this.applied;
     if (!unconfirmed?.pendingConfirm) return;
     this.applied = this.previous;

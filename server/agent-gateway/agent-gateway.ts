@@ -12,6 +12,7 @@ import {
   ApplyResult_Status,
   type AgentMessage,
   type ApplyResult,
+  type CommandResult,
   type ControllerMessage,
   type DriftReport,
   type EnrollRequest,
@@ -67,7 +68,7 @@ type AgentStream = ServerDuplexStream<AgentMessage, ControllerMessage>;
  * Messages whose next one supersedes them: while the database is away they are dropped, not
  * retried (the next heartbeat or sample says the same, newer).
  */
-const LOSSY_MESSAGES = new Set(['heartbeat', 'telemetry', 'commandResult']);
+const LOSSY_MESSAGES = new Set(['heartbeat', 'telemetry']);
 const STORE_RETRY_FIRST_MS = 250;
 const STORE_RETRY_MAX_DELAY_MS = 5_000;
 
@@ -110,7 +111,9 @@ function closeStream(stream: AgentStream, code: GrpcStatus, details: string): vo
  */
 export interface AgentGatewayEvents {
   /** A stream completed its Hello; `applied` is what the agent says it runs. */
-  connected(session: AgentSession, hello: Hello): void;
+  connected?(session: AgentSession, hello: Hello): void;
+  /** An agent answered a command; awaited, so its answers are stored in the order they came. */
+  commandResult?(routerId: string, result: CommandResult): Promise<void>;
 }
 
 export class AgentGateway {
@@ -302,7 +305,7 @@ export class AgentGateway {
           },
         });
         this.log.info({ routerId, identity, peer, agentVersion: hello.agent?.version }, 'agent connected');
-        for (const l of this.listeners) l.connected(session, hello);
+        for (const l of this.listeners) l.connected?.(session, hello);
         return;
       }
       session.lastMessageAt = Date.now();
@@ -349,7 +352,11 @@ export class AgentGateway {
           return;
         }
         case 'commandResult':
-          return stored(() => this.sink.markSeen(session!.routerId));
+          await stored(async () => {
+            await this.sink.markSeen(session!.routerId);
+            for (const l of this.listeners) await l.commandResult?.(session!.routerId, body.value);
+          });
+          return;
         default:
           // An empty or future message type: not fatal, the agent may be newer than us.
           this.log.debug({ routerId: session.routerId }, 'ignoring agent message with no known body');

@@ -10,6 +10,7 @@ const Filters = {
   router: Type.Optional(Type.String({ maxLength: 64, description: 'Router id' })),
   profile: Type.Optional(Type.String({ maxLength: 64, description: 'Profile name' })),
   rollout: Type.Optional(Type.String({ maxLength: 64, description: 'Rollout id' })),
+  command: Type.Optional(Type.String({ maxLength: 64, description: 'Command job id' })),
   actor: Type.Optional(Type.String({ maxLength: 200, description: 'e.g. token:admin, agent:<identity>, system' })),
   action: Type.Optional(Type.String({ maxLength: 100 })),
   from: Type.Optional(Timestamp),
@@ -20,6 +21,7 @@ type FilterQuery = {
   router?: string;
   profile?: string;
   rollout?: string;
+  command?: string;
   actor?: string;
   action?: string;
   from?: string;
@@ -31,6 +33,7 @@ function whereOf(q: FilterQuery): Prisma.AuditEventWhereInput {
   if (q.router) and.push({ targetType: 'router', targetId: q.router });
   if (q.profile) and.push({ targetType: 'profile', targetId: q.profile });
   if (q.rollout) and.push({ targetType: 'rollout', targetId: q.rollout });
+  if (q.command) and.push({ targetType: 'command_job', targetId: q.command });
   if (q.actor) and.push({ actor: q.actor });
   if (q.action) and.push({ action: q.action });
   if (q.from) and.push({ at: { gte: new Date(q.from) } });
@@ -87,7 +90,8 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
     {
       schema: {
         tags: ['audit'],
-        summary: 'Audit events, oldest first, filtered by router, profile, rollout, actor, action and time range',
+        summary:
+          'Audit events, oldest first, filtered by router, profile, rollout, command job, actor, action and time range',
         querystring: Type.Object(
           {
             ...Filters,
@@ -168,7 +172,7 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
         summary:
           'Check the whole hash chain (names the first broken link) and that the history holds the event of everything stored that needs one (lists what lacks it)',
         description:
-          'Completeness: every router, profile revision, rollout, API token and onboarding job has its creating event, ' +
+          'Completeness: every router, profile revision, rollout, API token, onboarding job and command job has its creating event, ' +
           'every certificate the event that issued it, every decommissioned router `router.decommissioned`, every ' +
           'revoked API token `api_token.revoked`, every completed or aborted rollout `rollout.completed` or `rollout.aborted`.',
         response: {

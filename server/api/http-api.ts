@@ -16,6 +16,8 @@ import type { RouterDirectory } from '../fleet/router-directory.js';
 import type { JobRunner } from '../jobs/job-runner.js';
 import type { ProfileStore } from '../profiles/profile-store.js';
 import type { RolloutEngine } from '../rollouts/rollout-engine.js';
+import type { CommandJobs } from '../commands/command-jobs.js';
+import { commandsPlugin } from './commands.js';
 import { auditPlugin } from './audit.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../config.js';
 import { isRealInstant } from './date-time-format.js';
@@ -43,6 +45,7 @@ export interface HttpApiDeps {
   profiles: ProfileStore;
   previews: PlanPreview;
   rollouts: RolloutEngine;
+  commands: CommandJobs;
   audit: AuditLog;
   jobs: JobRunner;
   gateway: AgentGateway;
@@ -118,6 +121,10 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
         { name: 'routers', description: 'The fleet: facts, capabilities, connection status, tags, assignments, plans' },
         { name: 'profiles', description: 'Profiles and their immutable revisions' },
         { name: 'rollouts', description: 'Pushing a revision to many routers, batch by batch' },
+        {
+          name: 'commands',
+          description: 'Acting on routers now: re-probe, re-apply, rollback, detach, check drift, reboot, diagnostics',
+        },
         { name: 'audit', description: 'The hash-chained history of every change' },
         { name: 'session', description: 'Signing in to the console, who am I' },
         { name: 'telemetry', description: 'What the datapaths did over time: rates per program, offloaded flows' },
@@ -144,6 +151,7 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
     db: deps.db,
     streamMaxSeconds,
   });
+  await app.register(commandsPlugin, { commands: deps.commands, db: deps.db, streamMaxSeconds });
   await app.register(auditPlugin, { db: deps.db, streamMaxSeconds });
   await app.register(telemetryPlugin, { db: deps.db, telemetry: deps.telemetry });
   await app.register(metricsPlugin, { metrics: deps.metrics });

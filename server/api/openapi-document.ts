@@ -48,6 +48,7 @@ export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
     gateway: unreachable('gateway'),
     metrics: unreachable('metrics'),
     telemetry: unreachable('telemetry'),
+    commands: unreachable('commands'),
     onboarding: unreachable<OnboardingService>('onboarding'),
     logger: pino({ level: 'silent' }),
     security,

@@ -14,6 +14,10 @@ export const IdParam = Type.Object(
 /** A route without query parameters: any given is refused rather than ignored. */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
+/** One of a fixed set of snake_case values (a state, a kind), typed as that set. */
+export const StringEnum = <T extends readonly string[]>(values: T, options: { description?: string } = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
 /** The schema, or null: how a response says "not set" or "not known". */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 

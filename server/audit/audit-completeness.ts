@@ -10,6 +10,7 @@ export const UnauditedKind = Type.Union([
   Type.Literal('api_token'),
   Type.Literal('certificate'),
   Type.Literal('onboarding_job'),
+  Type.Literal('command_job'),
 ]);
 
 /** A stored subject, or a stored change of one, whose audit event is not in the history. */

@@ -266,6 +266,8 @@ export class RouterRegistry implements AgentReportSink {
   }
 
   async markDisconnected(routerId: string, sessionStartedAt: Date): Promise<void> {
+    // A heartbeat of the ended stream still waiting for its flush would mark the router online again.
+    this.seen.delete(routerId);
     // Only if no newer session (possibly on another replica) connected since this one began.
     await this.db.router.updateMany({
       where: { id: routerId, OR: [{ connectedAt: null }, { connectedAt: { lte: sessionStartedAt } }] },

@@ -74,6 +74,9 @@ export class BullMqJobRunner implements JobRunner {
       async (job) => {
         const handler = this.handlers.get(job.name);
         if (!handler) throw new Error(`no handler for job ${job.name}`);
+        // BullMQ holds a deduplication key until the job finishes; released as it starts, a
+        // change that arrives while it runs queues the next run instead of being absorbed by this one.
+        if (job.opts.deduplication) await job.removeDeduplicationKey();
         await handler(job.data as Record<string, unknown>);
       },
       { connection: this.connection, prefix: this.prefix, concurrency: 8 },

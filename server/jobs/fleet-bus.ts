@@ -1,14 +1,23 @@
 import { EventEmitter } from 'node:events';
 
+/** A command job's command to send to these routers (server/commands/command-delivery.ts). */
+export interface CommandDeliveryMessage {
+  jobId: string;
+  routerIds: string[];
+}
+
 /**
- * Tells every replica that some routers' desired state changed, so the replica holding a
- * router's stream pushes it. In-process on the embedded default; Redis pub/sub across
- * replicas. A lost message costs only latency: agents also get their desired state on
- * every (re)connection.
+ * Tells every replica that some routers' desired state changed, or that a command job sent
+ * them a command, so the replica holding a router's stream pushes it. In-process on the
+ * embedded default; Redis pub/sub across replicas. A lost desired-state message costs only
+ * latency: agents also get their desired state on every (re)connection. A lost command
+ * message leaves its routers to time out, as a router that never answers does.
  */
 export interface FleetBus {
   publishDesired(routerIds: string[]): Promise<void>;
   onDesired(listener: (routerIds: string[]) => void): void;
+  publishCommands(message: CommandDeliveryMessage): Promise<void>;
+  onCommands(listener: (message: CommandDeliveryMessage) => void): void;
   close(): Promise<void>;
 }
 
@@ -21,6 +30,14 @@ export class InProcessFleetBus implements FleetBus {
 
   onDesired(listener: (routerIds: string[]) => void): void {
     this.events.on('desired', listener);
+  }
+
+  async publishCommands(message: CommandDeliveryMessage): Promise<void> {
+    if (message.routerIds.length) this.events.emit('commands', message);
+  }
+
+  onCommands(listener: (message: CommandDeliveryMessage) => void): void {
+    this.events.on('commands', listener);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,10 @@
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { FleetBus } from './fleet-bus.js';
+import type { CommandDeliveryMessage, FleetBus } from './fleet-bus.js';
+
+/** Router ids per message: one huge batch does not become one huge Redis message. */
+const IDS_PER_MESSAGE = 500;
 
 /** The fleet bus across replicas: Redis pub/sub (loaded only when REDIS_URL is set). */
 export class RedisFleetBus implements FleetBus {
@@ -9,6 +12,7 @@ export class RedisFleetBus implements FleetBus {
   private readonly sub: Redis;
   private readonly events = new EventEmitter().setMaxListeners(0);
   private readonly desiredChannel: string;
+  private readonly commandsChannel: string;
 
   /** `prefix` names this installation's channels (ControllerConfig.redisPrefix). */
   constructor(
@@ -17,16 +21,23 @@ export class RedisFleetBus implements FleetBus {
     prefix = 'wrtfleet',
   ) {
     this.desiredChannel = `${prefix}:desired`;
+    this.commandsChannel = `${prefix}:commands`;
     this.pub = new Redis(redisUrl, { lazyConnect: false });
     this.sub = new Redis(redisUrl, { lazyConnect: false });
-    this.sub.on('message', (_channel: string, message: string) => {
+    this.sub.on('message', (channel: string, message: string) => {
       try {
-        const ids = JSON.parse(message) as unknown;
-        if (Array.isArray(ids))
+        const parsed = JSON.parse(message) as unknown;
+        if (channel === this.desiredChannel && Array.isArray(parsed))
           this.events.emit(
             'desired',
-            ids.filter((x) => typeof x === 'string'),
+            parsed.filter((x) => typeof x === 'string'),
           );
+        const m = parsed as Partial<CommandDeliveryMessage> | null;
+        if (channel === this.commandsChannel && typeof m?.jobId === 'string' && Array.isArray(m.routerIds))
+          this.events.emit('commands', {
+            jobId: m.jobId,
+            routerIds: m.routerIds.filter((x) => typeof x === 'string'),
+          });
       } catch (err) {
         this.log.warn({ err }, 'ignoring a malformed fleet bus message');
       }
@@ -34,13 +45,24 @@ export class RedisFleetBus implements FleetBus {
   }
 
   async start(): Promise<void> {
-    await this.sub.subscribe(this.desiredChannel);
+    await this.sub.subscribe(this.desiredChannel, this.commandsChannel);
   }
 
   async publishDesired(routerIds: string[]): Promise<void> {
-    // Chunked so one huge batch does not become one huge Redis message.
-    for (let i = 0; i < routerIds.length; i += 500)
-      await this.pub.publish(this.desiredChannel, JSON.stringify(routerIds.slice(i, i + 500)));
+    for (let i = 0; i < routerIds.length; i += IDS_PER_MESSAGE)
+      await this.pub.publish(this.desiredChannel, JSON.stringify(routerIds.slice(i, i + IDS_PER_MESSAGE)));
+  }
+
+  async publishCommands({ jobId, routerIds }: CommandDeliveryMessage): Promise<void> {
+    for (let i = 0; i < routerIds.length; i += IDS_PER_MESSAGE)
+      await this.pub.publish(
+        this.commandsChannel,
+        JSON.stringify({ jobId, routerIds: routerIds.slice(i, i + IDS_PER_MESSAGE) }),
+      );
+  }
+
+  onCommands(listener: (message: CommandDeliveryMessage) => void): void {
+    this.events.on('commands', listener);
   }
 
   onDesired(listener: (routerIds: string[]) => void): void {

@@ -297,7 +297,7 @@ describe('a WAN that comes up late (nftables datapath)', () => {
 
   it('the watch stops when the plan is removed (DETACH) and when the agent stops', async () => {
     expect(await routePollsDuring(POLL_MS * 4)).toBeGreaterThan(0);
-    const seq = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_DETACH } });
+    const seq = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_DETACH, commandId: '' } });
     const res = await eventually(
       async () => controller.commandResults(ID).find((c) => c.commandSeq === seq),
       10_000,

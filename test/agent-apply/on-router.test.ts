@@ -186,7 +186,7 @@ describe('on-router placement (NetnsHost in a namespace)', () => {
     await eventually(async () => controller.connected(ID), 10_000, 'reconnected');
     const dir = (await host.run(['sh', '-c', `ls -d ${pinRoot}/wan0/wf_chain-*`])).stdout.trim();
     expect((await host.run([LOCAL_TCX_HELPER, 'detach', `${dir}/link`])).code).toBe(0);
-    controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_CHECK_DRIFT } });
+    controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_CHECK_DRIFT, commandId: '' } });
     const rep = await eventually(async () => controller.driftReports(ID).at(-1), 10_000, 'drift report');
     // The default layout runs the four rewrites in that one program: each is reported missing.
     expect(rep.differences).toEqual(
@@ -196,7 +196,7 @@ describe('on-router placement (NetnsHost in a namespace)', () => {
         actual: 'missing',
       })),
     );
-    const seq = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_REPROBE } });
+    const seq = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_REPROBE, commandId: '' } });
     const res = await eventually(
       async () => controller.commandResults(ID).find((c) => c.commandSeq === seq),
       10_000,

@@ -177,7 +177,7 @@ describe('one proxy process, two routers over SSH (real CLI)', () => {
   it("one router's SSH going away does not disturb the other", async () => {
     await b.stopSshd();
     await b.killSessions();
-    controller.send('site-a:r1', { $case: 'command', value: { kind: 5 } });
+    controller.send('site-a:r1', { $case: 'command', value: { kind: 5, commandId: '' } });
     const rep = await eventually(
       async () => controller.driftReports('site-a:r1')[0],
       15_000,

@@ -380,7 +380,10 @@ describe('drift and commands over SSH', () => {
     expect(pins).toMatch(/wf_chain-[0-9a-f]{12}$/);
     expect((await router.inside.run([LOCAL_TCX_HELPER, 'detach', `${pins}/link`])).code).toBe(0);
     expect(await tcxPrograms()).toBe(0);
-    const seq = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_CHECK_DRIFT } });
+    const seq = controller.send(ID, {
+      $case: 'command',
+      value: { kind: Command_Kind.KIND_CHECK_DRIFT, commandId: '' },
+    });
     const report = await eventually(async () => controller.driftReports(ID).at(-1), 10_000, 'drift report');
     expect(report.revision).toBe(a.revision);
     // The four rewrites ran in that one program: each is reported missing.
@@ -400,7 +403,7 @@ describe('drift and commands over SSH', () => {
   });
 
   it('REAPPLY repairs it; DETACH removes everything; ROLLBACK with nothing to undo is a clear error', async () => {
-    const seq = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_REAPPLY } });
+    const seq = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_REAPPLY, commandId: '' } });
     await eventually(
       async () => controller.commandResults(ID).find((c) => c.commandSeq === seq),
       20_000,
@@ -409,7 +412,7 @@ describe('drift and commands over SSH', () => {
     expect(controller.commandResults(ID).find((c) => c.commandSeq === seq)?.ok).toBe(true);
     expect(await tcxPrograms()).toBe(CHAIN_LINKS);
 
-    const det = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_DETACH } });
+    const det = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_DETACH, commandId: '' } });
     await eventually(
       async () => controller.commandResults(ID).find((c) => c.commandSeq === det),
       20_000,
@@ -421,7 +424,7 @@ describe('drift and commands over SSH', () => {
     );
     expect(agent.manager.current.applied).toBeNull();
 
-    const rb = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_ROLLBACK } });
+    const rb = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_ROLLBACK, commandId: '' } });
     const res = await eventually(
       async () => controller.commandResults(ID).find((c) => c.commandSeq === rb),
       10_000,

@@ -183,13 +183,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Audit events, oldest first, filtered by router, profile, rollout, actor, action and time range */
+        /** Audit events, oldest first, filtered by router, profile, rollout, command job, actor, action and time range */
         get: {
             parameters: {
                 query: {
                     action?: string;
                     /** @description e.g. token:admin, agent:<identity>, system */
                     actor?: string;
+                    /** @description Command job id */
+                    command?: string;
                     cursor?: string;
                     from?: string;
                     limit: number;
@@ -278,6 +280,8 @@ export interface paths {
                     action?: string;
                     /** @description e.g. token:admin, agent:<identity>, system */
                     actor?: string;
+                    /** @description Command job id */
+                    command?: string;
                     from?: string;
                     /** @description Profile name */
                     profile?: string;
@@ -330,7 +334,7 @@ export interface paths {
         };
         /**
          * Check the whole hash chain (names the first broken link) and that the history holds the event of everything stored that needs one (lists what lacks it)
-         * @description Completeness: every router, profile revision, rollout, API token and onboarding job has its creating event, every certificate the event that issued it, every decommissioned router `router.decommissioned`, every revoked API token `api_token.revoked`, every completed or aborted rollout `rollout.completed` or `rollout.aborted`.
+         * @description Completeness: every router, profile revision, rollout, API token, onboarding job and command job has its creating event, every certificate the event that issued it, every decommissioned router `router.decommissioned`, every revoked API token `api_token.revoked`, every completed or aborted rollout `rollout.completed` or `rollout.aborted`.
          */
         get: {
             parameters: {
@@ -358,7 +362,7 @@ export interface paths {
                             missing: {
                                 /** @description The subject: a router, revision, rollout, token or job id; a certificate serial */
                                 id: string;
-                                kind: "router" | "profile_revision" | "rollout" | "api_token" | "certificate" | "onboarding_job";
+                                kind: "router" | "profile_revision" | "rollout" | "api_token" | "certificate" | "onboarding_job" | "command_job";
                                 /** @description For a profile revision: <profile>@<number> */
                                 label?: string;
                                 /** @description The action of the event it lacks ("a or b": either would do) */
@@ -464,6 +468,577 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Command jobs, newest first, with keyset pagination */
+        get: {
+            parameters: {
+                query: {
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                    /** @description reboot and detach need the admin scope; the others write */
+                    kind?: "re_probe" | "re_apply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
+                    limit: number;
+                    state?: "running" | "completed" | "cancelled";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                cancelledBy: string | null;
+                                counts: {
+                                    cancelled: number;
+                                    failed: number;
+                                    offline: number;
+                                    queued: number;
+                                    refused: number;
+                                    sent: number;
+                                    succeeded: number;
+                                    timed_out: number;
+                                };
+                                /** Format: date-time */
+                                createdAt: string;
+                                createdBy: string;
+                                /** Format: date-time */
+                                deadline: string;
+                                /** @description Routers with an outcome (offline ones count once the job has ended) */
+                                finished: number;
+                                /** Format: date-time */
+                                finishedAt: string | null;
+                                id: string;
+                                /**
+                                 * @description reboot and detach need the admin scope; the others write
+                                 * @enum {string}
+                                 */
+                                kind: "re_probe" | "re_apply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
+                                maxInFlight: number;
+                                /** @description The selector as given; { ids: [id] } for a command on one router */
+                                selector: unknown;
+                                /** @enum {string} */
+                                state: "running" | "completed" | "cancelled";
+                                timeoutSeconds: number;
+                                total: number;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Send a command to the routers a selector matches, at most maxInFlight at once
+         * @description Every matched router gets a target: queued, or refused with the reason when the controller can tell up front. Offline routers are reported as offline and get the command if they connect before the deadline.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description An offline router that connects within this many seconds still gets the command
+                         * @default 600
+                         */
+                        deadlineSeconds?: number;
+                        /**
+                         * @description reboot and detach need the admin scope; the others write
+                         * @enum {string}
+                         */
+                        kind: "re_probe" | "re_apply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
+                        /**
+                         * @description Routers that have the command and have not answered yet, at most
+                         * @default 100
+                         */
+                        maxInFlight?: number;
+                        selector: {
+                            /**
+                             * @description Every router (must be said explicitly)
+                             * @enum {boolean}
+                             */
+                            all?: true;
+                            /** @description Router ids */
+                            ids?: string[];
+                            /** @description OpenWrt releases or release prefixes: "23.05" matches 23.05.x */
+                            openwrt?: string[];
+                            /** @description SoCs, e.g. MT7621 */
+                            soc?: string[];
+                            /** @description Tags the router must all carry */
+                            tags?: string[];
+                        };
+                        /**
+                         * @description A router with the command that has not answered after this long is timed_out
+                         * @default 60
+                         */
+                        timeoutSeconds?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cancelledBy: string | null;
+                            counts: {
+                                cancelled: number;
+                                failed: number;
+                                offline: number;
+                                queued: number;
+                                refused: number;
+                                sent: number;
+                                succeeded: number;
+                                timed_out: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: string;
+                            /** Format: date-time */
+                            deadline: string;
+                            /** @description Routers with an outcome (offline ones count once the job has ended) */
+                            finished: number;
+                            /** Format: date-time */
+                            finishedAt: string | null;
+                            id: string;
+                            /**
+                             * @description reboot and detach need the admin scope; the others write
+                             * @enum {string}
+                             */
+                            kind: "re_probe" | "re_apply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
+                            maxInFlight: number;
+                            /** @description The selector as given; { ids: [id] } for a command on one router */
+                            selector: unknown;
+                            /** @enum {string} */
+                            state: "running" | "completed" | "cancelled";
+                            timeoutSeconds: number;
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commands/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A command job and its counts per router state */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cancelledBy: string | null;
+                            counts: {
+                                cancelled: number;
+                                failed: number;
+                                offline: number;
+                                queued: number;
+                                refused: number;
+                                sent: number;
+                                succeeded: number;
+                                timed_out: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: string;
+                            /** Format: date-time */
+                            deadline: string;
+                            /** @description Routers with an outcome (offline ones count once the job has ended) */
+                            finished: number;
+                            /** Format: date-time */
+                            finishedAt: string | null;
+                            id: string;
+                            /**
+                             * @description reboot and detach need the admin scope; the others write
+                             * @enum {string}
+                             */
+                            kind: "re_probe" | "re_apply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
+                            maxInFlight: number;
+                            /** @description The selector as given; { ids: [id] } for a command on one router */
+                            selector: unknown;
+                            /** @enum {string} */
+                            state: "running" | "completed" | "cancelled";
+                            timeoutSeconds: number;
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commands/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a running command job: routers not sent the command yet are cancelled
+         * @description Routers that already have the command may still answer; their answers are recorded.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cancelledBy: string | null;
+                            counts: {
+                                cancelled: number;
+                                failed: number;
+                                offline: number;
+                                queued: number;
+                                refused: number;
+                                sent: number;
+                                succeeded: number;
+                                timed_out: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: string;
+                            /** Format: date-time */
+                            deadline: string;
+                            /** @description Routers with an outcome (offline ones count once the job has ended) */
+                            finished: number;
+                            /** Format: date-time */
+                            finishedAt: string | null;
+                            id: string;
+                            /**
+                             * @description reboot and detach need the admin scope; the others write
+                             * @enum {string}
+                             */
+                            kind: "re_probe" | "re_apply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
+                            maxInFlight: number;
+                            /** @description The selector as given; { ids: [id] } for a command on one router */
+                            selector: unknown;
+                            /** @enum {string} */
+                            state: "running" | "completed" | "cancelled";
+                            timeoutSeconds: number;
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commands/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live progress as server-sent events: `target` (a router whose state changed, with its output) and `progress` (the job with its counts); ends when the job ends
+         * @description The first events describe every router not queued; then changes as they happen. Ends with `event: end` when the job ends, or with `event: error` (data in the error shape) when the controller fails midway or the stream reaches its time limit; reconnect to continue watching.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commands/{id}/targets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per-router states of a command job, with each agent's output */
+        get: {
+            parameters: {
+                query: {
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                    limit: number;
+                    /** @description Include diagnostic bundles (up to 256 KiB each) */
+                    sections?: boolean;
+                    state?: "queued" | "sent" | "succeeded" | "failed" | "offline" | "timed_out" | "cancelled" | "refused";
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                /** Format: date-time */
+                                finishedAt: string | null;
+                                name: string;
+                                /** @description The agent's account of what it did, at most 64 KiB */
+                                output: string | null;
+                                /** @description Why it was refused, failed, timed out, is offline or was cancelled */
+                                reason: string | null;
+                                routerId: string;
+                                /** @description The diagnostic bundle (with ?sections=true), at most 256 KiB */
+                                sections?: {
+                                    command: string;
+                                    error: string;
+                                    name: string;
+                                    text: string;
+                                    truncated: boolean;
+                                }[] | null;
+                                /** Format: date-time */
+                                sentAt: string | null;
+                                /** @enum {string} */
+                                state: "queued" | "sent" | "succeeded" | "failed" | "offline" | "timed_out" | "cancelled" | "refused";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2594,6 +3169,173 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/routers/{id}/commands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a command to one router now (or when it connects, before the deadline)
+         * @description Refused with 409 and the reason when the router cannot take it: decommissioned, nothing applied to re-apply, no earlier applied revision to roll back to.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description An offline router that connects within this many seconds still gets the command
+                         * @default 600
+                         */
+                        deadlineSeconds?: number;
+                        /**
+                         * @description reboot and detach need the admin scope; the others write
+                         * @enum {string}
+                         */
+                        kind: "re_probe" | "re_apply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
+                        /**
+                         * @description A router with the command that has not answered after this long is timed_out
+                         * @default 60
+                         */
+                        timeoutSeconds?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cancelledBy: string | null;
+                            counts: {
+                                cancelled: number;
+                                failed: number;
+                                offline: number;
+                                queued: number;
+                                refused: number;
+                                sent: number;
+                                succeeded: number;
+                                timed_out: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: string;
+                            /** Format: date-time */
+                            deadline: string;
+                            /** @description Routers with an outcome (offline ones count once the job has ended) */
+                            finished: number;
+                            /** Format: date-time */
+                            finishedAt: string | null;
+                            id: string;
+                            /**
+                             * @description reboot and detach need the admin scope; the others write
+                             * @enum {string}
+                             */
+                            kind: "re_probe" | "re_apply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
+                            maxInFlight: number;
+                            /** @description The selector as given; { ids: [id] } for a command on one router */
+                            selector: unknown;
+                            /** @enum {string} */
+                            state: "running" | "completed" | "cancelled";
+                            timeoutSeconds: number;
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

@@ -480,6 +480,48 @@ export interface CommandResult {
   /** The ControllerMessage.seq of the command this answers. */
   commandSeq: number;
   ok: boolean;
+  /** Why the command failed or was refused; empty when ok. At most 1024 characters. */
+  error: string;
+  /**
+   * What the command did, for the operator to read (e.g. "re-applied home@3: applied"), also
+   * when it failed. UTF-8, at most 64 KiB (65,536 bytes); longer text is cut at a line
+   * boundary and says so on its last line. The controller stores at most that much.
+   */
+  output: string;
+  /**
+   * KIND_DIAGNOSTICS only: the bundle, one section per source (logread, dmesg, nftables, bpf).
+   * Each section's text is at most 64 KiB and all sections' texts together at most 256 KiB
+   * (262,144 bytes); a section cut to its bound says so in `truncated`. At most 8 sections.
+   */
+  sections: DiagnosticSection[];
+  /**
+   * The router's state does not allow the command (e.g. KIND_ROLLBACK with nothing to roll
+   * back to): nothing was changed, ok is false and `error` says why.
+   */
+  refused: boolean;
+  /**
+   * Command.command_id of the command this answers, so that any controller replica can
+   * record the result: the seq above means something only on the stream it was sent on, and
+   * a result kept while the stream was down goes out on the next one. Empty for a command
+   * sent without an id.
+   */
+  commandId: string;
+}
+
+/** One part of a diagnostic bundle. */
+export interface DiagnosticSection {
+  /** What the section holds: "logread", "dmesg", "nftables", "bpf" (at most 32 characters). */
+  name: string;
+  /** The command line(s) that produced `text`, as run on the router (at most 256 characters). */
+  command: string;
+  /**
+   * What they printed, at most 64 KiB. Logs keep their newest lines when cut, the others
+   * their first.
+   */
+  text: string;
+  /** True when `text` was cut to its bound or to what was left of the bundle's. */
+  truncated: boolean;
+  /** Empty when the section was collected; else why not (e.g. "logread: not found (exit 127)"). */
   error: string;
 }
 
@@ -528,6 +570,11 @@ export interface ConfirmApply {
 
 export interface Command {
   kind: Command_Kind;
+  /**
+   * The controller's id for this command (its command job), echoed in
+   * CommandResult.command_id. At most 64 characters.
+   */
+  commandId: string;
 }
 
 export enum Command_Kind {
@@ -537,6 +584,17 @@ export enum Command_Kind {
   KIND_ROLLBACK = 3,
   KIND_DETACH = 4,
   KIND_CHECK_DRIFT = 5,
+  /**
+   * KIND_REBOOT - Restart the router. The agent answers first (output says when), then reboots; its
+   * stream drops and the agent dials again once the router is back.
+   */
+  KIND_REBOOT = 6,
+  /**
+   * KIND_DIAGNOSTICS - Collect a diagnostic bundle: the tail of `logread` and of `dmesg`, `nft list ruleset`
+   * (`iptables-save` where nft is absent), and the state of our BPF programs (attach state,
+   * tc and bpftool views). Answered with CommandResult.sections within the bounds there.
+   */
+  KIND_DIAGNOSTICS = 7,
   UNRECOGNIZED = -1,
 }
 
@@ -560,6 +618,12 @@ export function command_KindFromJSON(object: any): Command_Kind {
     case 5:
     case "KIND_CHECK_DRIFT":
       return Command_Kind.KIND_CHECK_DRIFT;
+    case 6:
+    case "KIND_REBOOT":
+      return Command_Kind.KIND_REBOOT;
+    case 7:
+    case "KIND_DIAGNOSTICS":
+      return Command_Kind.KIND_DIAGNOSTICS;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -581,6 +645,10 @@ export function command_KindToJSON(object: Command_Kind): string {
       return "KIND_DETACH";
     case Command_Kind.KIND_CHECK_DRIFT:
       return "KIND_CHECK_DRIFT";
+    case Command_Kind.KIND_REBOOT:
+      return "KIND_REBOOT";
+    case Command_Kind.KIND_DIAGNOSTICS:
+      return "KIND_DIAGNOSTICS";
     case Command_Kind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -3372,7 +3440,7 @@ export const DriftReport_Difference: MessageFns<DriftReport_Difference> = {
 };
 
 function createBaseCommandResult(): CommandResult {
-  return { commandSeq: 0, ok: false, error: "" };
+  return { commandSeq: 0, ok: false, error: "", output: "", sections: [], refused: false, commandId: "" };
 }
 
 export const CommandResult: MessageFns<CommandResult> = {
@@ -3385,6 +3453,18 @@ export const CommandResult: MessageFns<CommandResult> = {
     }
     if (message.error !== "") {
       writer.uint32(26).string(message.error);
+    }
+    if (message.output !== "") {
+      writer.uint32(82).string(message.output);
+    }
+    for (const v of message.sections) {
+      DiagnosticSection.encode(v!, writer.uint32(90).fork()).join();
+    }
+    if (message.refused !== false) {
+      writer.uint32(96).bool(message.refused);
+    }
+    if (message.commandId !== "") {
+      writer.uint32(106).string(message.commandId);
     }
     return writer;
   },
@@ -3426,6 +3506,38 @@ export const CommandResult: MessageFns<CommandResult> = {
             message.error = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.output = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.sections.push(DiagnosticSection.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.refused = reader.bool();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.commandId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3447,6 +3559,16 @@ export const CommandResult: MessageFns<CommandResult> = {
         : 0,
       ok: isSet(object.ok) ? globalThis.Boolean(object.ok) : false,
       error: isSet(object.error) ? globalThis.String(object.error) : "",
+      output: isSet(object.output) ? globalThis.String(object.output) : "",
+      sections: globalThis.Array.isArray(object?.sections)
+        ? object.sections.map((e: any) => DiagnosticSection.fromJSON(e))
+        : [],
+      refused: isSet(object.refused) ? globalThis.Boolean(object.refused) : false,
+      commandId: isSet(object.commandId)
+        ? globalThis.String(object.commandId)
+        : isSet(object.command_id)
+        ? globalThis.String(object.command_id)
+        : "",
     };
   },
 
@@ -3461,6 +3583,18 @@ export const CommandResult: MessageFns<CommandResult> = {
     if (message.error !== "") {
       obj.error = message.error;
     }
+    if (message.output !== "") {
+      obj.output = message.output;
+    }
+    if (message.sections?.length) {
+      obj.sections = message.sections.map((e) => DiagnosticSection.toJSON(e));
+    }
+    if (message.refused !== false) {
+      obj.refused = message.refused;
+    }
+    if (message.commandId !== "") {
+      obj.commandId = message.commandId;
+    }
     return obj;
   },
 
@@ -3471,6 +3605,143 @@ export const CommandResult: MessageFns<CommandResult> = {
     const message = createBaseCommandResult();
     message.commandSeq = object.commandSeq ?? 0;
     message.ok = object.ok ?? false;
+    message.error = object.error ?? "";
+    message.output = object.output ?? "";
+    message.sections = object.sections?.map((e) => DiagnosticSection.fromPartial(e)) || [];
+    message.refused = object.refused ?? false;
+    message.commandId = object.commandId ?? "";
+    return message;
+  },
+};
+
+function createBaseDiagnosticSection(): DiagnosticSection {
+  return { name: "", command: "", text: "", truncated: false, error: "" };
+}
+
+export const DiagnosticSection: MessageFns<DiagnosticSection> = {
+  encode(message: DiagnosticSection, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.command !== "") {
+      writer.uint32(18).string(message.command);
+    }
+    if (message.text !== "") {
+      writer.uint32(26).string(message.text);
+    }
+    if (message.truncated !== false) {
+      writer.uint32(32).bool(message.truncated);
+    }
+    if (message.error !== "") {
+      writer.uint32(42).string(message.error);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DiagnosticSection {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDiagnosticSection();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.command = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.truncated = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DiagnosticSection {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      command: isSet(object.command) ? globalThis.String(object.command) : "",
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+      truncated: isSet(object.truncated) ? globalThis.Boolean(object.truncated) : false,
+      error: isSet(object.error) ? globalThis.String(object.error) : "",
+    };
+  },
+
+  toJSON(message: DiagnosticSection): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.command !== "") {
+      obj.command = message.command;
+    }
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    if (message.truncated !== false) {
+      obj.truncated = message.truncated;
+    }
+    if (message.error !== "") {
+      obj.error = message.error;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DiagnosticSection>, I>>(base?: I): DiagnosticSection {
+    return DiagnosticSection.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DiagnosticSection>, I>>(object: I): DiagnosticSection {
+    const message = createBaseDiagnosticSection();
+    message.name = object.name ?? "";
+    message.command = object.command ?? "";
+    message.text = object.text ?? "";
+    message.truncated = object.truncated ?? false;
     message.error = object.error ?? "";
     return message;
   },
@@ -4041,13 +4312,16 @@ export const ConfirmApply: MessageFns<ConfirmApply> = {
 };
 
 function createBaseCommand(): Command {
-  return { kind: 0 };
+  return { kind: 0, commandId: "" };
 }
 
 export const Command: MessageFns<Command> = {
   encode(message: Command, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.kind !== 0) {
       writer.uint32(8).int32(message.kind);
+    }
+    if (message.commandId !== "") {
+      writer.uint32(82).string(message.commandId);
     }
     return writer;
   },
@@ -4073,6 +4347,14 @@ export const Command: MessageFns<Command> = {
             message.kind = reader.int32() as any;
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.commandId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4086,13 +4368,23 @@ export const Command: MessageFns<Command> = {
   },
 
   fromJSON(object: any): Command {
-    return { kind: isSet(object.kind) ? command_KindFromJSON(object.kind) : 0 };
+    return {
+      kind: isSet(object.kind) ? command_KindFromJSON(object.kind) : 0,
+      commandId: isSet(object.commandId)
+        ? globalThis.String(object.commandId)
+        : isSet(object.command_id)
+        ? globalThis.String(object.command_id)
+        : "",
+    };
   },
 
   toJSON(message: Command): unknown {
     const obj: any = {};
     if (message.kind !== 0) {
       obj.kind = command_KindToJSON(message.kind);
+    }
+    if (message.commandId !== "") {
+      obj.commandId = message.commandId;
     }
     return obj;
   },
@@ -4103,6 +4395,7 @@ export const Command: MessageFns<Command> = {
   fromPartial<I extends Exact<DeepPartial<Command>, I>>(object: I): Command {
     const message = createBaseCommand();
     message.kind = object.kind ?? 0;
+    message.commandId = object.commandId ?? "";
     return message;
   },
 };

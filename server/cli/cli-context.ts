@@ -1,0 +1,113 @@
+/**
+ * What every verb group of the CLI shares: the parsed command line, the API client, and the
+ * helpers that turn flags into requests and documents into output.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import type { ApiClient } from './api-client.js';
+
+/** A mistake on the command line: exit code 2 and the usage text. */
+export class UsageError extends Error {}
+
+/** Every flag of every verb: node:util parses them once, each verb reads the ones it takes. */
+export const CLI_OPTIONS = {
+  url: { type: 'string' },
+  token: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+  soc: { type: 'string', multiple: true },
+  status: { type: 'string' },
+  limit: { type: 'string' },
+  file: { type: 'string', short: 'f' },
+  name: { type: 'string' },
+  revision: { type: 'string' },
+  router: { type: 'string' },
+  profile: { type: 'string' },
+  rollout: { type: 'string' },
+  all: { type: 'boolean', default: false },
+  id: { type: 'string', multiple: true },
+  openwrt: { type: 'string', multiple: true },
+  tag: { type: 'string', multiple: true },
+  canary: { type: 'string' },
+  batch: { type: 'string' },
+  'max-failure-ratio': { type: 'string' },
+  'start-at': { type: 'string' },
+  watch: { type: 'boolean', default: false },
+  actor: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  user: { type: 'string' },
+  'password-file': { type: 'string' },
+  'key-file': { type: 'string' },
+  fingerprint: { type: 'string' },
+  placement: { type: 'string' },
+  install: { type: 'boolean', default: false },
+  inventory: { type: 'string' },
+  concurrency: { type: 'string' },
+} as const;
+
+export type CliOptions = ReturnType<typeof parseCommandLine>['values'];
+
+export function parseCommandLine(args?: string[]) {
+  return parseArgs({ args, allowPositionals: true, options: CLI_OPTIONS });
+}
+
+/** One verb's view of the run: its flags, its positional arguments after the verb, the API. */
+export interface CliContext {
+  opts: CliOptions;
+  /** The positionals after `<group> <command>`. */
+  args: string[];
+  api: ApiClient;
+}
+
+export function intOpt(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new UsageError(`--${name} must be an integer, got "${value}"`);
+  return n;
+}
+
+export function query(params: Record<string, string | number | undefined | string[]>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined) continue;
+    for (const one of Array.isArray(v) ? v : [v]) q.append(k, String(one));
+  }
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+/** The rollout selector from --all, --id, --soc, --openwrt, --tag. */
+export function selectorFromOpts(opts: CliOptions) {
+  const selector: Record<string, unknown> = {};
+  if (opts.all) selector.all = true;
+  if (opts.id) selector.ids = opts.id;
+  if (opts.soc) selector.soc = opts.soc;
+  if (opts.openwrt) selector.openwrt = opts.openwrt;
+  if (opts.tag) selector.tags = opts.tag;
+  if (Object.keys(selector).length === 0) throw new UsageError('give a selector: --all, or --id/--soc/--openwrt/--tag');
+  return selector;
+}
+
+export async function resolveToken(opts: CliOptions): Promise<string | undefined> {
+  if (opts.token) return opts.token;
+  if (process.env.WRTFLEET_TOKEN) return process.env.WRTFLEET_TOKEN;
+  try {
+    return (await readFile(process.env.WRTFLEET_TOKEN_FILE ?? 'data/admin-token', 'utf8')).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The API's document with --json, else the human rendering. */
+export function print(opts: CliOptions, value: unknown, human: () => string): void {
+  console.log(opts.json ? JSON.stringify(value, null, 2) : human());
+}
+
+/** A verb group given a command it does not have. */
+export function unknownCommand(group: string, command: string | undefined): UsageError {
+  return new UsageError(`unknown command "${`${group} ${command ?? ''}`.trim()}"`);
+}

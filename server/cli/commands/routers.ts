@@ -1,0 +1,45 @@
+/** `wrtfleet routers ls|show|tag`: the fleet as stored. */
+import type * as Api from '../api-client.js';
+import { intOpt, print, query, UsageError, unknownCommand, type CliContext } from '../cli-context.js';
+import { table } from '../output.js';
+
+export async function routersVerb({ opts, args, api }: CliContext, command: string | undefined): Promise<number> {
+  switch (command) {
+    case 'ls': {
+      const page = await api.get<Api.RouterPage>(
+        `/v1/routers${query({ soc: opts.soc?.[0], status: opts.status, limit: intOpt('limit', opts.limit) ?? 100 })}`,
+      );
+      print(opts, page, () =>
+        table(
+          page.items.map((r) => ({
+            ...r,
+            openwrt: r.openwrt?.version,
+            applied: r.appliedRevision ? `${r.appliedRevision.profile}@${r.appliedRevision.revision}` : null,
+          })),
+          ['id', 'name', 'status', 'soc', 'arch', 'kernel', 'openwrt', 'applied'],
+        ),
+      );
+      return 0;
+    }
+    case 'show': {
+      if (!args[0]) throw new UsageError('routers show needs a router id');
+      const r = await api.get<unknown>(`/v1/routers/${encodeURIComponent(args[0])}`);
+      print(opts, r, () => JSON.stringify(r, null, 2));
+      return 0;
+    }
+    case 'tag': {
+      if (!args[0]) throw new UsageError('routers tag needs a router id and tags');
+      const r = await api.call<{ id: string; tags: string[] }>(
+        'PUT',
+        `/v1/routers/${encodeURIComponent(args[0])}/tags`,
+        {
+          tags: args.slice(1),
+        },
+      );
+      print(opts, r, () => `${r.id}: ${r.tags.join(' ')}`);
+      return 0;
+    }
+    default:
+      throw unknownCommand('routers', command);
+  }
+}

@@ -1,0 +1,23 @@
+/** The CLI's usage text: printed for --help, and after every usage error. */
+export const USAGE = `usage: wrtfleet [--url URL] [--token TOKEN] [--json] <command>
+
+  routers ls [--soc SOC] [--status online|offline|never_seen] [--limit N]
+  routers show ID
+  routers tag ID TAG...
+  profiles ls
+  profiles show NAME [--revision N]
+  profiles apply -f FILE.yaml|json [--name NAME]     create or add a revision (no-op if unchanged)
+  plan preview --router ID [--profile NAME [--revision N]]
+  plan preview --profile NAME [--revision N] SELECTOR
+  rollout create --profile NAME [--revision N] SELECTOR [--canary N] [--batch M] [--max-failure-ratio R] [--start-at ISO] [--watch]
+  rollout ls
+  rollout status ID
+  rollout watch ID                                  live progress bar until it ends
+  rollout pause|resume|abort ID
+  audit ls [--router ID] [--profile NAME] [--rollout ID] [--actor A] [--from ISO] [--to ISO] [--limit N]
+  audit verify
+  audit export [-o FILE] [filters as for ls]
+  onboard --host H [--port P] [--user U] (--password-file F | --key-file F) [--fingerprint SHA256:..] [--tag T]... [--placement auto|on_router|proxy] [--install]
+  onboard --inventory FILE.csv|yaml [--concurrency N]   many routers; prints a summary
+
+SELECTOR: --all | --id ID... --soc SOC... --openwrt VER... --tag TAG...`;
