@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,9 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../../server/controller.js';
 import { defaultFixturesDir } from '../../agent/sim/fixtures.js';
 import { createPgliteDatabase, type TestDatabase } from '../support/databases.js';
+import { spawnAgent } from '../support/agent-process.js';
 import { eventually, startTestController, type authedFetch } from '../support/controller.js';
-
-const repo = path.resolve(import.meta.dirname, '../..');
 
 describe('`agent run` enrolls with a one-time token, then reconnects over mTLS with its saved certificate', () => {
   let db: TestDatabase;
@@ -26,31 +25,11 @@ describe('`agent run` enrolls with a one-time token, then reconnects over mTLS w
     await db?.drop();
   });
 
-  const runAgent = (args: string[]) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'agent/main.ts',
-        'run',
-        '--controller',
-        controller.grpcAddress,
-        '--root',
-        `${defaultFixturesDir()}/kt-km14-102h-mt7621`,
-        ...args,
-      ],
-      {
-        cwd: repo,
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
+  const runAgent = (args: string[]) =>
+    spawnAgent(
+      ['run', '--controller', controller.grpcAddress, '--root', `${defaultFixturesDir()}/kt-km14-102h-mt7621`, ...args],
+      children,
     );
-    let stderr = '';
-    child.stderr!.on('data', (d) => (stderr += d));
-    children.push(child);
-    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    return { child, stderr: () => stderr, exited };
-  };
 
   it('enrolls, connects, survives a restart without the token, and a reused token is refused', async () => {
     const minted = await api('/v1/enrollment-tokens', { method: 'POST', body: { routerName: 'cli-router' } });

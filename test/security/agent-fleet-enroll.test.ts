@@ -1,13 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../../server/controller.js';
 import { createPgliteDatabase, type TestDatabase } from '../support/databases.js';
+import { spawnAgent } from '../support/agent-process.js';
 import { eventually, startTestController, type authedFetch } from '../support/controller.js';
 
-const repo = path.resolve(import.meta.dirname, '../..');
 const PER_MODEL = 2;
 const ROUTERS = 3 * PER_MODEL;
 
@@ -27,28 +27,8 @@ describe('`agent fleet --credentials-dir` enrolls each simulated router and runs
     await db?.drop();
   });
 
-  const runFleet = (args: string[]) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'agent/main.ts',
-        'fleet',
-        '--controller',
-        controller.grpcAddress,
-        '--per-model',
-        String(PER_MODEL),
-        ...args,
-      ],
-      { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let stderr = '';
-    child.stderr!.on('data', (d) => (stderr += d));
-    children.push(child);
-    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    return { child, stderr: () => stderr, exited };
-  };
+  const runFleet = (args: string[]) =>
+    spawnAgent(['fleet', '--controller', controller.grpcAddress, '--per-model', String(PER_MODEL), ...args], children);
   const mtlsSessions = () => [...controller.gateway.sessions.values()].filter((s) => s.identity.startsWith('sim.'));
 
   it('enrolls with one token per router, restarts on the saved certificates, and says what is missing', async () => {
