@@ -14,6 +14,18 @@ const perModel = Number(process.env.WRTFLEET_DEMO_PER_MODEL ?? 4);
 try {
   const config = configFromEnv({ LOG_LEVEL: 'warn', ...process.env });
   const controller = await startController(config, createLogger(config.logLevel));
+  // The console's URL comes first, before the fleet takes its few seconds to enrol and connect.
+  const tokenFile = path.resolve(config.dataDir, 'admin-token');
+  console.log(`
+wrtfleet demo: controller on ${controller.db.kind} (${controller.db.location})
+  console                ${controller.httpUrl}/  (sign in with an API token: ${tokenFile})
+  API docs (Swagger UI)  ${controller.httpUrl}/docs
+  OpenAPI document       ${controller.httpUrl}/docs/json
+  routers                ${controller.httpUrl}/v1/routers
+  agents' gRPC endpoint  ${controller.grpcAddress}
+  admin API token        in ${tokenFile} (mode 0600; Swagger UI: Authorize)
+  try: curl -H "Authorization: Bearer $(cat ${tokenFile})" ${controller.httpUrl}/v1/routers
+`);
   const roots = await fixtureModels(defaultFixturesDir());
   const fleet = await startSimulatedFleet({
     controller: controller.grpcAddress,
@@ -27,18 +39,7 @@ try {
     // A demo restart should show the fleet back within seconds, not a production jitter window.
     reconnect: { jitterWindowMs: 2_000, maxDelayMs: 5_000 },
   });
-  const tokenFile = path.resolve(config.dataDir, 'admin-token');
-  console.log(`
-wrtfleet demo: controller on ${controller.db.kind} (${controller.db.location}), ${fleet.length} simulated routers
-  console                ${controller.httpUrl}/  (sign in with an API token: ${tokenFile})
-  API docs (Swagger UI)  ${controller.httpUrl}/docs
-  OpenAPI document       ${controller.httpUrl}/docs/json
-  routers                ${controller.httpUrl}/v1/routers
-  agents' gRPC endpoint  ${controller.grpcAddress}
-  admin API token        in ${tokenFile} (mode 0600; Swagger UI: Authorize)
-  try: curl -H "Authorization: Bearer $(cat ${tokenFile})" ${controller.httpUrl}/v1/routers
-Press Ctrl-C to stop.
-`);
+  console.log(`${fleet.length} simulated routers started. Press Ctrl-C to stop.`);
   let stopping = false;
   const stop = async () => {
     if (stopping) return;

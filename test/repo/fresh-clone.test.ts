@@ -62,7 +62,11 @@ describe('a fresh clone with nothing beside it', () => {
         });
         expect(routers).toHaveLength(DEMO_ROUTERS);
         // npm ci built the console (postinstall), and the demo serves it at the URL it prints first.
-        expect(demo.out()).toMatch(new RegExp(`^\\s+console\\s+http://127\\.0\\.0\\.1:${http}/`, 'm'));
+        const printed = demo
+          .out()
+          .replace(/^\{.*\}$/gm, '')
+          .trim();
+        expect(printed).toMatch(new RegExp(`^wrtfleet demo: .*\\n\\s+console\\s+http://127\\.0\\.0\\.1:${http}/`));
         const page = await fetch(`http://127.0.0.1:${http}/fleet`, { headers: { accept: 'text/html' } });
         expect(page.status).toBe(200);
         expect(await page.text()).toMatch(
