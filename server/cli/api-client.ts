@@ -1,5 +1,6 @@
 import type { Plan } from '../../core/plan.js';
 import type { AuditVerdict } from '../audit/audit-verify.js';
+import type { CommandJobView, CommandTargetView } from '../commands/command-view.js';
 import type { PlanPreview } from '../fleet/plan-preview.js';
 import type { RouterSummary } from '../fleet/router-directory.js';
 import type { SaveResult } from '../profiles/profile-store.js';
@@ -7,7 +8,17 @@ import type { RolloutView } from '../rollouts/rollout-engine.js';
 
 // The response bodies the CLI reads, named by the server types that produce them (already JSON-shaped:
 // timestamps as ISO strings), so a change on the server that breaks the CLI fails the typecheck.
-export type { AuditVerdict, RolloutView, SaveResult };
+export type { AuditVerdict, CommandJobView, RolloutView, SaveResult };
+/** POST /v1/routers/{id}/re-enroll (server/api/enrollment.ts). */
+export type ReenrollToken = {
+  id: string;
+  token: string;
+  identity: string;
+  expiresAt: string;
+  caFingerprint: string | null;
+  grpcAddress: string;
+};
+export type CommandTargetPage = { items: CommandTargetView[]; nextCursor: string | null };
 export type RouterPage = { items: RouterSummary[]; nextCursor: string | null };
 export type RouterPlanPreview = NonNullable<Awaited<ReturnType<PlanPreview['forRouter']>>>;
 /** POST /v1/plan-preview names a profile, so every item has a plan. */

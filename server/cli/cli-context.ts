@@ -47,6 +47,10 @@ export const CLI_OPTIONS = {
   install: { type: 'boolean', default: false },
   inventory: { type: 'string' },
   concurrency: { type: 'string' },
+  timeout: { type: 'string' },
+  deadline: { type: 'string' },
+  'max-in-flight': { type: 'string' },
+  'expires-in': { type: 'string' },
 } as const;
 
 export type CliOptions = ReturnType<typeof parseCommandLine>['values'];

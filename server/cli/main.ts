@@ -11,6 +11,7 @@
 import { ApiCallError, ApiClient } from './api-client.js';
 import { parseCommandLine, resolveToken, UsageError, type CliContext } from './cli-context.js';
 import { auditVerb } from './commands/audit.js';
+import { commandVerb } from './commands/command.js';
 import { onboardVerb } from './commands/onboard.js';
 import { planVerb } from './commands/plan.js';
 import { profilesVerb } from './commands/profiles.js';
@@ -25,6 +26,7 @@ const GROUPS: Record<string, (ctx: CliContext, command: string | undefined) => P
   plan: planVerb,
   rollout: rolloutVerb,
   audit: auditVerb,
+  command: commandVerb,
 };
 
 const { values: opts, positionals } = (() => {

@@ -4,6 +4,7 @@ export const USAGE = `usage: wrtfleet [--url URL] [--token TOKEN] [--json] <comm
   routers ls [--soc SOC] [--status online|offline|never_seen] [--limit N]
   routers show ID
   routers tag ID TAG...
+  routers re-enroll ID [--expires-in SECONDS]        admin: a single-use token that lets ID enroll again
   profiles ls
   profiles show NAME [--revision N]
   profiles apply -f FILE.yaml|json [--name NAME]     create or add a revision (no-op if unchanged)
@@ -14,6 +15,10 @@ export const USAGE = `usage: wrtfleet [--url URL] [--token TOKEN] [--json] <comm
   rollout status ID
   rollout watch ID                                  live progress bar until it ends
   rollout pause|resume|abort ID
+  command re-probe|re-apply|rollback|check-drift|detach|reboot|diagnostics (--id ID | SELECTOR)
+          [--timeout S] [--deadline S] [--max-in-flight N] [--watch]   exit 3 unless every router succeeded
+  command ls
+  command status|watch|cancel ID
   audit ls [--router ID] [--profile NAME] [--rollout ID] [--actor A] [--from ISO] [--to ISO] [--limit N]
   audit verify
   audit export [-o FILE] [filters as for ls]

@@ -114,6 +114,37 @@ describe('the wrtfleet CLI against a live controller', () => {
     expect(events.some((e) => e.action === 'rollout.completed')).toBe(true);
   });
 
+  it('command check-drift --all --watch, a refused rollback, command status, routers re-enroll', async () => {
+    const check = await cli('command', 'check-drift', '--all', '--watch');
+    expect(check.code, check.stderr).toBe(0);
+    expect(check.stdout).toMatch(/\(check_drift\): completed, succeeded 6 failed 0 offline 0/);
+    expect(check.stderr).toMatch(/100% 6\/6/);
+    const jobId = /^command (\S+): check-drift to 6 routers/m.exec(check.stdout)?.[1];
+    expect(jobId).toBeDefined();
+    const status = await cli('command', 'status', jobId!);
+    expect(status.stdout.match(/^\S+\s+succeeded\b/gm)).toHaveLength(6);
+    expect((await cli('--json', 'command', 'ls')).stdout).toContain(jobId);
+
+    const routers = JSON.parse((await cli('--json', 'routers', 'ls')).stdout).items as { id: string }[];
+    // The rollout above was each router's first apply: nothing earlier to go back to.
+    const rollback = await cli('command', 'rollback', '--id', routers[0]!.id);
+    expect(rollback.code).toBe(1);
+    expect(rollback.stderr).toMatch(/rollback refused: no earlier applied revision to roll back to/);
+    // A selection reports the refusals per router and exits 3.
+    const many = await cli('command', 'rollback', '--all', '--watch');
+    expect(many.code).toBe(3);
+    expect(many.stdout.match(/refused\s+no earlier applied revision/g)).toHaveLength(6);
+
+    const reenroll = await cli('routers', 're-enroll', routers[0]!.id, '--expires-in', '600');
+    expect(reenroll.code, reenroll.stderr).toBe(0);
+    const [token] = reenroll.stdout.split('\n');
+    expect(token).toMatch(/^\S{20,}$/);
+    const audit = await cli('--json', 'audit', 'ls', '--router', routers[0]!.id);
+    expect(audit.stdout).toContain('router.reenroll_requested');
+    expect(audit.stdout).not.toContain(token);
+    expect((await cli('command', 'frobnicate', '--all')).code).toBe(2);
+  });
+
   it('fails with exit code 2 on bad usage and 1 on an API error', async () => {
     expect((await cli('rollout', 'frobnicate')).code).toBe(2);
     expect((await cli('rollout', 'create', '--profile', 'home')).code).toBe(2);

@@ -1,4 +1,4 @@
-/** `wrtfleet routers ls|show|tag`: the fleet as stored. */
+/** `wrtfleet routers ls|show|tag|re-enroll`: the fleet as stored. */
 import type * as Api from '../api-client.js';
 import { intOpt, print, query, UsageError, unknownCommand, type CliContext } from '../cli-context.js';
 import { table } from '../output.js';
@@ -37,6 +37,24 @@ export async function routersVerb({ opts, args, api }: CliContext, command: stri
         },
       );
       print(opts, r, () => `${r.id}: ${r.tags.join(' ')}`);
+      return 0;
+    }
+    case 're-enroll': {
+      if (!args[0]) throw new UsageError('routers re-enroll needs a router id');
+      const ttl = intOpt('expires-in', opts['expires-in']);
+      const r = await api.call<Api.ReenrollToken>(
+        'POST',
+        `/v1/routers/${encodeURIComponent(args[0])}/re-enroll`,
+        ttl === undefined ? null : { expiresInSeconds: ttl },
+      );
+      // The token is the one output a script needs; the rest says how to use it.
+      print(
+        opts,
+        r,
+        () =>
+          `${r.token}\n# single-use, for ${r.identity} only, until ${r.expiresAt}; on the router:\n` +
+          `#   agent run --controller ${r.grpcAddress} --credentials-dir DIR --enroll-token-file FILE --ca-fingerprint ${r.caFingerprint}`,
+      );
       return 0;
     }
     default:
