@@ -2,6 +2,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import { PROGRAM_NAMES } from '../../core/programs.js';
+import { COMMAND_KINDS, OUTCOME_STATES } from '../commands/command-kinds.js';
 import type { MetricsConfig } from '../config.js';
 import { COUNTER_COLUMNS, modeName, programOfKey } from '../telemetry/series-layout.js';
 
@@ -16,6 +17,8 @@ import { COUNTER_COLUMNS, modeName, programOfKey } from '../telemetry/series-lay
 const TOP_VALUES = 50;
 const LABEL_MAX = 64;
 const TARGET_OUTCOMES = ['applied', 'failed', 'rolled_back', 'skipped'] as const;
+/** A command target's outcome; offline counts once its job has ended (it may still connect before). */
+const COMMAND_OUTCOMES = [...OUTCOME_STATES, 'offline'] as const;
 
 interface Count {
   value: string;
@@ -40,6 +43,7 @@ interface FleetSnapshot {
   byRelease: Count[];
   byRevision: Count[];
   rolloutOutcomes: Count[];
+  commandOutcomes: { kind: string; outcome: string; count: number }[];
   /** null: not asked for; 'suppressed': the fleet is larger than perRouterMax. */
   perRouter: RouterSeries[] | 'suppressed' | null;
 }
@@ -149,8 +153,12 @@ export class FleetMetrics {
       ['outcome'],
       counts('outcome', (s) => s.rolloutOutcomes),
     );
-    // Command outcomes (per-router results of remote commands) belong here, beside the
-    // rollout outcomes: a gauge by outcome, read in snapshot() from the table commands keep.
+    gauge(
+      'wrtfleet_command_target_outcomes',
+      'Routers of every command job by command kind and how they ended (offline: the job ended first)',
+      ['kind', 'outcome'],
+      (g, s) => s.commandOutcomes.forEach((c) => g.set({ kind: c.kind, outcome: c.outcome }, c.count)),
+    );
     if (config.perRouter) this.perRouterMetrics(gauge, counter);
   }
 
@@ -212,24 +220,30 @@ export class FleetMetrics {
   private async read(): Promise<FleetSnapshot> {
     const db = this.db;
     const active = { decommissionedAt: null };
-    const [totals, flows, status, decommissioned, socs, releases, revisions, outcomes] = await Promise.all([
-      db.fleetTelemetryTotal.findMany(),
-      db.$queryRaw<{ software: number; hardware: number }[]>`
+    const [totals, flows, status, decommissioned, socs, releases, revisions, outcomes, commandOutcomes] =
+      await Promise.all([
+        db.fleetTelemetryTotal.findMany(),
+        db.$queryRaw<{ software: number; hardware: number }[]>`
         SELECT COALESCE(sum((b.latest->>'offloadedFlowsSoftware')::float8), 0) AS software,
                COALESCE(sum((b.latest->>'offloadedFlowsHardware')::float8), 0) AS hardware
           FROM "Router" r JOIN "TelemetryBaseline" b ON b."routerKey" = r."seriesKey"
          WHERE r.status = 'online' AND r."decommissionedAt" IS NULL`,
-      db.router.groupBy({ by: ['status'], where: active, _count: { _all: true } }),
-      db.router.count({ where: { decommissionedAt: { not: null } } }),
-      db.router.groupBy({ by: ['soc'], where: active, _count: { _all: true } }),
-      db.router.groupBy({ by: ['openwrtVersion'], where: active, _count: { _all: true } }),
-      db.router.groupBy({ by: ['appliedRevisionId'], where: active, _count: { _all: true } }),
-      db.rolloutTarget.groupBy({
-        by: ['state'],
-        where: { state: { in: [...TARGET_OUTCOMES] } },
-        _count: { _all: true },
-      }),
-    ]);
+        db.router.groupBy({ by: ['status'], where: active, _count: { _all: true } }),
+        db.router.count({ where: { decommissionedAt: { not: null } } }),
+        db.router.groupBy({ by: ['soc'], where: active, _count: { _all: true } }),
+        db.router.groupBy({ by: ['openwrtVersion'], where: active, _count: { _all: true } }),
+        db.router.groupBy({ by: ['appliedRevisionId'], where: active, _count: { _all: true } }),
+        db.rolloutTarget.groupBy({
+          by: ['state'],
+          where: { state: { in: [...TARGET_OUTCOMES] } },
+          _count: { _all: true },
+        }),
+        db.$queryRaw<{ kind: string; state: string; count: number }[]>`
+        SELECT j.kind::text AS kind, t.state::text AS state, count(*)::int AS count
+          FROM "CommandTarget" t JOIN "CommandJob" j ON j.id = t."jobId"
+         WHERE t.state::text <> 'offline' OR j.state::text <> 'running'
+         GROUP BY 1, 2`,
+      ]);
     const revisionNames = new Map(
       (
         await db.profileRevision.findMany({
@@ -267,6 +281,14 @@ export class FleetMetrics {
         value,
         count: outcomes.find((o) => o.state === value)?._count._all ?? 0,
       })),
+      // Every kind and outcome, zero included, so a rate() over them never starts from a missing series.
+      commandOutcomes: COMMAND_KINDS.flatMap((kind) =>
+        COMMAND_OUTCOMES.map((outcome) => ({
+          kind,
+          outcome,
+          count: commandOutcomes.find((c) => c.kind === kind && c.state === outcome)?.count ?? 0,
+        })),
+      ),
       perRouter: this.config.perRouter ? await this.perRouter() : null,
     };
   }

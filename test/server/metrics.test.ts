@@ -1,7 +1,7 @@
 /**
  * /metrics for Prometheus: the fleet's counters read from the database (telemetry totals per
  * program and datapath mode, offloaded flows, routers by status / SoC / release / applied
- * revision, rollout outcomes), with bounded label sets, checked by Prometheus's own
+ * revision, rollout and command outcomes), with bounded label sets, checked by Prometheus's own
  * `promtool check metrics`. Simulated routers (their datapath counters are simulated)
  * stream telemetry to a real controller on PostgreSQL.
  */
@@ -74,6 +74,16 @@ describe('Prometheus metrics of a fleet (simulated routers, PostgreSQL)', () => 
   });
 
   it('exposes the fleet with bounded labels, and promtool accepts the exposition', async () => {
+    const job = await api<{ id: string }>('/v1/commands', {
+      method: 'POST',
+      body: { kind: 'check_drift', selector: { all: true } },
+    });
+    expect(job.status).toBe(201);
+    await eventually(
+      async () => (await api<{ state: string }>(`/v1/commands/${job.body.id}`)).body.state === 'completed',
+      15_000,
+      'the check-drift job to complete',
+    );
     await new Promise((r) => setTimeout(r, 600)); // past the cache of a scrape before the apply
     const m = await api<string>('/metrics');
     expect(m.status).toBe(200);
@@ -91,6 +101,8 @@ describe('Prometheus metrics of a fleet (simulated routers, PostgreSQL)', () => 
     expect(value(text, 'wrtfleet_routers_by_applied_revision{applied_revision="metrics@1"}')).toBe(3);
     expect(value(text, 'wrtfleet_rollout_target_outcomes{outcome="applied"}')).toBe(3);
     expect(value(text, 'wrtfleet_rollout_target_outcomes{outcome="failed"}')).toBe(0);
+    expect(value(text, 'wrtfleet_command_target_outcomes{kind="check_drift",outcome="succeeded"}')).toBe(3);
+    expect(value(text, 'wrtfleet_command_target_outcomes{kind="reboot",outcome="failed"}')).toBe(0);
     // MT7621 and MT7986 (kernel 6.6 / 5.15) and the Archer C7: TCX where the kernel has it, cls_bpf elsewhere.
     const tcx = value(text, 'wrtfleet_fleet_packets_seen_total{program="set_ip_ttl",mode="tcx"}') ?? 0;
     const clsBpf = value(text, 'wrtfleet_fleet_packets_seen_total{program="set_ip_ttl",mode="cls_bpf"}') ?? 0;
@@ -99,7 +111,19 @@ describe('Prometheus metrics of a fleet (simulated routers, PostgreSQL)', () => 
     expect(value(text, 'wrtfleet_fleet_offloaded_flows{offload="software"}')).toBe(120); // 3 routers x 40
     // Bounded label sets: no router names by default.
     expect([...labelNames(text)].sort()).toEqual(
-      ['applied_revision', 'le', 'mode', 'offload', 'outcome', 'program', 'release', 'soc', 'state', 'status'].sort(),
+      [
+        'applied_revision',
+        'kind',
+        'le',
+        'mode',
+        'offload',
+        'outcome',
+        'program',
+        'release',
+        'soc',
+        'state',
+        'status',
+      ].sort(),
     );
     expect(text).not.toMatch(/router="/);
   });
