@@ -11,6 +11,8 @@ export interface SimulatedFleetOptions {
   controller: string;
   fixtureRoots: string[];
   perModel: number;
+  /** The first serial of each model (default 1): fleets started apart get identities apart. */
+  firstSerial?: number;
   reconnect?: Partial<ReconnectPolicy>;
   /** Scripted outcomes per router (tests); default: every apply succeeds. */
   outcome?: (identity: string, desired: DesiredState) => SimulatedOutcome;
@@ -37,9 +39,9 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
   // Enrollment starts for every router at once (a few in flight), not one after another.
   const enrolled = enrollConcurrently(
     options.fixtureRoots.flatMap((root) =>
-      Array.from({ length: options.perModel }, (_, i) => ({
-        identity: `sim.${basename(root)}:${String(i + 1).padStart(3, '0')}`,
-        name: `${basename(root)}-${String(i + 1).padStart(3, '0')}`,
+      serials(options).map((serial) => ({
+        identity: `sim.${basename(root)}:${serial}`,
+        name: `${basename(root)}-${serial}`,
       })),
     ),
     options.credentialsFor,
@@ -47,8 +49,7 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
   for (const root of options.fixtureRoots) {
     const model = basename(root);
     const facts: RouterFacts = await collectFacts(new FixtureHost(root));
-    for (let i = 1; i <= options.perModel; i++) {
-      const serial = String(i).padStart(3, '0');
+    for (const serial of serials(options)) {
       const identity = `sim.${model}:${serial}`;
       const credentials = await enrolled.get(identity);
       const router = new SimulatedRouter({
@@ -72,6 +73,11 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
     }
   }
   return routers;
+}
+
+/** The synthetic serials of each model: 001, 002, ... from firstSerial. */
+function serials({ perModel, firstSerial = 1 }: SimulatedFleetOptions): string[] {
+  return Array.from({ length: perModel }, (_, i) => String(firstSerial + i).padStart(3, '0'));
 }
 
 export async function stopFleet(routers: { stop(): Promise<void> }[]): Promise<void> {
