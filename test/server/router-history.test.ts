@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApplyResult_Status } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { Controller } from '../../server/controller.js';
 import { createPgliteDatabase, type TestDatabase } from '../support/databases.js';
-import { authedFetch, startTestController } from '../support/controller.js';
+import { authedFetch, startTestController, type ApiResponse } from '../support/controller.js';
 
 describe('REST: a router history (apply results, drift, revisions) and the audit timeline order', () => {
   let db: TestDatabase;
@@ -90,7 +90,9 @@ describe('REST: a router history (apply results, drift, revisions) and the audit
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const r = await api(`/v1/routers/${routerId}/apply-results?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const r: ApiResponse<{ items: typeof seen; nextCursor: string | null }> = await api(
+        `/v1/routers/${routerId}/apply-results?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       seen.push(...r.body.items);
       cursor = r.body.nextCursor;
@@ -164,7 +166,9 @@ describe('REST: a router history (apply results, drift, revisions) and the audit
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const r = await api(`/v1/audit?router=${routerId}&order=desc&limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      const r: ApiResponse<{ items: { seq: string }[]; nextCursor: string | null }> = await api(
+        `/v1/audit?router=${routerId}&order=desc&limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(r.status).toBe(200);
       seen.push(...r.body.items.map((e: { seq: string }) => e.seq));
       cursor = r.body.nextCursor;
