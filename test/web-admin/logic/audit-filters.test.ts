@@ -54,3 +54,14 @@ describe("the audit page's filters", () => {
     );
   });
 });
+
+describe('the time inputs of the audit filters', () => {
+  it('show an instant from a link as local minutes, and keep text that is not one', async () => {
+    const { localInputValue } = await import('../../../web-admin/src/pages/audit/audit-filters.js');
+    const local = new Date(2026, 2, 1, 9, 5);
+    expect(localInputValue(local.toISOString())).toBe('2026-03-01T09:05');
+    expect(localInputValue('2026-03-01T09:05')).toBe('2026-03-01T09:05');
+    expect(localInputValue('soon')).toBe('soon');
+    expect(localInputValue(undefined)).toBe('');
+  });
+});

@@ -96,3 +96,13 @@ export function exportFileName(filters: AuditFilters, now: Date): string {
     .replace(/\.\d{3}Z$/, 'Z');
   return ['wrtfleet-audit', ...parts, stamp].join('_') + '.jsonl';
 }
+
+/** The value a datetime-local input shows for a filter's time (local, minutes), or the text as it is. */
+export function localInputValue(text: string | undefined): string {
+  if (!text) return '';
+  const iso = instantOf(text);
+  if (!iso) return text;
+  const d = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
