@@ -20,6 +20,7 @@ import { launchChromium, openPage } from '../test/web-admin/support/browser.js';
 import { ensureConsoleBuilt } from '../test/web-admin/support/console-controller.js';
 import { signInWithToken } from '../test/web-admin/support/sign-in.js';
 import { storeTelemetryHistory } from '../test/web-admin/support/telemetry-history-rows.js';
+import { rangeOf, rangeQuery } from '../web-admin/src/pages/router/telemetry-charts.js';
 import { median, nearestRankPercentile } from './statistics.js';
 
 const RUNS = Number(process.env.WF_BENCH_RUNS ?? 20);
@@ -120,16 +121,13 @@ try {
       await leave(page);
     }
   }
-  // Points per range, as the page asked for them (the controller picks the step).
+  // Points per range, asked as the page asks (the controller picks the step).
   const points: Record<string, number> = {};
   for (const range of RANGES) {
-    const seconds = { '30d': 30 * 86_400, '7d': 7 * 86_400, '24h': 86_400, '1h': 3_600 }[range];
-    const to = new Date();
-    const from = new Date(to.getTime() - seconds * 1000);
-    const res = await fetch(
-      `${controller.httpUrl}/v1/routers/${router.id}/telemetry?from=${from.toISOString()}&to=${to.toISOString()}`,
-      { headers: { authorization: `Bearer ${token}` } },
-    );
+    const { from, to } = rangeQuery(rangeOf(range), Date.now());
+    const res = await fetch(`${controller.httpUrl}/v1/routers/${router.id}/telemetry?from=${from}&to=${to}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     const body = (await res.json()) as { points: unknown[]; step: number };
     points[range] = body.points.length;
   }

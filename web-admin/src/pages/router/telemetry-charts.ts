@@ -11,13 +11,19 @@ export interface RangeChoice {
   seconds: number;
   /** How often the chart asks again: about one new point per refresh. */
   refreshMs: number;
+  /**
+   * Seconds asked for. The controller keeps minute points 24 h and serves a window that starts
+   * before that from hour points (25 for a day); 24 h asks for two minutes less, so its chart
+   * stays at minute resolution.
+   */
+  askSeconds: number;
 }
 
 export const RANGES: readonly RangeChoice[] = [
-  { id: '1h', label: '1 h', seconds: 3_600, refreshMs: 15_000 },
-  { id: '24h', label: '24 h', seconds: 86_400, refreshMs: 60_000 },
-  { id: '7d', label: '7 d', seconds: 7 * 86_400, refreshMs: 300_000 },
-  { id: '30d', label: '30 d', seconds: 30 * 86_400, refreshMs: 300_000 },
+  { id: '1h', label: '1 h', seconds: 3_600, refreshMs: 15_000, askSeconds: 3_600 },
+  { id: '24h', label: '24 h', seconds: 86_400, refreshMs: 60_000, askSeconds: 86_400 - 120 },
+  { id: '7d', label: '7 d', seconds: 7 * 86_400, refreshMs: 300_000, askSeconds: 7 * 86_400 },
+  { id: '30d', label: '30 d', seconds: 30 * 86_400, refreshMs: 300_000, askSeconds: 30 * 86_400 },
 ];
 
 export const DEFAULT_RANGE = RANGES[0]!;
@@ -31,7 +37,7 @@ export function rangeOf(id: string | null | undefined): RangeChoice {
 export function rangeQuery(range: RangeChoice, nowMs: number): { from: string; to: string } {
   // Whole seconds: a refresh asks the same window a second later, not a new millisecond grid.
   const to = Math.floor(nowMs / 1000) * 1000;
-  return { from: new Date(to - range.seconds * 1000).toISOString(), to: new Date(to).toISOString() };
+  return { from: new Date(to - range.askSeconds * 1000).toISOString(), to: new Date(to).toISOString() };
 }
 
 /** One point of the API's router series (the fields the charts read). */
