@@ -242,6 +242,34 @@ describe('the router and audit pages (simulated fleet, Chromium)', () => {
     });
   });
 
+  it("rotates a router's credentials from its page: the re-enrolment token shown once, audited with the actor", async () => {
+    const { page, context, problems } = await openPage(browser);
+    try {
+      const router = (await api('/v1/routers?soc=MT7621&limit=4')).body.items[3];
+      await signInWithToken(page, ctl.url, ctl.token, `/routers/${router.id}`);
+      await page.getByRole('heading', { name: router.name, level: 1 }).waitFor();
+      await page
+        .getByRole('group', { name: 'Router actions' })
+        .getByRole('button', { name: 'Rotate credentials' })
+        .click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByText('The token is shown once.').waitFor();
+      await dialog.getByRole('button', { name: 'Rotate credentials' }).click();
+      const result = page.getByRole('status').filter({ hasText: 'Re-enrolment token (shown once)' });
+      await result.waitFor();
+      expect(await result.innerText()).toContain(`identity ${router.identity}`);
+      expect((await result.locator('code').innerText()).length).toBeGreaterThan(20);
+      expect(await dialog.count()).toBe(0);
+      const events = (await api(`/v1/audit?router=${router.id}&order=desc&limit=20`)).body.items;
+      expect(events).toContainEqual(
+        expect.objectContaining({ action: 'router.reenroll_requested', actor: 'token:tester' }),
+      );
+      expect(problems.errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('shows a read-only operator no action, and the controller refuses a forged one', async () => {
     const { secret } = await ctl.controller.tokens.create({
       name: 'viewer',
