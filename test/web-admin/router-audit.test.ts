@@ -187,9 +187,14 @@ describe('the router and audit pages (simulated fleet, Chromium)', () => {
     });
 
     it('finds the rollout in the audit timeline by filter, opens its diff, verifies the chain, exports', async () => {
-      await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Audit' }).click();
+      // From the router's page to its own history, then to the whole timeline.
+      await page.getByRole('link', { name: 'Audit history' }).click();
       await page.getByRole('heading', { name: 'Audit', level: 1 }).waitFor();
       await page.getByRole('listitem').filter({ hasText: 'drift.reported' }).first().waitFor();
+      expect(await page.getByLabel('Router id').inputValue()).toBe(decodeURIComponent(routerPath.split('/').pop()!));
+      expect(await page.locator('.wf-audit-event__action').first().innerText()).toBe('drift.reported');
+      await page.getByRole('button', { name: 'Clear' }).click();
+      await page.waitForURL((u) => u.search === '');
 
       await page.getByLabel('Rollout id').fill(rolloutId);
       await page.getByRole('button', { name: 'Apply filters' }).click();

@@ -51,7 +51,8 @@ export default function RouterPage({ params }: PageProps) {
       }
     >
       <p className="wf-crumbs">
-        <Link to="/fleet">Fleet</Link> / {data?.name ?? id}
+        <Link to="/fleet">Fleet</Link> / {data?.name ?? id} ·{' '}
+        <Link to={`/audit?${new URLSearchParams({ router: id }).toString()}`}>Audit history</Link>
       </p>
       {router.failure ? <ErrorNotice failure={router.failure} onRetry={router.reload} /> : null}
       {router.loading && !data ? <Loading what="Loading the router" /> : null}
