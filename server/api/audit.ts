@@ -4,7 +4,7 @@ import { verifyAudit } from '../audit/audit-verify.js';
 import { UnauditedKind } from '../audit/audit-completeness.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { ndjsonErrorLine, streamResponse } from './streamed-response.js';
-import { INT64_MAX, Nullable, Page, PageLimit, Timestamp } from './shared-schemas.js';
+import { INT64_MAX, Nullable, Page, PageLimit, StringEnum, Timestamp } from './shared-schemas.js';
 
 const Filters = {
   router: Type.Optional(Type.String({ maxLength: 64, description: 'Router id' })),
@@ -91,12 +91,17 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
       schema: {
         tags: ['audit'],
         summary:
-          'Audit events, oldest first, filtered by router, profile, rollout, command job, actor, action and time range',
+          'Audit events, oldest (or newest) first, filtered by router, profile, rollout, command job, actor, action and time range',
         querystring: Type.Object(
           {
             ...Filters,
             limit: PageLimit(1000, 100),
             cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$' })),
+            order: Type.Optional(
+              StringEnum(['asc', 'desc'] as const, {
+                description: 'asc (default): oldest first; desc: newest first, as a timeline reads',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -107,15 +112,19 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
       },
     },
     async (request) => {
-      const { limit, cursor, ...filters } = request.query;
+      const { limit, cursor, order = 'asc', ...filters } = request.query;
       const where = whereOf(filters);
       // The pattern bounds the digits; the value must also fit the bigint sequence column.
       if (cursor && BigInt(cursor) > INT64_MAX)
         throw new ApiError(400, 'invalid_request', 'invalid querystring parameter: cursor is past the last event', [
           { path: '/cursor', in: 'querystring', message: 'is past the last event' },
         ]);
-      if (cursor) (where.AND as Prisma.AuditEventWhereInput[]).push({ seq: { gt: BigInt(cursor) } });
-      const rows = await db.auditEvent.findMany({ where, orderBy: { seq: 'asc' }, take: limit + 1 });
+      // The cursor is the last event of the previous page: the next one continues past it either way.
+      if (cursor)
+        (where.AND as Prisma.AuditEventWhereInput[]).push({
+          seq: order === 'asc' ? { gt: BigInt(cursor) } : { lt: BigInt(cursor) },
+        });
+      const rows = await db.auditEvent.findMany({ where, orderBy: { seq: order }, take: limit + 1 });
       const items = rows.slice(0, limit).map(auditEventView);
       return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.seq : null };
     },

@@ -30,6 +30,7 @@ import { metricsPlugin, type ControllerMetrics } from './metrics.js';
 import { profilesPlugin } from './profiles.js';
 import { rolloutsPlugin } from './rollouts.js';
 import { routersPlugin } from './routers.js';
+import { routerHistoryPlugin } from './router-history.js';
 import type { OnboardingService } from '../onboarding/onboarding-service.js';
 import { jobsPlugin } from './jobs.js';
 import { onboardingPlugin } from './onboarding.js';
@@ -143,6 +144,7 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
     db: deps.db,
     audit: deps.audit,
   });
+  await app.register(routerHistoryPlugin, { db: deps.db });
   await app.register(profilesPlugin, { profiles: deps.profiles });
   const { streamMaxSeconds } = limits;
   await app.register(rolloutsPlugin, {

@@ -10,6 +10,7 @@ import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';
 import type { Controller } from '../../server/controller.js';
 import { createPgliteDatabase, type TestDatabase } from '../support/databases.js';
 import { eventually, startTestController } from '../support/controller.js';
+import { planPreviewText } from '../../web-admin/src/plan/plan-text.js';
 
 const run = promisify(execFile);
 const repo = path.resolve(import.meta.dirname, '../..');
@@ -143,6 +144,17 @@ describe('the wrtfleet CLI against a live controller', () => {
     expect(audit.stdout).toContain('router.reenroll_requested');
     expect(audit.stdout).not.toContain(token);
     expect((await cli('command', 'frobnicate', '--all')).code).toBe(2);
+  });
+
+  it('plan preview --router prints the text the console shows, every decision with its reason', async () => {
+    const router = await controller.db.prisma.router.findFirstOrThrow({ where: { assignment: { isNot: null } } });
+    const text = await cli('plan', 'preview', '--router', router.id);
+    expect(text.code, text.stderr).toBe(0);
+    const json = await cli('plan', 'preview', '--router', router.id, '--json');
+    const preview = JSON.parse(json.stdout);
+    expect(text.stdout.trimEnd()).toBe(planPreviewText(preview));
+    expect(text.stdout).toContain(`${router.name}: home@`);
+    for (const d of preview.plan.decisions) expect(text.stdout).toContain(`  - ${d.topic}: ${d.choice} (${d.reason})`);
   });
 
   it('fails with exit code 2 on bad usage and 1 on an API error', async () => {

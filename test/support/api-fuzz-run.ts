@@ -84,9 +84,12 @@ export async function fuzzApi(options: {
   const routes = new Set<string>();
   const extraFields: Record<string, number> = {};
   let sent = 0;
+  // The operations in turn, each request for one random: a random pick of the operation missed
+  // some of them once there were 55 (250 runs), and the test demands every one is hit.
+  let turn = 0;
   const result = await fc.check(
     fc.asyncProperty(
-      fc.integer({ min: 0, max: ops.length - 1 }).chain((i) => requestOf(ops[i]!, options.known ?? {})),
+      fc.constant(null).chain(() => requestOf(ops[turn++ % ops.length]!, options.known ?? {})),
       async (req) => {
         sent += 1;
         routes.add(`${req.op.method} ${req.op.path}`);

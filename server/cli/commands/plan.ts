@@ -2,6 +2,8 @@
 import type * as Api from '../api-client.js';
 import { intOpt, print, query, selectorFromOpts, UsageError, unknownCommand, type CliContext } from '../cli-context.js';
 import { table } from '../output.js';
+// The console's router page shows the same text: one renderer for both clients of the API.
+import { planPreviewText } from '../../../web-admin/src/plan/plan-text.js';
 
 export async function planVerb({ opts, api }: CliContext, command: string | undefined): Promise<number> {
   if (command !== 'preview') throw unknownCommand('plan', command);
@@ -9,18 +11,7 @@ export async function planVerb({ opts, api }: CliContext, command: string | unde
     const r = await api.get<Api.RouterPlanPreview>(
       `/v1/routers/${encodeURIComponent(opts.router)}/plan${query({ profile: opts.profile, revision: intOpt('revision', opts.revision) })}`,
     );
-    print(opts, r, () => {
-      if (!r.plan) return `${r.name}: no profile assigned`;
-      const p = r.plan;
-      return [
-        `${r.name}: ${r.effective.profile}@${r.effective.revision} -> ${p.satisfiable ? 'satisfiable' : 'REFUSED'} (plan ${p.planHash.slice(0, 12)})`,
-        `  datapath: ${p.datapath.mode}${p.datapath.attach ? ` via ${p.datapath.attach}` : ''}  programs: ${p.datapath.programs.map((x) => x.name).join(', ') || '-'}`,
-        `  offload: ${p.offload.mode}`,
-        ...p.refusals.map((x) => `  refused: ${x.reason}`),
-        ...p.decisions.map((d) => `  - ${d.topic}: ${d.choice} (${d.reason})`),
-        `  changes: ${r.changes.length === 0 ? 'none' : r.changes.map((c) => c.path).join(', ')}`,
-      ].join('\n');
-    });
+    print(opts, r, () => planPreviewText(r));
     return 0;
   }
   if (!opts.profile) throw new UsageError('plan preview needs --router ID, or --profile NAME with a selector');

@@ -183,7 +183,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Audit events, oldest first, filtered by router, profile, rollout, command job, actor, action and time range */
+        /** Audit events, oldest (or newest) first, filtered by router, profile, rollout, command job, actor, action and time range */
         get: {
             parameters: {
                 query: {
@@ -195,6 +195,8 @@ export interface paths {
                     cursor?: string;
                     from?: string;
                     limit: number;
+                    /** @description asc (default): oldest first; desc: newest first, as a timeline reads */
+                    order?: "asc" | "desc";
                     /** @description Profile name */
                     profile?: string;
                     /** @description Rollout id */
@@ -3015,6 +3017,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/routers/{id}/apply-results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A router's apply results with their evidence, newest first, with keyset pagination */
+        get: {
+            parameters: {
+                query: {
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                    limit: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                error: string | null;
+                                /** @description What the agent read back after the apply: datapath, attached programs, offload settings, trigger (wan-changed, reboot) */
+                                evidence: unknown;
+                                /** Format: date-time */
+                                finishedAt: string | null;
+                                id: string;
+                                revision: {
+                                    profile: string;
+                                    revision: number;
+                                } | null;
+                                /** Format: date-time */
+                                startedAt: string;
+                                /** @enum {string} */
+                                status: "pending" | "applied" | "failed" | "rolled_back";
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/routers/{id}/assignment": {
         parameters: {
             query?: never;
@@ -3672,6 +3770,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/routers/{id}/drift": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The router's last drift report (from a drift check or the agent's timer), or null before the first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            report: {
+                                actor: string;
+                                /** Format: date-time */
+                                at: string;
+                                /** @description Empty: the router runs exactly its applied plan */
+                                differences: {
+                                    actual: string;
+                                    expected: string;
+                                    path: string;
+                                }[];
+                                /** @description The drift.reported audit event that holds the report */
+                                eventId: string;
+                                revision: {
+                                    profile: string;
+                                    revision: number;
+                                } | null;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/routers/{id}/plan": {
         parameters: {
             query?: never;
@@ -3909,6 +4099,97 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/routers/{id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The revision a router runs (applied), the one it should run (desired) and its assignment */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            applied: {
+                                profile: string;
+                                revision: number;
+                            } | null;
+                            assignment: {
+                                overrides: unknown;
+                                pinnedRevision: number | null;
+                                profile: string;
+                            } | null;
+                            desired: ({
+                                profile: string;
+                                revision: number;
+                            } & {
+                                /** @description The rollout that set it, when one did */
+                                rolloutId: string | null;
+                            }) | (never | null);
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

@@ -1,0 +1,38 @@
+import { unwrap } from '../../api/client.js';
+import { useApi } from '../../api/use-api.js';
+import { useSignedIn } from '../../app/session.js';
+import { ErrorNotice } from '../../components/ErrorNotice.js';
+import { Loading } from '../../components/Loading.js';
+import { planPreviewLines, type PlanTextInput } from '../../plan/plan-text.js';
+import { Panel } from './Panel.js';
+
+/**
+ * The plan of the router's effective profile (its assignment, with overrides) as
+ * `wrtfleet plan preview --router` prints it: every decision with its reason.
+ */
+export function PlanPanel({ id, version }: { id: string; version: number }) {
+  const { api } = useSignedIn();
+  const preview = useApi(
+    () => unwrap(api.GET('/v1/routers/{id}/plan', { params: { path: { id } } })),
+    [api, id, version],
+  );
+  const data = preview.data;
+  return (
+    <Panel title="Plan of the effective profile" wide>
+      {preview.failure ? <ErrorNotice failure={preview.failure} onRetry={preview.reload} /> : null}
+      {preview.loading && !data ? <Loading what="Resolving the plan" /> : null}
+      {data ? (
+        <>
+          {data.effective ? (
+            <p className="wf-muted">
+              The same text as <code>wrtfleet plan preview --router {id}</code>; nothing is sent to the router.
+            </p>
+          ) : null}
+          <pre className="wf-pre" aria-label="Plan preview" tabIndex={0}>
+            {planPreviewLines({ ...data, plan: data.plan as PlanTextInput | null }).join('\n')}
+          </pre>
+        </>
+      ) : null}
+    </Panel>
+  );
+}

@@ -1,0 +1,68 @@
+import { unwrap } from '../../api/client.js';
+import { useApi } from '../../api/use-api.js';
+import { Link } from '../../app/navigation.js';
+import { pathFor } from '../../app/route-match.js';
+import { useSignedIn } from '../../app/session.js';
+import { ErrorNotice } from '../../components/ErrorNotice.js';
+import { Loading } from '../../components/Loading.js';
+import { Fact, Panel } from './Panel.js';
+
+const named = (r: { profile: string; revision: number } | null | undefined) =>
+  r ? `${r.profile}@${r.revision}` : null;
+
+/** Applied and desired revision side by side: equal means the router runs what it should. */
+export function RevisionsPanel({ id, version }: { id: string; version: number }) {
+  const { api } = useSignedIn();
+  const revisions = useApi(
+    () => unwrap(api.GET('/v1/routers/{id}/revisions', { params: { path: { id } } })),
+    [api, id, version],
+  );
+  const data = revisions.data;
+  const inStep = data && named(data.applied) === named(data.desired);
+  return (
+    <Panel title="Revisions">
+      {revisions.failure ? <ErrorNotice failure={revisions.failure} onRetry={revisions.reload} /> : null}
+      {revisions.loading && !data ? <Loading what="Loading revisions" /> : null}
+      {data ? (
+        <dl className="wf-facts">
+          <Fact term="Applied">{named(data.applied) ?? <span className="wf-muted">none</span>}</Fact>
+          <Fact term="Desired">
+            {data.desired ? (
+              <>
+                {named(data.desired)}
+                {data.desired.rolloutId ? (
+                  <>
+                    {' '}
+                    (rollout{' '}
+                    <Link to={pathFor('/rollouts/:id', { id: data.desired.rolloutId })}>
+                      {data.desired.rolloutId.slice(0, 8)}
+                    </Link>
+                    )
+                  </>
+                ) : null}
+              </>
+            ) : (
+              <span className="wf-muted">none</span>
+            )}
+          </Fact>
+          <Fact term="State">
+            {data.desired || data.applied ? (
+              <span className={`wf-status wf-status--${inStep ? 'applied' : 'pending'}`}>
+                {inStep ? 'in step' : 'pending'}
+              </span>
+            ) : (
+              <span className="wf-muted">nothing to run</span>
+            )}
+          </Fact>
+          <Fact term="Assignment">
+            {data.assignment ? (
+              `${data.assignment.profile}${data.assignment.pinnedRevision ? `@${data.assignment.pinnedRevision} (pinned)` : ' (latest)'}${data.assignment.overrides ? ', with overrides' : ''}`
+            ) : (
+              <span className="wf-muted">none</span>
+            )}
+          </Fact>
+        </dl>
+      ) : null}
+    </Panel>
+  );
+}

@@ -1,0 +1,92 @@
+/**
+ * What an operator can do to one router from its page: the command kinds of
+ * POST /v1/routers/{id}/commands, decommissioning and re-enrolment, each with the scope the
+ * controller demands (server/commands/command-kinds.ts, server/api/enrollment.ts) and the
+ * sentence its confirmation shows. Pure, unit-tested.
+ */
+import type { Scope } from '../../app/scopes.js';
+
+export type RouterActionId =
+  'check_drift' | 're_probe' | 're_apply' | 'rollback' | 'detach' | 're_enroll' | 'decommission';
+
+export interface RouterAction {
+  id: RouterActionId;
+  label: string;
+  scope: Scope;
+  /** A command job (followed live) or a direct call. */
+  via: 'command' | 'call';
+  danger: boolean;
+  /** What will happen, said in the confirmation. */
+  explain: string;
+}
+
+export const ROUTER_ACTIONS: readonly RouterAction[] = [
+  {
+    id: 'check_drift',
+    label: 'Check drift',
+    scope: 'write',
+    via: 'command',
+    danger: false,
+    explain: 'The agent compares the router with its applied plan now and reports what differs. Nothing is changed.',
+  },
+  {
+    id: 're_probe',
+    label: 'Re-probe',
+    scope: 'write',
+    via: 'command',
+    danger: false,
+    explain: 'The agent probes the router again (offload, eBPF, TCX) and reports its capabilities.',
+  },
+  {
+    id: 're_apply',
+    label: 'Re-apply',
+    scope: 'write',
+    via: 'command',
+    danger: false,
+    explain: 'The agent applies its applied revision again, with a commit-confirm window as for any apply.',
+  },
+  {
+    id: 'rollback',
+    label: 'Roll back',
+    scope: 'write',
+    via: 'command',
+    danger: true,
+    explain: 'The router goes back to the revision it ran before the current one.',
+  },
+  {
+    id: 'detach',
+    label: 'Detach',
+    scope: 'admin',
+    via: 'command',
+    danger: true,
+    explain: 'Every program and table of wrtfleet is removed from the router; it runs nothing of a profile afterwards.',
+  },
+  {
+    id: 're_enroll',
+    label: 'Rotate credentials',
+    scope: 'admin',
+    via: 'call',
+    danger: false,
+    explain:
+      'A single-use re-enrolment token for this router is created. When the agent enrolls with it, the router gets a new certificate and its old certificates are revoked. The token is shown once.',
+  },
+  {
+    id: 'decommission',
+    label: 'Decommission',
+    scope: 'admin',
+    via: 'call',
+    danger: true,
+    explain:
+      "The router's certificates are revoked, its stream is closed and it is refused from now on. Its history stays.",
+  },
+];
+
+/** The actions the caller's scopes allow; the rest are not shown (the controller refuses them anyway). */
+export function actionsFor(can: (scope: Scope) => boolean, decommissioned: boolean): RouterAction[] {
+  return ROUTER_ACTIONS.filter((a) => can(a.scope)).filter((a) => !decommissioned || a.id === 're_enroll');
+}
+
+/** A command target's state in words for the result line. */
+export function targetStateText(state: string): string {
+  return state.replace(/_/g, ' ');
+}
