@@ -33,15 +33,29 @@ import { routersPlugin } from './routers.js';
 import type { OnboardingService } from '../onboarding/onboarding-service.js';
 import { jobsPlugin } from './jobs.js';
 import { onboardingPlugin } from './onboarding.js';
-import { sessionPlugin } from './session.js';
+import { sessionPlugin, type SignInLimits } from './session.js';
+import { accountsPlugin } from './accounts.js';
+import type { OperatorAccounts } from '../auth/operator-accounts.js';
+import type { OperatorSessions } from '../auth/operator-sessions.js';
 import { consolePages, consolePlugin, type ConsolePluginOptions } from '../console/console-plugin.js';
 import { telemetryPlugin } from './telemetry.js';
 import type { TelemetryHistory } from '../telemetry/telemetry-history.js';
+
+/** How the console's sign-in behaves: the cookie's Secure flag, the failed sign-in limits. */
+export interface SignInOptions {
+  /** Secure even on plain HTTP (behind a TLS proxy); over TLS it is always Secure. */
+  cookieSecure?: boolean;
+  limits?: SignInLimits;
+}
 
 export interface HttpApiDeps {
   db: PrismaClient;
   directory: RouterDirectory;
   tokens: ApiTokens;
+  /** Operator accounts and their console sessions (the cookie the console signs in with). */
+  accounts: OperatorAccounts;
+  sessions: OperatorSessions;
+  signIn?: SignInOptions;
   profiles: ProfileStore;
   previews: PlanPreview;
   rollouts: RolloutEngine;
@@ -58,7 +72,7 @@ export interface HttpApiDeps {
   /** Largest accepted request body; larger ones get 413. */
   bodyLimitBytes?: number;
   /** Failed-authentication rate limit. */
-  auth?: Omit<AuthPluginOptions, 'tokens'>;
+  auth?: Omit<AuthPluginOptions, 'tokens' | 'sessions'>;
   /** Token, enrollment, certificate and credential routes. */
   security?: SecurityRoutesOptions;
   /** Request, idle and stream time limits; absent fields take DEFAULT_HTTP_LIMITS. */
@@ -133,7 +147,7 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
     },
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
-  await app.register(authPlugin, { ...deps.auth, tokens: deps.tokens });
+  await app.register(authPlugin, { ...deps.auth, tokens: deps.tokens, sessions: deps.sessions });
   if (deps.security) await app.register(securityRoutesPlugin, deps.security);
 
   await app.register(healthPlugin, { db: deps.db, jobs: deps.jobs });
@@ -155,7 +169,15 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
   await app.register(auditPlugin, { db: deps.db, streamMaxSeconds });
   await app.register(telemetryPlugin, { db: deps.db, telemetry: deps.telemetry });
   await app.register(metricsPlugin, { metrics: deps.metrics });
-  await app.register(sessionPlugin, { fleetName: deps.fleetName ?? 'wrtfleet' });
+  await app.register(sessionPlugin, {
+    fleetName: deps.fleetName ?? 'wrtfleet',
+    accounts: deps.accounts,
+    sessions: deps.sessions,
+    audit: deps.audit,
+    cookieSecure: deps.signIn?.cookieSecure,
+    signInLimits: deps.signIn?.limits,
+  });
+  await app.register(accountsPlugin, { accounts: deps.accounts });
   if (deps.console) await app.register(consolePlugin, deps.console);
   if (deps.onboarding) {
     await app.register(onboardingPlugin, { onboarding: deps.onboarding });

@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import type { AuditTransaction } from '../audit/audit-log.js';
+import { hashToken, type Actor } from './api-tokens.js';
+import { isRole, scopesOfRole, type Role } from './operator-roles.js';
+
+/** How long a console session lasts: since its last request, and at most since sign-in. */
+export interface SessionLifetime {
+  idleSeconds: number;
+  absoluteSeconds: number;
+}
+
+export const DEFAULT_SESSION_LIFETIME: SessionLifetime = { idleSeconds: 30 * 60, absoluteSeconds: 12 * 3600 };
+
+/** The cookie that carries the session id. */
+export const SESSION_COOKIE = 'wrtfleet_session';
+
+/** A request's session, as GET /v1/session shows it. */
+export interface SessionInfo {
+  idHash: string;
+  role: Role;
+  csrfToken: string;
+  idleExpiresAt: Date;
+  absoluteExpiresAt: Date;
+}
+
+/**
+ * lastSeenAt is written at most this often: a console polling every few seconds must not turn
+ * each read into a write. Idle expiry is therefore up to this much later than configured.
+ */
+const TOUCH_EVERY_MS = 15_000;
+/** Session ids are 43 characters of base64url; anything much longer is not one. */
+const MAX_ID_LENGTH = 100;
+
+/**
+ * Console sessions: a random id in an HttpOnly cookie, of which only the SHA-256 is stored; a
+ * CSRF token per session; idle and absolute expiry. The clock is a field so tests can move time.
+ */
+export class OperatorSessions {
+  /** The current time; tests replace it to expire sessions without waiting. */
+  now: () => Date = () => new Date();
+
+  constructor(
+    private readonly db: PrismaClient,
+    readonly lifetime: SessionLifetime = DEFAULT_SESSION_LIFETIME,
+  ) {}
+
+  /**
+   * Starts a session for an account that just signed in, in the caller's transaction (with its
+   * audit event); the id goes in the cookie and nowhere else.
+   */
+  async start(accountName: string, tx: AuditTransaction): Promise<{ id: string; session: SessionInfo }> {
+    const id = randomBytes(32).toString('base64url');
+    const csrfToken = randomBytes(32).toString('base64url');
+    const now = this.now();
+    const absoluteExpiresAt = new Date(now.getTime() + this.lifetime.absoluteSeconds * 1000);
+    const row = await tx.operatorSession.create({
+      data: { idHash: hashToken(id), accountName, csrfToken, createdAt: now, lastSeenAt: now, absoluteExpiresAt },
+      include: { account: true },
+    });
+    await tx.operatorAccount.update({ where: { name: accountName }, data: { lastSignInAt: now } });
+    return { id, session: this.infoOf(row.idHash, row.account.role, csrfToken, now, absoluteExpiresAt) };
+  }
+
+  /**
+   * The actor and session a cookie's id stands for, or null when the session is unknown, ended,
+   * idle too long, past its absolute expiry, or its account is disabled. Scopes come from the
+   * account's role as it is now, so a role change applies at the next request.
+   */
+  async authenticate(id: string): Promise<{ actor: Actor; session: SessionInfo } | null> {
+    if (id.length === 0 || id.length > MAX_ID_LENGTH) return null;
+    const idHash = hashToken(id);
+    const row = await this.db.operatorSession.findUnique({ where: { idHash }, include: { account: true } });
+    if (!row || row.endedAt || row.account.disabled || !isRole(row.account.role)) return null;
+    const now = this.now();
+    const idleEnd = row.lastSeenAt.getTime() + this.lifetime.idleSeconds * 1000;
+    if (idleEnd <= now.getTime() || row.absoluteExpiresAt <= now) return null;
+    let lastSeenAt = row.lastSeenAt;
+    if (now.getTime() - row.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
+      lastSeenAt = now;
+      await this.db.operatorSession.update({ where: { idHash }, data: { lastSeenAt: now } });
+    }
+    const role = row.account.role;
+    return {
+      actor: {
+        kind: 'account',
+        id: `account:${row.accountName}`,
+        owner: row.accountName,
+        tokenId: null,
+        scopes: scopesOfRole(role),
+      },
+      session: this.infoOf(idHash, role, row.csrfToken, lastSeenAt, row.absoluteExpiresAt),
+    };
+  }
+
+  /** Ends the session (logout); false when it had ended already. */
+  async end(idHash: string, tx: AuditTransaction | PrismaClient = this.db): Promise<boolean> {
+    const { count } = await tx.operatorSession.updateMany({
+      where: { idHash, endedAt: null },
+      data: { endedAt: this.now() },
+    });
+    return count > 0;
+  }
+
+  private infoOf(idHash: string, role: string, csrfToken: string, lastSeenAt: Date, absoluteExpiresAt: Date) {
+    const idle = new Date(lastSeenAt.getTime() + this.lifetime.idleSeconds * 1000);
+    return {
+      idHash,
+      role: (isRole(role) ? role : 'read') as Role,
+      csrfToken,
+      idleExpiresAt: idle < absoluteExpiresAt ? idle : absoluteExpiresAt,
+      absoluteExpiresAt,
+    };
+  }
+}
