@@ -47,6 +47,7 @@ export const CLI_OPTIONS = {
   install: { type: 'boolean', default: false },
   inventory: { type: 'string' },
   concurrency: { type: 'string' },
+  role: { type: 'string' },
 } as const;
 
 export type CliOptions = ReturnType<typeof parseCommandLine>['values'];

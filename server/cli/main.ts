@@ -10,6 +10,7 @@
  */
 import { ApiCallError, ApiClient } from './api-client.js';
 import { parseCommandLine, resolveToken, UsageError, type CliContext } from './cli-context.js';
+import { accountVerb } from './commands/account.js';
 import { auditVerb } from './commands/audit.js';
 import { onboardVerb } from './commands/onboard.js';
 import { planVerb } from './commands/plan.js';
@@ -25,6 +26,7 @@ const GROUPS: Record<string, (ctx: CliContext, command: string | undefined) => P
   plan: planVerb,
   rollout: rolloutVerb,
   audit: auditVerb,
+  account: accountVerb,
 };
 
 const { values: opts, positionals } = (() => {
