@@ -92,41 +92,43 @@ export function AccountsSection() {
                   </td>
                   <td>{shortTime(account.lastSignInAt)}</td>
                   <td>{account.createdBy}</td>
-                  <td className="wf-access__actions">
-                    {isMe(account) ? null : account.disabled ? (
+                  <td>
+                    <div className="wf-access__actions">
+                      {isMe(account) ? null : account.disabled ? (
+                        <button
+                          type="button"
+                          className="wf-button wf-button--small"
+                          onClick={() => void patch(account.name, { disabled: false })}
+                        >
+                          Enable
+                        </button>
+                      ) : (
+                        <ConfirmButton
+                          label="Disable"
+                          question={`Disable ${account.name}? Its sessions end now.`}
+                          onConfirm={() => patch(account.name, { disabled: true })}
+                        />
+                      )}
                       <button
                         type="button"
                         className="wf-button wf-button--small"
-                        onClick={() => void patch(account.name, { disabled: false })}
+                        aria-expanded={resetting === account.name}
+                        onClick={() => setResetting(resetting === account.name ? null : account.name)}
                       >
-                        Enable
+                        Reset password
                       </button>
-                    ) : (
-                      <ConfirmButton
-                        label="Disable"
-                        question={`Disable ${account.name}? Its sessions end now.`}
-                        onConfirm={() => patch(account.name, { disabled: true })}
-                      />
-                    )}
-                    <button
-                      type="button"
-                      className="wf-button wf-button--small"
-                      aria-expanded={resetting === account.name}
-                      onClick={() => setResetting(resetting === account.name ? null : account.name)}
-                    >
-                      Reset password
-                    </button>
-                    {isMe(account) ? null : (
-                      <ConfirmButton
-                        label="Delete"
-                        question={`Delete ${account.name}?`}
-                        onConfirm={() =>
-                          act(() =>
-                            unwrap(api.DELETE('/v1/accounts/{name}', { params: { path: { name: account.name } } })),
-                          )
-                        }
-                      />
-                    )}
+                      {isMe(account) ? null : (
+                        <ConfirmButton
+                          label="Delete"
+                          question={`Delete ${account.name}?`}
+                          onConfirm={() =>
+                            act(() =>
+                              unwrap(api.DELETE('/v1/accounts/{name}', { params: { path: { name: account.name } } })),
+                            )
+                          }
+                        />
+                      )}
+                    </div>
                   </td>
                 </tr>
               ))}
