@@ -54,6 +54,18 @@ export class OperatorSessions {
     const csrfToken = randomBytes(32).toString('base64url');
     const now = this.now();
     const absoluteExpiresAt = new Date(now.getTime() + this.lifetime.absoluteSeconds * 1000);
+    // The account's sessions that can never be used again go, so the table stays as small as
+    // the sessions that are open.
+    await tx.operatorSession.deleteMany({
+      where: {
+        accountName,
+        OR: [
+          { endedAt: { not: null } },
+          { absoluteExpiresAt: { lte: now } },
+          { lastSeenAt: { lte: new Date(now.getTime() - this.lifetime.idleSeconds * 1000) } },
+        ],
+      },
+    });
     const row = await tx.operatorSession.create({
       data: { idHash: hashToken(id), accountName, csrfToken, createdAt: now, lastSeenAt: now, absoluteExpiresAt },
       include: { account: true },

@@ -304,6 +304,28 @@ describe('operator accounts, console sessions and CSRF', () => {
     expect(logs.join('\n')).not.toMatch(/first password!|second password!|third password!!/);
   });
 
+  it('sign-ins keep only the sessions that can still be used; an account without its event fails the audit check', async () => {
+    for (let i = 0; i < 3; i++) {
+      const session = await signIn('writer', 'write access please');
+      expect((await withCookie(session)('/v1/session', { method: 'DELETE' })).status).toBe(204);
+    }
+    const open = withCookie(await signIn('writer', 'write access please'));
+    // The three ended ones are gone; the new one and the one still open from an earlier test stay.
+    const rows = await controller.db.prisma.operatorSession.findMany({ where: { accountName: 'writer' } });
+    expect(rows.filter((r) => r.endedAt !== null)).toEqual([]);
+    expect(rows).toHaveLength(2);
+    expect((await open('/v1/session')).status).toBe(200);
+
+    expect((await admin('/v1/audit/verify')).body).toMatchObject({ ok: true, missingCount: 0 });
+    await controller.db.prisma.operatorAccount.create({
+      data: { name: 'planted', role: 'admin', passwordHash: 'scrypt$x', createdBy: 'nobody' },
+    });
+    const verdict = await admin('/v1/audit/verify');
+    expect(verdict.body.ok).toBe(false);
+    expect(verdict.body.missing).toContainEqual({ kind: 'account', id: 'planted', missingEvent: 'account.created' });
+    await controller.db.prisma.operatorAccount.delete({ where: { name: 'planted' } });
+  });
+
   // Last: it uses up this address's failed sign-ins.
   it('failed sign-ins are limited per name and per address (429 with Retry-After) and audited', async () => {
     const attempt = (name: string, password: string) =>

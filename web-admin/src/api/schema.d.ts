@@ -952,7 +952,7 @@ export interface paths {
                             missing: {
                                 /** @description The subject: a router, revision, rollout, token or job id; a certificate serial */
                                 id: string;
-                                kind: "router" | "profile_revision" | "rollout" | "api_token" | "certificate" | "onboarding_job" | "command_job";
+                                kind: "router" | "profile_revision" | "rollout" | "api_token" | "certificate" | "onboarding_job" | "command_job" | "account";
                                 /** @description For a profile revision: <profile>@<number> */
                                 label?: string;
                                 /** @description The action of the event it lacks ("a or b": either would do) */
