@@ -2,6 +2,7 @@ import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog, AuditTransaction } from '../audit/audit-log.js';
 import { decoyHash, hashPassword, verifyPassword } from './password-hash.js';
 import { isRole, type Role } from './operator-roles.js';
+import type { OperatorSessions } from './operator-sessions.js';
 
 /** Who makes a change and under which request: what its audit event records. */
 export interface ChangeContext {
@@ -37,6 +38,8 @@ export class OperatorAccounts {
   constructor(
     private readonly db: PrismaClient,
     private readonly audit: AuditLog,
+    /** Told after a change that ended an account's sessions, so this replica forgets them at once. */
+    private readonly sessions?: OperatorSessions,
   ) {}
 
   async create(input: { name: string; role: Role; password: string }, ctx: ChangeContext): Promise<AccountChange> {
@@ -71,7 +74,7 @@ export class OperatorAccounts {
 
   /** Changes role and/or disabled; disabling ends the account's sessions at once. */
   async update(name: string, change: { role?: Role; disabled?: boolean }, ctx: ChangeContext): Promise<AccountChange> {
-    return this.audit.record(async (tx) => {
+    const result = await this.audit.record(async (tx) => {
       const before = await tx.operatorAccount.findUnique({ where: { name } });
       if (!before) return { result: { ok: false, reason: 'not_found' } as AccountChange, event: null };
       const row = await tx.operatorAccount.update({
@@ -92,12 +95,14 @@ export class OperatorAccounts {
         event: this.event(ctx, action, name, { before: accountView(before), after: accountView(row) }),
       };
     });
+    this.sessions?.forget(name);
+    return result;
   }
 
   /** An admin sets a new password; every session of the account ends. */
   async resetPassword(name: string, password: string, ctx: ChangeContext): Promise<AccountChange> {
     const passwordHash = await hashPassword(password);
-    return this.audit.record(async (tx) => {
+    const result = await this.audit.record(async (tx) => {
       if (!(await tx.operatorAccount.findUnique({ where: { name } })))
         return { result: { ok: false, reason: 'not_found' } as AccountChange, event: null };
       const row = await tx.operatorAccount.update({ where: { name }, data: { passwordHash } });
@@ -107,6 +112,8 @@ export class OperatorAccounts {
         event: this.event(ctx, 'account.password_reset', name, {}),
       };
     });
+    this.sessions?.forget(name);
+    return result;
   }
 
   /** The account's own change, which needs the old password; its other sessions end. */
@@ -120,7 +127,7 @@ export class OperatorAccounts {
     if (!row) return { ok: false, reason: 'not_found' };
     if (!(await verifyPassword(oldPassword, row.passwordHash))) return { ok: false, reason: 'wrong_password' };
     const passwordHash = await hashPassword(newPassword);
-    return this.audit.record(async (tx) => {
+    const result = await this.audit.record(async (tx) => {
       const updated = await tx.operatorAccount.update({ where: { name }, data: { passwordHash } });
       await endSessions(tx, name, ctx.keepSessionHash);
       return {
@@ -128,11 +135,13 @@ export class OperatorAccounts {
         event: this.event(ctx, 'account.password_changed', name, {}),
       };
     });
+    this.sessions?.forget(name);
+    return result;
   }
 
   /** Deletes the account; its sessions go with it (the foreign key cascades). */
   async delete(name: string, ctx: ChangeContext): Promise<AccountChange> {
-    return this.audit.record(async (tx) => {
+    const result = await this.audit.record(async (tx) => {
       const before = await tx.operatorAccount.findUnique({ where: { name } });
       if (!before) return { result: { ok: false, reason: 'not_found' } as AccountChange, event: null };
       await tx.operatorAccount.delete({ where: { name } });
@@ -141,6 +150,8 @@ export class OperatorAccounts {
         event: this.event(ctx, 'account.deleted', name, { before: accountView(before) }),
       };
     });
+    this.sessions?.forget(name);
+    return result;
   }
 
   /**

@@ -29,6 +29,14 @@ export interface SessionInfo {
  * each read into a write. Idle expiry is therefore up to this much later than configured.
  */
 const TOUCH_EVERY_MS = 15_000;
+/**
+ * How long a session seen valid is trusted without asking the database again, as for API
+ * tokens (AUTH_CACHE_MS): the console's calls cost no lookup each. A change on this replica
+ * (logout, disable, role, password) takes effect at once; on another replica within this.
+ */
+export const SESSION_CACHE_MS = 2_000;
+const SESSION_CACHE_MAX = 10_000;
+
 /** Session ids are 43 characters of base64url; anything much longer is not one. */
 const MAX_ID_LENGTH = 100;
 
@@ -39,6 +47,17 @@ const MAX_ID_LENGTH = 100;
 export class OperatorSessions {
   /** The current time; tests replace it to expire sessions without waiting. */
   now: () => Date = () => new Date();
+  private readonly recent = new Map<
+    string,
+    {
+      accountName: string;
+      role: Role;
+      csrfToken: string;
+      lastSeenAt: Date;
+      absoluteExpiresAt: Date;
+      until: number;
+    }
+  >();
 
   constructor(
     private readonly db: PrismaClient,
@@ -82,31 +101,52 @@ export class OperatorSessions {
   async authenticate(id: string): Promise<{ actor: Actor; session: SessionInfo } | null> {
     if (id.length === 0 || id.length > MAX_ID_LENGTH) return null;
     const idHash = hashToken(id);
-    const row = await this.db.operatorSession.findUnique({ where: { idHash }, include: { account: true } });
-    if (!row || row.endedAt || row.account.disabled || !isRole(row.account.role)) return null;
     const now = this.now();
-    const idleEnd = row.lastSeenAt.getTime() + this.lifetime.idleSeconds * 1000;
-    if (idleEnd <= now.getTime() || row.absoluteExpiresAt <= now) return null;
-    let lastSeenAt = row.lastSeenAt;
-    if (now.getTime() - row.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
-      lastSeenAt = now;
+    let live = this.recent.get(idHash);
+    if (!live || live.until <= now.getTime()) {
+      this.recent.delete(idHash);
+      const row = await this.db.operatorSession.findUnique({ where: { idHash }, include: { account: true } });
+      if (!row || row.endedAt || row.account.disabled || !isRole(row.account.role)) return null;
+      live = {
+        accountName: row.accountName,
+        role: row.account.role,
+        csrfToken: row.csrfToken,
+        lastSeenAt: row.lastSeenAt,
+        absoluteExpiresAt: row.absoluteExpiresAt,
+        until: now.getTime() + SESSION_CACHE_MS,
+      };
+      if (this.recent.size >= SESSION_CACHE_MAX) this.recent.clear();
+      this.recent.set(idHash, live);
+    }
+    const idleEnd = live.lastSeenAt.getTime() + this.lifetime.idleSeconds * 1000;
+    if (idleEnd <= now.getTime() || live.absoluteExpiresAt <= now) return null;
+    if (now.getTime() - live.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
+      live.lastSeenAt = now;
       await this.db.operatorSession.update({ where: { idHash }, data: { lastSeenAt: now } });
     }
-    const role = row.account.role;
     return {
       actor: {
         kind: 'account',
-        id: `account:${row.accountName}`,
-        owner: row.accountName,
+        id: `account:${live.accountName}`,
+        owner: live.accountName,
         tokenId: null,
-        scopes: scopesOfRole(role),
+        scopes: scopesOfRole(live.role),
       },
-      session: this.infoOf(idHash, role, row.csrfToken, lastSeenAt, row.absoluteExpiresAt),
+      session: this.infoOf(idHash, live.role, live.csrfToken, live.lastSeenAt, live.absoluteExpiresAt),
     };
+  }
+
+  /**
+   * Forgets what this replica remembers of an account's sessions: called after a change that
+   * ended them (disabled, role changed, password reset, deleted), so they end here at once.
+   */
+  forget(accountName: string): void {
+    for (const [hash, entry] of this.recent) if (entry.accountName === accountName) this.recent.delete(hash);
   }
 
   /** Ends the session (logout); false when it had ended already. */
   async end(idHash: string, tx: AuditTransaction | PrismaClient = this.db): Promise<boolean> {
+    this.recent.delete(idHash);
     const { count } = await tx.operatorSession.updateMany({
       where: { idHash, endedAt: null },
       data: { endedAt: this.now() },

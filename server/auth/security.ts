@@ -82,11 +82,11 @@ export async function startSecurity(
   const enrollmentTokens = new EnrollmentTokens(db);
   const authority = new AgentAuthority(db, pki, enrollmentTokens, audit, log, settings.authFailuresPerMinute);
   const reenrollment = new Reenrollment(db, enrollmentTokens, audit);
-  const accounts = new OperatorAccounts(db, audit);
   const sessions = new OperatorSessions(db, {
     idleSeconds: settings.sessionIdleSeconds,
     absoluteSeconds: settings.sessionAbsoluteSeconds,
   });
+  const accounts = new OperatorAccounts(db, audit, sessions);
   const signIn: SignInOptions = {
     cookieSecure: settings.sessionCookieSecure,
     limits: {
