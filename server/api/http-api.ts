@@ -128,9 +128,18 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
         description: 'Profiles, plans, rollouts and the audited history of a fleet of OpenWrt routers.',
       },
       components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API token (wft_...)' } },
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'API token (wft_...)' },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'wrtfleet_session',
+            description:
+              'The console session from POST /v1/session; every write with it also needs the header X-CSRF-Token (the csrfToken of GET /v1/session), else 403 csrf_token_invalid',
+          },
+        },
       },
-      security: [{ bearerAuth: [] }],
+      security: [{ bearerAuth: [] }, { sessionCookie: [] }],
       tags: [
         { name: 'routers', description: 'The fleet: facts, capabilities, connection status, tags, assignments, plans' },
         { name: 'profiles', description: 'Profiles and their immutable revisions' },
