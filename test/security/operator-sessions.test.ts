@@ -138,6 +138,14 @@ describe('operator accounts, console sessions and CSRF', () => {
     });
     expect(malformed.status).toBe(400);
     expect(JSON.stringify(await malformed.json())).toContain('password');
+    // What a form on another site could send: not JSON, so no one is signed in from outside.
+    const fromAForm = await fetch(`${url}/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ name: 'root', password: ADMIN_PASSWORD }),
+    });
+    expect(fromAForm.status).toBe(400);
+    expect(fromAForm.headers.getSetCookie()).toEqual([]);
     expect(logs.join('\n')).not.toContain(ADMIN_PASSWORD);
   });
 
