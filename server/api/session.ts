@@ -9,8 +9,6 @@ import { SESSION_COOKIE, type OperatorSessions, type SessionInfo } from '../auth
 import { ApiError, errorBodySchema } from './errors.js';
 import { AccountName, NoQuery, Nullable, Printable, Timestamp } from './shared-schemas.js';
 
-export { ROLES, RoleSchema, roleOfScopes, type Role } from '../auth/operator-roles.js';
-
 export const SessionView = Type.Object({
   kind: Type.Union([Type.Literal('account'), Type.Literal('token')], {
     description: 'account: an operator signed in with name and password; token: an API token',
