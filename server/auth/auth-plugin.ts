@@ -57,9 +57,12 @@ const isConsole = (request: FastifyRequest, path: string) =>
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
+/** Constant-time equality; lengths are compared as bytes, since a header may hold any Latin-1 text. */
 function sameSecret(presented: unknown, expected: string): boolean {
-  if (typeof presented !== 'string' || presented.length !== expected.length) return false;
-  return timingSafeEqual(Buffer.from(presented), Buffer.from(expected));
+  if (typeof presented !== 'string') return false;
+  const given = Buffer.from(presented);
+  const wanted = Buffer.from(expected);
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
 }
 
 function neededScope(request: FastifyRequest): Scope {

@@ -152,7 +152,8 @@ describe('operator accounts, console sessions and CSRF', () => {
   it('a write with the cookie needs the session CSRF token (403 without or with a wrong one); a bearer token needs none', async () => {
     const call = withCookie(await signIn('root', ADMIN_PASSWORD));
     const body = { name: 'from-console', scopes: ['read'] };
-    for (const csrf of [null, 'not-the-token']) {
+    // The last: as many characters as the token, but more bytes.
+    for (const csrf of [null, 'not-the-token', '\u00e9'.repeat(43)]) {
       const refused = await call('/v1/tokens', { method: 'POST', body, csrf });
       expect(refused.status, `csrf ${csrf}`).toBe(403);
       expect(refused.body).toMatchObject({ error: 'csrf_token_invalid' });
