@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { SecurityConfig } from './auth/security-config.js';
+import { DEFAULT_SECURITY, type SecurityConfig } from './auth/security-config.js';
 import { parseCidr } from './onboarding/target-policy.js';
 
 /**
@@ -173,6 +173,18 @@ function securityConfigFromEnv(env: NodeJS.ProcessEnv): SecurityConfig {
     dataKey: env.WRTFLEET_DATA_KEY || undefined,
     previousDataKeys: list(env.WRTFLEET_DATA_KEY_PREVIOUS),
     authFailuresPerMinute: positive('WRTFLEET_AUTH_FAILURES_PER_MINUTE', env.WRTFLEET_AUTH_FAILURES_PER_MINUTE, 20),
+    signInFailuresPerName: positive(
+      'WRTFLEET_SIGN_IN_FAILURES_PER_NAME',
+      env.WRTFLEET_SIGN_IN_FAILURES_PER_NAME,
+      DEFAULT_SECURITY.signInFailuresPerName,
+    ),
+    sessionIdleSeconds: Math.round(
+      positive('WRTFLEET_SESSION_IDLE_MINUTES', env.WRTFLEET_SESSION_IDLE_MINUTES, 30) * 60,
+    ),
+    sessionAbsoluteSeconds: Math.round(
+      positive('WRTFLEET_SESSION_MAX_HOURS', env.WRTFLEET_SESSION_MAX_HOURS, 12) * 3600,
+    ),
+    sessionCookieSecure: flag('WRTFLEET_SESSION_COOKIE_SECURE', env.WRTFLEET_SESSION_COOKIE_SECURE),
   };
 }
 

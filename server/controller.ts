@@ -5,6 +5,8 @@ import { createHttpApi } from './api/http-api.js';
 import { AuditLog } from './audit/audit-log.js';
 import { ApiTokens } from './auth/api-tokens.js';
 import { bootstrapAdminToken } from './auth/bootstrap-admin.js';
+import type { OperatorAccounts } from './auth/operator-accounts.js';
+import type { OperatorSessions } from './auth/operator-sessions.js';
 import { startSecurity, type ControllerSecurity } from './auth/security.js';
 import { DEFAULT_REDIS_PREFIX, type ControllerConfig } from './config.js';
 import { RouterDirectory } from './fleet/router-directory.js';
@@ -35,6 +37,9 @@ export interface Controller {
   http: FastifyInstance;
   registry: RouterRegistry;
   tokens: ApiTokens;
+  /** Operator accounts and their console sessions. */
+  accounts: OperatorAccounts;
+  sessions: OperatorSessions;
   /** CA, enrollment, agent certificates, secrets at rest. */
   security: ControllerSecurity;
   profiles: ProfileStore;
@@ -267,6 +272,8 @@ export async function startController(
     http,
     registry,
     tokens,
+    accounts: security.accounts,
+    sessions: security.sessions,
     security,
     profiles,
     rollouts,

@@ -34,15 +34,29 @@ import { routerHistoryPlugin } from './router-history.js';
 import type { OnboardingService } from '../onboarding/onboarding-service.js';
 import { jobsPlugin } from './jobs.js';
 import { onboardingPlugin } from './onboarding.js';
-import { sessionPlugin } from './session.js';
+import { sessionPlugin, type SignInLimits } from './session.js';
+import { accountsPlugin } from './accounts.js';
+import type { OperatorAccounts } from '../auth/operator-accounts.js';
+import type { OperatorSessions } from '../auth/operator-sessions.js';
 import { consolePages, consolePlugin, type ConsolePluginOptions } from '../console/console-plugin.js';
 import { telemetryPlugin } from './telemetry.js';
 import type { TelemetryHistory } from '../telemetry/telemetry-history.js';
+
+/** How the console's sign-in behaves: the cookie's Secure flag, the failed sign-in limits. */
+export interface SignInOptions {
+  /** Secure even on plain HTTP (behind a TLS proxy); over TLS it is always Secure. */
+  cookieSecure?: boolean;
+  limits?: SignInLimits;
+}
 
 export interface HttpApiDeps {
   db: PrismaClient;
   directory: RouterDirectory;
   tokens: ApiTokens;
+  /** Operator accounts and their console sessions (the cookie the console signs in with). */
+  accounts: OperatorAccounts;
+  sessions: OperatorSessions;
+  signIn?: SignInOptions;
   profiles: ProfileStore;
   previews: PlanPreview;
   rollouts: RolloutEngine;
@@ -59,7 +73,7 @@ export interface HttpApiDeps {
   /** Largest accepted request body; larger ones get 413. */
   bodyLimitBytes?: number;
   /** Failed-authentication rate limit. */
-  auth?: Omit<AuthPluginOptions, 'tokens'>;
+  auth?: Omit<AuthPluginOptions, 'tokens' | 'sessions'>;
   /** Token, enrollment, certificate and credential routes. */
   security?: SecurityRoutesOptions;
   /** Request, idle and stream time limits; absent fields take DEFAULT_HTTP_LIMITS. */
@@ -115,9 +129,18 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
         description: 'Profiles, plans, rollouts and the audited history of a fleet of OpenWrt routers.',
       },
       components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API token (wft_...)' } },
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'API token (wft_...)' },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'wrtfleet_session',
+            description:
+              'The console session from POST /v1/session; every write with it also needs the header X-CSRF-Token (the csrfToken of GET /v1/session), else 403 csrf_token_invalid',
+          },
+        },
       },
-      security: [{ bearerAuth: [] }],
+      security: [{ bearerAuth: [] }, { sessionCookie: [] }],
       tags: [
         { name: 'routers', description: 'The fleet: facts, capabilities, connection status, tags, assignments, plans' },
         { name: 'profiles', description: 'Profiles and their immutable revisions' },
@@ -134,7 +157,7 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
     },
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
-  await app.register(authPlugin, { ...deps.auth, tokens: deps.tokens });
+  await app.register(authPlugin, { ...deps.auth, tokens: deps.tokens, sessions: deps.sessions });
   if (deps.security) await app.register(securityRoutesPlugin, deps.security);
 
   await app.register(healthPlugin, { db: deps.db, jobs: deps.jobs });
@@ -157,7 +180,15 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
   await app.register(auditPlugin, { db: deps.db, streamMaxSeconds });
   await app.register(telemetryPlugin, { db: deps.db, telemetry: deps.telemetry });
   await app.register(metricsPlugin, { metrics: deps.metrics });
-  await app.register(sessionPlugin, { fleetName: deps.fleetName ?? 'wrtfleet' });
+  await app.register(sessionPlugin, {
+    fleetName: deps.fleetName ?? 'wrtfleet',
+    accounts: deps.accounts,
+    sessions: deps.sessions,
+    audit: deps.audit,
+    cookieSecure: deps.signIn?.cookieSecure,
+    signInLimits: deps.signIn?.limits,
+  });
+  await app.register(accountsPlugin, { accounts: deps.accounts });
   if (deps.console) await app.register(consolePlugin, deps.console);
   if (deps.onboarding) {
     await app.register(onboardingPlugin, { onboarding: deps.onboarding });

@@ -39,6 +39,8 @@ export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
     db: unreachable('db'),
     directory: unreachable('directory'),
     tokens: unreachable('tokens'),
+    accounts: unreachable('accounts'),
+    sessions: unreachable('sessions'),
     profiles: unreachable('profiles'),
     previews: unreachable('previews'),
     rollouts: unreachable('rollouts'),

@@ -1,21 +1,13 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Actor, Scope } from '../auth/api-tokens.js';
-import { errorBodySchema } from './errors.js';
-import { NoQuery, Nullable, Timestamp } from './shared-schemas.js';
-
-/** An operator's role: the scope it maps onto (admin ⊃ write ⊃ read). */
-export const ROLES = ['read', 'write', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
-
-export const RoleSchema = Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('admin')]);
-
-/** The role a set of scopes amounts to, for a caller without an account (an API token). */
-export function roleOfScopes(scopes: readonly Scope[]): Role | null {
-  if (scopes.includes('admin')) return 'admin';
-  if (scopes.includes('write')) return 'write';
-  if (scopes.includes('read')) return 'read';
-  return null;
-}
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { Actor } from '../auth/api-tokens.js';
+import { FailureLimiter } from '../auth/failure-limiter.js';
+import type { OperatorAccounts } from '../auth/operator-accounts.js';
+import { RoleSchema, roleOfScopes, scopesOfRole } from '../auth/operator-roles.js';
+import { SESSION_COOKIE, type OperatorSessions, type SessionInfo } from '../auth/operator-sessions.js';
+import { ApiError, errorBodySchema } from './errors.js';
+import { AccountName, NoQuery, Nullable, Printable, Timestamp } from './shared-schemas.js';
 
 export const SessionView = Type.Object({
   kind: Type.Union([Type.Literal('account'), Type.Literal('token')], {
@@ -35,27 +27,67 @@ export const SessionView = Type.Object({
   fleetName: Type.String(),
 });
 
+/** How many failed sign-ins are allowed before 429 (server/auth/security-config.ts holds the knobs). */
+export interface SignInLimits {
+  /** Failed sign-ins from one address per minute. */
+  perAddressPerMinute: number;
+  /** Failed sign-ins naming one account per 15 minutes, from any address. */
+  perNamePer15Minutes: number;
+}
+
+export const DEFAULT_SIGN_IN_LIMITS: SignInLimits = { perAddressPerMinute: 20, perNamePer15Minutes: 10 };
+
 export interface SessionPluginOptions {
   /** The name the console shows in its header. */
   fleetName: string;
+  accounts: OperatorAccounts;
+  sessions: OperatorSessions;
+  audit: AuditLog;
+  /** Mark the cookie Secure even on plain HTTP (the controller behind a TLS-terminating proxy). */
+  cookieSecure?: boolean;
+  signInLimits?: SignInLimits;
 }
 
-function viewOf(actor: Actor, fleetName: string) {
+function viewOf(actor: Actor, session: SessionInfo | null, fleetName: string) {
   return {
-    kind: 'token' as const,
+    kind: actor.kind,
     actor: actor.id,
     name: actor.owner,
-    role: roleOfScopes(actor.scopes),
+    role: session?.role ?? roleOfScopes(actor.scopes),
     scopes: actor.scopes,
-    csrfToken: null,
-    idleExpiresAt: null,
-    absoluteExpiresAt: null,
+    csrfToken: session?.csrfToken ?? null,
+    idleExpiresAt: session?.idleExpiresAt.toISOString() ?? null,
+    absoluteExpiresAt: session?.absoluteExpiresAt.toISOString() ?? null,
     fleetName,
   };
 }
 
-/** Who am I: the caller's identity, role and scopes, as the console needs them. */
-export const sessionPlugin: FastifyPluginAsyncTypebox<SessionPluginOptions> = async (app, { fleetName }) => {
+/**
+ * Signing in to the console and who am I. POST /v1/session trades a name and password for a
+ * session cookie (HttpOnly, SameSite=Strict, Secure over TLS); DELETE ends it. Failed sign-ins
+ * are limited per address and per account name, and audited.
+ */
+export const sessionPlugin: FastifyPluginAsyncTypebox<SessionPluginOptions> = async (app, opts) => {
+  const { fleetName, accounts, sessions, audit } = opts;
+  const limits = opts.signInLimits ?? DEFAULT_SIGN_IN_LIMITS;
+  const byAddress = new FailureLimiter(limits.perAddressPerMinute);
+  const byName = new FailureLimiter(limits.perNamePer15Minutes, 15 * 60_000);
+
+  const cookieOptions = (request: FastifyRequest) => ({
+    httpOnly: true,
+    sameSite: 'strict' as const,
+    secure: opts.cookieSecure === true || request.protocol === 'https',
+    path: '/',
+  });
+
+  const refuseWhenLimited = (request: FastifyRequest, reply: FastifyReply, name: string) => {
+    const now = Date.now();
+    const wait = Math.max(byAddress.retryAfterSeconds(request.ip, now), byName.retryAfterSeconds(name, now));
+    if (wait === 0) return;
+    reply.header('retry-after', String(wait));
+    throw new ApiError(429, 'too_many_failures', `too many failed sign-ins; retry in ${wait} s`);
+  };
+
   app.get(
     '/v1/session',
     {
@@ -67,6 +99,103 @@ export const sessionPlugin: FastifyPluginAsyncTypebox<SessionPluginOptions> = as
         response: { 200: SessionView, 401: errorBodySchema },
       },
     },
-    async (request) => viewOf(request.actor, fleetName),
+    async (request) => viewOf(request.actor, request.operatorSession, fleetName),
+  );
+
+  app.post(
+    '/v1/session',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['session'],
+        summary: 'Sign in with an account name and password; sets the session cookie',
+        description:
+          'Answers the session (with its csrfToken, to send as X-CSRF-Token on every write) and sets the ' +
+          'HttpOnly cookie wrtfleet_session. A wrong name or password, or a disabled account, is 401 alike; ' +
+          'too many failures from one address or for one name are 429 with Retry-After.',
+        security: [],
+        body: Type.Object({ name: AccountName, password: Printable(1024) }, { additionalProperties: false }),
+        response: { 200: SessionView, 400: errorBodySchema, 401: errorBodySchema, 429: errorBodySchema },
+      },
+    },
+    async (request, reply) => {
+      const { name, password } = request.body;
+      refuseWhenLimited(request, reply, name);
+      const account = await accounts.verify(name, password);
+      if (!account) {
+        byAddress.recordFailure(request.ip);
+        byName.recordFailure(name);
+        const limited = byAddress.retryAfterSeconds(request.ip) > 0 || byName.retryAfterSeconds(name) > 0;
+        // The address is who acted: an unknown caller has no other name. The password is never recorded.
+        await audit.append({
+          actor: `address:${request.ip}`,
+          action: limited ? 'session.sign_in_limited' : 'session.sign_in_failed',
+          targetType: 'account',
+          targetId: name,
+          requestId: request.id,
+        });
+        throw new ApiError(401, 'sign_in_failed', 'the name or the password is wrong, or the account is disabled');
+      }
+      const { id, session } = await audit.record(async (tx) => {
+        const started = await sessions.start(account.name, tx);
+        return {
+          result: started,
+          event: {
+            actor: `account:${account.name}`,
+            action: 'session.signed_in',
+            targetType: 'account',
+            targetId: account.name,
+            after: { address: request.ip, absoluteExpiresAt: started.session.absoluteExpiresAt.toISOString() },
+            requestId: request.id,
+          },
+        };
+      });
+      reply.setCookie(SESSION_COOKIE, id, cookieOptions(request));
+      const actor: Actor = {
+        kind: 'account',
+        id: `account:${account.name}`,
+        owner: account.name,
+        tokenId: null,
+        scopes: scopesOfRole(account.role),
+      };
+      return viewOf(actor, session, fleetName);
+    },
+  );
+
+  app.delete(
+    '/v1/session',
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags: ['session'],
+        summary: 'Sign out: ends the session and clears its cookie',
+        description:
+          'With a bearer token there is no session to end: 204 and nothing changes (revoke tokens with DELETE /v1/tokens/:id).',
+        querystring: NoQuery,
+        response: { 204: Type.Null(), 401: errorBodySchema, 403: errorBodySchema },
+      },
+    },
+    async (request, reply) => {
+      const session = request.operatorSession;
+      if (session) {
+        await audit.record(async (tx) => {
+          const ended = await sessions.end(session.idHash, tx);
+          return {
+            result: ended,
+            event: ended
+              ? {
+                  actor: request.actor.id,
+                  action: 'session.signed_out',
+                  targetType: 'account',
+                  targetId: request.actor.owner,
+                  requestId: request.id,
+                }
+              : null,
+          };
+        });
+        reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
+      }
+      return reply.status(204).send(null);
+    },
   );
 };

@@ -87,3 +87,19 @@ export const PlanPreviewView = Type.Object({
     }),
   ),
 });
+
+/** An operator account's name: what it signs in with and the audit history shows as account:<name>. */
+export const AccountName = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]*$',
+  description: 'Letters, digits and . _ @ -, starting with a letter or digit',
+});
+
+/** A password an account is given: at least 12 characters (server/auth/password-hash.ts). */
+export const NewPassword = Type.String({
+  minLength: 12,
+  maxLength: 1024,
+  pattern: '^[^\\u0000-\\u001f\\u007f]+$',
+  description: 'At least 12 characters, no control characters',
+});

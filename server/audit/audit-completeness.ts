@@ -11,6 +11,7 @@ export const UnauditedKind = Type.Union([
   Type.Literal('certificate'),
   Type.Literal('onboarding_job'),
   Type.Literal('command_job'),
+  Type.Literal('account'),
 ]);
 
 /** A stored subject, or a stored change of one, whose audit event is not in the history. */
@@ -35,7 +36,7 @@ type Row = { id: string; label?: string; total: bigint };
 
 /**
  * Finds what the store holds without the audit event that brought it about: routers, profile
- * revisions, rollouts, API tokens and onboarding jobs without their creating event,
+ * revisions, rollouts, API tokens, operator accounts and onboarding jobs without their creating event,
  * certificates without the event that issued them, and the changes whose event commits with
  * them: a decommissioned router without `router.decommissioned`, a revoked token without
  * `api_token.revoked`, a completed or aborted rollout without its closing event. The hash
@@ -121,6 +122,15 @@ export async function findUnauditedSubjects(
         WHERE t."revokedAt" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "AuditEvent" e
           WHERE e."targetType" = 'api_token' AND e."targetId" = t.id AND e.action = 'api_token.revoked')
         ORDER BY t."revokedAt", t.id LIMIT ${LISTED_PER_KIND}`,
+    },
+    {
+      kind: 'account',
+      missingEvent: () => 'account.created',
+      rows: db.$queryRaw<Row[]>`
+        SELECT a.name AS id, count(*) OVER () AS total FROM "OperatorAccount" a
+        WHERE NOT EXISTS (SELECT 1 FROM "AuditEvent" e
+          WHERE e."targetType" = 'account' AND e."targetId" = a.name AND e.action = 'account.created')
+        ORDER BY a."createdAt", a.name LIMIT ${LISTED_PER_KIND}`,
     },
     {
       kind: 'onboarding_job',

@@ -8,10 +8,14 @@ export type Scope = (typeof SCOPES)[number];
 
 /** The authenticated caller of a request: the audit history's actor. */
 export interface Actor {
-  /** "token:<owner>" in audit events. */
+  /** How the caller authenticated: an API token, or an operator account's session cookie. */
+  kind: 'token' | 'account';
+  /** "token:<owner>" or "account:<name>" in audit events. */
   id: string;
+  /** The token's owner, or the account's name. */
   owner: string;
-  tokenId: string;
+  /** The API token's id; null for an account. */
+  tokenId: string | null;
   scopes: Scope[];
 }
 
@@ -105,6 +109,7 @@ export class ApiTokens {
       await this.db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: now } }).catch(() => undefined);
     }
     const actor: Actor = {
+      kind: 'token',
       id: `token:${row.owner}`,
       owner: row.owner,
       tokenId: row.id,

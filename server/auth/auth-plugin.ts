@@ -1,3 +1,5 @@
+import { timingSafeEqual } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { isApiPath, pathOf } from '../api/api-paths.js';
@@ -5,11 +7,14 @@ import { mayBeConsolePage } from '../console/console-plugin.js';
 import { ApiError } from '../api/errors.js';
 import { grants, type Actor, type ApiTokens, type Scope } from './api-tokens.js';
 import { FailureLimiter } from './failure-limiter.js';
+import { SESSION_COOKIE, type OperatorSessions, type SessionInfo } from './operator-sessions.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated caller; set for every route that is not public. */
     actor: Actor;
+    /** The console session the request came with; null for a bearer token. */
+    operatorSession: SessionInfo | null;
   }
   interface FastifyContextConfig {
     /** Scope a route needs; default read for GET/HEAD, write otherwise. */
@@ -23,6 +28,8 @@ declare module 'fastify' {
 
 export interface AuthPluginOptions {
   tokens: ApiTokens;
+  /** Console sessions (the session cookie); absent: bearer tokens only. */
+  sessions?: OperatorSessions;
   /** Failed authentications per client IP and minute before 429 (default 20). */
   authFailuresPerMinute?: number;
 }
@@ -48,6 +55,16 @@ const isDocs = (path: string) => path === '/docs' || path.startsWith('/docs/');
 const isConsole = (request: FastifyRequest, path: string) =>
   (request.routeOptions.config?.console === true || (request.is404 && mayBeConsolePage(request))) && !isApiPath(path);
 
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
+/** Constant-time equality; lengths are compared as bytes, since a header may hold any Latin-1 text. */
+function sameSecret(presented: unknown, expected: string): boolean {
+  if (typeof presented !== 'string') return false;
+  const given = Buffer.from(presented);
+  const wanted = Buffer.from(expected);
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
+}
+
 function neededScope(request: FastifyRequest): Scope {
   const configured = request.routeOptions.config?.scope;
   if (configured) return configured;
@@ -55,13 +72,18 @@ function neededScope(request: FastifyRequest): Scope {
 }
 
 /**
- * Bearer-token authentication and scope checks for every route except those marked
- * public. Runs in onRequest, before body parsing, so an anonymous caller cannot even make
- * the controller parse a large body.
+ * Authentication and scope checks for every route except those marked public: a bearer token
+ * (automation, or pasted into the console), or else the console's session cookie. A write made
+ * with the cookie must also carry the session's X-CSRF-Token, which a page of another origin
+ * cannot read; a bearer token needs none (a browser never sends it on its own). Runs in
+ * onRequest, before body parsing, so an anonymous caller cannot even make the controller parse
+ * a large body.
  */
-async function authPlugin(app: FastifyInstance, { tokens, authFailuresPerMinute = 20 }: AuthPluginOptions) {
+async function authPlugin(app: FastifyInstance, { tokens, sessions, authFailuresPerMinute = 20 }: AuthPluginOptions) {
   const limiter = new FailureLimiter(authFailuresPerMinute);
   app.decorateRequest('actor', null as unknown as Actor);
+  app.decorateRequest('operatorSession', null);
+  await app.register(fastifyCookie);
 
   // Security headers on every response, errors and 404s included.
   app.addHook('onSend', async (request, reply) => {
@@ -88,8 +110,15 @@ async function authPlugin(app: FastifyInstance, { tokens, authFailuresPerMinute 
     const path = pathOf(request.url);
     if (request.routeOptions.config?.public || isDocs(path) || isConsole(request, path)) return;
     const header = request.headers.authorization;
+    const cookie = header === undefined && sessions ? request.cookies[SESSION_COOKIE] : undefined;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
-    const actor = match ? await tokens.authenticate(match[1]!) : null;
+    let actor: Actor | null = null;
+    let session: SessionInfo | null = null;
+    if (cookie !== undefined && sessions) {
+      const found = await sessions.authenticate(cookie);
+      actor = found?.actor ?? null;
+      session = found?.session ?? null;
+    } else if (match) actor = await tokens.authenticate(match[1]!);
     if (!actor) {
       // A limited address gets 429 for every failure; a valid token from it still passes, so
       // a misconfigured script behind the same NAT cannot lock out the operators.
@@ -106,19 +135,28 @@ async function authPlugin(app: FastifyInstance, { tokens, authFailuresPerMinute 
       throw new ApiError(
         401,
         'unauthenticated',
-        match
-          ? 'the API token is unknown, revoked or expired'
-          : 'this request needs an API token: Authorization: Bearer <token>',
+        cookie !== undefined
+          ? 'the session has ended (signed out, idle too long, expired or the account disabled); sign in again'
+          : match
+            ? 'the API token is unknown, revoked or expired'
+            : 'this request needs an API token (Authorization: Bearer <token>) or a signed-in session',
       );
     }
+    if (session && !SAFE_METHODS.has(request.method) && !sameSecret(request.headers['x-csrf-token'], session.csrfToken))
+      throw new ApiError(
+        403,
+        'csrf_token_invalid',
+        'a write made with the session cookie needs the header X-CSRF-Token: the csrfToken of GET /v1/session',
+      );
     const needed = neededScope(request);
     if (!grants(actor.scopes, needed))
       throw new ApiError(
         403,
         'forbidden',
-        `this request needs the "${needed}" scope; the token has ${actor.scopes.join(', ') || 'none'}`,
+        `this request needs the "${needed}" scope; the ${actor.kind === 'account' ? 'account' : 'token'} has ${actor.scopes.join(', ') || 'none'}`,
       );
     request.actor = actor;
+    request.operatorSession = session;
   });
 }
 

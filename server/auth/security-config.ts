@@ -20,8 +20,16 @@ export interface SecurityConfig {
   dataKey?: string;
   /** Earlier data keys (base64, comma-separated in the env), still accepted for decryption during rotation. */
   previousDataKeys: string[];
-  /** Failed REST authentications one client IP may make per minute before 429. */
+  /** Failed REST authentications one client IP may make per minute before 429 (also failed sign-ins). */
   authFailuresPerMinute: number;
+  /** Failed console sign-ins naming one account per 15 minutes, from any address, before 429. */
+  signInFailuresPerName: number;
+  /** A console session ends after this long without a request (WRTFLEET_SESSION_IDLE_MINUTES). */
+  sessionIdleSeconds: number;
+  /** A console session ends this long after sign-in, however busy (WRTFLEET_SESSION_MAX_HOURS). */
+  sessionAbsoluteSeconds: number;
+  /** Mark the session cookie Secure on plain HTTP too: the controller is behind a TLS proxy. */
+  sessionCookieSecure: boolean;
 }
 
 export const DEFAULT_SECURITY: SecurityConfig = {
@@ -30,6 +38,10 @@ export const DEFAULT_SECURITY: SecurityConfig = {
   clientCertificateLifetimeSeconds: 24 * 3600,
   previousDataKeys: [],
   authFailuresPerMinute: 20,
+  signInFailuresPerName: 10,
+  sessionIdleSeconds: 30 * 60,
+  sessionAbsoluteSeconds: 12 * 3600,
+  sessionCookieSecure: false,
 };
 
 export function resolveSecurity(partial: Partial<SecurityConfig> | undefined): SecurityConfig {

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
 import type { SecurityRoutesOptions } from '../api/security.js';
+import type { SignInOptions } from '../api/http-api.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { ControllerConfig } from '../config.js';
 import { AgentAuthority } from '../pki/agent-authority.js';
@@ -13,6 +14,8 @@ import { loadDataKey, SecretBox } from '../secrets/secret-box.js';
 import { RouterCredentials } from '../secrets/router-credentials.js';
 import type { ApiTokens } from './api-tokens.js';
 import { EnrollmentTokens } from './enrollment-tokens.js';
+import { OperatorAccounts } from './operator-accounts.js';
+import { OperatorSessions } from './operator-sessions.js';
 import { resolveSecurity, type SecurityConfig } from './security-config.js';
 
 /** The controller's security parts (tokens, CA, enrollment, secrets at rest), built once and handed to the gateway and the API. */
@@ -25,10 +28,19 @@ export interface ControllerSecurity {
   /** Admin re-enroll tokens: the only way to re-key a router already in the fleet. */
   reenrollment: Reenrollment;
   credentials: RouterCredentials;
+  /** Operator accounts and their console sessions. */
+  accounts: OperatorAccounts;
+  sessions: OperatorSessions;
   /** For the AgentGateway options: TLS credentials and the per-stream checks (undefined when insecure). */
   gateway: { credentials?: ServerCredentials; security?: AgentAuthority };
   /** Spread into createHttpApi's deps. */
-  http: { auth: { authFailuresPerMinute: number }; security: SecurityRoutesOptions };
+  http: {
+    auth: { authFailuresPerMinute: number };
+    security: SecurityRoutesOptions;
+    accounts: OperatorAccounts;
+    sessions: OperatorSessions;
+    signIn: SignInOptions;
+  };
   /** Called once the gateway is listening: starts the revocation watch. */
   attach(gateway: AgentGateway, grpcAddress: string): void;
   stop(): void;
@@ -70,6 +82,18 @@ export async function startSecurity(
   const enrollmentTokens = new EnrollmentTokens(db);
   const authority = new AgentAuthority(db, pki, enrollmentTokens, audit, log, settings.authFailuresPerMinute);
   const reenrollment = new Reenrollment(db, enrollmentTokens, audit);
+  const sessions = new OperatorSessions(db, {
+    idleSeconds: settings.sessionIdleSeconds,
+    absoluteSeconds: settings.sessionAbsoluteSeconds,
+  });
+  const accounts = new OperatorAccounts(db, audit, sessions);
+  const signIn: SignInOptions = {
+    cookieSecure: settings.sessionCookieSecure,
+    limits: {
+      perAddressPerMinute: settings.authFailuresPerMinute,
+      perNamePer15Minutes: settings.signInFailuresPerName,
+    },
+  };
   let grpcAddress = '';
   return {
     settings,
@@ -78,6 +102,8 @@ export async function startSecurity(
     enrollmentTokens,
     reenrollment,
     credentials,
+    accounts,
+    sessions,
     gateway: pki ? { credentials: agentServerCredentials(pki), security: authority } : {},
     http: {
       auth: { authFailuresPerMinute: settings.authFailuresPerMinute },
@@ -91,6 +117,9 @@ export async function startSecurity(
         db,
         grpcAddress: () => grpcAddress,
       },
+      accounts,
+      sessions,
+      signIn,
     },
     attach(gateway, address) {
       grpcAddress = address;

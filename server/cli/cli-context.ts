@@ -51,6 +51,7 @@ export const CLI_OPTIONS = {
   deadline: { type: 'string' },
   'max-in-flight': { type: 'string' },
   'expires-in': { type: 'string' },
+  role: { type: 'string' },
 } as const;
 
 export type CliOptions = ReturnType<typeof parseCommandLine>['values'];

@@ -10,6 +10,7 @@
  */
 import { ApiCallError, ApiClient } from './api-client.js';
 import { parseCommandLine, resolveToken, UsageError, type CliContext } from './cli-context.js';
+import { accountVerb } from './commands/account.js';
 import { auditVerb } from './commands/audit.js';
 import { commandVerb } from './commands/command.js';
 import { onboardVerb } from './commands/onboard.js';
@@ -27,6 +28,7 @@ const GROUPS: Record<string, (ctx: CliContext, command: string | undefined) => P
   rollout: rolloutVerb,
   audit: auditVerb,
   command: commandVerb,
+  account: accountVerb,
 };
 
 const { values: opts, positionals } = (() => {

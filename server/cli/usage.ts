@@ -22,6 +22,12 @@ export const USAGE = `usage: wrtfleet [--url URL] [--token TOKEN] [--json] <comm
   audit ls [--router ID] [--profile NAME] [--rollout ID] [--actor A] [--from ISO] [--to ISO] [--limit N]
   audit verify
   audit export [-o FILE] [filters as for ls]
+  account create NAME --role read|write|admin [--password-file F]   password from F, a pipe, or a prompt; never argv
+  account ls
+  account role NAME --role read|write|admin
+  account disable|enable NAME
+  account reset-password NAME [--password-file F]
+  account rm NAME
   onboard --host H [--port P] [--user U] (--password-file F | --key-file F) [--fingerprint SHA256:..] [--tag T]... [--placement auto|on_router|proxy] [--install]
   onboard --inventory FILE.csv|yaml [--concurrency N]   many routers; prints a summary
 

@@ -11,3 +11,21 @@ export async function signInWithToken(page: Page, baseUrl: string, token: string
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'Console' }).waitFor();
 }
+
+/**
+ * Signs in with an account's name and password, the console's first way: opens `path`, fills
+ * the form and waits for the console's navigation.
+ */
+export async function signInWithPassword(
+  page: Page,
+  baseUrl: string,
+  name: string,
+  password: string,
+  path = '/fleet',
+): Promise<void> {
+  await page.goto(`${baseUrl}${path}`);
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Console' }).waitFor();
+}

@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { ApiFailure, asFailure } from '../api/api-error.js';
+import { asFailure } from '../api/api-error.js';
 import { createApiClient, unwrap, type ApiClient, type ApiPaths, type ClientAuth } from '../api/client.js';
 import { grants, type Scope } from './scopes.js';
 
@@ -74,7 +74,11 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const signIn = useCallback(
     async (credentials: Credentials) => {
       if (!('token' in credentials)) {
-        throw new ApiFailure(501, 'not_implemented', 'signing in with a name and password is not available yet');
+        // The controller sets the HttpOnly session cookie; the answer carries the CSRF token.
+        const session = await unwrap(api.POST('/v1/session', { body: credentials }));
+        bearer.current = null;
+        adopt(session);
+        return;
       }
       const previous = bearer.current;
       bearer.current = credentials.token.trim();
@@ -89,10 +93,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   );
 
   const signOut = useCallback(async () => {
+    // Ends the session on the controller (it clears the cookie); a pasted token is only forgotten.
+    if (current.current?.kind === 'account') await api.DELETE('/v1/session').catch(() => undefined);
     bearer.current = null;
     current.current = null;
-    setState({ status: 'signed_out', notice: 'signed out' });
-  }, []);
+    setState({ status: 'signed_out', notice: 'Signed out.' });
+  }, [api]);
 
   const value = useMemo<SessionContextValue>(() => {
     const session = state.status === 'signed_in' || state.status === 'expired' ? state.session : null;

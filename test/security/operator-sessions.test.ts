@@ -1,0 +1,406 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword, verifyPassword } from '../../server/auth/password-hash.js';
+import type { Controller } from '../../server/controller.js';
+import { authedFetch, startTestController } from '../support/controller.js';
+import { createPgliteDatabase, type TestDatabase } from '../support/databases.js';
+
+const ADMIN_PASSWORD = 'correct horse battery';
+const READER_PASSWORD = 'read only but long';
+
+/** A console session as a browser holds it: the cookie, and the CSRF token GET /v1/session gave. */
+interface BrowserSession {
+  cookie: string;
+  csrfToken: string;
+  setCookie: string;
+}
+
+describe('password hashing', () => {
+  it('is scrypt with a fresh salt per hash, verified in constant time', async () => {
+    const a = await hashPassword('same password here');
+    const b = await hashPassword('same password here');
+    expect(a).toMatch(/^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+    expect(a).not.toBe(b);
+    expect(await verifyPassword('same password here', a)).toBe(true);
+    expect(await verifyPassword('same password herE', a)).toBe(false);
+    expect(await verifyPassword('same password here', 'scrypt$1$1$1$$')).toBe(false);
+    expect(await verifyPassword('same password here', 'sha256$abc')).toBe(false);
+  });
+});
+
+describe('operator accounts, console sessions and CSRF', () => {
+  let db: TestDatabase;
+  let controller: Controller;
+  let logs: string[];
+  let admin: ReturnType<typeof authedFetch>;
+  let url: string;
+
+  beforeAll(async () => {
+    db = await createPgliteDatabase();
+    ({ controller, fetch: admin, logs } = await startTestController(db));
+    url = controller.httpUrl;
+    for (const [name, role, password] of [
+      ['root', 'admin', ADMIN_PASSWORD],
+      ['reader', 'read', READER_PASSWORD],
+      ['writer', 'write', 'write access please'],
+    ] as const) {
+      const res = await admin('/v1/accounts', { method: 'POST', body: { name, role, password } });
+      expect(res.status, name).toBe(201);
+      expect(res.body).toMatchObject({ name, role, disabled: false, createdBy: 'token:tester', lastSignInAt: null });
+      expect(JSON.stringify(res.body)).not.toContain(password);
+    }
+  });
+  afterAll(async () => {
+    await controller?.close();
+    await db?.drop();
+  });
+
+  async function signIn(name: string, password: string): Promise<BrowserSession> {
+    const res = await fetch(`${url}/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name, password }),
+    });
+    expect(res.status, `${name} signs in`).toBe(200);
+    const setCookie = res.headers.getSetCookie().find((c) => c.startsWith('wrtfleet_session='))!;
+    const body = (await res.json()) as { csrfToken: string };
+    return { cookie: setCookie.split(';')[0]!, csrfToken: body.csrfToken, setCookie };
+  }
+
+  /** fetch with the session cookie, as the console in a browser sends it. */
+  function withCookie(session: BrowserSession) {
+    return async (path: string, init: { method?: string; body?: unknown; csrf?: string | null } = {}) => {
+      const csrf = init.csrf === undefined ? session.csrfToken : init.csrf;
+      const res = await fetch(`${url}${path}`, {
+        method: init.method ?? 'GET',
+        headers: {
+          cookie: session.cookie,
+          ...(csrf ? { 'x-csrf-token': csrf } : {}),
+          ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      });
+      const text = await res.text();
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read the bodies untyped, as authedFetch's do
+      return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as any };
+    };
+  }
+
+  it('signing in sets an HttpOnly, SameSite=Strict cookie on / (not Secure over plain HTTP); only its hash is stored', async () => {
+    const session = await signIn('root', ADMIN_PASSWORD);
+    const attributes = session.setCookie.split(';').map((a) => a.trim().toLowerCase());
+    expect(attributes).toContain('httponly');
+    expect(attributes).toContain('samesite=strict');
+    expect(attributes).toContain('path=/');
+    expect(attributes).not.toContain('secure');
+    const id = session.cookie.slice('wrtfleet_session='.length);
+    expect(id).toMatch(/^[\w-]{43}$/);
+    const rows = await controller.db.prisma.operatorSession.findMany({ where: { accountName: 'root' } });
+    expect(rows.length).toBeGreaterThan(0);
+    expect(JSON.stringify(rows)).not.toContain(id);
+
+    const me = await withCookie(session)('/v1/session');
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({
+      kind: 'account',
+      actor: 'account:root',
+      name: 'root',
+      role: 'admin',
+      csrfToken: session.csrfToken,
+    });
+    expect(me.body.scopes).toEqual(['read', 'write', 'admin', 'enroll']);
+    const idle = Date.parse(me.body.idleExpiresAt) - Date.now();
+    const absolute = Date.parse(me.body.absoluteExpiresAt) - Date.now();
+    expect(idle).toBeGreaterThan(29 * 60_000);
+    expect(idle).toBeLessThanOrEqual(30 * 60_000);
+    expect(absolute).toBeGreaterThan(11.9 * 3600_000);
+    expect(absolute).toBeLessThanOrEqual(12 * 3600_000);
+    expect((await controller.accounts.get('root'))!.lastSignInAt).not.toBeNull();
+  });
+
+  it('a wrong password, an unknown name and a malformed body are refused, and nothing in the logs names the password', async () => {
+    for (const body of [
+      { name: 'root', password: 'not the password' },
+      { name: 'nobody', password: ADMIN_PASSWORD },
+    ]) {
+      const res = await fetch(`${url}/v1/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBe(401);
+      expect(res.headers.getSetCookie()).toEqual([]);
+      expect(await res.json()).toMatchObject({ error: 'sign_in_failed' });
+    }
+    const malformed = await fetch(`${url}/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'root' }),
+    });
+    expect(malformed.status).toBe(400);
+    expect(JSON.stringify(await malformed.json())).toContain('password');
+    // What a form on another site could send: not JSON, so no one is signed in from outside.
+    const fromAForm = await fetch(`${url}/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ name: 'root', password: ADMIN_PASSWORD }),
+    });
+    expect(fromAForm.status).toBe(400);
+    expect(fromAForm.headers.getSetCookie()).toEqual([]);
+    expect(logs.join('\n')).not.toContain(ADMIN_PASSWORD);
+  });
+
+  it('a write with the cookie needs the session CSRF token (403 without or with a wrong one); a bearer token needs none', async () => {
+    const call = withCookie(await signIn('root', ADMIN_PASSWORD));
+    const body = { name: 'from-console', scopes: ['read'] };
+    // The last: as many characters as the token, but more bytes.
+    for (const csrf of [null, 'not-the-token', '\u00e9'.repeat(43)]) {
+      const refused = await call('/v1/tokens', { method: 'POST', body, csrf });
+      expect(refused.status, `csrf ${csrf}`).toBe(403);
+      expect(refused.body).toMatchObject({ error: 'csrf_token_invalid' });
+      expect(refused.body.message).toContain('X-CSRF-Token');
+    }
+    expect((await controller.tokens.list()).some((t) => t.name === 'from-console')).toBe(false);
+    const created = await call('/v1/tokens', { method: 'POST', body });
+    expect(created.status).toBe(201);
+    // A bearer token's write needs no CSRF header.
+    expect((await admin('/v1/tokens', { method: 'POST', body: { name: 'bearer', scopes: ['read'] } })).status).toBe(
+      201,
+    );
+    // The change made in the console is audited with the account as its actor.
+    const event = await controller.db.prisma.auditEvent.findFirstOrThrow({
+      where: { action: 'api_token.created', targetId: created.body.id },
+    });
+    expect(event.actor).toBe('account:root');
+  });
+
+  it('a role maps onto scopes: read reads, write writes, only admin administers', async () => {
+    const reader = withCookie(await signIn('reader', READER_PASSWORD));
+    const writer = withCookie(await signIn('writer', 'write access please'));
+    expect((await reader('/v1/session')).body).toMatchObject({ role: 'read', scopes: ['read'] });
+    expect((await reader('/v1/routers')).status).toBe(200);
+    const forged = await reader('/v1/routers/x/tags', { method: 'PUT', body: { tags: ['a'] } });
+    expect(forged.status).toBe(403);
+    expect(forged.body).toMatchObject({ error: 'forbidden' });
+    expect((await reader('/v1/accounts')).status).toBe(403);
+    expect((await writer('/v1/session')).body).toMatchObject({ role: 'write', scopes: ['read', 'write'] });
+    expect((await writer('/v1/routers/x/tags', { method: 'PUT', body: { tags: ['a'] } })).status).toBe(404);
+    expect((await writer('/v1/accounts')).status).toBe(403);
+  });
+
+  it('the session ends after the idle time, and at the absolute expiry however busy it is', async () => {
+    const sessions = controller.sessions;
+    const realNow = sessions.now;
+    try {
+      const idle = withCookie(await signIn('reader', READER_PASSWORD));
+      let offset = 29 * 60_000;
+      sessions.now = () => new Date(Date.now() + offset);
+      expect((await idle('/v1/session')).status).toBe(200);
+      // 29 min later it was used, so it lasts 30 min from then.
+      offset = 29 * 60_000 + 29 * 60_000;
+      expect((await idle('/v1/session')).status).toBe(200);
+      offset = 29 * 60_000 + 29 * 60_000 + 31 * 60_000;
+      const ended = await idle('/v1/session');
+      expect(ended.status).toBe(401);
+      expect(ended.body.message).toContain('session has ended');
+
+      sessions.now = realNow;
+      const busy = withCookie(await signIn('reader', READER_PASSWORD));
+      // A request every 25 minutes keeps it from idling, until 12 h after sign-in.
+      let statuses: number[] = [];
+      for (let minutes = 25; minutes <= 12 * 60 + 25; minutes += 25) {
+        sessions.now = () => new Date(Date.now() + minutes * 60_000);
+        statuses.push((await busy('/v1/session')).status);
+      }
+      statuses = [...new Set(statuses)];
+      expect(statuses).toEqual([200, 401]);
+      const last = await busy('/v1/session');
+      expect(last.status).toBe(401);
+    } finally {
+      sessions.now = realNow;
+    }
+  });
+
+  it('logout ends the session and clears the cookie', async () => {
+    const session = await signIn('writer', 'write access please');
+    const call = withCookie(session);
+    const out = await call('/v1/session', { method: 'DELETE' });
+    expect(out.status).toBe(204);
+    expect(out.headers.getSetCookie().join()).toMatch(/wrtfleet_session=;.*Expires=Thu, 01 Jan 1970/);
+    expect((await call('/v1/session')).status).toBe(401);
+    const events = await controller.db.prisma.auditEvent.findMany({
+      where: { action: { in: ['session.signed_in', 'session.signed_out'] }, targetId: 'writer' },
+    });
+    expect(events.map((e) => e.actor)).toContain('account:writer');
+    expect(events.some((e) => e.action === 'session.signed_out')).toBe(true);
+  });
+
+  it('disabling an account ends its sessions at once and refuses its sign-in; enabling lets it in again', async () => {
+    const reader = withCookie(await signIn('reader', READER_PASSWORD));
+    expect((await reader('/v1/routers')).status).toBe(200);
+    const disabled = await admin('/v1/accounts/reader', { method: 'PATCH', body: { disabled: true } });
+    expect(disabled.status).toBe(200);
+    expect(disabled.body).toMatchObject({ name: 'reader', disabled: true });
+    expect((await reader('/v1/routers')).status).toBe(401);
+    const refused = await fetch(`${url}/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'reader', password: READER_PASSWORD }),
+    });
+    expect(refused.status).toBe(401);
+    expect((await admin('/v1/accounts/reader', { method: 'PATCH', body: { disabled: false } })).status).toBe(200);
+    await signIn('reader', READER_PASSWORD);
+    const actions = (
+      await controller.db.prisma.auditEvent.findMany({ where: { targetType: 'account', targetId: 'reader' } })
+    ).map((e) => e.action);
+    expect(actions).toEqual(expect.arrayContaining(['account.created', 'account.disabled', 'account.enabled']));
+  });
+
+  it('accounts API: 400 naming the field, 409 for a taken name, reset password, own password change, delete', async () => {
+    const short = await admin('/v1/accounts', {
+      method: 'POST',
+      body: { name: 'eve', role: 'read', password: 'short' },
+    });
+    expect(short.status).toBe(400);
+    expect(short.body.details[0].path).toBe('/password');
+    const badRole = await admin('/v1/accounts', {
+      method: 'POST',
+      body: { name: 'eve', role: 'root', password: 'long enough password' },
+    });
+    expect(badRole.status).toBe(400);
+    expect(JSON.stringify(badRole.body)).toContain('role');
+    const taken = await admin('/v1/accounts', {
+      method: 'POST',
+      body: { name: 'root', role: 'read', password: 'long enough password' },
+    });
+    expect(taken.status).toBe(409);
+
+    const created = await admin('/v1/accounts', {
+      method: 'POST',
+      body: { name: 'eve', role: 'write', password: 'first password!' },
+    });
+    expect(created.status).toBe(201);
+    const eve = withCookie(await signIn('eve', 'first password!'));
+    expect(
+      (await admin('/v1/accounts/eve/password', { method: 'PUT', body: { password: 'second password!' } })).status,
+    ).toBe(204);
+    expect((await eve('/v1/session')).status).toBe(401);
+    const again = withCookie(await signIn('eve', 'second password!'));
+    const wrongOld = await again('/v1/session/password', {
+      method: 'PUT',
+      body: { currentPassword: 'not it at all', newPassword: 'third password!!' },
+    });
+    expect(wrongOld.status).toBe(403);
+    const changed = await again('/v1/session/password', {
+      method: 'PUT',
+      body: { currentPassword: 'second password!', newPassword: 'third password!!' },
+    });
+    expect(changed.status).toBe(204);
+    expect((await again('/v1/session')).status).toBe(200);
+    await signIn('eve', 'third password!!');
+
+    const root = withCookie(await signIn('root', ADMIN_PASSWORD));
+    expect((await root('/v1/accounts/root', { method: 'DELETE' })).status).toBe(409);
+    expect((await root('/v1/accounts/eve', { method: 'DELETE' })).status).toBe(204);
+    expect((await again('/v1/session')).status).toBe(401);
+    expect((await root('/v1/accounts/eve', { method: 'DELETE' })).status).toBe(404);
+    const listed = await root('/v1/accounts');
+    expect(listed.body.items.map((a: { name: string }) => a.name)).toEqual(['reader', 'root', 'writer']);
+    expect(JSON.stringify(listed.body)).not.toContain('scrypt');
+    const deleted = await controller.db.prisma.auditEvent.findFirstOrThrow({
+      where: { action: 'account.deleted', targetId: 'eve' },
+    });
+    expect(deleted.actor).toBe('account:root');
+    expect(logs.join('\n')).not.toMatch(/first password!|second password!|third password!!/);
+  });
+
+  it('sign-ins keep only the sessions that can still be used; an account without its event fails the audit check', async () => {
+    for (let i = 0; i < 3; i++) {
+      const session = await signIn('writer', 'write access please');
+      expect((await withCookie(session)('/v1/session', { method: 'DELETE' })).status).toBe(204);
+    }
+    const open = withCookie(await signIn('writer', 'write access please'));
+    // The three ended ones are gone; the new one and the one still open from an earlier test stay.
+    const rows = await controller.db.prisma.operatorSession.findMany({ where: { accountName: 'writer' } });
+    expect(rows.filter((r) => r.endedAt !== null)).toEqual([]);
+    expect(rows).toHaveLength(2);
+    expect((await open('/v1/session')).status).toBe(200);
+
+    expect((await admin('/v1/audit/verify')).body).toMatchObject({ ok: true, missingCount: 0 });
+    await controller.db.prisma.operatorAccount.create({
+      data: { name: 'planted', role: 'admin', passwordHash: 'scrypt$x', createdBy: 'nobody' },
+    });
+    const verdict = await admin('/v1/audit/verify');
+    expect(verdict.body.ok).toBe(false);
+    expect(verdict.body.missing).toContainEqual({ kind: 'account', id: 'planted', missingEvent: 'account.created' });
+    await controller.db.prisma.operatorAccount.delete({ where: { name: 'planted' } });
+  });
+
+  // Last: it uses up this address's failed sign-ins.
+  it('failed sign-ins are limited per name and per address (429 with Retry-After) and audited', async () => {
+    const attempt = (name: string, password: string) =>
+      fetch(`${url}/v1/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name, password }),
+      });
+    const perName = [];
+    for (let i = 0; i < 11; i++) perName.push((await attempt('writer', `guess number ${i}`)).status);
+    expect(perName.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(perName[10]).toBe(429);
+    // Even the right password waits now, for this name.
+    const locked = await attempt('writer', 'write access please');
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(60);
+    // Other names still sign in, until the address has used up its 20 failures a minute.
+    await signIn('root', ADMIN_PASSWORD);
+    const perAddress: number[] = [];
+    for (let i = 0; i < 25 && perAddress.at(-1) !== 429; i++)
+      perAddress.push((await attempt(`someone${i}`, 'whatever it is')).status);
+    // The earlier tests failed from this address too: it is cut off before 20 more.
+    expect(perAddress.length).toBeGreaterThan(1);
+    expect(perAddress.length).toBeLessThan(20);
+    expect(perAddress.slice(0, -1).every((status) => status === 401)).toBe(true);
+    expect(perAddress.at(-1)).toBe(429);
+    const limited = await attempt('root', ADMIN_PASSWORD);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await limited.json()).toMatchObject({ error: 'too_many_failures' });
+
+    const failed = await controller.db.prisma.auditEvent.findMany({
+      where: { action: { in: ['session.sign_in_failed', 'session.sign_in_limited'] }, targetId: 'writer' },
+    });
+    expect(failed.filter((e) => e.action === 'session.sign_in_failed')).toHaveLength(9);
+    expect(failed.filter((e) => e.action === 'session.sign_in_limited')).toHaveLength(1);
+    expect(failed[0]!.actor).toBe('address:127.0.0.1');
+    expect(JSON.stringify(failed, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))).not.toContain(
+      'guess number',
+    );
+  });
+});
+
+describe('the session cookie behind a TLS proxy', () => {
+  it('is Secure when the controller is told it is served over TLS', async () => {
+    const db = await createPgliteDatabase();
+    const { controller, fetch: admin } = await startTestController(db, {
+      security: { insecureAgents: true, sessionCookieSecure: true },
+    });
+    try {
+      await admin('/v1/accounts', { method: 'POST', body: { name: 'ops', role: 'read', password: 'a long password' } });
+      const res = await fetch(`${controller.httpUrl}/v1/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'ops', password: 'a long password' }),
+      });
+      expect(res.status).toBe(200);
+      expect(
+        res.headers
+          .getSetCookie()[0]!
+          .split(';')
+          .map((a) => a.trim()),
+      ).toContain('Secure');
+    } finally {
+      await controller.close();
+      await db.drop();
+    }
+  });
+});
