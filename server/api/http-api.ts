@@ -30,6 +30,7 @@ import { metricsPlugin, type ControllerMetrics } from './metrics.js';
 import { profilesPlugin } from './profiles.js';
 import { rolloutsPlugin } from './rollouts.js';
 import { routersPlugin } from './routers.js';
+import { fleetTablePlugin } from './fleet-table.js';
 import type { OnboardingService } from '../onboarding/onboarding-service.js';
 import { jobsPlugin } from './jobs.js';
 import { onboardingPlugin } from './onboarding.js';
@@ -145,6 +146,7 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
   });
   await app.register(profilesPlugin, { profiles: deps.profiles });
   const { streamMaxSeconds } = limits;
+  await app.register(fleetTablePlugin, { directory: deps.directory, db: deps.db, audit: deps.audit, streamMaxSeconds });
   await app.register(rolloutsPlugin, {
     rollouts: deps.rollouts,
     previews: deps.previews,
