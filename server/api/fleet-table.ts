@@ -89,6 +89,7 @@ export const fleetTablePlugin: FastifyPluginAsyncTypebox<FleetTablePluginOptions
     },
     async (request, reply) => {
       const feed = new RouterChangeFeed(directory, await directory.now());
+      await feed.prime();
       await streamResponse(request, reply, {
         headers: SSE_HEADERS,
         errorMarker: sseErrorEvent,

@@ -25,6 +25,15 @@ export class RouterChangeFeed {
     this.since = startAt;
   }
 
+  /**
+   * Takes what already changed inside the look-back window as reported: those changes are
+   * older than the reader's first view of the table, which includes them.
+   */
+  async prime(): Promise<void> {
+    const from = new Date(Date.parse(this.since) - LOOK_BACK_MS).toISOString();
+    for (const { id, at } of await this.directory.changedSince(from, MAX_IDS_PER_CHANGE * 5)) this.sent.set(id, at);
+  }
+
   async next(): Promise<{ ids: string[]; truncated: boolean }> {
     const from = new Date(Date.parse(this.since) - LOOK_BACK_MS).toISOString();
     const rows = await this.directory.changedSince(from, MAX_IDS_PER_CHANGE * 5);

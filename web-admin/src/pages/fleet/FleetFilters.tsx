@@ -86,83 +86,90 @@ export function FleetFilters({
   onChange(change: Partial<FleetFilter>): void;
 }) {
   const active = activeFilterCount(filter);
+  // On a phone the bar would push the table below the fold: folded there until asked for.
+  const [open, setOpen] = useState(
+    () => typeof window === 'undefined' || window.matchMedia('(min-width: 720px)').matches,
+  );
   return (
-    <form className="wf-fleet-filters" role="search" aria-label="Filter routers" onSubmit={(e) => e.preventDefault()}>
-      <TextFilter label="Name" value={filter.q} placeholder="contains…" onChange={(q) => onChange({ q })} />
-      <ChoiceFilter
-        label="Status"
-        value={filter.status}
-        choices={STATUSES}
-        onChange={(status) => onChange({ status: status as FleetFilter['status'] })}
-      />
-      <TextFilter label="SoC" value={filter.soc} placeholder="MT7621" onChange={(soc) => onChange({ soc })} />
-      <TextFilter label="Model" value={filter.model} onChange={(model) => onChange({ model })} />
-      <TextFilter
-        label="Release"
-        value={filter.release}
-        placeholder="23.05"
-        onChange={(release) => onChange({ release })}
-      />
-      <ChoiceFilter
-        label="Placement"
-        value={filter.placement}
-        choices={PLACEMENTS}
-        onChange={(placement) => onChange({ placement: placement as FleetFilter['placement'] })}
-      />
-      <ChoiceFilter
-        label="Revision"
-        value={filter.revisionState}
-        choices={REVISION_STATES}
-        onChange={(v) => onChange({ revisionState: v as FleetFilter['revisionState'] })}
-      />
-      <ChoiceFilter
-        label="Drift"
-        value={filter.drift}
-        choices={DRIFT_STATES}
-        onChange={(v) => onChange({ drift: v as FleetFilter['drift'] })}
-      />
-      <ChoiceFilter
-        label="Last apply"
-        value={filter.applyResult}
-        choices={APPLY_RESULTS}
-        onChange={(v) => onChange({ applyResult: v as FleetFilter['applyResult'] })}
-      />
-      <TextFilter
-        label="Tags"
-        value={filter.tag?.join(',')}
-        placeholder="site:ams,group:canary"
-        onChange={(t) =>
-          onChange({
-            tag: t
-              .split(',')
-              .map((x) => x.trim())
-              .filter(Boolean),
-          })
-        }
-      />
-      {active > 0 ? (
-        <button
-          type="button"
-          className="wf-button wf-button--link"
-          onClick={() =>
+    <details className="wf-fleet-filter-panel" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>Filters{active ? ` (${active})` : ''}</summary>
+      <form className="wf-fleet-filters" role="search" aria-label="Filter routers" onSubmit={(e) => e.preventDefault()}>
+        <TextFilter label="Name" value={filter.q} placeholder="contains…" onChange={(q) => onChange({ q })} />
+        <ChoiceFilter
+          label="Status"
+          value={filter.status}
+          choices={STATUSES}
+          onChange={(status) => onChange({ status: status as FleetFilter['status'] })}
+        />
+        <TextFilter label="SoC" value={filter.soc} placeholder="MT7621" onChange={(soc) => onChange({ soc })} />
+        <TextFilter label="Model" value={filter.model} onChange={(model) => onChange({ model })} />
+        <TextFilter
+          label="Release"
+          value={filter.release}
+          placeholder="23.05"
+          onChange={(release) => onChange({ release })}
+        />
+        <ChoiceFilter
+          label="Placement"
+          value={filter.placement}
+          choices={PLACEMENTS}
+          onChange={(placement) => onChange({ placement: placement as FleetFilter['placement'] })}
+        />
+        <ChoiceFilter
+          label="Revision"
+          value={filter.revisionState}
+          choices={REVISION_STATES}
+          onChange={(v) => onChange({ revisionState: v as FleetFilter['revisionState'] })}
+        />
+        <ChoiceFilter
+          label="Drift"
+          value={filter.drift}
+          choices={DRIFT_STATES}
+          onChange={(v) => onChange({ drift: v as FleetFilter['drift'] })}
+        />
+        <ChoiceFilter
+          label="Last apply"
+          value={filter.applyResult}
+          choices={APPLY_RESULTS}
+          onChange={(v) => onChange({ applyResult: v as FleetFilter['applyResult'] })}
+        />
+        <TextFilter
+          label="Tags"
+          value={filter.tag?.join(',')}
+          placeholder="site:ams,group:canary"
+          onChange={(t) =>
             onChange({
-              q: undefined,
-              status: undefined,
-              soc: undefined,
-              model: undefined,
-              release: undefined,
-              placement: undefined,
-              revisionState: undefined,
-              drift: undefined,
-              applyResult: undefined,
-              tag: undefined,
+              tag: t
+                .split(',')
+                .map((x) => x.trim())
+                .filter(Boolean),
             })
           }
-        >
-          Clear filters ({active})
-        </button>
-      ) : null}
-    </form>
+        />
+        {active > 0 ? (
+          <button
+            type="button"
+            className="wf-button wf-button--link"
+            onClick={() =>
+              onChange({
+                q: undefined,
+                status: undefined,
+                soc: undefined,
+                model: undefined,
+                release: undefined,
+                placement: undefined,
+                revisionState: undefined,
+                drift: undefined,
+                applyResult: undefined,
+                tag: undefined,
+              })
+            }
+          >
+            Clear filters ({active})
+          </button>
+        ) : null}
+      </form>
+    </details>
   );
 }
 

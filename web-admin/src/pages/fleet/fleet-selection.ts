@@ -1,4 +1,4 @@
-import type { FleetFilter } from './fleet-query';
+import type { FleetFilter } from './fleet-query.js';
 
 /**
  * What the operator selected: some routers by id, or every router that matches the filter

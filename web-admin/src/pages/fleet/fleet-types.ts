@@ -1,4 +1,4 @@
-import type { ApiPaths } from '../../api/client';
+import type { ApiPaths } from '../../api/client.js';
 
 /** One row of the fleet table, as GET /v1/routers returns it. */
 export type RouterRow =
