@@ -139,7 +139,9 @@ describe.each(BACKENDS)('the fleet table API (%s)', (_name, createDatabase) => {
     const paged: Row[] = [];
     let cursor: string | null = null;
     do {
-      const res = await api(`/v1/routers?limit=6&sort=${sort}${cursor ? `&cursor=${cursor}` : ''}`);
+      const res = await api<{ items: Row[]; nextCursor: string | null }>(
+        `/v1/routers?limit=6&sort=${sort}${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(res.status).toBe(200);
       paged.push(...res.body.items);
       cursor = res.body.nextCursor;
