@@ -139,9 +139,8 @@ describe.each(BACKENDS)('the fleet table API (%s)', (_name, createDatabase) => {
     const paged: Row[] = [];
     let cursor: string | null = null;
     do {
-      const res = await api<{ items: Row[]; nextCursor: string | null }>(
-        `/v1/routers?limit=6&sort=${sort}${cursor ? `&cursor=${cursor}` : ''}`,
-      );
+      const query: string = `/v1/routers?limit=6&sort=${sort}${cursor ? `&cursor=${cursor}` : ''}`;
+      const res = await api<{ items: Row[]; nextCursor: string | null }>(query);
       expect(res.status).toBe(200);
       paged.push(...res.body.items);
       cursor = res.body.nextCursor;
