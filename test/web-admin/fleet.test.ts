@@ -172,6 +172,20 @@ describe('the Fleet page (real controller, simulated fleet, Chromium)', () => {
     expect(problems).toEqual({ errors: [], cspViolations: [] });
   });
 
+  it('says "reconnecting" when the live stream is lost, and goes live again', async () => {
+    await page.route('**/v1/routers/events', (route) => route.abort('connectionreset'));
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Profiles' }).click();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Fleet' }).click();
+    await page.getByRole('status').filter({ hasText: 'Reconnecting…' }).waitFor();
+    // The table stays as it was meanwhile.
+    await waitForRows(DEMO_ROUTERS);
+    await page.unroute('**/v1/routers/events');
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Live$/ })
+      .waitFor({ timeout: 30_000 });
+  });
+
   it('is usable at phone width: the table scrolls in its own frame', async () => {
     const phone = await openPage(browser, { viewport: PHONE });
     try {
