@@ -175,6 +175,7 @@ describe('the Fleet page (real controller, simulated fleet, Chromium)', () => {
   it('says "reconnecting" when the live stream is lost, and goes live again', async () => {
     await page.route('**/v1/routers/events', (route) => route.abort('connectionreset'));
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Profiles' }).click();
+    await page.getByRole('heading', { name: 'Profiles', level: 1 }).waitFor();
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Fleet' }).click();
     await page.getByRole('status').filter({ hasText: 'Reconnecting…' }).waitFor();
     // The table stays as it was meanwhile.
