@@ -31,6 +31,7 @@ import { profilesPlugin } from './profiles.js';
 import { rolloutsPlugin } from './rollouts.js';
 import { routersPlugin } from './routers.js';
 import { routerHistoryPlugin } from './router-history.js';
+import { fleetTablePlugin } from './fleet-table.js';
 import type { OnboardingService } from '../onboarding/onboarding-service.js';
 import { jobsPlugin } from './jobs.js';
 import { onboardingPlugin } from './onboarding.js';
@@ -170,6 +171,7 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
   await app.register(routerHistoryPlugin, { db: deps.db });
   await app.register(profilesPlugin, { profiles: deps.profiles });
   const { streamMaxSeconds } = limits;
+  await app.register(fleetTablePlugin, { directory: deps.directory, db: deps.db, audit: deps.audit, streamMaxSeconds });
   await app.register(rolloutsPlugin, {
     rollouts: deps.rollouts,
     previews: deps.previews,

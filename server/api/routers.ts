@@ -5,6 +5,8 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { jsonDiff } from '../audit/json-diff.js';
 import { EffectiveProfileError, overlay, type PlanPreview } from '../fleet/plan-preview.js';
 import { InvalidCursor, type RouterDirectory } from '../fleet/router-directory.js';
+import { SORTS } from '../fleet/router-sort.js';
+import { routerFilterFields, routerFilterOf } from './router-filter-query.js';
 import { PROFILE_NAME_PATTERN } from '../profiles/profile-store.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { auditContext } from './request-context.js';
@@ -15,6 +17,7 @@ import {
   PageLimit,
   PlanPreviewView,
   RevisionNumber,
+  StringEnum,
   Tag,
   Timestamp,
 } from './shared-schemas.js';
@@ -37,6 +40,14 @@ const RouterSummary = Type.Object(
     model: Nullable(Type.String()),
     tags: Type.Array(Type.String()),
     appliedRevision: Nullable(Type.Object({ profile: Type.String(), revision: Type.Integer() })),
+    desiredRevision: Nullable(
+      Type.Object(
+        { profile: Type.String(), revision: Type.Integer() },
+        { description: 'The revision a rollout wants here; pending until it is the applied one' },
+      ),
+    ),
+    lastApplyStatus: Nullable(StringEnum(['pending', 'applied', 'failed', 'rolled_back'] as const)),
+    drifted: Nullable(Type.Boolean({ description: 'Whether the last drift report found differences' })),
     decommissionedAt: Nullable(Timestamp),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -238,17 +249,16 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
     {
       schema: {
         tags: ['routers'],
-        summary: 'List routers, oldest first, with keyset pagination',
+        summary: 'List routers, filtered and sorted, with keyset pagination',
+        description:
+          'Oldest first unless `sort` says otherwise (`name`, `-name` for descending, and so on). A cursor belongs ' +
+          'to the sort it was made for. Filters combine with AND.',
         querystring: Type.Object(
           {
             limit: PageLimit(500, 50),
-            cursor: Type.Optional(Type.String({ maxLength: 512, description: 'nextCursor of the previous page' })),
-            soc: Type.Optional(
-              Type.String({ minLength: 1, maxLength: 64, description: 'SoC, e.g. MT7621 (case-insensitive)' }),
-            ),
-            status: Type.Optional(
-              Type.Union([Type.Literal('online'), Type.Literal('offline'), Type.Literal('never_seen')]),
-            ),
+            cursor: Type.Optional(Type.String({ maxLength: 1200, description: 'nextCursor of the previous page' })),
+            sort: Type.Optional(StringEnum(SORTS)),
+            ...routerFilterFields,
           },
           { additionalProperties: false },
         ),
@@ -259,12 +269,12 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
       },
     },
     async (request, reply) => {
-      const { limit, cursor, soc, status } = request.query;
+      const { limit, cursor, sort, ...filter } = request.query;
       try {
         // The body comes from the database already in the response schema's shape (see listJson).
         return reply
           .type('application/json; charset=utf-8')
-          .send((await directory.listJson({ soc, status }, { limit, cursor })) as never);
+          .send((await directory.listJson(routerFilterOf(filter, 'querystring'), { limit, cursor, sort })) as never);
       } catch (err) {
         if (err instanceof InvalidCursor) {
           throw new ApiError(400, 'invalid_request', `invalid querystring parameter: cursor ${err.message}`, [

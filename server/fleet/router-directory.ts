@@ -1,19 +1,42 @@
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { Database } from '../storage/database.js';
-import { decodeCursor, encodeCursor, InvalidCursor } from '../storage/keyset-cursor.js';
+import { createHash } from 'node:crypto';
+import { InvalidCursor } from '../storage/keyset-cursor.js';
+import { filterConditions, SqlParams, type RouterFilter } from './router-filter.js';
+import {
+  afterCursor,
+  decodeSortCursor,
+  encodeSortCursor,
+  orderBy,
+  parseSort,
+  sortValueText,
+  type Sort,
+} from './router-sort.js';
 
-export type ConnectionStatus = 'online' | 'offline' | 'never_seen';
-
-export interface RouterFilter {
-  soc?: string;
-  status?: ConnectionStatus;
-}
+export type { ConnectionStatus, RouterFilter } from './router-filter.js';
 
 export interface PageRequest {
   limit: number;
-  /** Opaque cursor from a previous page's nextCursor. */
+  /** Opaque cursor from a previous page's nextCursor (made for the same sort). */
   cursor?: string;
+  sort?: Sort;
 }
+
+/** What the fleet table's counts show, over the same filter as the listing. */
+export interface RouterCounts {
+  total: number;
+  online: number;
+  offline: number;
+  neverSeen: number;
+  drifted: number;
+  /** The newest apply result failed or was rolled back. */
+  failed: number;
+  /** A desired revision not applied yet. */
+  pending: number;
+}
+
+/** The most routers one "all that match" selection resolves to (the selector's own bound). */
+export const MAX_MATCHING_IDS = 10_000;
 
 export { InvalidCursor };
 
@@ -38,13 +61,16 @@ const summarySelect = {
   updatedAt: true,
   decommissionedAt: true,
   appliedRevision: { select: { number: true, profile: { select: { name: true } } } },
+  desiredRevision: { select: { number: true, profile: { select: { name: true } } } },
+  lastApplyStatus: true,
+  drifted: true,
 } as const;
 
 type SummaryRow = {
   id: string;
   name: string;
   identity: string;
-  status: ConnectionStatus;
+  status: 'online' | 'offline' | 'never_seen';
   lastSeenAt: Date | null;
   connectedAt: Date | null;
   agentVersion: string | null;
@@ -61,6 +87,9 @@ type SummaryRow = {
   updatedAt: Date;
   decommissionedAt: Date | null;
   appliedRevision: { number: number; profile: { name: string } } | null;
+  desiredRevision: { number: number; profile: { name: string } } | null;
+  lastApplyStatus: 'pending' | 'applied' | 'failed' | 'rolled_back' | null;
+  drifted: boolean | null;
 };
 
 function summaryView(r: SummaryRow) {
@@ -83,6 +112,11 @@ function summaryView(r: SummaryRow) {
     appliedRevision: r.appliedRevision
       ? { profile: r.appliedRevision.profile.name, revision: r.appliedRevision.number }
       : null,
+    desiredRevision: r.desiredRevision
+      ? { profile: r.desiredRevision.profile.name, revision: r.desiredRevision.number }
+      : null,
+    lastApplyStatus: r.lastApplyStatus,
+    drifted: r.drifted,
     decommissionedAt: r.decommissionedAt?.toISOString() ?? null,
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
@@ -96,6 +130,38 @@ function isoUtc(column: string): string {
   return `to_char(r."${column}" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "${column}"`;
 }
 
+/**
+ * The Router columns a page shows, picked (and the page cut to its limit) before the joins: a
+ * filter that matches thousands then joins only the page's rows, and the fact sheets stay out.
+ */
+const PAGE_COLUMNS = [
+  'id',
+  'name',
+  'identity',
+  'status',
+  '"lastSeenAt"',
+  '"connectedAt"',
+  '"agentVersion"',
+  'placement',
+  'soc',
+  'arch',
+  'endian',
+  'kernel',
+  '"openwrtVersion"',
+  '"openwrtTarget"',
+  'model',
+  'tags',
+  '"appliedRevisionId"',
+  '"desiredRevisionId"',
+  '"lastApplyStatus"',
+  'drifted',
+  '"decommissionedAt"',
+  '"createdAt"',
+  '"updatedAt"',
+]
+  .map((c) => `r.${c}`)
+  .join(', ');
+
 /** Read side of the fleet for the API: filtered, keyset-paginated listings and single routers. */
 export class RouterDirectory {
   private readonly db: PrismaClient;
@@ -106,26 +172,21 @@ export class RouterDirectory {
 
   /**
    * The hot path of the API (dashboards and scripts poll it). PostgreSQL writes each item's
-   * JSON (row_to_json over the columns of summaryView's shape; a test holds the two equal)
+   * JSON (to_jsonb over the columns of summaryView's shape, less `sk`, the sort value the next
+   * cursor carries; a test holds the two equal)
    * and the server only joins the rows: mapping and serialising 100 rows in JavaScript cost
    * the controller's one event loop ~1.3 ms per page, Prisma's row conversion more. The query
-   * goes through the driver as a prepared statement: planning this three-table query cost
-   * PostgreSQL more than running it. Returns the response body as text.
+   * goes through the driver as a prepared statement: planning this five-table query cost
+   * PostgreSQL more than running it. The page is cut from Router alone, then joined to its
+   * revisions (see PAGE_COLUMNS). Returns the response body as text.
    */
   async listJson(filter: RouterFilter, page: PageRequest): Promise<string> {
-    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
-    const params: unknown[] = [];
-    const param = (value: unknown) => `$${params.push(value)}`;
-    const conditions: string[] = [];
-    if (filter.soc) conditions.push(`lower(r.soc) = lower(${param(filter.soc)})`);
-    if (filter.status) conditions.push(`r.status = CAST(${param(filter.status)} AS "ConnectionStatus")`);
-    if (after)
-      conditions.push(
-        `(r."createdAt", r.id) > (${param(after.createdAt.toISOString())}::timestamptz, ${param(after.id)})`,
-      );
-    const statement = `wf-router-list-${filter.soc ? 's' : ''}${filter.status ? 't' : ''}${after ? 'c' : ''}`;
-    const rows = await this.database.queryRows<{ item: string; createdAt: string; id: string }>(
-      `SELECT row_to_json(i)::text AS item, i."createdAt", i.id FROM (
+    const sort = parseSort(page.sort);
+    const after = page.cursor ? decodeSortCursor(page.cursor, sort) : undefined;
+    const sql = new SqlParams();
+    const conditions = filterConditions(filter, sql);
+    if (after) conditions.push(afterCursor(sort, after, sql));
+    const text = `SELECT (to_jsonb(i) - 'sk')::text AS item, i.sk, i.id FROM (
          SELECT r.id, r.name, r.identity, r.status, ${isoUtc('lastSeenAt')}, ${isoUtc('connectedAt')},
                 r."agentVersion", r.placement, r.soc, r.arch, r.endian, r.kernel,
                 CASE WHEN coalesce(r."openwrtVersion", '') = '' THEN NULL
@@ -133,21 +194,94 @@ export class RouterDirectory {
                 r.model, coalesce(r.tags, '{}') AS tags,
                 CASE WHEN pr.number IS NULL OR p.name IS NULL THEN NULL
                      ELSE json_build_object('profile', p.name, 'revision', pr.number) END AS "appliedRevision",
-                ${isoUtc('decommissionedAt')}, ${isoUtc('createdAt')}, ${isoUtc('updatedAt')}
-           FROM "Router" r
+                CASE WHEN dr.number IS NULL OR dp.name IS NULL THEN NULL
+                     ELSE json_build_object('profile', dp.name, 'revision', dr.number) END AS "desiredRevision",
+                r."lastApplyStatus", r.drifted,
+                ${isoUtc('decommissionedAt')}, ${isoUtc('createdAt')}, ${isoUtc('updatedAt')},
+                ${sortValueText(sort)} AS sk
+           FROM (SELECT ${PAGE_COLUMNS} FROM "Router" r
+                  ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''}
+                  ORDER BY ${orderBy(sort)}
+                  LIMIT ${sql.param(page.limit + 1)}) r
            LEFT JOIN "ProfileRevision" pr ON pr.id = r."appliedRevisionId"
            LEFT JOIN "Profile" p ON p.id = pr."profileId"
-           ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''}
-          ORDER BY r."createdAt", r.id
-          LIMIT ${param(page.limit + 1)}) i`,
-      params,
-      statement,
+           LEFT JOIN "ProfileRevision" dr ON dr.id = r."desiredRevisionId"
+           LEFT JOIN "Profile" dp ON dp.id = dr."profileId"
+          ORDER BY ${orderBy(sort)}) i`;
+    const rows = await this.database.queryRows<{ item: string; sk: string | null; id: string }>(
+      text,
+      sql.values,
+      statementName('wf-router-list', text),
     );
     const more = rows.length > page.limit;
     const items = rows.slice(0, page.limit);
     const last = items[items.length - 1];
-    const nextCursor = more && last ? JSON.stringify(encodeCursor(new Date(last.createdAt), last.id)) : 'null';
+    const nextCursor = more && last ? JSON.stringify(encodeSortCursor(sort.sort, last.sk, last.id)) : 'null';
     return `{"items":[${items.map((r) => r.item).join(',')}],"nextCursor":${nextCursor}}`;
+  }
+
+  /** The counts at the top of the fleet table, in one pass over the filtered routers. */
+  async counts(filter: RouterFilter): Promise<RouterCounts> {
+    const sql = new SqlParams();
+    const conditions = filterConditions(filter, sql);
+    const text = `SELECT count(*)::int AS total,
+         count(*) FILTER (WHERE r.status = 'online')::int AS online,
+         count(*) FILTER (WHERE r.status = 'offline')::int AS offline,
+         count(*) FILTER (WHERE r.status = 'never_seen')::int AS "neverSeen",
+         count(*) FILTER (WHERE r.drifted IS TRUE)::int AS drifted,
+         count(*) FILTER (WHERE r."lastApplyStatus" IN ('failed', 'rolled_back'))::int AS failed,
+         count(*) FILTER (WHERE r."desiredRevisionId" IS NOT NULL
+                            AND r."appliedRevisionId" IS DISTINCT FROM r."desiredRevisionId")::int AS pending
+       FROM "Router" r ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''}`;
+    const [row] = await this.database.queryRows<RouterCounts>(
+      text,
+      sql.values,
+      statementName('wf-router-counts', text),
+    );
+    return row!;
+  }
+
+  /**
+   * The ids of the routers that match, in name order, at most `max`; `total` says how many
+   * match, so a caller can refuse a selection larger than it may act on.
+   */
+  async matchingIds(filter: RouterFilter, max = MAX_MATCHING_IDS): Promise<{ ids: string[]; total: number }> {
+    const sql = new SqlParams();
+    const conditions = filterConditions(filter, sql);
+    const text = `SELECT r.id, count(*) OVER ()::int AS total FROM "Router" r
+       ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''}
+       ORDER BY r.name LIMIT ${sql.param(max)}`;
+    const rows = await this.database.queryRows<{ id: string; total: number }>(
+      text,
+      sql.values,
+      statementName('wf-router-ids', text),
+    );
+    return { ids: rows.map((r) => r.id), total: rows[0]?.total ?? 0 };
+  }
+
+  /**
+   * Routers whose state (status, revisions, apply result, drift, tags) changed after `since`,
+   * oldest change first, at most `limit`; read from the database, so a change made through any
+   * replica shows. `at` is each change's instant as the database wrote it.
+   */
+  async changedSince(since: string, limit: number): Promise<{ id: string; at: string }[]> {
+    return this.database.queryRows<{ id: string; at: string }>(
+      `SELECT r.id, to_char(r."stateChangedAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
+         FROM "Router" r WHERE r."stateChangedAt" > CAST($1 AS timestamptz)
+        ORDER BY r."stateChangedAt", r.id LIMIT $2`,
+      [since, limit],
+      'wf-router-changes',
+    );
+  }
+
+  /** The database's clock, where a change feed starts (the replicas' clocks may differ). */
+  async now(): Promise<string> {
+    const [row] = await this.database.queryRows<{ now: string }>(
+      `SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS now`,
+      [],
+      'wf-clock',
+    );
+    return row!.now;
   }
 
   async get(id: string) {
@@ -175,4 +309,9 @@ export class RouterDirectory {
         liveState || telemetry ? { ...liveState, ...(telemetry ? { telemetry: telemetry.latest } : {}) } : null,
     };
   }
+}
+
+/** A prepared statement's name must stand for one SQL text: the text's hash names it. */
+function statementName(prefix: string, text: string): string {
+  return `${prefix}-${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
 }

@@ -322,8 +322,13 @@ export class RouterRegistry implements AgentReportSink {
         skipDuplicates: true,
       });
       if (count === 0) return { result: false, event: null };
-      if (status === 'applied' && revision)
-        await tx.router.update({ where: { id: routerId }, data: { appliedRevisionId: revision.id } });
+      await tx.router.update({
+        where: { id: routerId },
+        data: {
+          lastApplyStatus: status,
+          ...(status === 'applied' && revision ? { appliedRevisionId: revision.id } : {}),
+        },
+      });
       // What now runs, as the agent read it back: the live state stays true between Hellos
       // (telemetry history groups routers by it). Set in place, the rest of the document kept.
       const datapath = status === 'applied' ? datapathStateOfEvidence(result.evidence) : null;
@@ -361,13 +366,20 @@ export class RouterRegistry implements AgentReportSink {
 
   async recordDrift(routerId: string, report: DriftReport): Promise<void> {
     const router = await this.db.router.findUniqueOrThrow({ where: { id: routerId }, select: { identity: true } });
-    // The report changes nothing stored: its event is the whole record of it, appended alone.
-    await this.audit.append({
-      actor: `agent:${router.identity}`,
-      action: 'drift.reported',
-      targetType: 'router',
-      targetId: routerId,
-      after: { profile: report.profile, revision: report.revision, differences: report.differences },
+    // Its event is the whole record of the report; the router keeps only whether it found drift
+    // (the fleet table filters on it), written with the event.
+    await this.audit.record(async (tx) => {
+      await tx.router.update({ where: { id: routerId }, data: { drifted: report.differences.length > 0 } });
+      return {
+        result: undefined,
+        event: {
+          actor: `agent:${router.identity}`,
+          action: 'drift.reported',
+          targetType: 'router',
+          targetId: routerId,
+          after: { profile: report.profile, revision: report.revision, differences: report.differences },
+        },
+      };
     });
   }
 }

@@ -206,9 +206,16 @@ describe('the console shell, served by a real controller (simulated fleet)', () 
       });
       await signInWithToken(page, ctl.url, secret, '/fleet');
       await page.getByText('mallory').waitFor();
+      // The fleet's live stream opens after the table: once it runs, the page calls nothing more.
+      await page
+        .getByRole('status')
+        .filter({ hasText: /^Live$/ })
+        .waitFor();
       await ctl.controller.tokens.revoke(record.id, { actor: 'test' });
       // Profiles loads nothing yet; back on Fleet the first call after the revocation is a 401.
       await page.getByRole('link', { name: 'Profiles', exact: true }).click();
+      // Profiles drawn, so the Fleet page unmounted: coming back loads it afresh.
+      await page.getByRole('heading', { name: 'Profiles', level: 1 }).waitFor();
       await page.getByRole('link', { name: 'Fleet', exact: true }).click();
       const dialog = page.getByRole('dialog', { name: 'Your session has ended' });
       await dialog.waitFor();

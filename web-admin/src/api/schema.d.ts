@@ -3438,16 +3438,35 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List routers, oldest first, with keyset pagination */
+        /**
+         * List routers, filtered and sorted, with keyset pagination
+         * @description Oldest first unless `sort` says otherwise (`name`, `-name` for descending, and so on). A cursor belongs to the sort it was made for. Filters combine with AND.
+         */
         get: {
             parameters: {
                 query: {
+                    /** @description Status of the newest apply result */
+                    applyResult?: "applied" | "failed" | "rolled_back" | "pending" | "none";
                     /** @description nextCursor of the previous page */
                     cursor?: string;
+                    /** @description What the last drift report found */
+                    drift?: "drifted" | "clean" | "unreported";
                     limit: number;
+                    /** @description Model name (case-insensitive) */
+                    model?: string;
+                    placement?: "on_router" | "proxy" | "unknown";
+                    /** @description Case-insensitive substring of the name */
+                    q?: string;
+                    /** @description OpenWrt release or release prefix: "23.05" matches 23.05.x */
+                    release?: string;
+                    /** @description pending: a desired revision differs from the applied one */
+                    revisionState?: "in_sync" | "pending";
                     /** @description SoC, e.g. MT7621 (case-insensitive) */
                     soc?: string;
+                    sort?: "created" | "-created" | "name" | "-name" | "status" | "-status" | "soc" | "-soc" | "model" | "-model" | "release" | "-release" | "lastSeen" | "-lastSeen";
                     status?: "online" | "offline" | "never_seen";
+                    /** @description Tags the router must all carry; repeat the parameter or separate with commas */
+                    tag?: string[];
                 };
                 header?: never;
                 path?: never;
@@ -3533,10 +3552,19 @@ export interface paths {
                             createdAt: string;
                             /** Format: date-time */
                             decommissionedAt: string | null;
+                            /** @description The revision a rollout wants here; pending until it is the applied one */
+                            desiredRevision: {
+                                profile: string;
+                                revision: number;
+                            } | null;
+                            /** @description Whether the last drift report found differences */
+                            drifted: boolean | null;
                             endian: string | null;
                             id: string;
                             identity: string;
                             kernel: string | null;
+                            /** @enum {string|null} */
+                            lastApplyStatus: "pending" | "applied" | "failed" | "rolled_back" | null;
                             /** Format: date-time */
                             lastSeenAt: string | null;
                             model: string | null;
@@ -4962,6 +4990,312 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/routers/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Tag, untag or assign a profile to many routers: by ids, or all that match a filter
+         * @description Give exactly one of `ids` or `filter` (the listing's filter; {} is every router), at most 10000 routers. Each changed router is its own audit event. `assign` sets the profile (optionally pinned) without overrides, as PUT /v1/routers/{id}/assignment does without them.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        action: "tag" | "untag" | "assign";
+                        filter?: {
+                            /**
+                             * @description Status of the newest apply result
+                             * @enum {string}
+                             */
+                            applyResult?: "applied" | "failed" | "rolled_back" | "pending" | "none";
+                            /**
+                             * @description What the last drift report found
+                             * @enum {string}
+                             */
+                            drift?: "drifted" | "clean" | "unreported";
+                            /** @description Model name (case-insensitive) */
+                            model?: string;
+                            /** @enum {string} */
+                            placement?: "on_router" | "proxy" | "unknown";
+                            /** @description Case-insensitive substring of the name */
+                            q?: string;
+                            /** @description OpenWrt release or release prefix: "23.05" matches 23.05.x */
+                            release?: string;
+                            /**
+                             * @description pending: a desired revision differs from the applied one
+                             * @enum {string}
+                             */
+                            revisionState?: "in_sync" | "pending";
+                            /** @description SoC, e.g. MT7621 (case-insensitive) */
+                            soc?: string;
+                            /** @enum {string} */
+                            status?: "online" | "offline" | "never_seen";
+                            /** @description Tags the router must all carry; repeat the parameter or separate with commas */
+                            tag?: string[];
+                        };
+                        ids?: string[];
+                        pinnedRevision?: number | null;
+                        profile?: string;
+                        tags?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            action: "tag" | "untag" | "assign";
+                            /** @description Routers changed (each audited) */
+                            changed: number;
+                            /** @description Routers the ids or filter named */
+                            matched: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/routers/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many routers match a filter: total, online, offline, never seen, drifted, failed, pending */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Status of the newest apply result */
+                    applyResult?: "applied" | "failed" | "rolled_back" | "pending" | "none";
+                    /** @description What the last drift report found */
+                    drift?: "drifted" | "clean" | "unreported";
+                    /** @description Model name (case-insensitive) */
+                    model?: string;
+                    placement?: "on_router" | "proxy" | "unknown";
+                    /** @description Case-insensitive substring of the name */
+                    q?: string;
+                    /** @description OpenWrt release or release prefix: "23.05" matches 23.05.x */
+                    release?: string;
+                    /** @description pending: a desired revision differs from the applied one */
+                    revisionState?: "in_sync" | "pending";
+                    /** @description SoC, e.g. MT7621 (case-insensitive) */
+                    soc?: string;
+                    status?: "online" | "offline" | "never_seen";
+                    /** @description Tags the router must all carry; repeat the parameter or separate with commas */
+                    tag?: string[];
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The last drift report found differences */
+                            drifted: number;
+                            /** @description The newest apply result failed or was rolled back */
+                            failed: number;
+                            neverSeen: number;
+                            offline: number;
+                            online: number;
+                            /** @description A desired revision not applied yet */
+                            pending: number;
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/routers/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which routers changed (status, revisions, apply result, drift, tags), as server-sent events
+         * @description `event: ready` once the feed runs, then `event: changed` with `{ ids, truncated }` at most once a second (changes coalesced; `truncated` means more changed than listed: read the table again). Read from the database, so changes through any replica show. Ends with `event: error` at the time limit; reconnect.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/routers/ids": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The ids of the routers that match a filter (at most 10000), for a selector
+         * @description `total` says how many match; when it exceeds the ids returned the selection is too large to act on.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Status of the newest apply result */
+                    applyResult?: "applied" | "failed" | "rolled_back" | "pending" | "none";
+                    /** @description What the last drift report found */
+                    drift?: "drifted" | "clean" | "unreported";
+                    /** @description Model name (case-insensitive) */
+                    model?: string;
+                    placement?: "on_router" | "proxy" | "unknown";
+                    /** @description Case-insensitive substring of the name */
+                    q?: string;
+                    /** @description OpenWrt release or release prefix: "23.05" matches 23.05.x */
+                    release?: string;
+                    /** @description pending: a desired revision differs from the applied one */
+                    revisionState?: "in_sync" | "pending";
+                    /** @description SoC, e.g. MT7621 (case-insensitive) */
+                    soc?: string;
+                    status?: "online" | "offline" | "never_seen";
+                    /** @description Tags the router must all carry; repeat the parameter or separate with commas */
+                    tag?: string[];
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            ids: string[];
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/session": {
         parameters: {
             query?: never;
@@ -5688,10 +6022,19 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             decommissionedAt: string | null;
+            /** @description The revision a rollout wants here; pending until it is the applied one */
+            desiredRevision: {
+                profile: string;
+                revision: number;
+            } | null;
+            /** @description Whether the last drift report found differences */
+            drifted: boolean | null;
             endian: string | null;
             id: string;
             identity: string;
             kernel: string | null;
+            /** @enum {string|null} */
+            lastApplyStatus: "pending" | "applied" | "failed" | "rolled_back" | null;
             /** Format: date-time */
             lastSeenAt: string | null;
             model: string | null;

@@ -1,57 +1,174 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { unwrap } from '../../api/client.js';
+import { useEventStream } from '../../api/event-stream.js';
 import { useApi } from '../../api/use-api.js';
+import { useSearchParams } from '../../app/navigation.js';
 import { useSignedIn } from '../../app/session.js';
-import { Link } from '../../app/navigation.js';
-import { pathFor } from '../../app/route-match.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Loading } from '../../components/Loading.js';
 import { Page } from '../../components/Page.js';
+import { BulkActions } from './BulkActions.js';
+import { CommandProgress } from './CommandProgress.js';
+import { FleetCounts } from './FleetCounts.js';
+import { FleetFilters } from './FleetFilters.js';
+import { FleetTable } from './FleetTable.js';
+import { apiFilter, apiListQuery, searchOfView, viewOfSearch, withFilter, withSortToggled } from './fleet-query.js';
+import { NOTHING, selectAllMatching, selectedCount, toggle, togglePage, type Selection } from './fleet-selection.js';
+import type { CommandJob } from './fleet-types.js';
+import './fleet.css';
 
-/** The fleet: the first page of routers (the full table, filters and bulk actions come here). */
+const PAGE_SIZE = 50;
+/** Changes arriving together become one reload of the page and the counts. */
+const RELOAD_AFTER_MS = 250;
+
+/** The fleet: counts, filters in the URL, a server-paged table that updates live, bulk actions on a selection. */
 export default function FleetPage() {
-  const { api } = useSignedIn();
-  const routers = useApi(() => unwrap(api.GET('/v1/routers', { params: { query: { limit: 100 } } })), [api]);
+  const { api, auth, can } = useSignedIn();
+  const [search, setSearch] = useSearchParams();
+  const view = useMemo(() => viewOfSearch(search), [search]);
+  const filterKey = JSON.stringify(apiFilter(view.filter));
+  const listKey = searchOfView(view).toString();
+  // The cursors of the pages before this one: keyset pages go forward, so back is remembered.
+  const [previous, setPrevious] = useState<string[]>([]);
+  const [selection, setSelection] = useState<Selection>(NOTHING);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [job, setJob] = useState<CommandJob | null>(null);
+  const writable = can('write');
+
+  const list = useApi(
+    () => unwrap(api.GET('/v1/routers', { params: { query: apiListQuery(view, PAGE_SIZE) } })),
+    [api, listKey],
+  );
+  const counts = useApi(
+    () => unwrap(api.GET('/v1/routers/counts', { params: { query: apiFilter(view.filter) } })),
+    [api, filterKey],
+  );
+
+  // A new filter is a new set of routers: the selection and the page history belong to the old one.
+  useEffect(() => {
+    setSelection(NOTHING);
+    setPrevious([]);
+  }, [filterKey, view.sort?.column, view.sort?.descending]);
+
+  const reloadTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(reloadTimer.current), []);
+  const live = useEventStream('/v1/routers/events', auth, (event) => {
+    if (event.event !== 'changed') return;
+    clearTimeout(reloadTimer.current);
+    reloadTimer.current = setTimeout(() => {
+      list.reload();
+      counts.reload();
+    }, RELOAD_AFTER_MS);
+  });
+
+  const go = (next: typeof view) => setSearch(searchOfView(next));
+  const rows = list.data?.items ?? [];
+  const pageIds = rows.map((r) => r.id);
+  const total = counts.data?.total ?? 0;
+  const chosen = selectedCount(selection);
+
+  const liveLabel =
+    live.status === 'open'
+      ? 'Live'
+      : live.status === 'reconnecting'
+        ? 'Reconnecting…'
+        : live.status === 'failed'
+          ? 'Live updates stopped'
+          : 'Connecting…';
+
   return (
-    <Page title="Fleet">
-      {routers.failure ? <ErrorNotice failure={routers.failure} onRetry={routers.reload} /> : null}
-      {routers.loading && !routers.data ? <Loading what="Loading routers" /> : null}
-      {routers.data ? (
-        <div className="wf-table-wrap">
-          <table className="wf-table">
-            <caption className="wf-visually-hidden">Routers</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">SoC</th>
-                <th scope="col">Model</th>
-                <th scope="col">OpenWrt</th>
-                <th scope="col">Applied</th>
-              </tr>
-            </thead>
-            <tbody>
-              {routers.data.items.map((router) => (
-                <tr key={router.id}>
-                  <td>
-                    <Link to={pathFor('/routers/:id', { id: router.id })}>{router.name}</Link>
-                  </td>
-                  <td>
-                    <span className={`wf-status wf-status--${router.status}`}>{router.status}</span>
-                  </td>
-                  <td>{router.soc ?? '—'}</td>
-                  <td>{router.model ?? '—'}</td>
-                  <td>{router.openwrt?.version ?? '—'}</td>
-                  <td>
-                    {router.appliedRevision
-                      ? `${router.appliedRevision.profile}@${router.appliedRevision.revision}`
-                      : '—'}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+    <Page
+      title="Fleet"
+      actions={
+        <span className={`wf-fleet-live wf-fleet-live--${live.status}`} role="status">
+          {liveLabel}
+        </span>
+      }
+    >
+      <FleetCounts counts={counts.data} />
+      <FleetFilters filter={view.filter} onChange={(change) => go(withFilter(view, change))} />
+      {writable && chosen > 0 ? (
+        <div className="wf-fleet-selection" aria-label="Selection">
+          <span role="status">
+            {chosen} selected{selection.kind === 'matching' ? ' (all that match the filter)' : ''}
+          </span>
+          {selection.kind === 'ids' && total > chosen ? (
+            <button
+              type="button"
+              className="wf-button wf-button--link"
+              onClick={() => setSelection(selectAllMatching(apiFilter(view.filter), total))}
+            >
+              Select all {total} that match
+            </button>
+          ) : null}
+          <button type="button" className="wf-button wf-button--link" onClick={() => setSelection(NOTHING)}>
+            Clear selection
+          </button>
+          <BulkActions
+            selection={selection}
+            onDone={(message) => {
+              setNotice(message);
+              list.reload();
+              counts.reload();
+            }}
+            onCommand={setJob}
+          />
         </div>
       ) : null}
+      {notice ? (
+        <p className="wf-notice" role="status">
+          {notice}{' '}
+          <button type="button" className="wf-button wf-button--link" onClick={() => setNotice(null)}>
+            Dismiss
+          </button>
+        </p>
+      ) : null}
+      {job ? <CommandProgress key={job.id} job={job} onClose={() => setJob(null)} /> : null}
+      {live.status === 'failed' ? <ErrorNotice failure={live.failure} /> : null}
+      {list.failure ? <ErrorNotice failure={list.failure} onRetry={list.reload} /> : null}
+      {counts.failure && !list.failure ? <ErrorNotice failure={counts.failure} onRetry={counts.reload} /> : null}
+      {list.loading && !list.data ? <Loading what="Loading routers" /> : null}
+      {list.data ? (
+        <FleetTable
+          rows={rows}
+          view={view}
+          selection={selection}
+          selectable={writable}
+          onSort={(column) => go(withSortToggled(view, column))}
+          onToggle={(id) => setSelection(toggle(selection, id, pageIds))}
+          onTogglePage={() => setSelection(togglePage(selection, pageIds))}
+        />
+      ) : null}
+      <nav className="wf-fleet-pager" aria-label="Pages">
+        <button
+          type="button"
+          className="wf-button wf-button--small"
+          disabled={!view.cursor}
+          onClick={() => {
+            const back = previous.slice(0, -1);
+            const cursor = previous[previous.length - 1];
+            setPrevious(back);
+            setSearch(searchOfView({ ...view, cursor: cursor || undefined }));
+          }}
+        >
+          Previous page
+        </button>
+        <span>
+          {rows.length ? `${previous.length * PAGE_SIZE + 1}–${previous.length * PAGE_SIZE + rows.length}` : '0'} of{' '}
+          {total}
+        </span>
+        <button
+          type="button"
+          className="wf-button wf-button--small"
+          disabled={!list.data?.nextCursor}
+          onClick={() => {
+            setPrevious([...previous, view.cursor ?? '']);
+            setSearch(searchOfView({ ...view, cursor: list.data!.nextCursor! }));
+          }}
+        >
+          Next page
+        </button>
+      </nav>
     </Page>
   );
 }

@@ -1,0 +1,237 @@
+/**
+ * The Fleet page against a real controller and the demo's 12 simulated routers, in Debian's
+ * Chromium, as an operator uses it: counts, a filter in the URL, a selection and its bulk
+ * actions (tag, "all that match", a command with live per-router results), a router going
+ * offline shown without a reload, a read-only operator who sees no actions.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/controller.js';
+import { DESKTOP, launchChromium, openPage, PHONE, type PageProblems } from './support/browser.js';
+import { seriousAccessibilityViolations } from './support/axe.js';
+import { DEMO_ROUTERS, startConsoleController, type ConsoleController } from './support/console-controller.js';
+import { screenshotThemes } from './support/screenshots.js';
+import { signInWithToken } from './support/sign-in.js';
+
+describe('the Fleet page (real controller, simulated fleet, Chromium)', () => {
+  let ctl: ConsoleController;
+  let browser: Browser;
+  let page: Page;
+  let problems: PageProblems;
+
+  const count = (key: string) => page.locator(`[data-count="${key}"]`).innerText();
+  const bodyRows = () => page.getByRole('table').locator('tbody tr');
+  const waitForRows = async (n: number) => {
+    await eventually(async () => (await bodyRows().count()) === n, 15_000, `${n} rows`);
+  };
+  const clearSelection = async () => {
+    const clear = page.getByRole('button', { name: 'Clear selection' });
+    if (await clear.count()) await clear.click();
+  };
+
+  beforeAll(async () => {
+    [ctl, browser] = await Promise.all([startConsoleController(), launchChromium()]);
+    ({ page, problems } = await openPage(browser, { viewport: DESKTOP }));
+    await signInWithToken(page, ctl.url, ctl.token, '/fleet');
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await ctl?.close();
+  });
+
+  it('shows the 12 demo routers with their SoCs, the counts, and says it is live', async () => {
+    await waitForRows(DEMO_ROUTERS);
+    const text = (await bodyRows().allInnerTexts()).join('\n');
+    for (const soc of ['MT7621', 'QCA9558', 'MT7986']) expect(text).toContain(soc);
+    await eventually(async () => (await count('total')) === String(DEMO_ROUTERS), 10_000, 'counts');
+    expect(await count('online')).toBe(String(DEMO_ROUTERS));
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Live$/ })
+      .waitFor();
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshotThemes(page, 'fleet-table');
+  });
+
+  it('filters by SoC: the URL, the table and the counts change; sorting by name descending', async () => {
+    await page.getByLabel('SoC').fill('MT7621');
+    await page.waitForURL(/[?&]soc=MT7621/);
+    await waitForRows(DEMO_ROUTERS / 3);
+    expect((await bodyRows().allInnerTexts()).every((row) => row.includes('MT7621'))).toBe(true);
+    await eventually(async () => (await count('total')) === String(DEMO_ROUTERS / 3), 10_000, 'filtered counts');
+
+    await page.getByRole('button', { name: /^Name/ }).click();
+    await page.getByRole('button', { name: /^Name/ }).click();
+    await page.waitForURL(/[?&]sort=-name/);
+    await eventually(async () => {
+      const names = await page.getByRole('table').locator('tbody tr td:nth-child(2)').allInnerTexts();
+      return names.length === DEMO_ROUTERS / 3 && names.join() === [...names].sort().reverse().join();
+    });
+    expect(await page.locator('th[aria-sort="descending"]').innerText()).toContain('Name');
+
+    // The link is the view: opened afresh, it shows the same routers.
+    const link = page.url();
+    const other = await openPage(browser, { viewport: DESKTOP });
+    try {
+      await signInWithToken(other.page, ctl.url, ctl.token, new URL(link).pathname + new URL(link).search);
+      await eventually(async () => (await other.page.getByRole('table').locator('tbody tr').count()) === 4);
+      expect(await other.page.getByLabel('SoC').inputValue()).toBe('MT7621');
+    } finally {
+      await other.context.close();
+    }
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshotThemes(page, 'fleet-filtered');
+  });
+
+  it('tags a selection and shows the tag; the tag filter finds exactly those', async () => {
+    await page.getByLabel('Select the routers on this page').check();
+    await page.getByRole('status').filter({ hasText: '4 selected' }).waitFor();
+    await page.getByRole('button', { name: 'Tag…', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Tag 4 routers' });
+    await dialog.getByLabel('Tags').fill('site:lab');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Add tags' }).click();
+    await page.getByText('Tagged 4 of 4 routers').waitFor();
+    await eventually(async () => (await page.locator('.wf-fleet-tag', { hasText: 'site:lab' }).count()) === 4);
+
+    await page.getByLabel('SoC').fill('');
+    await page.getByLabel('Tags').fill('site:lab');
+    await page.waitForURL((url) => url.searchParams.get('tag') === 'site:lab' && !url.searchParams.has('soc'));
+    await waitForRows(4);
+    const tagged = await ctl.controller.db.prisma.router.findMany({ where: { tags: { has: 'site:lab' } } });
+    expect(tagged.map((r) => r.soc)).toEqual(['MT7621', 'MT7621', 'MT7621', 'MT7621']);
+    await page.getByLabel('Tags').fill('');
+    await waitForRows(DEMO_ROUTERS);
+  });
+
+  it('"select all N that match" acts on every matching router, not only the ticked one', async () => {
+    await page.getByLabel('SoC').fill('MT7986');
+    await waitForRows(4);
+    await page.getByRole('table').getByRole('checkbox').nth(1).check();
+    await page.getByRole('button', { name: 'Select all 4 that match' }).click();
+    await page.getByRole('status').filter({ hasText: '4 selected (all that match the filter)' }).waitFor();
+    await page.getByRole('button', { name: 'Untag…' }).click();
+    // Untag first proves nothing carries it yet: 0 changed.
+    await page.getByRole('dialog').getByLabel('Tags').fill('batch:a');
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove tags' }).click();
+    await page.getByText('Untagged 0 of 4 routers').waitFor();
+    await page.getByRole('button', { name: 'Tag…', exact: true }).click();
+    await page.getByRole('dialog').getByLabel('Tags').fill('batch:a');
+    await page.getByRole('dialog').getByRole('button', { name: 'Add tags' }).click();
+    await page.getByText('Tagged 4 of 4 routers').waitFor();
+    const events = await ctl.controller.db.prisma.auditEvent.findMany({ where: { action: 'router.tags.set' } });
+    // Four tagged in the test before, four here; each router its own event, with the actor.
+    expect(events).toHaveLength(8);
+    expect(new Set(events.map((e) => e.actor)).size).toBe(1);
+    expect(events[0]!.actor).not.toBe('');
+    await clearSelection();
+  });
+
+  it('runs "check drift" on a selection and shows each router\'s result live', async () => {
+    await page.getByLabel('Select the routers on this page').check();
+    await page.getByRole('button', { name: 'Run command…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Run a command on 4 routers' });
+    await dialog.getByLabel('Command').selectOption('check_drift');
+    await dialog.getByRole('button', { name: 'Run' }).click();
+    const panel = page.getByRole('region', { name: /check drift/ });
+    await panel.waitFor();
+    await eventually(
+      async () => (await panel.getByRole('list', { name: 'Per-router results' }).getByRole('listitem').count()) === 4,
+      30_000,
+      'four per-router results',
+    );
+    await panel.getByRole('heading', { name: /4\/4 done · completed/ }).waitFor({ timeout: 30_000 });
+    const results = await panel.getByRole('listitem').allInnerTexts();
+    for (const line of results) expect(line).toMatch(/MT7986|[a-z0-9-]+/);
+    // Every router answered, each with the agent's account (a drift check finds none or some).
+    expect(results.every((line) => /succeeded|failed|refused/.test(line))).toBe(true);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshotThemes(page, 'fleet-command');
+    await panel.getByRole('button', { name: 'Close' }).click();
+    await clearSelection();
+    await page.getByLabel('SoC').fill('');
+    await waitForRows(DEMO_ROUTERS);
+  });
+
+  it('shows a router going offline without a reload', async () => {
+    await eventually(async () => (await count('online')) === String(DEMO_ROUTERS), 10_000, 'all online');
+    const navigations: string[] = [];
+    page.on('framenavigated', (frame) => navigations.push(frame.url()));
+    await ctl.fleet[0]!.stop();
+    const router = await eventually(
+      () => ctl.controller.db.prisma.router.findFirst({ where: { status: 'offline' } }),
+      15_000,
+      'a router stored offline',
+    );
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: router.name, exact: true }) });
+    await eventually(async () => (await row.innerText()).includes('offline'), 15_000, 'the row to say offline');
+    await eventually(async () => (await count('offline')) === '1', 10_000, 'offline count 1');
+    expect(await count('online')).toBe(String(DEMO_ROUTERS - 1));
+    expect(navigations).toEqual([]);
+    expect(problems).toEqual({ errors: [], cspViolations: [] });
+  });
+
+  it('says "reconnecting" when the live stream is lost, and goes live again', async () => {
+    await page.route('**/v1/routers/events', (route) => route.abort('connectionreset'));
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Profiles' }).click();
+    await page.getByRole('heading', { name: 'Profiles', level: 1 }).waitFor();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Fleet' }).click();
+    await page.getByRole('status').filter({ hasText: 'Reconnecting…' }).waitFor();
+    // The table stays as it was meanwhile.
+    await waitForRows(DEMO_ROUTERS);
+    await page.unroute('**/v1/routers/events');
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Live$/ })
+      .waitFor({ timeout: 30_000 });
+  });
+
+  it('is usable at phone width: the table scrolls in its own frame', async () => {
+    const phone = await openPage(browser, { viewport: PHONE });
+    try {
+      await signInWithToken(phone.page, ctl.url, ctl.token);
+      await phone.page
+        .getByRole('table')
+        .locator('tbody tr')
+        .nth(DEMO_ROUTERS - 1)
+        .waitFor();
+      const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      const frame = phone.page.getByRole('region', { name: 'Routers table' });
+      expect(await frame.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+      expect(await seriousAccessibilityViolations(phone.page)).toEqual([]);
+      await screenshotThemes(phone.page, 'fleet-table-phone');
+    } finally {
+      await phone.context.close();
+    }
+  });
+
+  it('shows a read-only operator no selection and no actions', async () => {
+    const { secret } = await ctl.controller.tokens.create({
+      name: 'viewer',
+      owner: 'bob',
+      scopes: ['read'],
+      createdBy: 'test',
+    });
+    const viewer = await openPage(browser, { viewport: DESKTOP });
+    try {
+      await signInWithToken(viewer.page, ctl.url, secret);
+      await viewer.page
+        .getByRole('table')
+        .locator('tbody tr')
+        .nth(DEMO_ROUTERS - 1)
+        .waitFor();
+      expect(await viewer.page.getByRole('checkbox').count()).toBe(0);
+      expect(await viewer.page.getByRole('button', { name: 'Run command…' }).count()).toBe(0);
+      const forged = await fetch(`${ctl.url}/v1/routers/bulk`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ action: 'tag', tags: ['x'], filter: {} }),
+      });
+      expect(forged.status).toBe(403);
+    } finally {
+      await viewer.context.close();
+    }
+  });
+});

@@ -1,0 +1,198 @@
+import { useState } from 'react';
+import { asFailure, type ApiFailure } from '../../api/api-error.js';
+import { unwrap } from '../../api/client.js';
+import { useApi } from '../../api/use-api.js';
+import { useSignedIn } from '../../app/session.js';
+import { ErrorNotice } from '../../components/ErrorNotice.js';
+import { Field } from '../../components/Field.js';
+import { ActionDialog } from './ActionDialog.js';
+import { apiFilter } from './fleet-query.js';
+import { bulkTarget, selectedCount, type Selection } from './fleet-selection.js';
+import type { CommandJob, CommandKind } from './fleet-types.js';
+
+type Action = 'tag' | 'untag' | 'assign' | 'rollout' | 'command';
+
+const COMMANDS: { kind: CommandKind; label: string; admin?: boolean }[] = [
+  { kind: 'check_drift', label: 'Check drift' },
+  { kind: 're_probe', label: 'Re-probe' },
+  { kind: 're_apply', label: 'Re-apply' },
+  { kind: 'rollback', label: 'Roll back' },
+  { kind: 'diagnostics', label: 'Diagnostics' },
+  { kind: 'detach', label: 'Detach', admin: true },
+  { kind: 'reboot', label: 'Reboot', admin: true },
+];
+
+interface BulkActionsProps {
+  selection: Selection;
+  onDone(message: string): void;
+  onCommand(job: CommandJob): void;
+}
+
+/** The selection's ids for a selector (commands, rollouts): "all that match" is resolved on the server. */
+async function selectorIds(api: ReturnType<typeof useSignedIn>['api'], selection: Selection): Promise<string[]> {
+  if (selection.kind === 'ids') return [...selection.ids];
+  const { ids, total } = await unwrap(api.GET('/v1/routers/ids', { params: { query: apiFilter(selection.filter) } }));
+  if (total > ids.length) throw new Error(`${total} routers match; narrow the filter to at most ${ids.length}`);
+  return ids;
+}
+
+/** The actions on a selection; rendered only for an operator with the write scope. */
+export function BulkActions({ selection, onDone, onCommand }: BulkActionsProps) {
+  const { api, can } = useSignedIn();
+  const [open, setOpen] = useState<Action | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<ApiFailure | null>(null);
+  const [tags, setTags] = useState('');
+  const [profile, setProfile] = useState('');
+  const [kind, setKind] = useState<CommandKind>('check_drift');
+  const [canary, setCanary] = useState('1');
+  const [batch, setBatch] = useState('50');
+  const profiles = useApi(
+    () =>
+      open === 'assign' || open === 'rollout'
+        ? unwrap(api.GET('/v1/profiles', { params: { query: { limit: 500 } } }))
+        : Promise.resolve(undefined),
+    [api, open],
+  );
+  const count = selectedCount(selection);
+  const routers = `${count} router${count === 1 ? '' : 's'}`;
+
+  const run = async (work: () => Promise<void>) => {
+    setBusy(true);
+    setFailure(null);
+    try {
+      await work();
+      setOpen(null);
+    } catch (error) {
+      setFailure(asFailure(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const tagList = tags
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+
+  const submit = () =>
+    run(async () => {
+      if (open === 'tag' || open === 'untag') {
+        const result = await unwrap(
+          api.POST('/v1/routers/bulk', { body: { action: open, tags: tagList, ...bulkTarget(selection) } }),
+        );
+        onDone(`${open === 'tag' ? 'Tagged' : 'Untagged'} ${result.changed} of ${result.matched} routers`);
+      } else if (open === 'assign') {
+        const result = await unwrap(
+          api.POST('/v1/routers/bulk', { body: { action: 'assign', profile, ...bulkTarget(selection) } }),
+        );
+        onDone(`Assigned ${profile} to ${result.changed} of ${result.matched} routers`);
+      } else if (open === 'rollout') {
+        const ids = await selectorIds(api, selection);
+        const rollout = await unwrap(
+          api.POST('/v1/rollouts', {
+            body: { profile, selector: { ids }, strategy: { canary: Number(canary), batchSize: Number(batch) } },
+          }),
+        );
+        onDone(`Rollout ${rollout.id} of ${profile} started on ${ids.length} routers`);
+      } else if (open === 'command') {
+        const ids = await selectorIds(api, selection);
+        onCommand(await unwrap(api.POST('/v1/commands', { body: { kind, selector: { ids } } })));
+      }
+    });
+
+  const profileNames = profiles.data?.items.map((p) => p.name) ?? [];
+  const close = () => {
+    setOpen(null);
+    setFailure(null);
+  };
+  return (
+    <div className="wf-fleet-actions" role="toolbar" aria-label="Actions on the selection">
+      <button type="button" className="wf-button wf-button--small" onClick={() => setOpen('tag')}>
+        Tag…
+      </button>
+      <button type="button" className="wf-button wf-button--small" onClick={() => setOpen('untag')}>
+        Untag…
+      </button>
+      <button type="button" className="wf-button wf-button--small" onClick={() => setOpen('assign')}>
+        Assign profile…
+      </button>
+      <button type="button" className="wf-button wf-button--small" onClick={() => setOpen('rollout')}>
+        Start rollout…
+      </button>
+      <button
+        type="button"
+        className="wf-button wf-button--small wf-button--primary"
+        onClick={() => setOpen('command')}
+      >
+        Run command…
+      </button>
+      {open === 'tag' || open === 'untag' ? (
+        <ActionDialog
+          title={open === 'tag' ? `Tag ${routers}` : `Untag ${routers}`}
+          confirm={open === 'tag' ? 'Add tags' : 'Remove tags'}
+          busy={busy || tagList.length === 0}
+          onConfirm={() => void submit()}
+          onClose={close}
+        >
+          <Field label="Tags" hint="Comma-separated, e.g. site:ams,group:canary">
+            <input value={tags} onChange={(e) => setTags(e.target.value)} autoFocus />
+          </Field>
+          {failure ? <ErrorNotice failure={failure} /> : null}
+        </ActionDialog>
+      ) : null}
+      {open === 'assign' || open === 'rollout' ? (
+        <ActionDialog
+          title={open === 'assign' ? `Assign a profile to ${routers}` : `Start a rollout on ${routers}`}
+          confirm={open === 'assign' ? 'Assign' : 'Start rollout'}
+          busy={busy || !profile}
+          onConfirm={() => void submit()}
+          onClose={close}
+        >
+          <Field
+            label="Profile"
+            hint={open === 'assign' ? 'Its newest revision, without per-router overrides' : 'Its newest revision'}
+          >
+            <select value={profile} onChange={(e) => setProfile(e.target.value)}>
+              <option value="">Choose…</option>
+              {profileNames.map((p) => (
+                <option key={p}>{p}</option>
+              ))}
+            </select>
+          </Field>
+          {open === 'rollout' ? (
+            <>
+              <Field label="Canary size">
+                <input type="number" min={0} value={canary} onChange={(e) => setCanary(e.target.value)} />
+              </Field>
+              <Field label="Batch size">
+                <input type="number" min={1} value={batch} onChange={(e) => setBatch(e.target.value)} />
+              </Field>
+            </>
+          ) : null}
+          {profiles.failure ? <ErrorNotice failure={profiles.failure} /> : null}
+          {failure ? <ErrorNotice failure={failure} /> : null}
+        </ActionDialog>
+      ) : null}
+      {open === 'command' ? (
+        <ActionDialog
+          title={`Run a command on ${routers}`}
+          confirm="Run"
+          busy={busy}
+          onConfirm={() => void submit()}
+          onClose={close}
+        >
+          <Field label="Command">
+            <select value={kind} onChange={(e) => setKind(e.target.value as CommandKind)}>
+              {COMMANDS.filter((c) => !c.admin || can('admin')).map((c) => (
+                <option key={c.kind} value={c.kind}>
+                  {c.label}
+                </option>
+              ))}
+            </select>
+          </Field>
+          {failure ? <ErrorNotice failure={failure} /> : null}
+        </ActionDialog>
+      ) : null}
+    </div>
+  );
+}

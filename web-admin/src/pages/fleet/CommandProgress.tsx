@@ -1,0 +1,79 @@
+import { useState } from 'react';
+import { unwrap } from '../../api/client.js';
+import { useEventStream } from '../../api/event-stream.js';
+import { asFailure, type ApiFailure } from '../../api/api-error.js';
+import { useSignedIn } from '../../app/session.js';
+import { ErrorNotice } from '../../components/ErrorNotice.js';
+import type { CommandJob } from './fleet-types.js';
+
+interface TargetProgress {
+  routerId: string;
+  name: string;
+  state: string;
+  reason: string | null;
+  output: string | null;
+}
+
+const FINISHED_JOB = new Set(['completed', 'cancelled']);
+
+/** A command job's live progress: per router its state and the agent's result, the job's counts, cancel. */
+export function CommandProgress({ job: started, onClose }: { job: CommandJob; onClose(): void }) {
+  const { api, auth, can } = useSignedIn();
+  const [job, setJob] = useState<CommandJob>(started);
+  const [targets, setTargets] = useState<Map<string, TargetProgress>>(new Map());
+  const [failure, setFailure] = useState<ApiFailure | null>(null);
+  const stream = useEventStream(`/v1/commands/${encodeURIComponent(started.id)}/events`, auth, (event) => {
+    const data = JSON.parse(event.data) as unknown;
+    if (event.event === 'target') {
+      const t = data as TargetProgress;
+      setTargets((old) => new Map(old).set(t.routerId, t));
+    } else if (event.event === 'progress') setJob(data as CommandJob);
+  });
+  const cancel = async () => {
+    try {
+      setJob(await unwrap(api.POST('/v1/commands/{id}/cancel', { params: { path: { id: job.id } } })));
+    } catch (error) {
+      setFailure(asFailure(error));
+    }
+  };
+  const running = !FINISHED_JOB.has(job.state);
+  const rows = [...targets.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const counts = Object.entries(job.counts).filter(([, n]) => n > 0);
+  return (
+    <section className="wf-fleet-progress" aria-labelledby="wf-command-progress-title">
+      <header className="wf-fleet-progress__header">
+        <h2 id="wf-command-progress-title">
+          {job.kind.replace('_', ' ')} · {job.finished}/{job.total} done · {job.state}
+        </h2>
+        <p aria-live="polite" className="wf-fleet-progress__counts">
+          {counts.map(([state, n]) => `${n} ${state.replace('_', ' ')}`).join(' · ') || 'waiting…'}
+          {stream.status === 'reconnecting' ? ' · reconnecting…' : ''}
+        </p>
+        <div className="wf-fleet-progress__actions">
+          {running && can('write') ? (
+            <button
+              type="button"
+              className="wf-button wf-button--danger wf-button--small"
+              onClick={() => void cancel()}
+            >
+              Cancel command
+            </button>
+          ) : null}
+          <button type="button" className="wf-button wf-button--small" onClick={onClose}>
+            Close
+          </button>
+        </div>
+      </header>
+      {failure ? <ErrorNotice failure={failure} /> : null}
+      <ul className="wf-fleet-progress__list" aria-label="Per-router results">
+        {rows.map((t) => (
+          <li key={t.routerId} data-router={t.name}>
+            <span className="wf-fleet-progress__name">{t.name}</span>
+            <span className={`wf-status wf-status--${t.state}`}>{t.state.replace('_', ' ')}</span>
+            <span className="wf-fleet-progress__text">{t.output ?? t.reason ?? ''}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

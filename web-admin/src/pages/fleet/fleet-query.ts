@@ -1,0 +1,140 @@
+/**
+ * The fleet table's state as the URL carries it (filters, sort, page cursor) and as the API
+ * takes it. One spelling for both: the URL's keys are the API's query parameters, so a shared
+ * link and the request it makes say the same thing.
+ */
+export const STATUSES = ['online', 'offline', 'never_seen'] as const;
+export const PLACEMENTS = ['on_router', 'proxy', 'unknown'] as const;
+export const REVISION_STATES = ['in_sync', 'pending'] as const;
+export const DRIFT_STATES = ['drifted', 'clean', 'unreported'] as const;
+export const APPLY_RESULTS = ['applied', 'failed', 'rolled_back', 'pending', 'none'] as const;
+export const SORT_COLUMNS = ['name', 'status', 'soc', 'model', 'release', 'lastSeen'] as const;
+export type SortColumn = (typeof SORT_COLUMNS)[number];
+
+export interface FleetFilter {
+  status?: (typeof STATUSES)[number];
+  soc?: string;
+  model?: string;
+  release?: string;
+  placement?: (typeof PLACEMENTS)[number];
+  revisionState?: (typeof REVISION_STATES)[number];
+  drift?: (typeof DRIFT_STATES)[number];
+  applyResult?: (typeof APPLY_RESULTS)[number];
+  tag?: string[];
+  q?: string;
+}
+
+export interface FleetView {
+  filter: FleetFilter;
+  sort?: { column: SortColumn; descending: boolean };
+  cursor?: string;
+}
+
+const TEXT_KEYS = ['soc', 'model', 'release', 'q'] as const;
+const CHOICES = {
+  status: STATUSES,
+  placement: PLACEMENTS,
+  revisionState: REVISION_STATES,
+  drift: DRIFT_STATES,
+  applyResult: APPLY_RESULTS,
+} as const;
+
+const oneOf = <T extends readonly string[]>(values: T, v: string | null): T[number] | undefined =>
+  v !== null && (values as readonly string[]).includes(v) ? (v as T[number]) : undefined;
+
+/** The view a query string describes; what it cannot mean (an unknown status) is left out. */
+export function viewOfSearch(search: URLSearchParams): FleetView {
+  const filter: FleetFilter = {};
+  for (const key of TEXT_KEYS) {
+    const v = search.get(key)?.trim();
+    if (v) filter[key] = v.slice(0, 128);
+  }
+  for (const [key, values] of Object.entries(CHOICES) as [keyof typeof CHOICES, readonly string[]][]) {
+    const v = oneOf(values, search.get(key));
+    if (v) (filter as Record<string, string>)[key] = v;
+  }
+  const tags = [
+    ...new Set(
+      search
+        .getAll('tag')
+        .flatMap((t) => t.split(','))
+        .map((t) => t.trim()),
+    ),
+  ].filter(Boolean);
+  if (tags.length) filter.tag = tags;
+  const view: FleetView = { filter };
+  const sort = search.get('sort');
+  if (sort) {
+    const descending = sort.startsWith('-');
+    const column = oneOf(SORT_COLUMNS, descending ? sort.slice(1) : sort);
+    if (column) view.sort = { column, descending };
+  }
+  const cursor = search.get('cursor');
+  if (cursor) view.cursor = cursor;
+  return view;
+}
+
+/** The query string of a view, in a stable order (the same view is the same link). */
+export function searchOfView(view: FleetView): URLSearchParams {
+  const search = new URLSearchParams();
+  const f = view.filter;
+  for (const key of [
+    'q',
+    'status',
+    'soc',
+    'model',
+    'release',
+    'placement',
+    'revisionState',
+    'drift',
+    'applyResult',
+  ] as const) {
+    const v = f[key];
+    if (v) search.set(key, v);
+  }
+  if (f.tag?.length) search.set('tag', f.tag.join(','));
+  if (view.sort) search.set('sort', `${view.sort.descending ? '-' : ''}${view.sort.column}`);
+  if (view.cursor) search.set('cursor', view.cursor);
+  return search;
+}
+
+/** The API's query for the filter alone (counts, ids, bulk by filter). */
+export function apiFilter(filter: FleetFilter): FleetFilter {
+  const out: FleetFilter = {};
+  for (const [k, v] of Object.entries(filter) as [keyof FleetFilter, FleetFilter[keyof FleetFilter]][]) {
+    if (v === undefined || v === '' || (Array.isArray(v) && v.length === 0)) continue;
+    (out as Record<string, unknown>)[k] = v;
+  }
+  return out;
+}
+
+/** The API's query for a page of the table. */
+export function apiListQuery(view: FleetView, limit: number) {
+  return {
+    ...apiFilter(view.filter),
+    limit,
+    ...(view.sort ? { sort: `${view.sort.descending ? '-' : ''}${view.sort.column}` as const } : {}),
+    ...(view.cursor ? { cursor: view.cursor } : {}),
+  };
+}
+
+/** A filter change starts again at the first page (the cursor belongs to the old result). */
+export function withFilter(view: FleetView, change: Partial<FleetFilter>): FleetView {
+  const filter = { ...view.filter, ...change };
+  for (const key of Object.keys(change) as (keyof FleetFilter)[]) {
+    const v = filter[key];
+    if (v === undefined || v === '' || (Array.isArray(v) && v.length === 0)) delete filter[key];
+  }
+  return { filter, ...(view.sort ? { sort: view.sort } : {}) };
+}
+
+/** Clicking a column: ascending, then descending, then ascending again; back to the first page. */
+export function withSortToggled(view: FleetView, column: SortColumn): FleetView {
+  const descending = view.sort?.column === column ? !view.sort.descending : false;
+  return { filter: view.filter, sort: { column, descending } };
+}
+
+/** How many filters are set (for "Clear filters (3)"). */
+export function activeFilterCount(filter: FleetFilter): number {
+  return Object.keys(apiFilter(filter)).length;
+}
