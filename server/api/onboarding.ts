@@ -235,8 +235,11 @@ export const onboardingPlugin: FastifyPluginAsyncTypebox<{ onboarding: Onboardin
         const body = rowBody(e);
         if (!checkRowBody(body)) {
           const first = checkRowBody.errors?.[0];
-          const field = first?.instancePath.slice(1).replace(/\//g, '.') || 'row';
-          problems.push({ row, message: `${row} (${e.host}): ${field} ${first?.message ?? 'is invalid'}` });
+          const segments = first?.instancePath.split('/').slice(1) ?? [];
+          const value = segments.reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], body);
+          const field = segments.join('.') || 'row';
+          const shown = typeof value === 'string' || typeof value === 'number' ? ` ${JSON.stringify(value)}` : '';
+          problems.push({ row, message: `${row} (${e.host}): ${field}${shown} ${first?.message ?? 'is invalid'}` });
           continue;
         }
         const refused = await hostRefusal(e.host);

@@ -104,7 +104,7 @@ describe('the Profiles and Rollouts pages (real controller, 12 simulated routers
     await page.getByLabel('To', { exact: true }).selectOption('2');
     const diff = page.getByRole('table', { name: 'Diff of revision 1 and revision 2' });
     await diff.waitFor();
-    await page.getByText('1 lines removed, 1 added from revision 1 to 2.').waitFor();
+    await page.getByText('1 line removed, 1 added from revision 1 to 2.').waitFor();
     const changed = diff.locator('tr[data-kind="changed"]');
     expect(await changed.count()).toBe(1);
     const [, left, , right] = await changed.locator('td').allInnerTexts();

@@ -24,7 +24,7 @@ export function CredentialInputs({
             checked={value.auth === 'password'}
             onChange={() => onChange({ auth: 'password' })}
           />{' '}
-          Password
+          Use a password
         </label>
         <label className="wf-check">
           <input type="radio" name="auth" checked={value.auth === 'key'} onChange={() => onChange({ auth: 'key' })} />{' '}

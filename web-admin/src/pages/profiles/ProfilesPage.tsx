@@ -42,26 +42,28 @@ export default function ProfilesPage(_props: PageProps) {
           {list.loading && !list.data ? <Loading what="Loading profiles" /> : null}
           {list.data && list.data.items.length === 0 ? <p className="wf-muted">No profile yet.</p> : null}
           {list.data && list.data.items.length > 0 ? (
-            <table className="wf-table">
-              <thead>
-                <tr>
-                  <th scope="col">Profile</th>
-                  <th scope="col">Latest</th>
-                  <th scope="col">Updated</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.items.map((p) => (
-                  <tr key={p.name} aria-current={p.name === selected ? 'true' : undefined}>
-                    <td>
-                      <Link to={`/profiles?profile=${encodeURIComponent(p.name)}`}>{p.name}</Link>
-                    </td>
-                    <td>{p.latestRevision}</td>
-                    <td>{new Date(p.updatedAt).toLocaleString()}</td>
+            <div className="wf-table-wrap">
+              <table className="wf-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Profile</th>
+                    <th scope="col">Latest</th>
+                    <th scope="col">Updated</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {list.data.items.map((p) => (
+                    <tr key={p.name} aria-current={p.name === selected ? 'true' : undefined}>
+                      <td>
+                        <Link to={`/profiles?profile=${encodeURIComponent(p.name)}`}>{p.name}</Link>
+                      </td>
+                      <td>{p.latestRevision}</td>
+                      <td>{new Date(p.updatedAt).toLocaleString()}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           ) : null}
         </nav>
         <div className="wf-profiles__detail">

@@ -9,6 +9,8 @@ export interface RevisionText {
   text: string;
 }
 
+const lines = (n: number) => `${n} ${n === 1 ? 'line' : 'lines'}`;
+
 /** Two revisions side by side, any two the operator picks; removed lines left, added right. */
 export function RevisionDiff({ revisions }: { revisions: readonly RevisionText[] }) {
   const newest = revisions[0]?.revision ?? 0;
@@ -43,7 +45,7 @@ export function RevisionDiff({ revisions }: { revisions: readonly RevisionText[]
           ? 'The same revision on both sides.'
           : summary.removed + summary.added === 0
             ? `Revisions ${left} and ${right} are identical.`
-            : `${summary.removed} lines removed, ${summary.added} added from revision ${left} to ${right}.`}
+            : `${lines(summary.removed)} removed, ${summary.added} added from revision ${left} to ${right}.`}
       </p>
       <div className="wf-table-wrap">
         <table className="wf-table wf-diff" aria-label={`Diff of revision ${left} and revision ${right}`}>
