@@ -28,7 +28,7 @@ export function CredentialInputs({
         </label>
         <label className="wf-check">
           <input type="radio" name="auth" checked={value.auth === 'key'} onChange={() => onChange({ auth: 'key' })} />{' '}
-          Private key
+          Use a private key
         </label>
       </div>
       {value.auth === 'password' ? (

@@ -51,14 +51,14 @@ export function OneRouterForm({ onStarted }: { onStarted(job: StartedJob): void 
         <Field label="User" error={error('user')}>
           <input value={fields.user} onChange={(e) => set({ user: e.target.value })} autoComplete="off" />
         </Field>
-        <Field label="Placement" hint="where the agent runs">
+        <Field label="Placement" hint="auto: on the router with Node.js 20+, else the proxy">
           <select
             value={fields.placement}
             onChange={(e) => set({ placement: e.target.value as OnboardingFields['placement'] })}
           >
-            <option value="auto">auto (on the router if it runs Node.js 20+, else proxy)</option>
+            <option value="auto">auto</option>
             <option value="on_router">on the router</option>
-            <option value="proxy">controller-hosted proxy</option>
+            <option value="proxy">proxy on the controller</option>
           </select>
         </Field>
       </div>
