@@ -209,6 +209,8 @@ describe('the Onboarding page (real controller, a router over real SSH)', () => 
     expect(job?.createdBy).toBe('token:tester');
     expect(JSON.stringify(job)).not.toContain(router.password);
     await page.getByText('1 of 1 finished').waitFor();
+    // The password went to the controller many times in this file, never into its log.
+    expect(ctl.logs.join('\n')).not.toContain(router.password);
   }, 120_000);
 
   it('ran without a page error or a CSP violation', () => {
