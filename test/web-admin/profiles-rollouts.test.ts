@@ -213,7 +213,7 @@ describe('the Profiles and Rollouts pages (real controller, 12 simulated routers
     await screenshotThemes(page, 'rollouts');
   }, 180_000);
 
-  it('shows a read-only caller a running rollout without pause, resume or abort', async () => {
+  it('hides pause, resume and abort from a read-only caller; a writer pauses and aborts', async () => {
     const write = await fetch(`${ctl.url}/v1/rollouts`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ctl.token}`, 'content-type': 'application/json' },
@@ -252,6 +252,15 @@ describe('the Profiles and Rollouts pages (real controller, 12 simulated routers
     // A writer sees them, and abort asks first.
     await signInWithToken(page, ctl.url, ctl.token, `/rollouts/${scheduled.id}`);
     await page.getByTestId('rollout-state').getByText('scheduled').waitFor();
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByTestId('rollout-state').getByText('paused').waitFor();
+    await page.getByText('Paused: paused by token:tester').waitFor();
+    expect(await page.getByRole('button', { name: 'Resume' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Pause' }).count()).toBe(0);
+    // Abort asks first: dismissed, nothing happens.
+    page.once('dialog', (d) => void d.dismiss());
+    await page.getByRole('button', { name: 'Abort' }).click();
+    expect((await api(`/v1/rollouts/${scheduled.id}`)).state).toBe('paused');
     page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Abort' }).click();
     await page.getByTestId('rollout-state').getByText('aborted').waitFor();

@@ -58,7 +58,9 @@ export default function ProfilesPage(_props: PageProps) {
                         <Link to={`/profiles?profile=${encodeURIComponent(p.name)}`}>{p.name}</Link>
                       </td>
                       <td>{p.latestRevision}</td>
-                      <td>{new Date(p.updatedAt).toLocaleString()}</td>
+                      <td title={new Date(p.updatedAt).toLocaleString()}>
+                        {new Date(p.updatedAt).toLocaleDateString()}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
