@@ -213,6 +213,29 @@ describe('the Onboarding page (real controller, a router over real SSH)', () => 
     expect(ctl.logs.join('\n')).not.toContain(router.password);
   }, 120_000);
 
+  it('shows a read-only caller no onboarding form, and the controller refuses one', async () => {
+    const reader = await ctl.controller.tokens.create({
+      name: 'ro',
+      owner: 'rob',
+      scopes: ['read'],
+      createdBy: 'test',
+    });
+    const { context, page: readerPage } = await openPage(browser);
+    try {
+      await signInWithToken(readerPage, ctl.url, reader.secret, '/onboarding');
+      await readerPage.getByText('Onboarding needs the write scope; your role can only read.').waitFor();
+      expect(await readerPage.getByRole('button', { name: /^(Onboard router|Upload and onboard)$/ }).count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+    const forged = await fetch(`${ctl.url}/v1/onboarding`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${reader.secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ host: router.addr.router, password: router.password }),
+    });
+    expect(forged.status).toBe(403);
+  });
+
   it('ran without a page error or a CSP violation', () => {
     expect(problems).toEqual({ errors: [], cspViolations: [] });
   });

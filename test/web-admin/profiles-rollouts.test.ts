@@ -240,6 +240,11 @@ describe('the Profiles and Rollouts pages (real controller, 12 simulated routers
       await signInWithToken(readerPage, ctl.url, reader.secret, '/rollouts?new=1');
       await readerPage.getByRole('table', { name: 'Rollouts' }).waitFor();
       expect(await readerPage.getByRole('heading', { name: 'New rollout' }).count()).toBe(0);
+      // Profiles too: the spec can be read, not edited.
+      await signInWithToken(readerPage, ctl.url, reader.secret, `/profiles?profile=${PROFILE}`);
+      await readerPage.getByRole('heading', { name: `Edit ${PROFILE}` }).waitFor();
+      expect(await readerPage.getByLabel('Spec (JSON)').getAttribute('readonly')).not.toBeNull();
+      expect(await readerPage.getByRole('button', { name: /^(Save revision|New profile)$/ }).count()).toBe(0);
       // And the controller refuses what the console hides.
       const forged = await fetch(`${ctl.url}/v1/rollouts/${scheduled.id}/abort`, {
         method: 'POST',
