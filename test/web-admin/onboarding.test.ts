@@ -209,6 +209,19 @@ describe('the Onboarding page (real controller, a router over real SSH)', () => 
     expect(job?.createdBy).toBe('token:tester');
     expect(JSON.stringify(job)).not.toContain(router.password);
     await page.getByText('1 of 1 finished').waitFor();
+    // The URL names the jobs: a fresh load of it (a reload, a shared link) follows them again.
+    const link = new URL(page.url());
+    expect(link.searchParams.get('jobs')).toBe(job!.id);
+    const { context, page: other } = await openPage(browser);
+    try {
+      await signInWithToken(other, ctl.url, ctl.token, `${link.pathname}${link.search}`);
+      const rows = other.getByRole('table', { name: 'Onboarding jobs' }).locator('tbody tr');
+      await expect.poll(() => rows.count()).toBe(1);
+      await expect.poll(() => rows.first().getAttribute('data-state')).toBe('succeeded');
+      expect(await rows.first().innerText()).toContain(router.addr.router);
+    } finally {
+      await context.close();
+    }
     // The password went to the controller many times in this file, never into its log.
     expect(ctl.logs.join('\n')).not.toContain(router.password);
   }, 120_000);

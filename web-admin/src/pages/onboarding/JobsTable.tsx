@@ -7,12 +7,14 @@ import { useSignedIn } from '../../app/session.js';
 
 export interface StartedJob {
   jobId: string;
-  host: string;
-  /** Where the router came from: "one router" or the inventory row. */
-  row: string;
+  /** Unknown for a job opened from a link until it is read (its input names the host). */
+  host: string | null;
+  /** Where the router came from: "one router" or the inventory row; null when opened from a link. */
+  row: string | null;
 }
 
 interface JobProgress {
+  host?: string;
   state: string;
   step: string | null;
   percent: number;
@@ -74,6 +76,7 @@ function JobRow({ job, stream, onDone }: { job: StartedJob; stream: boolean; onD
   const reread = () =>
     unwrap(api.GET('/v1/jobs/{id}', { params: { path: { id: job.jobId } } })).then((j) =>
       setProgress({
+        host: ((j.input ?? {}) as { host?: string }).host,
         state: j.state,
         step: j.step,
         percent: j.percent,
@@ -94,6 +97,11 @@ function JobRow({ job, stream, onDone }: { job: StartedJob; stream: boolean; onD
     // The end event's result carries the router; read the job once more for all of it.
     if (event.event === 'end') void reread().catch(() => undefined);
   });
+
+  // A job opened from a link is read once at once: its host and where it stands.
+  useEffect(() => {
+    if (job.host === null) void reread().catch(() => undefined);
+  }, [job.jobId]);
 
   useEffect(() => {
     if (stream || finished) return;
@@ -116,21 +124,16 @@ function JobRow({ job, stream, onDone }: { job: StartedJob; stream: boolean; onD
     }
   };
 
+  const host = job.host ?? progress.host ?? job.jobId.slice(0, 8);
   return (
     <tr data-job={job.jobId} data-state={progress.state}>
-      <td>
-        {progress.routerId ? (
-          <Link to={`/routers/${encodeURIComponent(progress.routerId)}`}>{job.host}</Link>
-        ) : (
-          job.host
-        )}
-      </td>
-      <td>{job.row}</td>
+      <td>{progress.routerId ? <Link to={`/routers/${encodeURIComponent(progress.routerId)}`}>{host}</Link> : host}</td>
+      <td>{job.row ?? ''}</td>
       <td>
         <span className={`wf-status wf-status--${progress.state}`}>{progress.state}</span>
       </td>
       <td>
-        <progress max={100} value={progress.percent} aria-label={`${job.host} progress`}>
+        <progress max={100} value={progress.percent} aria-label={`${host} progress`}>
           {progress.percent}%
         </progress>{' '}
         {progress.percent}%
