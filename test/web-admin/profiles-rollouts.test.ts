@@ -15,6 +15,8 @@ import { screenshotThemes } from './support/screenshots.js';
 import { signInWithToken } from './support/sign-in.js';
 
 const PROFILE = 'mt7621-hw';
+/** Short, so a test sees the console live through the controller ending a stream. */
+const STREAM_MAX_SECONDS = 3;
 /** Line 4 holds a TTL the schema refuses. */
 const WITH_ERROR = `{
   "l3Rewrite": {
@@ -33,7 +35,10 @@ describe('the Profiles and Rollouts pages (real controller, 12 simulated routers
   let problems: PageProblems;
 
   beforeAll(async () => {
-    [ctl, browser] = await Promise.all([startConsoleController(), launchChromium()]);
+    [ctl, browser] = await Promise.all([
+      startConsoleController({ config: { http: { streamMaxSeconds: STREAM_MAX_SECONDS } } }),
+      launchChromium(),
+    ]);
     ({ page, problems } = await openPage(browser));
   });
 
@@ -213,7 +218,7 @@ describe('the Profiles and Rollouts pages (real controller, 12 simulated routers
     await screenshotThemes(page, 'rollouts');
   }, 180_000);
 
-  it('hides pause, resume and abort from a read-only caller; a writer pauses and aborts', async () => {
+  it('hides pause, resume and abort from a read-only caller; a writer follows it across reconnects, aborts', async () => {
     const write = await fetch(`${ctl.url}/v1/rollouts`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ctl.token}`, 'content-type': 'application/json' },
@@ -257,7 +262,25 @@ describe('the Profiles and Rollouts pages (real controller, 12 simulated routers
     // A writer sees them, and abort asks first.
     await signInWithToken(page, ctl.url, ctl.token, `/rollouts/${scheduled.id}`);
     await page.getByTestId('rollout-state').getByText('scheduled').waitFor();
-    await page.getByRole('button', { name: 'Pause' }).click();
+    // The controller ends every event stream after STREAM_MAX_SECONDS: the page says it lost
+    // the connection, reconnects, and is live again.
+    const badge = page.getByRole('status').filter({ hasText: /^(Live|Connecting…|Connection lost .*)$/ });
+    const said: string[] = [];
+    const until = Date.now() + (STREAM_MAX_SECONDS + 6) * 1000;
+    while (Date.now() < until) {
+      const text = (await badge.innerText().catch(() => '')).trim();
+      if (text && said[said.length - 1] !== text) said.push(text);
+      if (said.some((t) => t.startsWith('Connection lost')) && text === 'Live') break;
+      await page.waitForTimeout(50);
+    }
+    expect(said.find((t) => t.startsWith('Connection lost'))).toMatch(/; reconnecting, attempt 1…$/);
+    expect(said[said.length - 1]).toBe('Live');
+    // Still followed after the reconnect: a pause made elsewhere shows up by itself.
+    const paused = await fetch(`${ctl.url}/v1/rollouts/${scheduled.id}/pause`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ctl.token}` },
+    });
+    expect(paused.status).toBe(200);
     await page.getByTestId('rollout-state').getByText('paused').waitFor();
     await page.getByText('Paused: paused by token:tester').waitFor();
     expect(await page.getByRole('button', { name: 'Resume' }).count()).toBe(1);
