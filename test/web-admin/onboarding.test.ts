@@ -105,7 +105,7 @@ describe('the Onboarding page (real controller, a router over real SSH)', () => 
     const cred = await ctl.controller.db.prisma.routerCredential.findUnique({ where: { routerId: stored!.id } });
     expect(cred?.hostKeyFingerprint).toBe(router.hostKeyFingerprint);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
-    await screenshotThemes(page, 'onboarding');
+    await screenshotThemes(page, 'onboarding-jobs');
 
     // The host links to its router; the fleet lists it beside the 12 demo routers.
     await row.getByRole('link', { name: router.addr.router }).click();

@@ -142,7 +142,7 @@ describe('the Profiles and Rollouts pages (real controller, 12 simulated routers
     expect(text).toContain('offload-downgraded');
     expect(text).toContain('prefer-rewrite downgrades to software offload');
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
-    await screenshotThemes(page, 'profiles');
+    await screenshotThemes(page, 'profiles-plan-preview');
   });
 
   it('starts a rollout with a canary from a Fleet link and watches it complete live', async () => {
@@ -208,14 +208,14 @@ describe('the Profiles and Rollouts pages (real controller, 12 simulated routers
     expect(stored).toMatchObject({ state: 'completed', total: 4, createdBy: 'token:tester' });
     expect(stored.strategy).toMatchObject({ canary: 1, batchSize: 2, maxFailureRatio: 0 });
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
-    await screenshotThemes(page, 'rollout');
+    await screenshotThemes(page, 'rollout-progress');
 
     await page.getByRole('link', { name: 'All rollouts' }).click();
     const list = page.getByRole('table', { name: 'Rollouts' });
     await list.waitFor();
     expect(await list.locator('tbody tr').first().innerText()).toContain(`${PROFILE}@2`);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
-    await screenshotThemes(page, 'rollouts');
+    await screenshotThemes(page, 'rollouts-list');
   }, 180_000);
 
   it('hides pause, resume and abort from a read-only caller; a writer follows it across reconnects, aborts', async () => {

@@ -103,7 +103,7 @@ export default function RolloutPage({ params }: PageProps) {
 
   return (
     <Page
-      title={`Rollout ${id.slice(0, 8)}`}
+      title={`Rollout ${id}`}
       actions={
         rollout && can('write') && !finished ? (
           <>
