@@ -183,6 +183,7 @@ export function RolloutWizard({ initialSelector, onCancel }: { initialSelector: 
           <Field label="Start time" hint="empty starts now" error={strategyError('startAt')}>
             <input
               type="datetime-local"
+              step={1}
               value={strategyFields.startAt}
               onChange={(e) => setStrategy({ startAt: e.target.value })}
             />
