@@ -50,7 +50,10 @@ function splitCsvLine(line: string): string[] {
   return out;
 }
 
-function entry(raw: Record<string, unknown>, where: string): InventoryEntry {
+/** How the routers' SSH secrets arrive: files the CLI reads, or one credential sent with an upload. */
+export type InventorySecrets = 'files' | 'upload';
+
+function entry(raw: Record<string, unknown>, where: string, secrets: InventorySecrets): InventoryEntry {
   const s = (k: string) => (raw[k] === undefined || raw[k] === null || raw[k] === '' ? undefined : String(raw[k]));
   const host = s('host');
   if (!host) throw new InventoryError(`${where}: host is required`);
@@ -61,12 +64,16 @@ function entry(raw: Record<string, unknown>, where: string): InventoryEntry {
   const placement = asked === undefined ? undefined : parsePlacement(asked);
   if (asked !== undefined && !placement)
     throw new InventoryError(`${where}: placement must be auto, on_router or proxy`);
-  if (!s('passwordFile') && !s('keyFile'))
+  if (secrets === 'files' && !s('passwordFile') && !s('keyFile'))
     throw new InventoryError(`${where} (${host}): give passwordFile or keyFile (secrets never go inline)`);
   if (raw.password !== undefined || raw.privateKey !== undefined)
-    throw new InventoryError(`${where} (${host}): inline password/privateKey refused; use passwordFile or keyFile`);
+    throw new InventoryError(
+      `${where} (${host}): inline password/privateKey refused; ${secrets === 'files' ? 'use passwordFile or keyFile' : 'the credential goes with the upload, not in the file'}`,
+    );
+  const install = s('install');
+  if (install !== undefined && install !== 'true' && install !== 'false')
+    throw new InventoryError(`${where} (${host}): install must be true or false`);
   const tags = Array.isArray(raw.tags) ? raw.tags.map(String) : (s('tags') ?? '').split(/[;\s]+/).filter(Boolean);
-  const install = raw.install === true || s('install') === 'true';
   return {
     host,
     port,
@@ -76,29 +83,104 @@ function entry(raw: Record<string, unknown>, where: string): InventoryEntry {
     fingerprint: s('fingerprint') ?? s('hostKeyFingerprint'),
     tags,
     placement,
-    install,
+    install: install === 'true',
     identity: s('identity'),
     name: s('name'),
   };
 }
 
-export function parseInventory(path: string, text: string): InventoryEntry[] {
-  if (/\.csv$/i.test(path)) {
-    const lines = text.split(/\r?\n/).filter((l) => l.trim() && !l.trimStart().startsWith('#'));
+/** One bad row of an inventory: where it is (file:line, or routers[i]) and what is wrong. */
+export interface InventoryProblem {
+  row: string;
+  message: string;
+}
+
+export interface InventoryReading {
+  /** The good rows, each with where it is in the file. */
+  entries: { row: string; entry: InventoryEntry }[];
+  /** Every bad row, not only the first: an upload names them all and starts nothing. */
+  problems: InventoryProblem[];
+}
+
+export type InventoryFormat = 'csv' | 'yaml';
+
+/** The format a file name says, or null when it says neither (an upload refuses it). */
+export function inventoryFormat(path: string): InventoryFormat | null {
+  if (/\.csv$/i.test(path)) return 'csv';
+  if (/\.ya?ml$/i.test(path)) return 'yaml';
+  return null;
+}
+
+function readRows(
+  path: string,
+  text: string,
+  format: InventoryFormat,
+): { rows: { raw: Record<string, unknown>; where: string }[] } {
+  if (format === 'csv') {
+    // Line numbers are the file's own, counting blank and comment lines, so an editor finds them.
+    const lines = text
+      .split(/\r?\n/)
+      .map((l, i) => ({ l, n: i + 1 }))
+      .filter(({ l }) => l.trim() && !l.trimStart().startsWith('#'));
     if (lines.length < 2)
       throw new InventoryError(`${path}: a CSV inventory needs a header row and at least one router`);
-    const header = splitCsvLine(lines[0]!);
-    return lines.slice(1).map((l, i) => {
-      const cells = splitCsvLine(l);
-      return entry(Object.fromEntries(header.map((h, j) => [h, cells[j]])), `${path}:${i + 2}`);
-    });
+    const header = splitCsvLine(lines[0]!.l);
+    if (!header.includes('host')) throw new InventoryError(`${path}:${lines[0]!.n}: the header row has no host column`);
+    return {
+      rows: lines.slice(1).map(({ l, n }) => {
+        const cells = splitCsvLine(l);
+        return { raw: Object.fromEntries(header.map((h, j) => [h, cells[j]])), where: `${path}:${n}` };
+      }),
+    };
   }
-  const doc = parseYaml(text) as unknown;
+  let doc: unknown;
+  try {
+    doc = parseYaml(text) as unknown;
+  } catch (err) {
+    throw new InventoryError(`${path}: not YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
   const obj = (doc ?? {}) as { defaults?: Record<string, unknown>; routers?: unknown[] };
   const list = Array.isArray(doc) ? doc : obj.routers;
   if (!Array.isArray(list) || list.length === 0)
     throw new InventoryError(`${path}: expected a list of routers (or { defaults, routers })`);
-  return list.map((r, i) =>
-    entry({ ...(Array.isArray(doc) ? {} : obj.defaults), ...(r as Record<string, unknown>) }, `${path}: routers[${i}]`),
-  );
+  return {
+    rows: list.map((r, i) => ({
+      raw:
+        r !== null && typeof r === 'object' && !Array.isArray(r)
+          ? { ...(Array.isArray(doc) ? {} : obj.defaults), ...(r as Record<string, unknown>) }
+          : {},
+      where: `${path}: routers[${i}]`,
+    })),
+  };
+}
+
+/**
+ * Reads every row, collecting the bad ones. A file-level problem (not CSV or YAML, no
+ * header, no list) throws InventoryError.
+ */
+export function readInventory(
+  path: string,
+  text: string,
+  options: { format?: InventoryFormat; secrets?: InventorySecrets } = {},
+): InventoryReading {
+  const format = options.format ?? inventoryFormat(path) ?? 'yaml';
+  const { rows } = readRows(path, text, format);
+  const entries: InventoryReading['entries'] = [];
+  const problems: InventoryProblem[] = [];
+  for (const { raw, where } of rows) {
+    try {
+      entries.push({ row: where, entry: entry(raw, where, options.secrets ?? 'files') });
+    } catch (err) {
+      if (!(err instanceof InventoryError)) throw err;
+      problems.push({ row: where, message: err.message });
+    }
+  }
+  return { entries, problems };
+}
+
+/** The CLI's reading: secrets from files, the first bad row throws. */
+export function parseInventory(path: string, text: string): InventoryEntry[] {
+  const { entries, problems } = readInventory(path, text);
+  if (problems.length) throw new InventoryError(problems[0]!.message);
+  return entries.map((e) => e.entry);
 }

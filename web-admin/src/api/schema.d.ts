@@ -2246,6 +2246,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/onboarding/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Onboard every router of an inventory file (CSV or YAML), all or none
+         * @description The file is the one `wrtfleet onboard --inventory` reads, except that its `passwordFile`/`keyFile` columns are not read: the one password or key sent here is used for every router. A file that is not CSV or YAML, or any bad row, refuses the upload with every bad row named in `details`, and no job starts. At most 500 routers.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The file's name; its extension says the format: .csv, .yaml or .yml */
+                        filename: string;
+                        passphrase?: string;
+                        password?: string;
+                        privateKey?: string;
+                        /** @description The inventory file, as `wrtfleet onboard --inventory` reads it */
+                        text: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            jobs: {
+                                events: string;
+                                host: string;
+                                jobId: string;
+                                row: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/plan-preview": {
         parameters: {
             query?: never;

@@ -1,0 +1,211 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { asFailure, type ApiFailure } from '../../api/api-error.js';
+import { unwrap } from '../../api/client.js';
+import { useApi } from '../../api/use-api.js';
+import { useNavigate } from '../../app/navigation.js';
+import { useSignedIn } from '../../app/session.js';
+import { ErrorNotice } from '../../components/ErrorNotice.js';
+import { Field } from '../../components/Field.js';
+import { SelectorInputs } from './SelectorInputs.js';
+import { describeSelector, selectorFromFields, type SelectorFields } from './selector-fields.js';
+import { batchCount, checkStrategy, DEFAULT_STRATEGY_FIELDS, type StrategyFields } from './strategy-fields.js';
+
+/** How long typing settles before the matching routers are counted again. */
+const COUNT_DEBOUNCE_MS = 300;
+
+type Count =
+  | { status: 'idle' }
+  | { status: 'counting' }
+  | { status: 'counted'; matched: number }
+  | { status: 'failed'; message: string };
+
+/**
+ * Starts a rollout: profile and revision, the routers (with a live count of how many match,
+ * from the plan preview), canary, batch size, failure threshold, start time; then
+ * POST /v1/rollouts and on to its live progress.
+ */
+export function RolloutWizard({ initialSelector, onCancel }: { initialSelector: SelectorFields; onCancel(): void }) {
+  const { api } = useSignedIn();
+  const navigate = useNavigate();
+  const [profile, setProfile] = useState('');
+  const [revision, setRevision] = useState<number | null>(null);
+  const [fields, setFields] = useState(initialSelector);
+  const [strategyFields, setStrategyFields] = useState<StrategyFields>(DEFAULT_STRATEGY_FIELDS);
+  const [count, setCount] = useState<Count>({ status: 'idle' });
+  const [failure, setFailure] = useState<ApiFailure | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [tried, setTried] = useState(false);
+  const profiles = useApi(() => unwrap(api.GET('/v1/profiles', { params: { query: { limit: 500 } } })), [api]);
+  const revisions = useApi(
+    () =>
+      profile
+        ? unwrap(
+            api.GET('/v1/profiles/{name}/revisions', { params: { path: { name: profile }, query: { limit: 500 } } }),
+          )
+        : Promise.resolve({ items: [], nextCursor: null }),
+    [api, profile],
+  );
+  const selector = selectorFromFields(fields);
+  const strategy = checkStrategy(strategyFields, new Date());
+  const selectorKey = selector.ok ? JSON.stringify(selector.selector) : null;
+
+  useEffect(() => {
+    const first = revisions.data?.items[0]?.revision;
+    if (first !== undefined)
+      setRevision((now) => (now !== null && revisions.data!.items.some((r) => r.revision === now) ? now : first));
+  }, [revisions.data]);
+
+  useEffect(() => {
+    if (!profile || !selectorKey) {
+      setCount({ status: 'idle' });
+      return;
+    }
+    let stale = false;
+    setCount({ status: 'counting' });
+    const timer = setTimeout(() => {
+      unwrap(
+        api.POST('/v1/plan-preview', { body: { profile, selector: JSON.parse(selectorKey) as never, limit: 1 } }),
+      ).then(
+        (r) => !stale && setCount({ status: 'counted', matched: r.matched }),
+        (error: unknown) => !stale && setCount({ status: 'failed', message: asFailure(error).message }),
+      );
+    }, COUNT_DEBOUNCE_MS);
+    return () => {
+      stale = true;
+      clearTimeout(timer);
+    };
+  }, [api, profile, selectorKey]);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setTried(true);
+    if (!profile || revision === null || !selector.ok || !strategy.ok) return;
+    setBusy(true);
+    setFailure(null);
+    try {
+      const rollout = await unwrap(
+        api.POST('/v1/rollouts', {
+          body: {
+            profile,
+            revision,
+            selector: selector.selector as never,
+            strategy: strategy.strategy,
+            ...(strategy.startAt ? { startAt: strategy.startAt } : {}),
+          },
+        }),
+      );
+      navigate(`/rollouts/${encodeURIComponent(rollout.id)}`);
+    } catch (error) {
+      setFailure(asFailure(error));
+      setBusy(false);
+    }
+  };
+
+  const strategyError = (k: keyof StrategyFields) => (!strategy.ok ? (strategy.errors[k] ?? null) : null);
+  const setStrategy = (patch: Partial<StrategyFields>) => setStrategyFields((now) => ({ ...now, ...patch }));
+  const matched = count.status === 'counted' ? count.matched : null;
+
+  return (
+    <form className="wf-panel wf-form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="wizard-title">
+      <h2 id="wizard-title">New rollout</h2>
+      {profiles.failure ? <ErrorNotice failure={profiles.failure} onRetry={profiles.reload} /> : null}
+      <div className="wf-inline-fields">
+        <Field label="Profile" error={tried && !profile ? 'choose a profile' : null}>
+          <select
+            value={profile}
+            onChange={(e) => {
+              setProfile(e.target.value);
+              setRevision(null);
+            }}
+          >
+            <option value="">Choose…</option>
+            {(profiles.data?.items ?? []).map((p) => (
+              <option key={p.name} value={p.name}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Revision">
+          <select value={revision ?? ''} onChange={(e) => setRevision(Number(e.target.value))} disabled={!profile}>
+            {(revisions.data?.items ?? []).map((r) => (
+              <option key={r.revision} value={r.revision}>
+                revision {r.revision}
+              </option>
+            ))}
+          </select>
+        </Field>
+      </div>
+      <SelectorInputs
+        fields={fields}
+        onChange={setFields}
+        check={tried || selector.ok ? selector : { ok: true, selector: {} }}
+      />
+      <p className="wf-match-count" role="status" aria-live="polite">
+        {count.status === 'idle'
+          ? profile
+            ? 'Name the routers to count them.'
+            : 'Choose a profile to count the matching routers.'
+          : count.status === 'counting'
+            ? 'Counting matching routers…'
+            : count.status === 'failed'
+              ? `Could not count: ${count.message}`
+              : `${count.matched} routers match (${selector.ok ? describeSelector(selector.selector) : ''})`}
+      </p>
+      <fieldset className="wf-selector">
+        <legend>Strategy</legend>
+        <div className="wf-selector__grid">
+          <Field label="Canary size" hint="routers in the first batch; 0 for none" error={strategyError('canary')}>
+            <input
+              inputMode="numeric"
+              value={strategyFields.canary}
+              onChange={(e) => setStrategy({ canary: e.target.value })}
+            />
+          </Field>
+          <Field label="Batch size" hint="routers per batch after the canary" error={strategyError('batchSize')}>
+            <input
+              inputMode="numeric"
+              value={strategyFields.batchSize}
+              onChange={(e) => setStrategy({ batchSize: e.target.value })}
+            />
+          </Field>
+          <Field
+            label="Failure threshold (%)"
+            hint="pause when more fail; 0 pauses on the first"
+            error={strategyError('failurePercent')}
+          >
+            <input
+              inputMode="decimal"
+              value={strategyFields.failurePercent}
+              onChange={(e) => setStrategy({ failurePercent: e.target.value })}
+            />
+          </Field>
+          <Field label="Start time" hint="empty starts now" error={strategyError('startAt')}>
+            <input
+              type="datetime-local"
+              step={1}
+              value={strategyFields.startAt}
+              onChange={(e) => setStrategy({ startAt: e.target.value })}
+            />
+          </Field>
+        </div>
+      </fieldset>
+      {matched !== null && strategy.ok ? (
+        <p className="wf-muted">
+          {matched} routers in {batchCount(matched, strategy.strategy)} batches
+          {strategy.strategy.canary > 0 ? `, the first a canary of ${Math.min(strategy.strategy.canary, matched)}` : ''}
+          .
+        </p>
+      ) : null}
+      {failure ? <ErrorNotice failure={failure} /> : null}
+      <div className="wf-form__actions">
+        <button type="submit" className="wf-button wf-button--primary" disabled={busy || matched === 0}>
+          Start rollout
+        </button>
+        <button type="button" className="wf-button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

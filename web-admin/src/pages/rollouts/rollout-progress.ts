@@ -1,0 +1,54 @@
+/**
+ * A rollout's targets grouped into its batches, with how many routers of each batch are in
+ * each state, for the live progress view.
+ */
+
+export const TARGET_STATES = ['pending', 'sent', 'applied', 'failed', 'rolled_back', 'skipped'] as const;
+export type TargetState = (typeof TARGET_STATES)[number];
+
+export interface TargetRow {
+  routerId: string;
+  name: string;
+  batch: number;
+  state: string;
+  error: string | null;
+}
+
+export interface BatchSummary {
+  batch: number;
+  label: string;
+  total: number;
+  counts: Record<TargetState, number>;
+  /** pending (nothing sent), running (some without an outcome), done. */
+  phase: 'waiting' | 'running' | 'done';
+}
+
+const zero = (): Record<TargetState, number> => ({
+  pending: 0,
+  sent: 0,
+  applied: 0,
+  failed: 0,
+  rolled_back: 0,
+  skipped: 0,
+});
+
+export function batchesOf(targets: readonly TargetRow[], batchCount: number, canary: number): BatchSummary[] {
+  const batches: BatchSummary[] = Array.from({ length: batchCount }, (_, batch) => ({
+    batch,
+    label: batch === 0 && canary > 0 ? 'canary' : `batch ${canary > 0 ? batch : batch + 1}`,
+    total: 0,
+    counts: zero(),
+    phase: 'waiting',
+  }));
+  for (const t of targets) {
+    const b = batches[t.batch];
+    if (!b) continue;
+    b.total += 1;
+    if ((TARGET_STATES as readonly string[]).includes(t.state)) b.counts[t.state as TargetState] += 1;
+  }
+  for (const b of batches) {
+    const open = b.counts.pending + b.counts.sent;
+    b.phase = b.total > 0 && open === 0 ? 'done' : b.counts.pending === b.total ? 'waiting' : 'running';
+  }
+  return batches;
+}
