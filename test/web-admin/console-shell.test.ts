@@ -212,19 +212,19 @@ describe('the console shell, served by a real controller (simulated fleet)', () 
         .filter({ hasText: /^Live$/ })
         .waitFor();
       await ctl.controller.tokens.revoke(record.id, { actor: 'test' });
-      // Profiles loads nothing yet; back on Fleet the first call after the revocation is a 401.
+      // The Profiles page loads its list: the first call after the revocation, a 401.
       await page.getByRole('link', { name: 'Profiles', exact: true }).click();
-      // Profiles drawn, so the Fleet page unmounted: coming back loads it afresh.
-      await page.getByRole('heading', { name: 'Profiles', level: 1 }).waitFor();
-      await page.getByRole('link', { name: 'Fleet', exact: true }).click();
       const dialog = page.getByRole('dialog', { name: 'Your session has ended' });
       await dialog.waitFor();
-      expect(await page.getByRole('heading', { name: 'Fleet', level: 1 }).count()).toBe(1);
+      expect(await page.getByRole('heading', { name: 'Profiles', level: 1 }).count()).toBe(1);
       await dialog.getByRole('button', { name: 'Use an API token' }).click();
       await dialog.getByLabel('API token').fill(ctl.token);
       await dialog.getByRole('button', { name: 'Sign in' }).click();
       await dialog.waitFor({ state: 'detached' });
       await page.getByText('tester').waitFor();
+      // The list refused while nobody was signed in is loaded again: no error left on the page.
+      await page.getByRole('alert').waitFor({ state: 'detached' });
+      expect(await page.getByRole('button', { name: 'New profile' }).count()).toBe(1);
     });
 
     it('ran without a page error or a CSP violation', () => {

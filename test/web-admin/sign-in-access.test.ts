@@ -234,6 +234,9 @@ describe('sign-in with an account, and the Access page', () => {
         await dialog.getByRole('button', { name: 'Sign in' }).click();
         await dialog.waitFor({ state: 'detached' });
         await page.getByRole('heading', { name: 'Fleet', level: 1 }).waitFor();
+        // What was refused while the session was dead is loaded again: the table, no error.
+        await page.getByRole('alert').waitFor({ state: 'detached' });
+        await page.getByRole('row').nth(1).waitFor();
         const me = await page.evaluate(async () => (await fetch('/v1/session')).json());
         expect(me).toMatchObject({ kind: 'account', actor: `account:${VIEWER.name}`, role: 'read' });
       } finally {

@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState } from 'react';
+import { useContext, useEffect, useRef, useState } from 'react';
 import { ApiFailure, failureFrom, networkFailure } from './api-error.js';
 import type { ClientAuth } from './client.js';
+import { SignInGeneration } from './sign-in-generation.js';
 import { SseParser, type ServerEvent } from './sse-parser.js';
 
 /** Where a live view stands: receiving, waiting to reconnect after a loss, or finished. */
@@ -109,7 +110,8 @@ function messageOf(data: string): string | null {
 
 /**
  * `followEvents` for a component: starts when `url` is set, stops on unmount or when `url`
- * changes. The latest onEvent is used without reconnecting.
+ * changes. The latest onEvent is used without reconnecting. A stream refused because the
+ * session had ended starts again after the next sign-in.
  */
 export function useEventStream(url: string | null, auth: ClientAuth, onEvent: (event: ServerEvent) => void) {
   const [state, setState] = useState<StreamState>({ status: 'connecting' });
@@ -117,9 +119,17 @@ export function useEventStream(url: string | null, auth: ClientAuth, onEvent: (e
   useEffect(() => {
     handler.current = onEvent;
   });
+  const [restarts, setRestarts] = useState(0);
+  const generation = useContext(SignInGeneration);
+  const signedInAt = useRef(generation);
+  useEffect(() => {
+    if (signedInAt.current === generation) return;
+    signedInAt.current = generation;
+    if (state.status === 'failed' && state.failure.unauthenticated) setRestarts((n) => n + 1);
+  }, [generation, state]);
   useEffect(() => {
     if (!url) return;
     return followEvents(url, { auth, onEvent: (event) => handler.current(event) }, setState);
-  }, [url, auth]);
+  }, [url, auth, restarts]);
   return state;
 }

@@ -1,5 +1,6 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useContext, useEffect, useRef, useState } from 'react';
 import { asFailure, type ApiFailure } from './api-error.js';
+import { SignInGeneration } from './sign-in-generation.js';
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -12,7 +13,8 @@ export interface Loaded<T> {
 /**
  * Loads data for a component: runs `load` now and whenever `deps` change, keeps the last
  * data while reloading, and turns a failure into an ApiFailure to show. An answer that
- * arrives after a newer load started is dropped.
+ * arrives after a newer load started is dropped. A load refused because the session had ended
+ * runs again after the next sign-in.
  */
 export function useApi<T>(load: () => Promise<T>, deps: readonly unknown[]): Loaded<T> {
   const [data, setData] = useState<T | undefined>(undefined);
@@ -43,5 +45,12 @@ export function useApi<T>(load: () => Promise<T>, deps: readonly unknown[]): Loa
     // The caller names the dependencies, as with useEffect.
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((n) => n + 1), []);
+  const generation = useContext(SignInGeneration);
+  const signedInAt = useRef(generation);
+  useEffect(() => {
+    if (signedInAt.current === generation) return;
+    signedInAt.current = generation;
+    if (failure?.unauthenticated) reload();
+  }, [generation, failure, reload]);
   return { data, failure, loading, reload };
 }

@@ -1,6 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { asFailure } from '../api/api-error.js';
 import { createApiClient, unwrap, type ApiClient, type ApiPaths, type ClientAuth } from '../api/client.js';
+import { SignInGeneration } from '../api/sign-in-generation.js';
 import { grants, type Scope } from './scopes.js';
 
 /** Who is signed in, as GET /v1/session answers. */
@@ -39,6 +40,7 @@ const SessionContext = createContext<SessionContextValue | null>(null);
  */
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<SessionState>({ status: 'loading' });
+  const [generation, setGeneration] = useState(0);
   const current = useRef<SessionInfo | null>(null);
   const bearer = useRef<string | null>(null);
 
@@ -62,6 +64,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const adopt = useCallback((session: SessionInfo) => {
     current.current = session;
     setState({ status: 'signed_in', session });
+    setGeneration((n) => n + 1);
   }, []);
 
   useEffect(() => {
@@ -112,7 +115,11 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       auth,
     };
   }, [state, signIn, signOut, api, auth]);
-  return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
+  return (
+    <SessionContext.Provider value={value}>
+      <SignInGeneration.Provider value={generation}>{children}</SignInGeneration.Provider>
+    </SessionContext.Provider>
+  );
 }
 
 export function useSession(): SessionContextValue {
