@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { pino } from 'pino';
 import type { ControllerConfig } from '../../server/config.js';
 import { startController, type Controller } from '../../server/controller.js';
@@ -23,6 +24,13 @@ export function testConfig(db: TestDatabase, overrides: Partial<ControllerConfig
     // A test controller serves whatever console build there is and never starts one
     // (test/web-admin/support builds it first when missing).
     console: { buildWhenMissing: false },
+    // One installation per test database on the shared Redis: replicas of one database share
+    // their bus and queues, while other tests (or another checkout's run at the same time)
+    // never see them, nor jobs a killed run left in Redis.
+    redisPrefix: `wf-test-${createHash('sha256')
+      .update(db.databaseUrl ?? db.dataDir)
+      .digest('hex')
+      .slice(0, 12)}`,
     ...overrides,
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The Fleet page against a real controller and the demo's 12 simulated routers, in Debian's
  * Chromium, as an operator uses it: counts, a filter in the URL, a selection and its bulk
- * actions (tag, "all that match", a command with live per-router results), a router going
+ * actions (tag, "all that match", a command with live per-router results, assign a profile,
+ * start a rollout), a router going
  * offline shown without a reload, a read-only operator who sees no actions.
  */
 import type { Browser, Page } from 'playwright-core';
@@ -149,6 +150,58 @@ describe('the Fleet page (real controller, simulated fleet, Chromium)', () => {
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshotThemes(page, 'fleet-command');
     await panel.getByRole('button', { name: 'Close' }).click();
+    await clearSelection();
+    await page.getByLabel('SoC').fill('');
+    await waitForRows(DEMO_ROUTERS);
+  });
+
+  it('assigns a profile to a selection, then starts a rollout on it that the table shows applied', async () => {
+    const put = await fetch(`${ctl.url}/v1/profiles/fleet-ttl`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${ctl.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ spec: { l3Rewrite: { ttl: { enabled: true, value: 65 } } } }),
+    });
+    expect(put.status, await put.text()).toBeLessThan(300);
+    await page.getByLabel('SoC').fill('QCA9558');
+    await waitForRows(4);
+    await page.getByLabel('Select the routers on this page').check();
+    await page.getByRole('button', { name: 'Assign profile…' }).click();
+    const assign = page.getByRole('dialog', { name: 'Assign a profile to 4 routers' });
+    await assign.getByLabel('Profile').selectOption('fleet-ttl');
+    await assign.getByRole('button', { name: 'Assign' }).click();
+    await page.getByText('Assigned fleet-ttl to 4 of 4 routers').waitFor();
+    const assigned = await ctl.controller.db.prisma.router.findMany({
+      where: { assignment: { profile: { name: 'fleet-ttl' } } },
+      select: { soc: true },
+    });
+    expect(assigned.map((r) => r.soc)).toEqual(['QCA9558', 'QCA9558', 'QCA9558', 'QCA9558']);
+
+    await page.getByLabel('Select the routers on this page').check();
+    await page.getByRole('button', { name: 'Start rollout…' }).click();
+    const start = page.getByRole('dialog', { name: 'Start a rollout on 4 routers' });
+    await start.getByLabel('Profile').selectOption('fleet-ttl');
+    await start.getByLabel('Canary size').fill('1');
+    await start.getByLabel('Batch size').fill('2');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await start.getByRole('button', { name: 'Start rollout' }).click();
+    const started = page.getByText(/Rollout \S+ of fleet-ttl started on 4 routers/);
+    await started.waitFor().catch(async (err: Error) => {
+      await page.screenshot({ path: 'test-results/web-admin/fleet-rollout-failure.png' });
+      throw err;
+    });
+    const rolloutId = /Rollout (\S+) of/.exec(await started.innerText())![1]!;
+    await eventually(
+      async () =>
+        (await ctl.controller.db.prisma.rollout.findUnique({ where: { id: rolloutId } }))?.state === 'completed',
+      30_000,
+      'the rollout to complete',
+    );
+    // The live feed brings the applied revision into the rows without a reload.
+    await eventually(
+      async () => (await bodyRows().allInnerTexts()).filter((row) => row.includes('fleet-ttl@1')).length === 4,
+      15_000,
+      'four rows showing fleet-ttl@1 applied',
+    );
     await clearSelection();
     await page.getByLabel('SoC').fill('');
     await waitForRows(DEMO_ROUTERS);
