@@ -111,7 +111,7 @@ describe('the Onboarding page (real controller, a router over real SSH)', () => 
     await row.getByRole('link', { name: router.addr.router }).click();
     await page.waitForURL(new RegExp(`/routers/${stored!.id}$`));
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Fleet' }).click();
-    await page.getByRole('cell', { name: NAME }).waitFor();
+    await page.getByRole('cell', { name: NAME, exact: true }).waitFor();
     expect(await page.getByRole('row').count()).toBe(DEMO_ROUTERS + 2);
   }, 150_000);
 
