@@ -260,6 +260,46 @@ describe('the Fleet page (real controller, simulated fleet, Chromium)', () => {
     }
   });
 
+  it('is usable from the keyboard: Tab reaches a row, Space selects it, an action opens, Escape closes it', async () => {
+    /** Presses `key` until `target` has the focus: it is reachable from the keyboard alone. */
+    const pressUntilFocused = async (target: ReturnType<Page['locator']>, key: string, max = 80) => {
+      for (let i = 0; i < max; i++) {
+        if (await target.evaluate((el) => el === document.activeElement)) return;
+        await page.keyboard.press(key);
+      }
+      throw new Error(`${key} x ${max} never focused ${String(target)}`);
+    };
+    await page.getByLabel('SoC').fill('MT7621');
+    await waitForRows(4);
+    await page.getByRole('link', { name: 'Fleet', exact: true }).focus();
+    const firstRow = page.getByRole('table').locator('tbody').getByRole('checkbox').first();
+    await pressUntilFocused(firstRow, 'Tab');
+    await page.keyboard.press('Space');
+    await page.getByRole('status').filter({ hasText: '1 selected' }).waitFor();
+
+    const untag = page.getByRole('button', { name: 'Untag…' });
+    await pressUntilFocused(untag, 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Untag 1 router' });
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+
+    const tag = page.getByRole('button', { name: 'Tag…', exact: true });
+    await pressUntilFocused(tag, 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    // The dialog puts the focus in its first field; Tab moves on to its buttons.
+    await page.keyboard.type('kb:yes');
+    const add = page.getByRole('dialog', { name: 'Tag 1 router' }).getByRole('button', { name: 'Add tags' });
+    await pressUntilFocused(add, 'Tab', 10);
+    await page.keyboard.press('Enter');
+    await page.getByText('Tagged 1 of 1 routers').waitFor();
+    expect(await ctl.controller.db.prisma.router.count({ where: { tags: { has: 'kb:yes' } } })).toBe(1);
+    await clearSelection();
+    await page.getByLabel('SoC').fill('');
+    await waitForRows(DEMO_ROUTERS);
+  });
+
   it('shows a read-only operator no selection and no actions', async () => {
     const { secret } = await ctl.controller.tokens.create({
       name: 'viewer',
