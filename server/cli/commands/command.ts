@@ -19,7 +19,6 @@ import { ProgressLine } from '../progress-line.js';
 
 /** The CLI spelling of every kind: re_probe -> re-probe. */
 const VERB_KINDS = new Map<string, CommandKind>(COMMAND_KINDS.map((k) => [k.replaceAll('_', '-'), k]));
-export const COMMAND_VERBS = [...VERB_KINDS.keys()];
 
 /** States after which a router has its outcome (offline is one only once the job has ended). */
 const UNHAPPY = ['failed', 'timed_out', 'cancelled', 'refused', 'offline'] as const;
