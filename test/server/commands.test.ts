@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulatedFleet, stopFleet } from '../../agent/sim/simulated-fleet.js';
 import { defaultFixturesDir, fixtureModels } from '../../agent/sim/fixtures.js';
+import type { SimulatedCommandOutcome } from '../../agent/sim/simulated-commands.js';
 import { SimulatedRouter } from '../../agent/sim/simulated-router.js';
 import {
   COMMAND_OUTPUT_MAX_BYTES,
@@ -38,6 +39,8 @@ describe('command jobs to a simulated fleet over real gRPC (PostgreSQL + BullMQ 
   const silent = new Set<string>();
   let routerIds: Map<string, string>;
 
+  const outcomeOf = (id: string): SimulatedCommandOutcome =>
+    silent.has(id) ? 'silent' : failing.has(id) ? 'fail' : 'ok';
   const identity = (r: SimulatedRouter) => (r as unknown as { options: { identity: string } }).options.identity;
   const idOf = (r: SimulatedRouter) => routerIds.get(identity(r))!;
 
@@ -56,7 +59,7 @@ describe('command jobs to a simulated fleet over real gRPC (PostgreSQL + BullMQ 
       perModel: 2,
       reconnect: FAST,
       rebootDelayMs: 1_500,
-      commandOutcome: (id) => (silent.has(id) ? 'silent' : failing.has(id) ? 'fail' : 'ok'),
+      commandOutcome: outcomeOf,
     });
     await eventually(async () => controller.gateway.sessions.size === 6, 15_000, 'six agents');
     const routers = await controller.db.prisma.router.findMany({ select: { id: true, identity: true } });
@@ -198,6 +201,8 @@ describe('command jobs to a simulated fleet over real gRPC (PostgreSQL + BullMQ 
       identity: identity(away),
       name: away['options'].name,
       reconnect: FAST,
+      // Scripted as the fleet is, so later tests' silent and failing sets reach it too.
+      commandOutcome: () => outcomeOf(identity(away)),
     });
     extra.push(back);
     back.start();
