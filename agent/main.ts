@@ -4,7 +4,7 @@
  *   facts [--root DIR]                       print the router's facts and capabilities as JSON
  *   run --controller HOST:PORT[,HOST:PORT...] [--root DIR] [--identity ID] [--name NAME] [--placement on_router|proxy]
  *                                            manage one router (this machine, or a fixture tree)
- *   fleet --controller HOST:PORT[,HOST:PORT...] [--fixtures DIR] [--per-model N]
+ *   fleet --controller HOST:PORT[,HOST:PORT...] [--fixtures DIR] [--per-model N] [--first-serial N]
  *         [--credentials-dir DIR [--enroll-token-file FILE --ca-fingerprint SHA256:...]]
  *                                            a simulated fleet: N agents per fixture model
  *   proxy --config FILE [--controller HOST:PORT]
@@ -30,7 +30,7 @@ import { heapSettler } from './heap-settle.js';
 const USAGE = `usage: agent facts [--root DIR]
        agent run --controller HOST:PORT[,HOST:PORT...] [--root DIR] [--identity ID] [--name NAME] [--placement on_router|proxy]
              [--credentials-dir DIR] [--enroll-token-file FILE --ca-fingerprint SHA256:...] [--insecure]
-       agent fleet --controller HOST:PORT[,HOST:PORT...] [--fixtures DIR] [--per-model N]
+       agent fleet --controller HOST:PORT[,HOST:PORT...] [--fixtures DIR] [--per-model N] [--first-serial N]
              [--credentials-dir DIR [--enroll-token-file FILE --ca-fingerprint SHA256:...]]
        agent proxy --config FILE [--controller HOST:PORT]
        agent probe
@@ -54,6 +54,7 @@ const { values } = (() => {
         placement: { type: 'string', default: 'on_router' },
         fixtures: { type: 'string' },
         'per-model': { type: 'string', default: '4' },
+        'first-serial': { type: 'string', default: '1' },
         config: { type: 'string' },
         'state-file': { type: 'string' },
         'pin-root': { type: 'string' },
@@ -202,12 +203,17 @@ switch (command) {
     const perModel = Number(values['per-model']);
     if (!Number.isInteger(perModel) || perModel < 1 || perModel > 10_000)
       fail('--per-model must be an integer from 1 to 10000');
+    // Fleets in several processes take serials apart, so their identities never collide.
+    const firstSerial = Number(values['first-serial']);
+    if (!Number.isInteger(firstSerial) || firstSerial < 1 || firstSerial > 1_000_000)
+      fail('--first-serial must be an integer from 1 to 1000000');
     const roots = await fixtureModels(values.fixtures ?? defaultFixturesDir());
     const credentialsFor = values['credentials-dir'] ? await fleetEnrollment(values.controller!) : undefined;
     const agents = await startSimulatedFleet({
       controller: values.controller,
       fixtureRoots: roots,
       perModel,
+      firstSerial,
       credentialsFor,
     }).catch((err: Error) => fail(err.message));
     console.error(

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Prisma, PrismaClient } from '../../prisma/generated/client/client.js';
 import { canonicalJson } from '../../core/canonical-json.js';
+import { isDeadlock } from '../storage/deadlock.js';
 
 /** The prevHash of the first event: the chain starts from a known, all-zero anchor. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -244,13 +245,6 @@ function isTakenTail(err: unknown): boolean {
   const e = err as { code?: string; meta?: { modelName?: string } };
   if (e.code !== 'P2002') return false;
   return JSON.stringify(e.meta ?? {}).includes('prevHash') || e.meta?.modelName === 'AuditEvent';
-}
-
-function isDeadlock(err: unknown): boolean {
-  const e = err as { code?: string; meta?: unknown; message?: string };
-  return (
-    e.code === 'P2034' || JSON.stringify(e.meta ?? {}).includes('40P01') || /deadlock detected/.test(e.message ?? '')
-  );
 }
 
 const MAX_BATCH = 500;

@@ -5,6 +5,7 @@
  * and the end of the job, audited in the transaction that ends it. The replica holding a
  * router's stream sends the command (command-delivery.ts), told over the fleet bus.
  */
+import { callBatcher } from '../../core/call-batcher.js';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog } from '../audit/audit-log.js';
@@ -149,16 +150,31 @@ export class CommandDispatcher {
   }
 
   /** A router connected (to this replica): its offline targets of running jobs are queued again. */
-  async onConnected(routerId: string): Promise<void> {
-    const waiting = await this.db.commandTarget.findMany({
-      where: { routerId, state: 'offline', job: { state: 'running', deadline: { gt: new Date() } } },
-      select: { jobId: true },
-    });
-    if (waiting.length === 0) return;
-    await this.db.commandTarget.updateMany({
-      where: { routerId, state: 'offline', jobId: { in: waiting.map((w) => w.jobId) } },
-      data: { state: 'queued', reason: null },
-    });
-    for (const w of waiting) await this.kick(w.jobId);
+  onConnected(routerId: string): Promise<void> {
+    return this.connected(routerId);
   }
+
+  /** Routers connecting together are looked up together: one query per batch of streams. */
+  private readonly connected = callBatcher(
+    async (routerIds: string[]) => {
+      const waiting = await this.db.commandTarget.findMany({
+        where: {
+          routerId: { in: [...new Set(routerIds)] },
+          state: 'offline',
+          job: { state: 'running', deadline: { gt: new Date() } },
+        },
+        select: { jobId: true, routerId: true },
+      });
+      if (waiting.length > 0) {
+        for (const w of waiting)
+          await this.db.commandTarget.updateMany({
+            where: { routerId: w.routerId, jobId: w.jobId, state: 'offline' },
+            data: { state: 'queued', reason: null },
+          });
+        for (const jobId of new Set(waiting.map((w) => w.jobId))) await this.kick(jobId);
+      }
+      return routerIds.map(() => undefined);
+    },
+    { windowMs: 20, maxBatch: 500 },
+  );
 }

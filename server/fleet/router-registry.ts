@@ -15,6 +15,8 @@ import {
 import { IdentityRefused, type AgentReportSink } from '../agent-gateway/agent-gateway.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { concurrencyGate } from '../../core/concurrency-gate.js';
+import { callBatcher } from '../../core/call-batcher.js';
+import { refreshOf, refreshRouters, type RouterRefresh } from './router-refresh.js';
 import { datapathStateOfEvidence } from '../telemetry/datapath-mode.js';
 import type { TelemetryWriter } from '../telemetry/telemetry-writer.js';
 
@@ -27,6 +29,9 @@ const SEEN_FLUSH_MS = 1_000;
 const REGISTRATION_CONCURRENCY = 100;
 /** A registration that lost a race for its identity or name starts over this often at most. */
 const MAX_REGISTER_ATTEMPTS = 5;
+/** Hellos gathered into one refresh: at most this long a wait, at most this many routers. */
+const HELLO_BATCH_WINDOW_MS = 15;
+const HELLO_BATCH_MAX = 500;
 
 export interface RouterRegistryOptions {
   /** Register unknown identities on first Hello; false: only pre-registered routers may connect. */
@@ -81,6 +86,28 @@ const APPLY_STATUS = {
 /** Empty strings in proto3 mean "not known"; the database says so with NULL. */
 const orNull = (s: string | undefined) => (s ? s : null);
 
+/** The router's columns a Hello sets (facts, capabilities and live state as the agent reports them). */
+export function helloColumns(hello: Hello, now: Date) {
+  const facts = hello.facts;
+  return {
+    status: 'online' as const,
+    lastSeenAt: now,
+    connectedAt: now,
+    agentVersion: orNull(hello.agent?.version),
+    placement: placementName(hello.agent?.placement),
+    soc: orNull(facts?.soc),
+    arch: orNull(facts?.arch),
+    endian: facts ? endianName(facts.endian) : null,
+    kernel: orNull(facts?.kernel),
+    openwrtVersion: orNull(facts?.openwrt?.version),
+    openwrtTarget: orNull(facts?.openwrt?.target),
+    model: orNull(facts?.modelName) ?? orNull(facts?.modelId),
+    facts: facts ? (JSON.parse(JSON.stringify(factsDocument(hello))) as object) : undefined,
+    capabilities: capabilitiesJson(hello.capabilities),
+    liveState: hello.live ? (JSON.parse(JSON.stringify(hello.live)) as object) : undefined,
+  };
+}
+
 /**
  * The fleet as the controller stores it: routers are created or refreshed by their
  * agents' Hellos, kept current by heartbeats, and marked offline when their stream ends
@@ -112,34 +139,64 @@ export class RouterRegistry implements AgentReportSink {
   ) {}
 
   /**
-   * Registers or refreshes the router a Hello speaks for; at most REGISTRATION_CONCURRENCY
-   * at once, the rest wait here in order.
+   * Registers or refreshes the router a Hello speaks for. Hellos arriving together are
+   * refreshed together (one SELECT and one UPDATE for the batch): a fleet reconnecting at
+   * once costs a few statements per hundred routers, not several per router. Unknown
+   * identities are registered one by one, at most REGISTRATION_CONCURRENCY at once.
    */
   registerHello(hello: Hello, peer: string): Promise<{ routerId: string }> {
-    return this.registrations(() => this.register(hello, peer, 1));
+    return this.hellos({ hello, peer });
+  }
+
+  private readonly hellos = callBatcher<{ hello: Hello; peer: string }, { routerId: string }>(
+    (batch) => this.registerBatch(batch),
+    { windowMs: HELLO_BATCH_WINDOW_MS, maxBatch: HELLO_BATCH_MAX, concurrency: 2 },
+  );
+
+  private async registerBatch(batch: { hello: Hello; peer: string }[]): Promise<({ routerId: string } | Error)[]> {
+    const identities = [...new Set(batch.map((b) => b.hello.router!.identity))];
+    const known = await this.db.router.findMany({
+      where: { identity: { in: identities } },
+      select: { id: true, identity: true, decommissionedAt: true },
+    });
+    const byIdentity = new Map(known.map((r) => [r.identity, r]));
+    const now = new Date();
+    const refreshed = new Map<string, RouterRefresh>();
+    const results: (Promise<{ routerId: string }> | { routerId: string } | Error)[] = [];
+    for (const { hello, peer } of batch) {
+      const identity = hello.router!.identity;
+      const existing = byIdentity.get(identity);
+      if (!existing) {
+        results.push(this.registrations(() => this.register(hello, peer, 1)));
+        continue;
+      }
+      this.identities.set(existing.id, identity);
+      if (existing.decommissionedAt) {
+        results.push(
+          new IdentityRefused(
+            GrpcStatus.PERMISSION_DENIED,
+            `router ${identity} was decommissioned and may not reconnect`,
+          ),
+        );
+        continue;
+      }
+      const applied = await this.appliedRevisionId(hello).catch((err: unknown) => err as Error);
+      if (applied instanceof Error) {
+        results.push(applied);
+        continue;
+      }
+      // The same router twice in one batch (a stream replaced at once): its last Hello wins.
+      refreshed.set(existing.id, refreshOf(existing.id, helloColumns(hello, now), applied));
+      results.push({ routerId: existing.id });
+    }
+    if (refreshed.size > 0) await refreshRouters(this.db, [...refreshed.values()], now);
+    return Promise.all(results.map((r) => (r instanceof Error ? r : Promise.resolve(r).catch((e: Error) => e))));
   }
 
   private async register(hello: Hello, peer: string, attempt: number): Promise<{ routerId: string }> {
     const identity = hello.router!.identity;
-    const facts = hello.facts;
     const now = new Date();
-    const columns = {
-      status: 'online' as const,
-      lastSeenAt: now,
-      connectedAt: now,
-      agentVersion: orNull(hello.agent?.version),
-      placement: placementName(hello.agent?.placement),
-      soc: orNull(facts?.soc),
-      arch: orNull(facts?.arch),
-      endian: facts ? endianName(facts.endian) : null,
-      kernel: orNull(facts?.kernel),
-      openwrtVersion: orNull(facts?.openwrt?.version),
-      openwrtTarget: orNull(facts?.openwrt?.target),
-      model: orNull(facts?.modelName) ?? orNull(facts?.modelId),
-      facts: facts ? (JSON.parse(JSON.stringify(factsDocument(hello))) as object) : undefined,
-      capabilities: capabilitiesJson(hello.capabilities),
-      liveState: hello.live ? (JSON.parse(JSON.stringify(hello.live)) as object) : undefined,
-    };
+    const columns = helloColumns(hello, now);
     const existing = await this.db.router.findUnique({ where: { identity } });
     if (existing) this.identities.set(existing.id, identity);
     if (existing?.decommissionedAt) {

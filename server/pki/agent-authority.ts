@@ -1,3 +1,4 @@
+import { callBatcher } from '../../core/call-batcher.js';
 import { status as GrpcStatus, type ServerDuplexStream } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
@@ -60,6 +61,22 @@ export class AgentAuthority implements AgentSecurity {
     this.enrollFailures = new FailureLimiter(enrollFailuresPerMinute);
   }
 
+  /**
+   * The stored certificates that streams present, looked up together: a fleet reconnecting
+   * at once costs one query per batch of streams, not one per stream.
+   */
+  private readonly certificates = callBatcher(
+    async (serials: string[]) => {
+      const rows = await this.db.agentCertificate.findMany({
+        where: { serial: { in: [...new Set(serials)] } },
+        include: { router: { select: { identity: true, decommissionedAt: true } } },
+      });
+      const bySerial = new Map(rows.map((r) => [r.serial, r]));
+      return serials.map((s) => bySerial.get(s) ?? null);
+    },
+    { windowMs: 10, maxBatch: 500, concurrency: 2 },
+  );
+
   private get pki(): ControllerPki {
     if (!this.pkiOrNull)
       throw new EnrollRefused(
@@ -100,10 +117,7 @@ export class AgentAuthority implements AgentSecurity {
         `this certificate may only speak for router ${peer.identity}`,
       );
     }
-    const row = await this.db.agentCertificate.findUnique({
-      where: { serial: peer.serial },
-      include: { router: { select: { identity: true, decommissionedAt: true } } },
-    });
+    const row = await this.certificates(peer.serial);
     // Unknown serial: issued by this CA but not recorded (a restored backup, a foreign
     // controller sharing the CA). Refuse rather than guess.
     if (!row || row.fingerprint !== peer.fingerprint)

@@ -3,6 +3,7 @@ import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
 import type { ProfileSpec } from '../../core/profile-spec.js';
 import { effectiveSpec } from '../fleet/plan-preview.js';
+import { callBatcher } from '../../core/call-batcher.js';
 
 /**
  * Pushes each router's desired revision down its stream, on the replica that holds the
@@ -62,8 +63,24 @@ export class DesiredStateDelivery {
     }
   }
 
-  /** On connect: send the desired revision unless the agent says it already runs it. */
-  async onConnected(routerId: string, applied: { profile: string; revision: number } | undefined): Promise<void> {
-    await this.deliver([routerId], applied ? new Map([[routerId, applied]]) : undefined);
+  /**
+   * On connect: send the desired revision unless the agent says it already runs it. Routers
+   * connecting together are looked up together (one query per batch, not per stream).
+   */
+  onConnected(routerId: string, applied: { profile: string; revision: number } | undefined): Promise<void> {
+    return this.connected({ routerId, applied });
   }
+
+  private readonly connected = callBatcher(
+    async (batch: { routerId: string; applied: { profile: string; revision: number } | undefined }[]) => {
+      const running = new Map<string, { profile: string; revision: number }>();
+      for (const { routerId, applied } of batch) if (applied) running.set(routerId, applied);
+      // An agent that did not say what it runs is sent its desired state whatever it is.
+      const unknown = batch.filter((b) => !b.applied).map((b) => b.routerId);
+      const known = batch.filter((b) => b.applied).map((b) => b.routerId);
+      await Promise.all([this.deliver(known, running), this.deliver(unknown)]);
+      return batch.map(() => undefined);
+    },
+    { windowMs: 20, maxBatch: 500 },
+  );
 }

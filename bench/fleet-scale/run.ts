@@ -1,0 +1,461 @@
+/**
+ * A controller holding a large fleet, measured as production runs it: the controller in its own
+ * process (`server/launch.mjs server/main.ts`, as `npm run server`) on PostgreSQL + Redis, the
+ * agents in separate `agent fleet` processes, enrolled and connected over mutual TLS. One run:
+ *  1. enrollment: N enrollment tokens through the API, each agent enrolls once (credentials kept);
+ *  2. cold start: a fresh controller, then every fleet process at once: time until all N streams
+ *     are up (10/50/90/100 %), listen-queue overflows, streams the controller closed and why;
+ *  3. kill -9 of the controller and an immediate restart: the same, from the kill;
+ *  4. a rollout of one revision to all N: POST /v1/rollouts to `completed`;
+ *  5. controller RSS with N streams (idle, after the rollout);
+ * with `GET /v1/routers?limit=100` timed 10 times a second throughout (p50/p99 per phase).
+ *
+ * Run: npm run -s bench:fleet-scale
+ * knobs: WF_BENCH_AGENTS (10000), WF_BENCH_PROCESSES (4), WF_BENCH_TLS (true; false: plaintext agents),
+ *        WF_BENCH_CANARY (100), WF_BENCH_BATCH (2500: rollout batch size), WF_BENCH_SERVER_NODE_FLAGS,
+ *        WF_BENCH_SERVER_ENV ('K=V K=V': extra controller environment), WF_BENCH_KEEP_LOG (path: keep the controller log)
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createPostgresDatabase, type TestDatabase } from '../../test/support/databases.js';
+import { freePort } from '../../test/support/ports.js';
+import { percentile } from '../statistics.js';
+
+const AGENTS = Number(process.env.WF_BENCH_AGENTS ?? 10_000);
+const PROCESSES = Number(process.env.WF_BENCH_PROCESSES ?? 4);
+const TLS = (process.env.WF_BENCH_TLS ?? 'true') !== 'false';
+const CANARY = Number(process.env.WF_BENCH_CANARY ?? 100);
+const BATCH = Number(process.env.WF_BENCH_BATCH ?? 2_500);
+const REDIS_URL = process.env.WRTFLEET_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const MODELS = 3; // fixtures/routers holds three captured trees; `agent fleet` runs per-model of each
+const repo = path.resolve(import.meta.dirname, '../..');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const v = await check().catch(() => undefined);
+    if (v) return v;
+    await sleep(100);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** TcpExt counters of this network namespace (loopback: the controller's and the agents'). */
+async function tcpExt(): Promise<Record<string, number>> {
+  const lines = (await readFile('/proc/net/netstat', 'utf8')).split('\n');
+  const i = lines.findIndex((l) => l.startsWith('TcpExt:'));
+  const names = lines[i]!.split(/\s+/).slice(1);
+  const values = lines[i + 1]!.split(/\s+/).slice(1).map(Number);
+  return Object.fromEntries(names.map((n, j) => [n, values[j]!]));
+}
+
+async function rssMiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+/** CPU seconds (user + system) a process has used. */
+async function cpuSeconds(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  // utime and stime, in clock ticks of 1/100 s (USER_HZ on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+interface Controller {
+  process: ChildProcess;
+  url: string;
+  grpcPort: number;
+  token: string;
+}
+
+class ControllerProcess {
+  private readonly env: Record<string, string>;
+  private log = createWriteStream(process.env.WF_BENCH_KEEP_LOG ?? '/dev/null', { flags: 'a' });
+  /** Every controller log line at warn or above, and "closing agent stream" lines, by reason. */
+  readonly closes = new Map<string, number>();
+  current: Controller | undefined;
+
+  constructor(
+    private readonly db: TestDatabase,
+    readonly httpPort: number,
+    readonly grpcPort: number,
+  ) {
+    this.env = {
+      DATABASE_URL: db.databaseUrl!,
+      REDIS_URL,
+      WRTFLEET_REDIS_PREFIX: `wf-bench-${randomUUID().slice(0, 8)}`,
+      WRTFLEET_DATA_DIR: db.dataDir,
+      WRTFLEET_HTTP_PORT: String(httpPort),
+      WRTFLEET_GRPC_PORT: String(grpcPort),
+      LOG_LEVEL: 'info',
+      ...(TLS ? {} : { WRTFLEET_INSECURE_AGENTS: 'true' }),
+      ...Object.fromEntries(
+        (process.env.WF_BENCH_SERVER_ENV ?? '')
+          .split(/\s+/)
+          .filter(Boolean)
+          .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+      ),
+    };
+  }
+
+  async start(): Promise<Controller> {
+    const flags = (process.env.WF_BENCH_SERVER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+    const child = spawn(
+      process.execPath,
+      [
+        ...flags,
+        '--experimental-wasm-modules',
+        '--disable-warning=DEP0123',
+        '--enable-source-maps',
+        'server/launch.mjs',
+        'server/main.ts',
+      ],
+      { cwd: repo, env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let partial = '';
+    const onData = (chunk: Buffer) => {
+      this.log.write(chunk);
+      const text = partial + chunk.toString('utf8');
+      const lines = text.split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        if (!line.includes('"closing agent stream"')) continue;
+        const code = /"code":"(\w+)"/.exec(line)?.[1] ?? '?';
+        const reason = /"reason":"([^"]{0,80})/.exec(line)?.[1] ?? '?';
+        const key = `${code}: ${reason}`;
+        this.closes.set(key, (this.closes.get(key) ?? 0) + 1);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    const url = `http://127.0.0.1:${this.httpPort}`;
+    await until(async () => (await fetch(`${url}/healthz`)).ok, 120_000, 'controller');
+    const token = (await readFile(path.join(this.db.dataDir, 'admin-token'), 'utf8')).trim();
+    this.current = { process: child, url, grpcPort: this.grpcPort, token };
+    return this.current;
+  }
+
+  async kill(signal: NodeJS.Signals): Promise<void> {
+    const c = this.current;
+    if (!c) return;
+    this.current = undefined;
+    const exited = new Promise((r) => c.process.once('exit', r));
+    c.process.kill(signal);
+    await exited;
+  }
+}
+
+async function api<T = unknown>(c: Controller, route: string, init: { method?: string; body?: unknown } = {}) {
+  const res = await fetch(`${c.url}${route}`, {
+    method: init.method ?? 'GET',
+    headers: {
+      authorization: `Bearer ${c.token}`,
+      ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${route}: ${res.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text) as T;
+}
+
+/** This replica's agent streams, from /metrics. */
+async function connectedAgents(c: Controller): Promise<number> {
+  const res = await fetch(`${c.url}/metrics`, { headers: { authorization: `Bearer ${c.token}` } });
+  const m = /^wrtfleet_connected_agents (\d+)/m.exec(await res.text());
+  return m ? Number(m[1]) : 0;
+}
+
+/** Times GET /v1/routers?limit=100 ten times a second until stopped; latencies by phase. */
+class ListProbe {
+  private phase = 'idle';
+  readonly samples = new Map<string, number[]>();
+  private running = true;
+  private done: Promise<void>;
+  errors = 0;
+
+  constructor(private readonly controller: () => Controller | undefined) {
+    this.done = this.loop();
+  }
+
+  setPhase(phase: string): void {
+    this.phase = phase;
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      const c = this.controller();
+      const started = performance.now();
+      if (c && this.phase !== 'idle') {
+        try {
+          const res = await fetch(`${c.url}/v1/routers?limit=100`, {
+            headers: { authorization: `Bearer ${c.token}` },
+            signal: AbortSignal.timeout(10_000),
+          });
+          await res.arrayBuffer();
+          if (!res.ok) throw new Error(String(res.status));
+          const list = this.samples.get(this.phase) ?? [];
+          list.push(performance.now() - started);
+          this.samples.set(this.phase, list);
+        } catch {
+          this.errors += 1;
+        }
+      }
+      await sleep(Math.max(0, 100 - (performance.now() - started)));
+    }
+  }
+
+  summary(phase: string) {
+    const s = [...(this.samples.get(phase) ?? [])].sort((a, b) => a - b);
+    if (s.length === 0) return { n: 0, p50: NaN, p99: NaN, max: NaN };
+    return { n: s.length, p50: percentile(s, 50), p99: percentile(s, 99), max: s[s.length - 1]! };
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.done;
+  }
+}
+
+/** The `agent fleet` processes: PROCESSES of them, serials apart. */
+class Fleet {
+  private children: ChildProcess[] = [];
+  readonly perModel = Math.ceil(AGENTS / MODELS / PROCESSES);
+
+  constructor(
+    private readonly dir: string,
+    private readonly caFingerprint: string | undefined,
+  ) {}
+
+  get total(): number {
+    return this.perModel * MODELS * PROCESSES;
+  }
+
+  start(grpcAddress: string): void {
+    for (let i = 0; i < PROCESSES; i++) {
+      const args = [
+        '--experimental-wasm-modules',
+        '--disable-warning=DEP0123',
+        '--import',
+        'tsx',
+        'agent/main.ts',
+        'fleet',
+        '--controller',
+        grpcAddress,
+        '--per-model',
+        String(this.perModel),
+        '--first-serial',
+        String(1 + i * this.perModel),
+      ];
+      if (TLS)
+        args.push(
+          '--credentials-dir',
+          path.join(this.dir, 'credentials'),
+          '--enroll-token-file',
+          path.join(this.dir, `tokens-${i}.txt`),
+          '--ca-fingerprint',
+          this.caFingerprint!,
+        );
+      const child = spawn(process.execPath, args, { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] });
+      child.stderr!.on('data', (d: Buffer) => {
+        const text = d.toString();
+        if (/error|fail/i.test(text)) process.stderr.write(`fleet ${i}: ${text.slice(0, 300)}`);
+      });
+      this.children.push(child);
+    }
+  }
+
+  pids(): number[] {
+    return this.children.map((c) => c.pid!);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(
+      this.children.map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            if (c.exitCode !== null) return resolve();
+            const force = setTimeout(() => c.kill('SIGKILL'), 20_000);
+            c.once('exit', () => {
+              clearTimeout(force);
+              resolve();
+            });
+            c.kill('SIGTERM');
+          }),
+      ),
+    );
+    this.children = [];
+  }
+}
+
+/** Waits until `want` streams are up, noting when 10/50/90/100 % were reached (seconds from `t0`). */
+async function storm(
+  c: () => Controller | undefined,
+  want: number,
+  t0: number,
+  timeoutMs: number,
+): Promise<{ at: Record<string, number>; complete: boolean }> {
+  const marks = [0.1, 0.5, 0.9, 1];
+  const at: Record<string, number> = {};
+  const deadline = t0 + timeoutMs;
+  while (Date.now() < deadline) {
+    const ctl = c();
+    const n = ctl ? await connectedAgents(ctl).catch(() => 0) : 0;
+    for (const m of marks)
+      if (at[`${m * 100}%`] === undefined && n >= m * want) at[`${m * 100}%`] = (Date.now() - t0) / 1000;
+    if (n >= want) return { at, complete: true };
+    await sleep(250);
+  }
+  return { at, complete: false };
+}
+
+const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
+
+async function main() {
+  const db = await createPostgresDatabase();
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'wf-fleet-scale-'));
+  const ctl = new ControllerProcess(db, await freePort(), await freePort());
+  const probe = new ListProbe(() => ctl.current);
+  const rows: string[] = [];
+  const note = (line: string) => {
+    rows.push(line);
+    console.log(line);
+  };
+  let fleet: Fleet | undefined;
+  try {
+    let c = await ctl.start();
+    const grpc = `127.0.0.1:${c.grpcPort}`;
+    let caFingerprint: string | undefined;
+    fleet = new Fleet(dir, undefined);
+    const n = fleet.total;
+    console.log(
+      `${n} agents in ${PROCESSES} processes, ${TLS ? 'mutual TLS' : 'plaintext'}; controller pid ${c.process.pid}`,
+    );
+
+    if (TLS) {
+      // One single-use enrollment token per agent, minted through the API as an operator would.
+      const tokens: string[] = [];
+      const t = Date.now();
+      for (let i = 0; i < n; i += 20) {
+        const minted = await Promise.all(
+          Array.from({ length: Math.min(20, n - i) }, () =>
+            api<{ token: string; caFingerprint: string }>(c, '/v1/enrollment-tokens', {
+              method: 'POST',
+              body: { expiresInSeconds: 86_400 },
+            }),
+          ),
+        );
+        for (const m of minted) tokens.push(m.token);
+        caFingerprint ??= minted[0]!.caFingerprint.startsWith('SHA256:')
+          ? minted[0]!.caFingerprint
+          : `SHA256:${minted[0]!.caFingerprint}`;
+      }
+      const per = n / PROCESSES;
+      for (let i = 0; i < PROCESSES; i++)
+        await writeFile(path.join(dir, `tokens-${i}.txt`), tokens.slice(i * per, (i + 1) * per).join('\n'));
+      note(`tokens minted: ${n} in ${fmt((Date.now() - t) / 1000)} s`);
+      fleet = new Fleet(dir, caFingerprint);
+      const t1 = Date.now();
+      probe.setPhase('enrollment');
+      fleet.start(grpc);
+      const e = await storm(() => ctl.current, n, t1, 900_000);
+      note(`enrollment + first connect: ${JSON.stringify(e.at)}${e.complete ? '' : ' (INCOMPLETE)'}`);
+      probe.setPhase('idle');
+      await fleet.stop();
+      await ctl.kill('SIGTERM');
+      c = await ctl.start();
+    }
+
+    // Cold start: the controller is up with no streams; every fleet process starts at once.
+    ctl.closes.clear();
+    await sleep(2_000);
+    let overflow0 = await tcpExt();
+    probe.setPhase('cold start');
+    const t2 = Date.now();
+    let cpu0 = await cpuSeconds(c.process.pid!);
+    fleet.start(grpc);
+    const cold = await storm(() => ctl.current, n, t2, 600_000);
+    let overflow1 = await tcpExt();
+    probe.setPhase('idle');
+    note(
+      `cold start: ${JSON.stringify(cold.at)}${cold.complete ? '' : ' (INCOMPLETE)'}; ListenOverflows +${overflow1.ListenOverflows! - overflow0.ListenOverflows!}, ListenDrops +${overflow1.ListenDrops! - overflow0.ListenDrops!}`,
+    );
+    note(`  streams closed by the controller: ${JSON.stringify(Object.fromEntries(ctl.closes))}`);
+    note(`  controller CPU: ${fmt((await cpuSeconds(c.process.pid!)) - cpu0, 1)} s for ${n} connects`);
+    cpu0 = await cpuSeconds(c.process.pid!);
+    await sleep(10_000);
+    c = ctl.current!;
+    note(
+      `  controller CPU idle with ${n} streams: ${fmt((((await cpuSeconds(c.process.pid!)) - cpu0) / 10) * 100, 1)} % of a core`,
+    );
+    note(`controller RSS with ${n} streams (idle, 10 s after): ${fmt(await rssMiB(c.process.pid!), 0)} MiB`);
+    const fleetRss = await Promise.all(fleet.pids().map((p) => rssMiB(p).catch(() => 0)));
+    note(`agent fleet processes RSS: ${fleetRss.map((r) => fmt(r, 0)).join(', ')} MiB`);
+
+    // kill -9 and restart at once.
+    ctl.closes.clear();
+    overflow0 = await tcpExt();
+    const t3 = Date.now();
+    await ctl.kill('SIGKILL');
+    probe.setPhase('after kill -9');
+    c = await ctl.start();
+    const up = (Date.now() - t3) / 1000;
+    const again = await storm(() => ctl.current, n, t3, 600_000);
+    overflow1 = await tcpExt();
+    probe.setPhase('idle');
+    note(
+      `kill -9 + restart (controller answering after ${fmt(up)} s): ${JSON.stringify(again.at)}${again.complete ? '' : ' (INCOMPLETE)'}; ListenOverflows +${overflow1.ListenOverflows! - overflow0.ListenOverflows!}`,
+    );
+    note(`  streams closed by the controller: ${JSON.stringify(Object.fromEntries(ctl.closes))}`);
+    await sleep(5_000);
+
+    // A rollout of one revision to every router.
+    ctl.closes.clear();
+    await api(c, '/v1/profiles/scale', { method: 'PUT', body: { spec: { l3Rewrite: { ttl: { value: 65 } } } } });
+    probe.setPhase('rollout');
+    const t4 = Date.now();
+    cpu0 = await cpuSeconds(c.process.pid!);
+    const rollout = await api<{ id: string }>(c, '/v1/rollouts', {
+      method: 'POST',
+      body: { profile: 'scale', selector: { all: true }, strategy: { canary: CANARY, batchSize: BATCH } },
+    });
+    const done = await until(
+      async () => {
+        const r = await api<{ state: string; counts: Record<string, number> }>(c, `/v1/rollouts/${rollout.id}`);
+        return ['completed', 'paused', 'failed', 'aborted'].includes(r.state) ? r : undefined;
+      },
+      600_000,
+      'rollout',
+    );
+    probe.setPhase('idle');
+    note(
+      `rollout (canary ${CANARY}, batches of ${BATCH}): ${done.state} in ${fmt((Date.now() - t4) / 1000, 2)} s, ${JSON.stringify(done.counts)}`,
+    );
+    note(`  streams closed by the controller: ${JSON.stringify(Object.fromEntries(ctl.closes))}`);
+    note(`  controller CPU: ${fmt((await cpuSeconds(c.process.pid!)) - cpu0, 1)} s for the rollout`);
+    await sleep(10_000);
+    note(`controller RSS with ${n} streams (after the rollout): ${fmt(await rssMiB(c.process.pid!), 0)} MiB`);
+
+    for (const phase of ['enrollment', 'cold start', 'after kill -9', 'rollout']) {
+      const s = probe.summary(phase);
+      if (s.n)
+        note(
+          `GET /v1/routers?limit=100 during ${phase}: n=${s.n} p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms, max ${fmt(s.max)} ms`,
+        );
+    }
+    if (probe.errors) note(`GET /v1/routers errors (timeouts, refused while restarting): ${probe.errors}`);
+  } finally {
+    await probe.stop();
+    await fleet?.stop();
+    await ctl.kill('SIGTERM');
+    await db.drop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,86 @@
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import type { helloColumns } from './router-registry.js';
+import { isDeadlock } from '../storage/deadlock.js';
+
+/** What a Hello refreshes of a known router, as one row of the set-wise UPDATE. */
+export interface RouterRefresh {
+  id: string;
+  agentVersion: string | null;
+  placement: string;
+  soc: string | null;
+  arch: string | null;
+  endian: string | null;
+  kernel: string | null;
+  openwrtVersion: string | null;
+  openwrtTarget: string | null;
+  model: string | null;
+  /** null: the Hello carried none, the stored document stays. */
+  facts: object | null;
+  capabilities: object;
+  liveState: object | null;
+  appliedRevisionId: string | null;
+  /** false: the agent did not say what it runs, the stored revision stays. */
+  setApplied: boolean;
+}
+
+export function refreshOf(
+  id: string,
+  c: ReturnType<typeof helloColumns>,
+  applied: string | null | undefined,
+): RouterRefresh {
+  return {
+    id,
+    agentVersion: c.agentVersion,
+    placement: c.placement,
+    soc: c.soc,
+    arch: c.arch,
+    endian: c.endian,
+    kernel: c.kernel,
+    openwrtVersion: c.openwrtVersion,
+    openwrtTarget: c.openwrtTarget,
+    model: c.model,
+    facts: c.facts ?? null,
+    capabilities: c.capabilities,
+    liveState: c.liveState ?? null,
+    appliedRevisionId: applied ?? null,
+    setApplied: applied !== undefined,
+  };
+}
+
+const MAX_ATTEMPTS = 3;
+
+/**
+ * One UPDATE for a batch of Hellos. A JSON document equal to the stored one is kept as it is
+ * (`r.facts`), so PostgreSQL does not write its TOAST chunks again: facts rarely change, and a
+ * reconnecting fleet would otherwise rewrite megabytes for nothing.
+ */
+export async function refreshRouters(db: PrismaClient, rows: RouterRefresh[], now: Date): Promise<void> {
+  // Rows in id order: two overlapping batches lock in the same order as far as the plan allows;
+  // a deadlock that happens anyway is retried (the statement is idempotent).
+  const sorted = [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.$executeRawUnsafe(
+        `UPDATE "Router" AS r SET
+           status = 'online', "lastSeenAt" = $2, "connectedAt" = $2, "updatedAt" = $2,
+           "agentVersion" = v."agentVersion", placement = v.placement::"Placement",
+           soc = v.soc, arch = v.arch, endian = v.endian, kernel = v.kernel,
+           "openwrtVersion" = v."openwrtVersion", "openwrtTarget" = v."openwrtTarget", model = v.model,
+           facts = CASE WHEN v.facts IS NULL OR r.facts = v.facts THEN r.facts ELSE v.facts END,
+           capabilities = CASE WHEN r.capabilities = v.capabilities THEN r.capabilities ELSE v.capabilities END,
+           "liveState" = CASE WHEN v."liveState" IS NULL OR r."liveState" = v."liveState" THEN r."liveState" ELSE v."liveState" END,
+           "appliedRevisionId" = CASE WHEN v."setApplied" THEN v."appliedRevisionId" ELSE r."appliedRevisionId" END
+         FROM jsonb_to_recordset($1::jsonb) AS v(
+           id text, "agentVersion" text, placement text, soc text, arch text, endian text, kernel text,
+           "openwrtVersion" text, "openwrtTarget" text, model text, facts jsonb, capabilities jsonb,
+           "liveState" jsonb, "appliedRevisionId" text, "setApplied" boolean)
+         WHERE r.id = v.id`,
+        JSON.stringify(sorted),
+        now,
+      );
+      return;
+    } catch (err) {
+      if (attempt >= MAX_ATTEMPTS || !isDeadlock(err)) throw err;
+    }
+  }
+}
