@@ -190,7 +190,9 @@ export class RouterRegistry implements AgentReportSink {
       results.push({ routerId: existing.id });
     }
     if (refreshed.size > 0) await refreshRouters(this.db, [...refreshed.values()], now);
-    return Promise.all(results.map((r) => (r instanceof Error ? r : Promise.resolve(r).catch((e: Error) => e))));
+    return Promise.all(
+      results.map((r) => (r instanceof Error ? Promise.resolve(r) : Promise.resolve(r).catch((e: Error) => e))),
+    );
   }
 
   private async register(hello: Hello, peer: string, attempt: number): Promise<{ routerId: string }> {
