@@ -75,6 +75,21 @@ export function homeAddressIndex(homeKey: string, count: number): number {
   return hash % count;
 }
 
+/** The controller's admission control names when to come back (server/agent-gateway/hello-admission.ts). */
+const RETRY_AFTER_METADATA = 'wrtfleet-retry-after-ms';
+const MAX_RETRY_AFTER_MS = 5 * 60_000;
+
+/**
+ * The wait a controller asked for when it refused a stream as busy (RESOURCE_EXHAUSTED with a
+ * retry-after trailer), bounded so a wrong value cannot park an agent for long; undefined otherwise.
+ */
+export function retryAfterHint(error: Pick<ServiceError, 'code' | 'metadata'> | undefined): number | undefined {
+  if (error?.code !== grpcStatus.RESOURCE_EXHAUSTED || !error.metadata) return undefined;
+  const value = Number(error.metadata.get(RETRY_AFTER_METADATA)[0]);
+  if (!Number.isFinite(value) || value < 0) return undefined;
+  return Math.min(MAX_RETRY_AFTER_MS, Math.round(value));
+}
+
 /**
  * Delay before reconnect attempt number `attempt` (0-based) after failures: exponential
  * backoff with full jitter (uniform in [0, min(max, initial * 2^attempt)]), which spreads
@@ -279,7 +294,7 @@ export class ControllerLink extends EventEmitter {
       clearTimeout(this.homeTimer);
       if (this.stream === stream) this.stream = undefined;
       this.emit('disconnected', { code: error?.code ?? grpcStatus.OK, details: error?.details ?? 'stream ended' });
-      this.scheduleReconnect(established);
+      this.scheduleReconnect(established, retryAfterHint(error));
     };
 
     stream.on('data', (message: ControllerMessage) => {
@@ -337,12 +352,13 @@ export class ControllerLink extends EventEmitter {
     this.homeTimer.unref();
   }
 
-  private scheduleReconnect(afterEstablishedSession: boolean): void {
+  private scheduleReconnect(afterEstablishedSession: boolean, retryAfterMs?: number): void {
     if (this._state === 'stopped') return;
     this.setState('waiting');
     // An attempt that did not reach Welcome tries the next address; a session that ended
-    // tries its own address once more first (most drops are blips, not a dead replica).
-    if (!afterEstablishedSession && this.addresses.length > 1) {
+    // tries its own address once more first (most drops are blips, not a dead replica). A busy
+    // controller that named a time is tried again then: it answers, it only asked for patience.
+    if (!afterEstablishedSession && retryAfterMs === undefined && this.addresses.length > 1) {
       this.current = (this.current + 1) % this.addresses.length;
     }
     const movingHome = this.movingHome;
@@ -351,9 +367,11 @@ export class ControllerLink extends EventEmitter {
       ? 0
       : Math.max(
           this.holdUntil - Date.now(),
-          afterEstablishedSession
-            ? Math.floor(this.random() * this.policy.jitterWindowMs)
-            : backoffDelayMs(this.failures++, this.policy, this.random),
+          retryAfterMs !== undefined
+            ? retryAfterMs
+            : afterEstablishedSession
+              ? Math.floor(this.random() * this.policy.jitterWindowMs)
+              : backoffDelayMs(this.failures++, this.policy, this.random),
         );
     this.emit('retry', delay);
     clearTimeout(this.retryTimer);

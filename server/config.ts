@@ -29,6 +29,8 @@ export interface ControllerConfig {
   heartbeatIntervalSeconds: number;
   /** A router whose last message is older than this many heartbeat intervals is offline. */
   missedHeartbeatsBeforeOffline: number;
+  /** Agent Hellos admitted at once; past it agents are told when to come back (WRTFLEET_MAX_PENDING_HELLOS). */
+  maxPendingHellos?: number;
   /** Register routers on their first Hello (false: only pre-registered identities may connect). */
   autoRegister: boolean;
   logLevel: string;
@@ -213,6 +215,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerC
       : undefined,
     heartbeatIntervalSeconds: positive('WRTFLEET_HEARTBEAT_SECONDS', env.WRTFLEET_HEARTBEAT_SECONDS, 15),
     missedHeartbeatsBeforeOffline: positive('WRTFLEET_MISSED_HEARTBEATS', env.WRTFLEET_MISSED_HEARTBEATS, 3),
+    maxPendingHellos: Math.round(positive('WRTFLEET_MAX_PENDING_HELLOS', env.WRTFLEET_MAX_PENDING_HELLOS, 1_000)),
     autoRegister: (env.WRTFLEET_AUTO_REGISTER ?? 'true') !== 'false',
     logLevel: env.LOG_LEVEL || 'info',
     onboardingAllow: cidrList('WRTFLEET_ONBOARDING_ALLOW', env.WRTFLEET_ONBOARDING_ALLOW),

@@ -140,6 +140,7 @@ export async function startController(
       port: config.grpcPort,
       heartbeatIntervalSeconds: config.heartbeatIntervalSeconds,
       missedHeartbeatsBeforeOffline: config.missedHeartbeatsBeforeOffline,
+      maxPendingHellos: config.maxPendingHellos,
       ...security.gateway,
     },
     logger.child({ component: 'agent-gateway' }),

@@ -1,4 +1,5 @@
 import {
+  Metadata,
   Server,
   ServerCredentials,
   status as GrpcStatus,
@@ -24,6 +25,7 @@ import { HelloRejected, validateHello } from './hello-validation.js';
 import { AgentServiceDefinition, isUndecodable, type UndecodableMessage } from './agent-message-decoding.js';
 import type { AgentSecurity } from '../pki/agent-authority.js';
 import { isDatabaseUnavailable } from '../storage/database-unavailable.js';
+import { HelloAdmission, RETRY_AFTER_METADATA } from './hello-admission.js';
 
 /** Raised by the session store when an identity may not connect (decommissioned, unknown). */
 export class IdentityRefused extends Error {
@@ -57,6 +59,11 @@ export interface AgentGatewayOptions {
    * the database cannot be reached before its stream is closed (UNAVAILABLE). Default 120 s.
    */
   storeRetryMs?: number;
+  /**
+   * Hellos being admitted at once (certificate check, router refresh); past it a stream is
+   * refused with RESOURCE_EXHAUSTED and told when to come back (hello-admission.ts). Default 1,000.
+   */
+  maxPendingHellos?: number;
   credentials?: ServerCredentials;
   /** Client-certificate checks, enrollment and renewal (server/pki); absent only with insecure agents. */
   security?: AgentSecurity;
@@ -97,10 +104,10 @@ export class AgentSession {
   }
 }
 
-function closeStream(stream: AgentStream, code: GrpcStatus, details: string): void {
+function closeStream(stream: AgentStream, code: GrpcStatus, details: string, metadata?: Metadata): void {
   // grpc-js ends a server stream with a status when the stream emits an error object
-  // carrying `code` and `details`.
-  const error: Partial<ServiceError> = { code, details, message: details };
+  // carrying `code` and `details` (and `metadata`, sent as trailers).
+  const error: Partial<ServiceError> = { code, details, message: details, ...(metadata ? { metadata } : {}) };
   stream.emit('error', error);
 }
 
@@ -118,6 +125,9 @@ export interface AgentGatewayEvents {
 
 export class AgentGateway {
   readonly sessions = new Map<string, AgentSession>();
+  readonly admission: HelloAdmission;
+  /** Streams this replica closed, by gRPC status name (/metrics). */
+  readonly closedStreams = new Map<string, number>();
   private readonly listeners: AgentGatewayEvents[] = [];
   private readonly server = new Server({
     // Agents behind NAT keep the stream idle between heartbeats; allow their keepalives.
@@ -135,6 +145,7 @@ export class AgentGateway {
     private readonly options: AgentGatewayOptions,
     private readonly log: Logger,
   ) {
+    this.admission = new HelloAdmission(options.maxPendingHellos ?? 1_000);
     this.server.addService(AgentServiceDefinition, {
       connect: (stream: AgentStream) => this.handleStream(stream),
       enroll: (call: ServerUnaryCall<EnrollRequest, EnrollResponse>, callback: sendUnaryData<EnrollResponse>) => {
@@ -247,14 +258,17 @@ export class AgentGateway {
     // Messages are handled strictly in order even though handling is async.
     let queue: Promise<void> = Promise.resolve();
 
-    const reject = (code: GrpcStatus, reason: string, extra: Record<string, unknown> = {}) => {
+    const reject = (code: GrpcStatus, reason: string, extra: Record<string, unknown> = {}, metadata?: Metadata) => {
       if (closed) return;
       closed = true;
-      this.log.warn(
-        { peer, routerId: session?.routerId, code: GrpcStatus[code], reason, ...extra },
+      const name = GrpcStatus[code];
+      this.closedStreams.set(name, (this.closedStreams.get(name) ?? 0) + 1);
+      // A busy refusal is the admission control working, thousands at a time in a storm: counted, not logged.
+      this.log[code === GrpcStatus.RESOURCE_EXHAUSTED ? 'debug' : 'warn'](
+        { peer, routerId: session?.routerId, code: name, reason, ...extra },
         'closing agent stream',
       );
-      closeStream(stream, code, reason);
+      closeStream(stream, code, reason, metadata);
     };
 
     const helloTimer = setTimeout(
@@ -277,6 +291,17 @@ export class AgentGateway {
             return reject(GrpcStatus.INVALID_ARGUMENT, `invalid Hello: ${err.message}`, { field: err.field });
           throw err;
         }
+        const ticket = this.admission.tryEnter();
+        if (!ticket.admitted) {
+          const trailers = new Metadata();
+          trailers.set(RETRY_AFTER_METADATA, String(ticket.retryAfterMs));
+          return reject(
+            GrpcStatus.RESOURCE_EXHAUSTED,
+            `the controller is admitting other agents; retry in ${ticket.retryAfterMs} ms`,
+            {},
+            trailers,
+          );
+        }
         let routerId: string;
         let grant: Awaited<ReturnType<AgentSecurity['authorizeStream']>> | undefined;
         try {
@@ -287,6 +312,8 @@ export class AgentGateway {
           if (err instanceof IdentityRefused)
             return reject(err.code, err.message, { identity: hello.router?.identity });
           throw err;
+        } finally {
+          ticket.done();
         }
         if (closed) return;
         const identity = hello.router!.identity;

@@ -44,6 +44,24 @@ export class ControllerMetrics {
         this.set(gateway.sessions.size);
       },
     });
+    new Counter({
+      name: 'wrtfleet_agent_streams_closed_total',
+      help: 'Agent streams this replica closed, by gRPC status (RESOURCE_EXHAUSTED: told to come back later by admission control)',
+      labelNames: ['code'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [code, n] of gateway.closedStreams) this.inc({ code }, n);
+      },
+    });
+    new Gauge({
+      name: 'wrtfleet_agent_hellos_in_progress',
+      help: 'Agent Hellos being admitted right now (certificate check, router refresh)',
+      registers: [this.registry],
+      collect() {
+        this.set(gateway.admission.inProgress);
+      },
+    });
     new Gauge({
       name: 'wrtfleet_rollout_targets',
       help: 'Routers of active (running or paused) rollouts, by per-router state',
