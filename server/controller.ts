@@ -130,9 +130,7 @@ export async function startController(
     bus = new InProcessFleetBus();
   }
   const rollouts = new RolloutEngine(db.prisma, audit, jobs, bus, logger.child({ component: 'rollouts' }));
-  registry.onApplyResult((routerId, revisionId, status, error) =>
-    rollouts.onApplyResult(routerId, revisionId, status, error),
-  );
+  registry.onApplyResult((results) => rollouts.onApplyResults(results));
   const gateway = new AgentGateway(
     registry,
     {
@@ -178,9 +176,9 @@ export async function startController(
     logger.child({ component: 'metrics' }),
     config.metrics,
   );
-  registry.onApplyResult(async (_routerId, _revisionId, status, _error, seconds) =>
-    metrics.observeApply(status, seconds),
-  );
+  registry.onApplyResult(async (results) => {
+    for (const r of results) metrics.observeApply(r.status, r.durationSeconds);
+  });
   let grpcAddress = '';
   // The data key again (startSecurity keeps its SecretBox private): seals onboarding secrets in the job queue.
   const box = new SecretBox(

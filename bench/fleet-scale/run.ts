@@ -13,7 +13,9 @@
  * Run: npm run -s bench:fleet-scale
  * knobs: WF_BENCH_AGENTS (10000), WF_BENCH_PROCESSES (4), WF_BENCH_TLS (true; false: plaintext agents),
  *        WF_BENCH_CANARY (100), WF_BENCH_BATCH (2500: rollout batch size), WF_BENCH_SERVER_NODE_FLAGS,
- *        WF_BENCH_SERVER_ENV ('K=V K=V': extra controller environment), WF_BENCH_KEEP_LOG (path: keep the controller log)
+ *        WF_BENCH_SERVER_ENV ('K=V K=V': extra controller environment), WF_BENCH_KEEP_LOG (path: keep the controller log),
+ *        WF_BENCH_HEAPSNAP (seconds to wait after SIGUSR2 for a heap snapshot of the controller with N streams;
+ *        give WF_BENCH_SERVER_NODE_FLAGS="--heapsnapshot-signal=SIGUSR2")
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -394,6 +396,11 @@ async function main() {
       `  controller CPU idle with ${n} streams: ${fmt((((await cpuSeconds(c.process.pid!)) - cpu0) / 10) * 100, 1)} % of a core`,
     );
     note(`controller RSS with ${n} streams (idle, 10 s after): ${fmt(await rssMiB(c.process.pid!), 0)} MiB`);
+    if (process.env.WF_BENCH_HEAPSNAP) {
+      // With --heapsnapshot-signal=SIGUSR2 in WF_BENCH_SERVER_NODE_FLAGS: a snapshot of the controller with N streams.
+      c.process.kill('SIGUSR2');
+      await sleep(Number(process.env.WF_BENCH_HEAPSNAP) * 1000);
+    }
     const fleetRss = await Promise.all(fleet.pids().map((p) => rssMiB(p).catch(() => 0)));
     note(`agent fleet processes RSS: ${fleetRss.map((r) => fmt(r, 0)).join(', ')} MiB`);
 

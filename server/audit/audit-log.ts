@@ -48,7 +48,7 @@ const MAX_RETRY_DELAY_MS = 1_000;
 export type AuditTransaction = Prisma.TransactionClient;
 
 interface PendingChange {
-  change: (tx: AuditTransaction) => Promise<{ result: unknown; event: AuditEntry | null }>;
+  change: (tx: AuditTransaction) => Promise<{ result: unknown; event: AuditEntry | AuditEntry[] | null }>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -111,7 +111,9 @@ export class AuditLog {
    * that fails takes the transaction down with it; it alone is rejected and the others run
    * again in a new one, as does a transaction that found its tail taken.
    */
-  record<T>(change: (tx: AuditTransaction) => Promise<{ result: T; event: AuditEntry | null }>): Promise<T> {
+  record<T>(
+    change: (tx: AuditTransaction) => Promise<{ result: T; event: AuditEntry | AuditEntry[] | null }>,
+  ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.changes.push({ change, resolve: resolve as (v: unknown) => void, reject });
       if (!this.committing) void this.commitChanges();
@@ -159,7 +161,9 @@ export class AuditLog {
     for (const [index, { change }] of batch.entries()) {
       try {
         const { result, event } = await change(tx);
-        if (event) events.push(event);
+        // A set-wise change (a batch of apply results) records one event per thing it changed.
+        if (Array.isArray(event)) events.push(...event);
+        else if (event) events.push(event);
         results.push(result);
       } catch (error) {
         // A deadlock is the shared transaction's, not this change's: the whole batch retries.

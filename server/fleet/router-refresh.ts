@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import type { Prisma, PrismaClient } from '../../prisma/generated/client/client.js';
 import type { helloColumns } from './router-registry.js';
 import { isDeadlock } from '../storage/deadlock.js';
 
@@ -83,4 +83,35 @@ export async function refreshRouters(db: PrismaClient, rows: RouterRefresh[], no
       if (attempt >= MAX_ATTEMPTS || !isDeadlock(err)) throw err;
     }
   }
+}
+
+/** What an apply result changes on its router. */
+export interface AppliedState {
+  routerId: string;
+  status: 'applied' | 'failed' | 'rolled_back';
+  /** Set when the router now runs this revision (an applied result). */
+  appliedRevisionId: string | null;
+  /** The datapath the agent read back after applying; null: unchanged. */
+  datapath: object | null;
+}
+
+/**
+ * One UPDATE for a burst of apply results, inside the transaction that stores them: the last
+ * apply status, the applied revision, and the live state's datapath (set in place, the rest of
+ * the document kept). A router with several results in the burst takes its last one.
+ */
+export async function recordAppliedState(tx: Prisma.TransactionClient, results: AppliedState[]): Promise<void> {
+  const last = new Map(results.map((r) => [r.routerId, r]));
+  const rows = [...last.values()].sort((a, b) => (a.routerId < b.routerId ? -1 : a.routerId > b.routerId ? 1 : 0));
+  await tx.$executeRawUnsafe(
+    `UPDATE "Router" AS r SET
+       "lastApplyStatus" = v.status::"ApplyStatus",
+       "appliedRevisionId" = COALESCE(v."appliedRevisionId", r."appliedRevisionId"),
+       "liveState" = CASE WHEN v.datapath IS NULL THEN r."liveState"
+                          ELSE jsonb_set(COALESCE(r."liveState", '{}'::jsonb), '{datapath}', v.datapath) END,
+       "updatedAt" = now()
+     FROM jsonb_to_recordset($1::jsonb) AS v("routerId" text, status text, "appliedRevisionId" text, datapath jsonb)
+     WHERE r.id = v."routerId"`,
+    JSON.stringify(rows),
+  );
 }

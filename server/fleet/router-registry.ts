@@ -16,7 +16,7 @@ import { IdentityRefused, type AgentReportSink } from '../agent-gateway/agent-ga
 import type { AuditLog } from '../audit/audit-log.js';
 import { concurrencyGate } from '../../core/concurrency-gate.js';
 import { callBatcher } from '../../core/call-batcher.js';
-import { refreshOf, refreshRouters, type RouterRefresh } from './router-refresh.js';
+import { recordAppliedState, refreshOf, refreshRouters, type RouterRefresh } from './router-refresh.js';
 import { datapathStateOfEvidence } from '../telemetry/datapath-mode.js';
 import type { TelemetryWriter } from '../telemetry/telemetry-writer.js';
 
@@ -32,6 +32,9 @@ const MAX_REGISTER_ATTEMPTS = 5;
 /** Hellos gathered into one refresh: at most this long a wait, at most this many routers. */
 const HELLO_BATCH_WINDOW_MS = 15;
 const HELLO_BATCH_MAX = 500;
+/** Apply results gathered into one transaction. */
+const APPLY_BATCH_WINDOW_MS = 10;
+const APPLY_BATCH_MAX = 500;
 
 export interface RouterRegistryOptions {
   /** Register unknown identities on first Hello; false: only pre-registered routers may connect. */
@@ -40,15 +43,19 @@ export interface RouterRegistryOptions {
   telemetry: Pick<TelemetryWriter, 'record'>;
 }
 
-/** Told of every stored apply result (the rollout engine listens). */
-export type ApplyResultListener = (
-  routerId: string,
-  revisionId: string | null,
-  status: 'applied' | 'failed' | 'rolled_back',
-  error: string | null,
+/** An apply result as stored, for the listeners. */
+export interface StoredApplyResult {
+  routerId: string;
+  revisionId: string | null;
+  status: 'applied' | 'failed' | 'rolled_back';
+  error: string | null;
   /** How long the agent took, by its own clock; null when it did not say. */
-  durationSeconds: number | null,
-) => Promise<void>;
+  durationSeconds: number | null;
+  result: ApplyResult;
+}
+
+/** Told of every stored burst of apply results (the rollout engine and the metrics listen). */
+export type ApplyResultListener = (results: StoredApplyResult[]) => Promise<void>;
 
 function endianName(e: Endianness): string | null {
   if (e === Endianness.ENDIANNESS_LITTLE) return 'little';
@@ -273,15 +280,16 @@ export class RouterRegistry implements AgentReportSink {
     return revision?.id ?? null;
   }
 
-  private async identityOf(routerId: string): Promise<string> {
-    const cached = this.identities.get(routerId);
-    if (cached) return cached;
-    const { identity } = await this.db.router.findUniqueOrThrow({
-      where: { id: routerId },
-      select: { identity: true },
-    });
-    this.identities.set(routerId, identity);
-    return identity;
+  private async identitiesOf(routerIds: string[]): Promise<Map<string, string>> {
+    const missing = routerIds.filter((id) => !this.identities.has(id));
+    if (missing.length > 0) {
+      const rows = await this.db.router.findMany({
+        where: { id: { in: missing } },
+        select: { id: true, identity: true },
+      });
+      for (const r of rows) this.identities.set(r.id, r.identity);
+    }
+    return new Map(routerIds.map((id) => [id, this.identities.get(id) ?? 'unknown']));
   }
 
   /** Names are unique for humans; a second router claiming a taken name gets a suffix. */
@@ -354,67 +362,90 @@ export class RouterRegistry implements AgentReportSink {
     }
   }
 
-  async recordApplyResult(routerId: string, result: ApplyResult): Promise<void> {
-    const status = APPLY_STATUS[result.status as keyof typeof APPLY_STATUS] ?? 'failed';
-    const identity = await this.identityOf(routerId);
-    const revisionId = result.profile ? await this.revisionId(result.profile, result.revision) : null;
-    const revision = revisionId ? { id: revisionId } : null;
-    const agentResultId = result.resultId || null;
-    // The result, the applied revision and the event commit together. A result the agent sent
+  /**
+   * Stores an apply result with its event and tells the listeners (the rollout engine). Results
+   * arriving together (a rollout batch answering) are stored together: one INSERT, one router
+   * UPDATE and one multi-row event INSERT per burst, in one transaction.
+   */
+  recordApplyResult(routerId: string, result: ApplyResult): Promise<void> {
+    return this.applyResults({ routerId, result });
+  }
+
+  private readonly applyResults = callBatcher<{ routerId: string; result: ApplyResult }, undefined>(
+    async (batch) => {
+      await this.recordApplyBatch(batch);
+      return batch.map(() => undefined);
+    },
+    { windowMs: APPLY_BATCH_WINDOW_MS, maxBatch: APPLY_BATCH_MAX },
+  );
+
+  private async recordApplyBatch(batch: { routerId: string; result: ApplyResult }[]): Promise<void> {
+    const rows: StoredApplyResult[] = [];
+    for (const { routerId, result } of batch) {
+      const status = APPLY_STATUS[result.status as keyof typeof APPLY_STATUS] ?? 'failed';
+      const revisionId = result.profile ? await this.revisionId(result.profile, result.revision) : null;
+      const duration =
+        result.startedAt && result.finishedAt
+          ? (result.finishedAt.getTime() - result.startedAt.getTime()) / 1000
+          : null;
+      rows.push({ routerId, revisionId, status, error: result.error || null, durationSeconds: duration, result });
+    }
+    const identities = await this.identitiesOf([...new Set(rows.map((r) => r.routerId))]);
+    // The results, the applied revisions and the events commit together. A result the agent sent
     // again because our Ack did not reach it (or on two streams at once) is stored already: the
-    // insert skips it (no error, which would abort a transaction shared with other changes),
-    // and there is nothing more to record, audit or tell the rollout. The gateway acks it again.
+    // insert skips it, and there is nothing more to record, audit or tell the rollout. The
+    // gateway acks it again.
     const stored = await this.audit.record(async (tx) => {
-      const { count } = await tx.applyResult.createMany({
-        data: [
-          {
-            routerId,
-            revisionId: revision?.id ?? null,
-            status,
-            evidence: result.evidence ? (result.evidence as object) : undefined,
-            error: result.error || null,
-            startedAt: result.startedAt ?? new Date(),
-            finishedAt: result.finishedAt ?? new Date(),
-            agentResultId,
-          },
-        ],
+      const inserted = await tx.applyResult.createManyAndReturn({
+        data: rows.map(({ routerId, revisionId, status, error, result }) => ({
+          routerId,
+          revisionId,
+          status,
+          evidence: result.evidence ? (result.evidence as object) : undefined,
+          error,
+          startedAt: result.startedAt ?? new Date(),
+          finishedAt: result.finishedAt ?? new Date(),
+          agentResultId: result.resultId || null,
+        })),
         skipDuplicates: true,
+        select: { routerId: true, agentResultId: true },
       });
-      if (count === 0) return { result: false, event: null };
-      await tx.router.update({
-        where: { id: routerId },
-        data: {
-          lastApplyStatus: status,
-          ...(status === 'applied' && revision ? { appliedRevisionId: revision.id } : {}),
-        },
-      });
-      // What now runs, as the agent read it back: the live state stays true between Hellos
-      // (telemetry history groups routers by it). Set in place, the rest of the document kept.
-      const datapath = status === 'applied' ? datapathStateOfEvidence(result.evidence) : null;
-      if (datapath)
-        await tx.$executeRaw`UPDATE "Router" SET "liveState" = jsonb_set(COALESCE("liveState", '{}'::jsonb), '{datapath}', ${JSON.stringify(datapath)}::jsonb) WHERE id = ${routerId}`;
+      const insertedKeys = new Set(inserted.map((r) => `${r.routerId}\u0000${r.agentResultId ?? ''}`));
+      // A result without an agent id is never a duplicate; one with an id was inserted or skipped.
+      const fresh = rows.filter(
+        (r) => !r.result.resultId || insertedKeys.has(`${r.routerId}\u0000${r.result.resultId}`),
+      );
+      if (fresh.length === 0) return { result: fresh, event: null };
+      await recordAppliedState(
+        tx,
+        fresh.map((r) => ({
+          routerId: r.routerId,
+          status: r.status,
+          appliedRevisionId: r.status === 'applied' ? r.revisionId : null,
+          // What now runs, as the agent read it back: the live state stays true between Hellos
+          // (telemetry history groups routers by it).
+          datapath: r.status === 'applied' ? datapathStateOfEvidence(r.result.evidence) : null,
+        })),
+      );
       return {
-        result: true,
-        event: {
-          actor: `agent:${identity}`,
-          action: `apply.${status}`,
+        result: fresh,
+        event: fresh.map((r) => ({
+          actor: `agent:${identities.get(r.routerId)}`,
+          action: `apply.${r.status}`,
           targetType: 'router',
-          targetId: routerId,
+          targetId: r.routerId,
           after: {
-            profile: result.profile,
-            revision: result.revision,
-            status,
-            error: result.error || undefined,
-            planHash: result.planHash,
+            profile: r.result.profile,
+            revision: r.result.revision,
+            status: r.status,
+            error: r.error ?? undefined,
+            planHash: r.result.planHash,
           },
-        },
+        })),
       };
     });
-    if (!stored) return;
-    const duration =
-      result.startedAt && result.finishedAt ? (result.finishedAt.getTime() - result.startedAt.getTime()) / 1000 : null;
-    for (const listener of this.applyListeners)
-      await listener(routerId, revision?.id ?? null, status, result.error || null, duration);
+    if (stored.length === 0) return;
+    for (const listener of this.applyListeners) await listener(stored);
   }
 
   /** Buffered: the writer stores the history and the latest sample (TelemetryBaseline) in batches. */

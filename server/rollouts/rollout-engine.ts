@@ -302,23 +302,57 @@ export class RolloutEngine {
     status: 'applied' | 'failed' | 'rolled_back',
     error: string | null,
   ): Promise<void> {
-    if (!revisionId) return;
+    await this.onApplyResults([{ routerId, revisionId, status, error }]);
+  }
+
+  /**
+   * A burst of apply results: the targets they finish are found in one query and moved in one
+   * UPDATE per outcome, and each rollout they belong to is advanced once.
+   */
+  async onApplyResults(
+    results: {
+      routerId: string;
+      revisionId: string | null;
+      status: 'applied' | 'failed' | 'rolled_back';
+      error: string | null;
+    }[],
+  ): Promise<void> {
+    const relevant = results.filter((r) => r.revisionId);
+    if (relevant.length === 0) return;
     const targets = await this.db.rolloutTarget.findMany({
       where: {
-        routerId,
-        state: { in: ['sent', 'skipped', 'pending'] },
-        rollout: { revisionId, state: { in: ['running', 'paused'] } },
+        routerId: { in: [...new Set(relevant.map((r) => r.routerId))] },
+        state: { in: ['sent', 'skipped'] },
+        rollout: { state: { in: ['running', 'paused'] } },
       },
-      select: { rolloutId: true, state: true },
+      select: { rolloutId: true, routerId: true, state: true, rollout: { select: { revisionId: true } } },
     });
+    // A router's last result of the burst for the revision a target waits for decides it.
+    const outcome = new Map<string, (typeof relevant)[number]>();
+    for (const r of relevant) outcome.set(`${r.routerId}\u0000${r.revisionId}`, r);
+    const groups = new Map<
+      string,
+      { status: TargetState; error: string | null; keys: { rolloutId: string; routerId: string; state: TargetState }[] }
+    >();
     for (const t of targets) {
-      if (t.state === 'pending') continue;
-      await this.db.rolloutTarget.updateMany({
-        where: { rolloutId: t.rolloutId, routerId, state: t.state },
-        data: { state: status, error, finishedAt: new Date() },
-      });
-      await this.kick(t.rolloutId);
+      const r = outcome.get(`${t.routerId}\u0000${t.rollout.revisionId}`);
+      if (!r) continue;
+      const key = `${r.status}\u0000${r.error ?? ''}`;
+      const group = groups.get(key) ?? { status: r.status, error: r.error, keys: [] };
+      group.keys.push({ rolloutId: t.rolloutId, routerId: t.routerId, state: t.state });
+      groups.set(key, group);
     }
+    const finishedAt = new Date();
+    for (const { status, error, keys } of groups.values())
+      await this.db.rolloutTarget.updateMany({
+        // Each target only from the state it was read in: one moved meanwhile is left as it is.
+        where: { OR: keys.map((k) => ({ rolloutId: k.rolloutId, routerId: k.routerId, state: k.state })) },
+        data: { state: status, error, finishedAt },
+      });
+    const rollouts = new Set(
+      targets.filter((t) => outcome.has(`${t.routerId}\u0000${t.rollout.revisionId}`)).map((t) => t.rolloutId),
+    );
+    for (const rolloutId of rollouts) await this.kick(rolloutId);
   }
 
   async pause(rolloutId: string, ctx: { actor: string; requestId?: string }) {
