@@ -16,7 +16,8 @@ export interface SimulatedFleetOptions {
   reconnect?: Partial<ReconnectPolicy>;
   /** Scripted outcomes per router (tests); default: every apply succeeds. */
   outcome?: (identity: string, desired: DesiredState) => SimulatedOutcome;
-  applyDelayMs?: number;
+  /** Simulated time an apply takes: one for every router, or per router (tests mix fast and slow ones). */
+  applyDelayMs?: number | ((identity: string) => number);
   /** Scripted command outcomes per router (tests); default: every command runs. */
   commandOutcome?: (identity: string, command: Command) => SimulatedCommandOutcome;
   commandDelayMs?: number;
@@ -60,7 +61,8 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
         name: `${model}-${serial}`,
         reconnect: options.reconnect,
         credentials: credentials?.channelCredentials,
-        applyDelayMs: options.applyDelayMs,
+        applyDelayMs:
+          typeof options.applyDelayMs === 'function' ? options.applyDelayMs(identity) : options.applyDelayMs,
         telemetryIntervalMs: options.telemetryIntervalMs,
         outcome: options.outcome ? (desired) => options.outcome!(identity, desired) : undefined,
         commandOutcome: options.commandOutcome ? (command) => options.commandOutcome!(identity, command) : undefined,

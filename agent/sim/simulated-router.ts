@@ -90,6 +90,14 @@ export class SimulatedRouter implements SimulatedCommandTarget {
   lastDesired: DesiredState | undefined;
   /** Reports made while disconnected (a rollback after losing the controller) go out on reconnect. */
   private readonly outbox: Parameters<ControllerLink['send']>[0][] = [];
+  /**
+   * Apply results written on the current stream, by their seq there, until the controller's Ack,
+   * as the real agent's outbox keeps them (agent/apply/outbox.ts): a stream can break with one
+   * written but never read (a replica killed), and the next stream carries it again.
+   */
+  private readonly awaitingAck = new Map<number, Parameters<ControllerLink['send']>[0]>();
+  /** Desired states are applied one after another, as the real agent's queue does (agent/apply/manager.ts). */
+  private applying: Promise<void> = Promise.resolve();
   /** The datapath counters its telemetry reports (simulated: no programs run here). */
   readonly counters: SimulatedCounters;
   /** The datapath and offload of the plan it runs, and of the one before (for a rollback). */
@@ -109,7 +117,10 @@ export class SimulatedRouter implements SimulatedCommandTarget {
     this.link.on('message', (m: ControllerMessage) => this.onMessage(m));
     this.counters = options.counters ?? new SimulatedCounters();
     this.link.on('welcome', (w: { telemetryIntervalSeconds: number }) => {
-      while (this.outbox.length && this.link.send(this.outbox[0]!)) this.outbox.shift();
+      // Unacked results first, in the order they were made: they may have died with the last stream.
+      this.outbox.unshift(...this.awaitingAck.values());
+      this.awaitingAck.clear();
+      while (this.outbox.length && this.sendReport(this.outbox[0]!)) this.outbox.shift();
       this.startTelemetry(w.telemetryIntervalSeconds);
     });
   }
@@ -163,7 +174,15 @@ export class SimulatedRouter implements SimulatedCommandTarget {
   }
 
   private report(body: Parameters<ControllerLink['send']>[0]): void {
-    if (!this.link.send(body)) this.outbox.push(body);
+    // Behind anything still waiting for a stream, so reports keep their order.
+    if (this.outbox.length > 0 || !this.sendReport(body)) this.outbox.push(body);
+  }
+
+  /** Writes a report on the live stream (false: none); an apply result is kept until its Ack. */
+  private sendReport(body: Parameters<ControllerLink['send']>[0]): boolean {
+    const seq = this.link.send(body);
+    if (seq && body.$case === 'applyResult') this.awaitingAck.set(seq, body);
+    return seq > 0;
   }
 
   get datapath(): SimulatedDatapath | undefined {
@@ -172,6 +191,11 @@ export class SimulatedRouter implements SimulatedCommandTarget {
 
   get root(): string {
     return this.options.root;
+  }
+
+  /** The router's identity (`sim.<model>:<serial>`). */
+  get identity(): string {
+    return this.options.identity;
   }
 
   reportApply(status: ApplyResult_Status, revision: AppliedRevision, error: string): void {
@@ -247,8 +271,10 @@ export class SimulatedRouter implements SimulatedCommandTarget {
     const body = message.body;
     if (body?.$case === 'desiredState') {
       this.lastDesired = body.value;
-      void this.apply(body.value);
+      const desired = body.value;
+      this.applying = this.applying.then(() => this.apply(desired));
     }
+    if (body?.$case === 'ack') this.awaitingAck.delete(body.value.agentSeq);
     if (body?.$case === 'command') void this.command(message.seq, body.value);
     if (
       body?.$case === 'confirmApply' &&
@@ -312,19 +338,17 @@ export class SimulatedRouter implements SimulatedCommandTarget {
       });
       return;
     }
-    if (
-      this.applied?.planHash === plan.planHash &&
-      this.applied.revision === desired.revision &&
-      !this.applied.pendingConfirm
-    ) {
-      // Same revision, same plan: nothing to change; report it applied again.
+    if (this.applied?.planHash === plan.planHash && this.applied.revision === desired.revision) {
+      // Same revision, same plan: nothing to change; report it applied again. Also while its
+      // confirmation is awaited (a replica that failed over sends the desired state again):
+      // the window already open stays the one that counts, as on the real agent.
       this.report({
         $case: 'applyResult',
         value: {
           ...base,
           status: ApplyResult_Status.STATUS_APPLIED,
           error: '',
-          evidence: { simulated: true, unchanged: true },
+          evidence: { simulated: true, unchanged: true, pendingConfirm: this.applied.pendingConfirm },
           planHash: plan.planHash,
         },
       });

@@ -276,12 +276,18 @@ export class RolloutEngine {
       where: { id: { in: eligible } },
       data: { desiredRevisionId: revisionId, desiredRolloutId: rolloutId },
     });
-    if (online.length) {
-      await this.db.rolloutTarget.updateMany({
-        where: { rolloutId, routerId: { in: online }, state: 'pending' },
-        data: { state: 'sent', sentAt: now },
-      });
-    }
+    // Only the targets this call moved from pending to sent are announced: the sweep and a
+    // queued advance (on any replica) may dispatch the same batch at once, and announcing what
+    // the other one sent would deliver the desired state twice (twice applied, twice reported).
+    const sent = online.length
+      ? (
+          await this.db.rolloutTarget.updateManyAndReturn({
+            where: { rolloutId, routerId: { in: online }, state: 'pending' },
+            data: { state: 'sent', sentAt: now },
+            select: { routerId: true },
+          })
+        ).map((t) => t.routerId)
+      : [];
     if (offline.length) {
       // Offline routers keep the revision as their desired state and get it when they reconnect.
       await this.db.rolloutTarget.updateMany({
@@ -289,8 +295,8 @@ export class RolloutEngine {
         data: { state: 'skipped', error: 'offline: gets the revision when it reconnects', finishedAt: now },
       });
     }
-    await this.bus.publishDesired(online);
-    this.log.info({ rolloutId, sent: online.length, skipped: offline.length }, 'rollout batch dispatched');
+    await this.bus.publishDesired(sent);
+    this.log.info({ rolloutId, sent: sent.length, skipped: offline.length }, 'rollout batch dispatched');
     // If everything was skipped the batch is already finished: take the next step now.
     if (online.length === 0) await this.kick(rolloutId);
   }
