@@ -157,13 +157,16 @@ export async function startController(
         .catch((err: unknown) => commandLog.error({ err, jobId: message.jobId }, 'sending a command failed')),
   );
   gateway.on({
-    connected: (session, hello) => {
+    // After the stream's first heartbeat: the agent's results from while it was away come first.
+    caughtUp: (session, hello) => {
       const applied = hello.applied?.profile
         ? { profile: hello.applied.profile, revision: hello.applied.revision }
         : undefined;
       delivery
         .onConnected(session.routerId, applied)
         .catch((err: unknown) => logger.error({ err }, 'desired state on connect failed'));
+    },
+    connected: (session) => {
       dispatcher
         .onConnected(session.routerId)
         .catch((err: unknown) => commandLog.error({ err }, 'commands on connect failed'));

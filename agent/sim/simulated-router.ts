@@ -52,6 +52,13 @@ export interface SimulatedRouterOptions {
   rebootDelayMs?: number;
   /** Telemetry interval override (default: Welcome.telemetryIntervalSeconds). */
   telemetryIntervalMs?: number;
+  /**
+   * Overrides the commit-confirm window every DesiredState asks for (the spec's minimum is
+   * 10 s): tests cut the network for longer than the window without waiting that long.
+   */
+  confirmWindowSeconds?: number;
+  /** What the router does with its applies (received, applied, rolled back), for a log. */
+  log?: (message: string) => void;
   /** The datapath counters telemetry reports; pass one to continue another instance's (a router that moved). */
   counters?: SimulatedCounters;
 }
@@ -90,6 +97,12 @@ export class SimulatedRouter implements SimulatedCommandTarget {
   lastDesired: DesiredState | undefined;
   /** Reports made while disconnected (a rollback after losing the controller) go out on reconnect. */
   private readonly outbox: Parameters<ControllerLink['send']>[0][] = [];
+  /**
+   * Apply results written on the current stream, by their seq there, until the controller's
+   * Ack: as the real agent's outbox (agent/apply/outbox.ts), a result written into a stream
+   * that broke (a network cut) is sent again on the next one, in order, before anything new.
+   */
+  private awaitingAck = new Map<number, Parameters<ControllerLink['send']>[0]>();
   /** The datapath counters its telemetry reports (simulated: no programs run here). */
   readonly counters: SimulatedCounters;
   /** The datapath and offload of the plan it runs, and of the one before (for a rollback). */
@@ -109,7 +122,10 @@ export class SimulatedRouter implements SimulatedCommandTarget {
     this.link.on('message', (m: ControllerMessage) => this.onMessage(m));
     this.counters = options.counters ?? new SimulatedCounters();
     this.link.on('welcome', (w: { telemetryIntervalSeconds: number }) => {
-      while (this.outbox.length && this.link.send(this.outbox[0]!)) this.outbox.shift();
+      const unacked = [...this.awaitingAck.values()];
+      this.awaitingAck = new Map();
+      this.outbox.unshift(...unacked);
+      while (this.outbox.length && this.send(this.outbox[0]!)) this.outbox.shift();
       this.startTelemetry(w.telemetryIntervalSeconds);
     });
   }
@@ -163,7 +179,14 @@ export class SimulatedRouter implements SimulatedCommandTarget {
   }
 
   private report(body: Parameters<ControllerLink['send']>[0]): void {
-    if (!this.link.send(body)) this.outbox.push(body);
+    if (!this.send(body)) this.outbox.push(body);
+  }
+
+  /** Sends on the live stream (false: none); an apply result is kept until its Ack. */
+  private send(body: Parameters<ControllerLink['send']>[0]): boolean {
+    const seq = this.link.send(body);
+    if (seq && body.$case === 'applyResult') this.awaitingAck.set(seq, body);
+    return seq > 0;
   }
 
   get datapath(): SimulatedDatapath | undefined {
@@ -250,6 +273,7 @@ export class SimulatedRouter implements SimulatedCommandTarget {
       void this.apply(body.value);
     }
     if (body?.$case === 'command') void this.command(message.seq, body.value);
+    if (body?.$case === 'ack') this.awaitingAck.delete(body.value.agentSeq);
     if (
       body?.$case === 'confirmApply' &&
       this.applied?.pendingConfirm &&
@@ -264,6 +288,7 @@ export class SimulatedRouter implements SimulatedCommandTarget {
 
   private async apply(desired: DesiredState): Promise<void> {
     const startedAt = new Date();
+    this.options.log?.(`received ${desired.profile}@${desired.revision}`);
     const outcome = this.options.outcome?.(desired) ?? 'apply';
     if (outcome === 'silent') return;
     if (this.options.applyDelayMs) await new Promise((r) => setTimeout(r, this.options.applyDelayMs));
@@ -348,8 +373,13 @@ export class SimulatedRouter implements SimulatedCommandTarget {
     });
     this.history.push({ profile: desired.profile, revision: desired.revision, status: 'applied' });
     clearTimeout(this.confirmTimer);
-    this.confirmTimer = setTimeout(() => this.rollBackUnconfirmed(), Math.max(1, desired.confirmWindowSeconds) * 1000);
+    const windowSeconds = Math.max(1, this.options.confirmWindowSeconds ?? desired.confirmWindowSeconds);
+    this.confirmTimer = setTimeout(
+      () => this.rollBackUnconfirmed(`no ConfirmApply from the controller within ${windowSeconds} s`),
+      windowSeconds * 1000,
+    );
     this.confirmTimer.unref();
+    this.options.log?.(`applied ${desired.profile}@${desired.revision}; waiting ${windowSeconds} s for ConfirmApply`);
     this.report({
       $case: 'applyResult',
       value: {
@@ -380,12 +410,16 @@ export class SimulatedRouter implements SimulatedCommandTarget {
     });
   }
 
-  rollBackUnconfirmed(): void {
+  /** Restores what ran before the unconfirmed apply and reports it ROLLED_BACK, saying why. */
+  rollBackUnconfirmed(reason: string): void {
     const unconfirmed = this.applied;
     if (!unconfirmed?.pendingConfirm) return;
-    this.applied = this.previous;
+    const to = this.previous;
+    this.applied = to;
     this.run(this.runningBefore);
     this.history.push({ profile: unconfirmed.profile, revision: unconfirmed.revision, status: 'rolled_back' });
+    const target = to ? `${to.profile}@${to.revision}` : 'the state before wrtfleet applied anything';
+    this.options.log?.(`rolled back ${unconfirmed.profile}@${unconfirmed.revision}: ${reason}; runs ${target}`);
     this.report({
       $case: 'applyResult',
       value: {
@@ -393,8 +427,12 @@ export class SimulatedRouter implements SimulatedCommandTarget {
         profile: unconfirmed.profile,
         revision: unconfirmed.revision,
         status: ApplyResult_Status.STATUS_ROLLED_BACK,
-        error: 'the controller did not confirm within the commit-confirm window; restored the previous state',
-        evidence: undefined,
+        // The real agent's wording and evidence shape (agent/apply/confirm-window.ts, rolledBackResult).
+        error: `${reason}: rolled back to ${target}`,
+        evidence: {
+          simulated: true,
+          rolledBackTo: to ? { profile: to.profile, revision: to.revision, planHash: to.planHash } : null,
+        },
         planHash: unconfirmed.planHash,
         startedAt: new Date(),
         finishedAt: new Date(),

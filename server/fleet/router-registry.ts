@@ -12,7 +12,7 @@ import {
   type Hello,
   type Telemetry,
 } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
-import { IdentityRefused, type AgentReportSink } from '../agent-gateway/agent-gateway.js';
+import { IdentityRefused, type AgentReportSink, type ApplyResultTiming } from '../agent-gateway/agent-gateway.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { concurrencyGate } from '../../core/concurrency-gate.js';
 import { datapathStateOfEvidence } from '../telemetry/datapath-mode.js';
@@ -77,6 +77,18 @@ const APPLY_STATUS = {
   [ApplyResult_Status.STATUS_ROLLED_BACK]: 'rolled_back',
   [ApplyResult_Status.STATUS_REFUSED]: 'failed',
 } as const;
+
+/**
+ * What a ROLLED_BACK result's evidence says the router runs now (agent/apply/confirm-window.ts,
+ * rolledBackResult): a revision, null for nothing, undefined when the evidence does not say.
+ */
+function rolledBackToOf(evidence: unknown): { profile: string; revision: number } | null | undefined {
+  if (!evidence || typeof evidence !== 'object' || !('rolledBackTo' in evidence)) return undefined;
+  const to = (evidence as { rolledBackTo: unknown }).rolledBackTo;
+  if (to === null) return null;
+  const { profile, revision } = (to ?? {}) as { profile?: unknown; revision?: unknown };
+  return typeof profile === 'string' && typeof revision === 'number' ? { profile, revision } : undefined;
+}
 
 /** Empty strings in proto3 mean "not known"; the database says so with NULL. */
 const orNull = (s: string | undefined) => (s ? s : null);
@@ -295,8 +307,15 @@ export class RouterRegistry implements AgentReportSink {
     }
   }
 
-  async recordApplyResult(routerId: string, result: ApplyResult): Promise<void> {
+  async recordApplyResult(
+    routerId: string,
+    result: ApplyResult,
+    timing: ApplyResultTiming = { beforeHello: false, undone: false },
+  ): Promise<void> {
     const status = APPLY_STATUS[result.status as keyof typeof APPLY_STATUS] ?? 'failed';
+    // A rollback says what the router runs now; one from before the Hello is older news than the Hello.
+    const rolledBackTo = status === 'rolled_back' && !timing.beforeHello ? rolledBackToOf(result.evidence) : undefined;
+    const rolledBackToId = rolledBackTo ? await this.revisionId(rolledBackTo.profile, rolledBackTo.revision) : null;
     const identity = await this.identityOf(routerId);
     const revisionId = result.profile ? await this.revisionId(result.profile, result.revision) : null;
     const revision = revisionId ? { id: revisionId } : null;
@@ -305,7 +324,7 @@ export class RouterRegistry implements AgentReportSink {
     // again because our Ack did not reach it (or on two streams at once) is stored already: the
     // insert skips it (no error, which would abort a transaction shared with other changes),
     // and there is nothing more to record, audit or tell the rollout. The gateway acks it again.
-    const stored = await this.audit.record(async (tx) => {
+    const stored = await this.audit.record<'duplicate' | 'history' | 'current'>(async (tx) => {
       const { count } = await tx.applyResult.createMany({
         data: [
           {
@@ -321,37 +340,40 @@ export class RouterRegistry implements AgentReportSink {
         ],
         skipDuplicates: true,
       });
-      if (count === 0) return { result: false, event: null };
+      if (count === 0) return { result: 'duplicate', event: null };
+      const event = {
+        actor: `agent:${identity}`,
+        action: `apply.${status}`,
+        targetType: 'router',
+        targetId: routerId,
+        after: {
+          profile: result.profile,
+          revision: result.revision,
+          status,
+          error: result.error || undefined,
+          planHash: result.planHash,
+          ...(timing.undone ? { undone: 'the router no longer ran this revision when it reconnected' } : {}),
+        },
+      };
+      // Applied, then rolled back while the stream was cut: history, not the router's state (the
+      // Hello said what it runs), nor a rollout's outcome (the rollback's own result follows).
+      if (timing.undone) return { result: 'history', event };
       await tx.router.update({
         where: { id: routerId },
         data: {
           lastApplyStatus: status,
           ...(status === 'applied' && revision ? { appliedRevisionId: revision.id } : {}),
+          ...(rolledBackTo !== undefined ? { appliedRevisionId: rolledBackToId } : {}),
         },
       });
       // What now runs, as the agent read it back: the live state stays true between Hellos
       // (telemetry history groups routers by it). Set in place, the rest of the document kept.
-      const datapath = status === 'applied' ? datapathStateOfEvidence(result.evidence) : null;
+      const datapath = status === 'applied' && !timing.beforeHello ? datapathStateOfEvidence(result.evidence) : null;
       if (datapath)
         await tx.$executeRaw`UPDATE "Router" SET "liveState" = jsonb_set(COALESCE("liveState", '{}'::jsonb), '{datapath}', ${JSON.stringify(datapath)}::jsonb) WHERE id = ${routerId}`;
-      return {
-        result: true,
-        event: {
-          actor: `agent:${identity}`,
-          action: `apply.${status}`,
-          targetType: 'router',
-          targetId: routerId,
-          after: {
-            profile: result.profile,
-            revision: result.revision,
-            status,
-            error: result.error || undefined,
-            planHash: result.planHash,
-          },
-        },
-      };
+      return { result: 'current', event };
     });
-    if (!stored) return;
+    if (stored !== 'current') return;
     const duration =
       result.startedAt && result.finishedAt ? (result.finishedAt.getTime() - result.startedAt.getTime()) / 1000 : null;
     for (const listener of this.applyListeners)

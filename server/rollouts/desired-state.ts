@@ -7,7 +7,7 @@ import { effectiveSpec } from '../fleet/plan-preview.js';
 /**
  * Pushes each router's desired revision down its stream, on the replica that holds the
  * stream: when a rollout dispatches it (via the fleet bus) and whenever the agent
- * (re)connects running something else.
+ * (re)connects running something else, unless it rolled that rollout's revision back.
  */
 export class DesiredStateDelivery {
   constructor(
@@ -62,8 +62,20 @@ export class DesiredStateDelivery {
     }
   }
 
-  /** On connect: send the desired revision unless the agent says it already runs it. */
+  /**
+   * On (re)connect, once what the agent did while away is stored (AgentGatewayEvents.caughtUp):
+   * send the desired revision unless the agent says it already runs it, or rolled it back for
+   * this rollout. Commit-confirmed rolled back because the controller could not reach the
+   * router after the change; sending it again on every return would loop (apply, cut off, roll
+   * back) when the change itself cut the router off. A new rollout retries it.
+   */
   async onConnected(routerId: string, applied: { profile: string; revision: number } | undefined): Promise<void> {
+    const router = await this.db.router.findUnique({ where: { id: routerId }, select: { desiredRolloutId: true } });
+    const rolloutId = router?.desiredRolloutId;
+    if (rolloutId && (await this.db.rolloutTarget.count({ where: { rolloutId, routerId, state: 'rolled_back' } }))) {
+      this.log.info({ routerId, rolloutId }, 'router rolled back this rollout; its revision is not sent again');
+      return;
+    }
     await this.deliver([routerId], applied ? new Map([[routerId, applied]]) : undefined);
   }
 }
