@@ -157,20 +157,22 @@ export async function startController(
         .catch((err: unknown) => commandLog.error({ err, jobId: message.jobId }, 'sending a command failed')),
   );
   gateway.on({
-    // After the stream's first heartbeat: the agent's results from while it was away come first.
-    caughtUp: (session, hello) => {
+    connected: (session, hello) => {
       const applied = hello.applied?.profile
         ? { profile: hello.applied.profile, revision: hello.applied.revision }
         : undefined;
       delivery
-        .onConnected(session.routerId, applied)
+        .onConnected(session.routerId, applied, session.startedAt)
         .catch((err: unknown) => logger.error({ err }, 'desired state on connect failed'));
-    },
-    connected: (session) => {
       dispatcher
         .onConnected(session.routerId)
         .catch((err: unknown) => commandLog.error({ err }, 'commands on connect failed'));
     },
+    // The agent's results from while it was away are stored by then (AgentGatewayEvents.caughtUp).
+    caughtUp: (session) =>
+      void delivery
+        .onCaughtUp(session.routerId, session.startedAt)
+        .catch((err: unknown) => logger.error({ err }, 'desired state after reconnect failed')),
     commandResult: (routerId, result) => commandDelivery.recordResult(routerId, result),
   });
   const metrics = new ControllerMetrics(

@@ -63,19 +63,52 @@ export class DesiredStateDelivery {
   }
 
   /**
-   * On (re)connect, once what the agent did while away is stored (AgentGatewayEvents.caughtUp):
-   * send the desired revision unless the agent says it already runs it, or rolled it back for
-   * this rollout. Commit-confirmed rolled back because the controller could not reach the
-   * router after the change; sending it again on every return would loop (apply, cut off, roll
-   * back) when the change itself cut the router off. A new rollout retries it.
+   * On (re)connect: send the desired revision unless the agent says it already runs it. Not
+   * yet when an earlier stream was sent it and no result has come back: the agent may have
+   * applied it and rolled it back while cut off, and says so with the results it sends right
+   * after Welcome (onCaughtUp decides then). Never when the router rolled back that rollout's
+   * revision: commit-confirmed rolled back because the controller could not reach the router
+   * after the change, and sending it again on every return would loop (apply, cut off, roll
+   * back) when the change itself cuts the router off. A new rollout retries it.
    */
-  async onConnected(routerId: string, applied: { profile: string; revision: number } | undefined): Promise<void> {
-    const router = await this.db.router.findUnique({ where: { id: routerId }, select: { desiredRolloutId: true } });
-    const rolloutId = router?.desiredRolloutId;
-    if (rolloutId && (await this.db.rolloutTarget.count({ where: { rolloutId, routerId, state: 'rolled_back' } }))) {
-      this.log.info({ routerId, rolloutId }, 'router rolled back this rollout; its revision is not sent again');
-      return;
-    }
+  async onConnected(
+    routerId: string,
+    applied: { profile: string; revision: number } | undefined,
+    sessionStartedAt: Date,
+  ): Promise<void> {
+    const target = await this.desiredTarget(routerId);
+    if (target?.state === 'rolled_back') return this.keepRolledBack(routerId, target.rolloutId);
+    if (target && sentOnEarlierStream(target, sessionStartedAt)) return;
     await this.deliver([routerId], applied ? new Map([[routerId, applied]]) : undefined);
   }
+
+  /**
+   * The stream's first heartbeat: the agent's results from while it was away are stored. A
+   * revision sent on an earlier stream and still without a result never reached the agent:
+   * send it again. One it rolled back stays rolled back.
+   */
+  async onCaughtUp(routerId: string, sessionStartedAt: Date): Promise<void> {
+    const target = await this.desiredTarget(routerId);
+    if (target?.state === 'rolled_back') return this.keepRolledBack(routerId, target.rolloutId);
+    if (target && sentOnEarlierStream(target, sessionStartedAt)) await this.deliver([routerId]);
+  }
+
+  /** The router's target in the rollout that set its desired revision (none: no rollout did). */
+  private async desiredTarget(routerId: string) {
+    const router = await this.db.router.findUnique({ where: { id: routerId }, select: { desiredRolloutId: true } });
+    if (!router?.desiredRolloutId) return null;
+    return this.db.rolloutTarget.findUnique({
+      where: { rolloutId_routerId: { rolloutId: router.desiredRolloutId, routerId } },
+      select: { rolloutId: true, state: true, sentAt: true },
+    });
+  }
+
+  private keepRolledBack(routerId: string, rolloutId: string): void {
+    this.log.info({ routerId, rolloutId }, 'router rolled back this rollout; its revision is not sent again');
+  }
+}
+
+/** Sent to the router before its current stream began, and no result stored since. */
+function sentOnEarlierStream(target: { state: string; sentAt: Date | null }, sessionStartedAt: Date): boolean {
+  return target.state === 'sent' && !!target.sentAt && target.sentAt < sessionStartedAt;
 }
