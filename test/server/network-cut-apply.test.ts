@@ -239,8 +239,8 @@ describe('a real netns link cut during an apply to a simulated router (captured 
     expect(undone?.after.undone).toMatch(/no longer ran this revision/);
 
     // Not sent revision 2 again on its return: the rollback stands until a new rollout.
-    const heartbeats = 3 * 1000;
-    await new Promise((r) => setTimeout(r, heartbeats));
+    const threeHeartbeatsMs = 3 * 1000;
+    await new Promise((r) => setTimeout(r, threeHeartbeatsMs));
     expect(agentLog().split(`received ${PROFILE}@2`)).toHaveLength(2);
     expect(await router()).toMatchObject({ lastApplyStatus: 'rolled_back', appliedRevision: { revision: 1 } });
   }, 45_000);
