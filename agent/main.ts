@@ -6,6 +6,7 @@
  *                                            manage one router (this machine, or a fixture tree)
  *   fleet --controller HOST:PORT[,HOST:PORT...] [--fixtures DIR] [--per-model N] [--first-serial N]
  *         [--credentials-dir DIR [--enroll-token-file FILE --ca-fingerprint SHA256:...]]
+ *         [--apply-delay-ms MS] [--confirm-window-seconds S] [--reconnect-jitter-ms MS] [--log-applies]
  *                                            a simulated fleet: N agents per fixture model
  *   proxy --config FILE [--controller HOST:PORT]
  *                                            manage the routers listed in FILE over SSH
@@ -32,6 +33,7 @@ const USAGE = `usage: agent facts [--root DIR]
              [--credentials-dir DIR] [--enroll-token-file FILE --ca-fingerprint SHA256:...] [--insecure]
        agent fleet --controller HOST:PORT[,HOST:PORT...] [--fixtures DIR] [--per-model N] [--first-serial N]
              [--credentials-dir DIR [--enroll-token-file FILE --ca-fingerprint SHA256:...]]
+             [--apply-delay-ms MS] [--confirm-window-seconds S] [--reconnect-jitter-ms MS] [--log-applies]
        agent proxy --config FILE [--controller HOST:PORT]
        agent probe
   run options: --state-file FILE --pin-root DIR --helper PATH --upload-dir DIR`;
@@ -64,12 +66,25 @@ const { values } = (() => {
         'enroll-token-file': { type: 'string' },
         'ca-fingerprint': { type: 'string' },
         insecure: { type: 'boolean', default: false },
+        'apply-delay-ms': { type: 'string' },
+        'confirm-window-seconds': { type: 'string' },
+        'reconnect-jitter-ms': { type: 'string' },
+        'log-applies': { type: 'boolean', default: false },
       },
     });
   } catch (err) {
     return fail((err as Error).message);
   }
 })();
+
+/** A whole number flag within [min, max], or undefined when it was not given. */
+function integerFlag(name: string, min: number, max: number): number | undefined {
+  const raw = (values as Record<string, unknown>)[name] as string | undefined;
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) fail(`--${name} must be an integer from ${min} to ${max}`);
+  return n;
+}
 
 const hostFor = (root: string | undefined): RouterHost => (root ? new FixtureHost(root) : new LocalHost());
 
@@ -209,12 +224,18 @@ switch (command) {
       fail('--first-serial must be an integer from 1 to 1000000');
     const roots = await fixtureModels(values.fixtures ?? defaultFixturesDir());
     const credentialsFor = values['credentials-dir'] ? await fleetEnrollment(values.controller!) : undefined;
+    // Tests time a simulated router's apply, its commit-confirm window and its return after a cut.
+    const jitter = integerFlag('reconnect-jitter-ms', 0, 600_000);
     const agents = await startSimulatedFleet({
       controller: values.controller,
       fixtureRoots: roots,
       perModel,
       firstSerial,
       credentialsFor,
+      applyDelayMs: integerFlag('apply-delay-ms', 0, 600_000),
+      confirmWindowSeconds: integerFlag('confirm-window-seconds', 1, 3_600),
+      reconnect: jitter === undefined ? undefined : { jitterWindowMs: jitter },
+      log: values['log-applies'] ? (m) => console.error(`agent: ${m}`) : undefined,
     }).catch((err: Error) => fail(err.message));
     console.error(
       `agent: started ${agents.length} simulated routers against ${values.controller}${credentialsFor ? ' over mTLS' : ' (plaintext)'}`,

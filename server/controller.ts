@@ -161,12 +161,17 @@ export async function startController(
         ? { profile: hello.applied.profile, revision: hello.applied.revision }
         : undefined;
       delivery
-        .onConnected(session.routerId, applied)
+        .onConnected(session.routerId, applied, session.startedAt)
         .catch((err: unknown) => logger.error({ err }, 'desired state on connect failed'));
       dispatcher
         .onConnected(session.routerId)
         .catch((err: unknown) => commandLog.error({ err }, 'commands on connect failed'));
     },
+    // The agent's results from while it was away are stored by then (AgentGatewayEvents.caughtUp).
+    caughtUp: (session) =>
+      void delivery
+        .onCaughtUp(session.routerId, session.startedAt)
+        .catch((err: unknown) => logger.error({ err }, 'desired state after reconnect failed')),
     commandResult: (routerId, result) => commandDelivery.recordResult(routerId, result),
   });
   const metrics = new ControllerMetrics(

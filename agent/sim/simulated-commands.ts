@@ -35,7 +35,7 @@ export interface SimulatedCommandTarget {
   /** Reports an apply result the way an apply does (kept while disconnected). */
   reportApply(status: ApplyResult_Status, revision: AppliedRevision, error: string): void;
   reportDrift(revision: AppliedRevision | undefined): void;
-  rollBackUnconfirmed(): void;
+  rollBackUnconfirmed(reason: string): void;
 }
 
 const named = (a: AppliedRevision | undefined) => (a ? `${a.profile}@${a.revision}` : 'nothing of wrtfleet');
@@ -63,7 +63,7 @@ export async function runSimulatedCommand(command: Command, target: SimulatedCom
     case Command_Kind.KIND_ROLLBACK: {
       const from = target.applied;
       if (from?.pendingConfirm) {
-        target.rollBackUnconfirmed();
+        target.rollBackUnconfirmed('rollback requested by the controller');
         return succeeded(`rolled back ${named(from)} (not yet confirmed); the router runs ${named(target.applied)}`);
       }
       if (!from || !target.previous) return refused('nothing to roll back');

@@ -27,6 +27,10 @@ export interface SimulatedFleetOptions {
   credentialsFor?: (identity: string, name: string) => Promise<AgentCredentials>;
   /** Telemetry interval override for every router (default: the controller's Welcome). */
   telemetryIntervalMs?: number;
+  /** Commit-confirm window override for every router (SimulatedRouterOptions.confirmWindowSeconds). */
+  confirmWindowSeconds?: number;
+  /** Each router's apply log, its name first. */
+  log?: (message: string) => void;
 }
 
 /**
@@ -68,6 +72,8 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
         commandOutcome: options.commandOutcome ? (command) => options.commandOutcome!(identity, command) : undefined,
         commandDelayMs: options.commandDelayMs,
         rebootDelayMs: options.rebootDelayMs,
+        confirmWindowSeconds: options.confirmWindowSeconds,
+        log: options.log ? (message) => options.log!(`${identity}: ${message}`) : undefined,
       });
       if (credentials) keepRenewed(router.link, credentials);
       router.start();

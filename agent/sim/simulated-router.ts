@@ -52,6 +52,13 @@ export interface SimulatedRouterOptions {
   rebootDelayMs?: number;
   /** Telemetry interval override (default: Welcome.telemetryIntervalSeconds). */
   telemetryIntervalMs?: number;
+  /**
+   * Overrides the commit-confirm window every DesiredState asks for (the spec's minimum is
+   * 10 s): tests cut the network for longer than the window without waiting that long.
+   */
+  confirmWindowSeconds?: number;
+  /** What the router does with its applies (received, applied, rolled back), for a log. */
+  log?: (message: string) => void;
   /** The datapath counters telemetry reports; pass one to continue another instance's (a router that moved). */
   counters?: SimulatedCounters;
 }
@@ -290,6 +297,7 @@ export class SimulatedRouter implements SimulatedCommandTarget {
 
   private async apply(desired: DesiredState): Promise<void> {
     const startedAt = new Date();
+    this.options.log?.(`received ${desired.profile}@${desired.revision}`);
     const outcome = this.options.outcome?.(desired) ?? 'apply';
     if (outcome === 'silent') return;
     if (this.options.applyDelayMs) await new Promise((r) => setTimeout(r, this.options.applyDelayMs));
@@ -372,8 +380,13 @@ export class SimulatedRouter implements SimulatedCommandTarget {
     });
     this.history.push({ profile: desired.profile, revision: desired.revision, status: 'applied' });
     clearTimeout(this.confirmTimer);
-    this.confirmTimer = setTimeout(() => this.rollBackUnconfirmed(), Math.max(1, desired.confirmWindowSeconds) * 1000);
+    const windowSeconds = Math.max(1, this.options.confirmWindowSeconds ?? desired.confirmWindowSeconds);
+    this.confirmTimer = setTimeout(
+      () => this.rollBackUnconfirmed(`no ConfirmApply from the controller within ${windowSeconds} s`),
+      windowSeconds * 1000,
+    );
     this.confirmTimer.unref();
+    this.options.log?.(`applied ${desired.profile}@${desired.revision}; waiting ${windowSeconds} s for ConfirmApply`);
     this.report({
       $case: 'applyResult',
       value: {
@@ -404,12 +417,16 @@ export class SimulatedRouter implements SimulatedCommandTarget {
     });
   }
 
-  rollBackUnconfirmed(): void {
+  /** Restores what ran before the unconfirmed apply and reports it ROLLED_BACK, saying why. */
+  rollBackUnconfirmed(reason: string): void {
     const unconfirmed = this.applied;
     if (!unconfirmed?.pendingConfirm) return;
-    this.applied = this.previous;
+    const to = this.previous;
+    this.applied = to;
     this.run(this.runningBefore);
     this.history.push({ profile: unconfirmed.profile, revision: unconfirmed.revision, status: 'rolled_back' });
+    const target = to ? `${to.profile}@${to.revision}` : 'the state before wrtfleet applied anything';
+    this.options.log?.(`rolled back ${unconfirmed.profile}@${unconfirmed.revision}: ${reason}; runs ${target}`);
     this.report({
       $case: 'applyResult',
       value: {
@@ -417,8 +434,12 @@ export class SimulatedRouter implements SimulatedCommandTarget {
         profile: unconfirmed.profile,
         revision: unconfirmed.revision,
         status: ApplyResult_Status.STATUS_ROLLED_BACK,
-        error: 'the controller did not confirm within the commit-confirm window; restored the previous state',
-        evidence: undefined,
+        // The real agent's wording and evidence shape (agent/apply/confirm-window.ts, rolledBackResult).
+        error: `${reason}: rolled back to ${target}`,
+        evidence: {
+          simulated: true,
+          rolledBackTo: to ? { profile: to.profile, revision: to.revision, planHash: to.planHash } : null,
+        },
         planHash: unconfirmed.planHash,
         startedAt: new Date(),
         finishedAt: new Date(),

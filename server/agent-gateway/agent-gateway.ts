@@ -37,12 +37,23 @@ export class IdentityRefused extends Error {
   }
 }
 
+/** Where an apply result stands against the Hello of the stream it came on. */
+export interface ApplyResultTiming {
+  /**
+   * It finished before that Hello (by the agent's clock): the agent kept it through a broken
+   * stream and sent it again, and its Hello, newer, said what the router runs since.
+   */
+  beforeHello: boolean;
+  /** An APPLIED result from before the Hello whose revision the Hello no longer names: undone since (rolled back). */
+  undone: boolean;
+}
+
 /** What the gateway needs from the fleet: everything an agent reports lands here. */
 export interface AgentReportSink {
   registerHello(hello: Hello, peer: string): Promise<{ routerId: string }>;
   markSeen(routerId: string): Promise<void>;
   markDisconnected(routerId: string, sessionStartedAt: Date): Promise<void>;
-  recordApplyResult(routerId: string, result: ApplyResult): Promise<void>;
+  recordApplyResult(routerId: string, result: ApplyResult, timing?: ApplyResultTiming): Promise<void>;
   recordTelemetry(routerId: string, telemetry: Telemetry): Promise<void>;
   recordDrift(routerId: string, report: DriftReport): Promise<void>;
 }
@@ -87,12 +98,25 @@ export class AgentSession {
   /** The client certificate that authenticated this stream (mTLS); the revocation watch reads it. */
   certificateSerial?: string;
   certificateNotAfter?: Date;
+  /** Set at the stream's first heartbeat (AgentGatewayEvents.caughtUp). */
+  caughtUp = false;
 
   constructor(
     readonly routerId: string,
     readonly identity: string,
     private readonly stream: AgentStream,
+    /** The Hello that opened the stream, and when the agent sent it (its own clock). */
+    readonly hello: Hello,
+    readonly helloSentAt: Date | undefined,
   ) {}
+
+  /** Where an apply result on this stream stands against its Hello (ApplyResultTiming). */
+  timingOf(result: ApplyResult): ApplyResultTiming {
+    const beforeHello = !!(result.finishedAt && this.helloSentAt && result.finishedAt < this.helloSentAt);
+    const runs = this.hello.applied;
+    const named = runs?.profile === result.profile && runs.revision === result.revision;
+    return { beforeHello, undone: beforeHello && result.status === ApplyResult_Status.STATUS_APPLIED && !named };
+  }
 
   send(body: NonNullable<ControllerMessage['body']>): void {
     this.seq += 1;
@@ -119,6 +143,13 @@ function closeStream(stream: AgentStream, code: GrpcStatus, details: string, met
 export interface AgentGatewayEvents {
   /** A stream completed its Hello; `applied` is what the agent says it runs. */
   connected?(session: AgentSession, hello: Hello): void;
+  /**
+   * The stream's first heartbeat was handled. An agent sends what it kept from before the
+   * stream (results of applies and rollbacks done while it was cut off) as soon as it is
+   * welcomed, ahead of its first heartbeat, so by now all of it is stored: what the agent
+   * did while away is known before anything is decided for it.
+   */
+  caughtUp?(session: AgentSession, hello: Hello): void;
   /** An agent answered a command; awaited, so its answers are stored in the order they came. */
   commandResult?(routerId: string, result: CommandResult): Promise<void>;
 }
@@ -317,7 +348,7 @@ export class AgentGateway {
         }
         if (closed) return;
         const identity = hello.router!.identity;
-        session = new AgentSession(routerId, identity, stream);
+        session = new AgentSession(routerId, identity, stream, hello, message.sentAt);
         session.certificateSerial = grant?.certificateSerial;
         session.certificateNotAfter = grant?.certificateNotAfter;
         const previous = this.sessions.get(routerId);
@@ -343,21 +374,28 @@ export class AgentGateway {
         case 'hello':
           return reject(GrpcStatus.INVALID_ARGUMENT, 'Hello may only be sent once per stream');
         case 'heartbeat':
-          return stored(() => this.sink.markSeen(session!.routerId));
+          await stored(() => this.sink.markSeen(session!.routerId));
+          if (!session.caughtUp) {
+            session.caughtUp = true;
+            for (const l of this.listeners) l.caughtUp?.(session, session.hello);
+          }
+          return;
         case 'applyResult': {
           const current = session;
+          const timing = current.timingOf(body.value);
           // Commit-confirmed: the result came over the stream, so the controller still reaches
           // this router; tell the agent to keep the change (without this it rolls back by
           // itself). Confirmed on receipt, not after storing: a database away for a while
           // must not roll the fleet back. The result itself is acked only once stored, so
           // the agent sends it again if this controller dies before.
-          if (body.value.status === ApplyResult_Status.STATUS_APPLIED) {
+          // One the router has undone since (its Hello said so) has nothing left to confirm.
+          if (body.value.status === ApplyResult_Status.STATUS_APPLIED && !timing.undone) {
             current.send({
               $case: 'confirmApply',
               value: { profile: body.value.profile, revision: body.value.revision },
             });
           }
-          await stored(() => this.sink.recordApplyResult(current.routerId, body.value));
+          await stored(() => this.sink.recordApplyResult(current.routerId, body.value, timing));
           current.send({ $case: 'ack', value: { agentSeq: message.seq } });
           return;
         }

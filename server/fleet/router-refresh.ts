@@ -91,6 +91,8 @@ export interface AppliedState {
   status: 'applied' | 'failed' | 'rolled_back';
   /** Set when the router now runs this revision (an applied result). */
   appliedRevisionId: string | null;
+  /** A rollback's account of what the router runs now: a revision id, null for nothing, undefined: unchanged. */
+  rolledBackToId?: string | null;
   /** The datapath the agent read back after applying; null: unchanged. */
   datapath: object | null;
 }
@@ -102,15 +104,19 @@ export interface AppliedState {
  */
 export async function recordAppliedState(tx: Prisma.TransactionClient, results: AppliedState[]): Promise<void> {
   const last = new Map(results.map((r) => [r.routerId, r]));
-  const rows = [...last.values()].sort((a, b) => (a.routerId < b.routerId ? -1 : a.routerId > b.routerId ? 1 : 0));
+  const rows = [...last.values()]
+    .sort((a, b) => (a.routerId < b.routerId ? -1 : a.routerId > b.routerId ? 1 : 0))
+    .map((r) => ({ ...r, setRolledBack: r.rolledBackToId !== undefined, rolledBackToId: r.rolledBackToId ?? null }));
   await tx.$executeRawUnsafe(
     `UPDATE "Router" AS r SET
        "lastApplyStatus" = v.status::"ApplyStatus",
-       "appliedRevisionId" = COALESCE(v."appliedRevisionId", r."appliedRevisionId"),
+       "appliedRevisionId" = CASE WHEN v."setRolledBack" THEN v."rolledBackToId"
+                                  ELSE COALESCE(v."appliedRevisionId", r."appliedRevisionId") END,
        "liveState" = CASE WHEN v.datapath IS NULL THEN r."liveState"
                           ELSE jsonb_set(COALESCE(r."liveState", '{}'::jsonb), '{datapath}', v.datapath) END,
        "updatedAt" = now()
-     FROM jsonb_to_recordset($1::jsonb) AS v("routerId" text, status text, "appliedRevisionId" text, datapath jsonb)
+     FROM jsonb_to_recordset($1::jsonb) AS v("routerId" text, status text, "appliedRevisionId" text,
+                                            "setRolledBack" boolean, "rolledBackToId" text, datapath jsonb)
      WHERE r.id = v."routerId"`,
     JSON.stringify(rows),
   );

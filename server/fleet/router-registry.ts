@@ -12,7 +12,7 @@ import {
   type Hello,
   type Telemetry,
 } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
-import { IdentityRefused, type AgentReportSink } from '../agent-gateway/agent-gateway.js';
+import { IdentityRefused, type AgentReportSink, type ApplyResultTiming } from '../agent-gateway/agent-gateway.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { concurrencyGate } from '../../core/concurrency-gate.js';
 import { callBatcher } from '../../core/call-batcher.js';
@@ -89,6 +89,18 @@ const APPLY_STATUS = {
   [ApplyResult_Status.STATUS_ROLLED_BACK]: 'rolled_back',
   [ApplyResult_Status.STATUS_REFUSED]: 'failed',
 } as const;
+
+/**
+ * What a ROLLED_BACK result's evidence says the router runs now (agent/apply/confirm-window.ts,
+ * rolledBackResult): a revision, null for nothing, undefined when the evidence does not say.
+ */
+function rolledBackToOf(evidence: unknown): { profile: string; revision: number } | null | undefined {
+  if (!evidence || typeof evidence !== 'object' || !('rolledBackTo' in evidence)) return undefined;
+  const to = (evidence as { rolledBackTo: unknown }).rolledBackTo;
+  if (to === null) return null;
+  const { profile, revision } = (to ?? {}) as { profile?: unknown; revision?: unknown };
+  return typeof profile === 'string' && typeof revision === 'number' ? { profile, revision } : undefined;
+}
 
 /** Empty strings in proto3 mean "not known"; the database says so with NULL. */
 const orNull = (s: string | undefined) => (s ? s : null);
@@ -365,13 +377,21 @@ export class RouterRegistry implements AgentReportSink {
   /**
    * Stores an apply result with its event and tells the listeners (the rollout engine). Results
    * arriving together (a rollout batch answering) are stored together: one INSERT, one router
-   * UPDATE and one multi-row event INSERT per burst, in one transaction.
+   * UPDATE and one multi-row event INSERT per burst, in one transaction. `timing` places the
+   * result against its stream's Hello (ApplyResultTiming).
    */
-  recordApplyResult(routerId: string, result: ApplyResult): Promise<void> {
-    return this.applyResults({ routerId, result });
+  recordApplyResult(
+    routerId: string,
+    result: ApplyResult,
+    timing: ApplyResultTiming = { beforeHello: false, undone: false },
+  ): Promise<void> {
+    return this.applyResults({ routerId, result, timing });
   }
 
-  private readonly applyResults = callBatcher<{ routerId: string; result: ApplyResult }, undefined>(
+  private readonly applyResults = callBatcher<
+    { routerId: string; result: ApplyResult; timing: ApplyResultTiming },
+    undefined
+  >(
     async (batch) => {
       await this.recordApplyBatch(batch);
       return batch.map(() => undefined);
@@ -379,23 +399,40 @@ export class RouterRegistry implements AgentReportSink {
     { windowMs: APPLY_BATCH_WINDOW_MS, maxBatch: APPLY_BATCH_MAX },
   );
 
-  private async recordApplyBatch(batch: { routerId: string; result: ApplyResult }[]): Promise<void> {
-    const rows: StoredApplyResult[] = [];
-    for (const { routerId, result } of batch) {
+  private async recordApplyBatch(
+    batch: { routerId: string; result: ApplyResult; timing: ApplyResultTiming }[],
+  ): Promise<void> {
+    const rows: (StoredApplyResult & { timing: ApplyResultTiming; rolledBackToId: string | null | undefined })[] = [];
+    for (const { routerId, result, timing } of batch) {
       const status = APPLY_STATUS[result.status as keyof typeof APPLY_STATUS] ?? 'failed';
       const revisionId = result.profile ? await this.revisionId(result.profile, result.revision) : null;
+      // A rollback says what the router runs now; one from before the Hello is older news than the Hello.
+      const rolledBackTo =
+        status === 'rolled_back' && !timing.beforeHello ? rolledBackToOf(result.evidence) : undefined;
+      const rolledBackToId = rolledBackTo
+        ? await this.revisionId(rolledBackTo.profile, rolledBackTo.revision)
+        : rolledBackTo;
       const duration =
         result.startedAt && result.finishedAt
           ? (result.finishedAt.getTime() - result.startedAt.getTime()) / 1000
           : null;
-      rows.push({ routerId, revisionId, status, error: result.error || null, durationSeconds: duration, result });
+      rows.push({
+        routerId,
+        revisionId,
+        status,
+        error: result.error || null,
+        durationSeconds: duration,
+        result,
+        timing,
+        rolledBackToId,
+      });
     }
     const identities = await this.identitiesOf([...new Set(rows.map((r) => r.routerId))]);
     // The results, the applied revisions and the events commit together. A result the agent sent
     // again because our Ack did not reach it (or on two streams at once) is stored already: the
     // insert skips it, and there is nothing more to record, audit or tell the rollout. The
     // gateway acks it again.
-    const stored = await this.audit.record(async (tx) => {
+    const current = await this.audit.record(async (tx) => {
       const inserted = await tx.applyResult.createManyAndReturn({
         data: rows.map(({ routerId, revisionId, status, error, result }) => ({
           routerId,
@@ -415,20 +452,25 @@ export class RouterRegistry implements AgentReportSink {
       const fresh = rows.filter(
         (r) => !r.result.resultId || insertedKeys.has(`${r.routerId}\u0000${r.result.resultId}`),
       );
-      if (fresh.length === 0) return { result: fresh, event: null };
-      await recordAppliedState(
-        tx,
-        fresh.map((r) => ({
-          routerId: r.routerId,
-          status: r.status,
-          appliedRevisionId: r.status === 'applied' ? r.revisionId : null,
-          // What now runs, as the agent read it back: the live state stays true between Hellos
-          // (telemetry history groups routers by it).
-          datapath: r.status === 'applied' ? datapathStateOfEvidence(r.result.evidence) : null,
-        })),
-      );
+      // Applied, then rolled back while the stream was cut: history, not the router's state (the
+      // Hello said what it runs), nor a rollout's outcome (the rollback's own result follows).
+      const current = fresh.filter((r) => !r.timing.undone);
+      if (current.length > 0)
+        await recordAppliedState(
+          tx,
+          current.map((r) => ({
+            routerId: r.routerId,
+            status: r.status,
+            appliedRevisionId: r.status === 'applied' ? r.revisionId : null,
+            rolledBackToId: r.rolledBackToId,
+            // What now runs, as the agent read it back: the live state stays true between Hellos
+            // (telemetry history groups routers by it).
+            datapath:
+              r.status === 'applied' && !r.timing.beforeHello ? datapathStateOfEvidence(r.result.evidence) : null,
+          })),
+        );
       return {
-        result: fresh,
+        result: current,
         event: fresh.map((r) => ({
           actor: `agent:${identities.get(r.routerId)}`,
           action: `apply.${r.status}`,
@@ -440,12 +482,13 @@ export class RouterRegistry implements AgentReportSink {
             status: r.status,
             error: r.error ?? undefined,
             planHash: r.result.planHash,
+            ...(r.timing.undone ? { undone: 'the router no longer ran this revision when it reconnected' } : {}),
           },
         })),
       };
     });
-    if (stored.length === 0) return;
-    for (const listener of this.applyListeners) await listener(stored);
+    if (current.length === 0) return;
+    for (const listener of this.applyListeners) await listener(current);
   }
 
   /** Buffered: the writer stores the history and the latest sample (TelemetryBaseline) in batches. */

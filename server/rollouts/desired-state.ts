@@ -8,7 +8,7 @@ import { callBatcher } from '../../core/call-batcher.js';
 /**
  * Pushes each router's desired revision down its stream, on the replica that holds the
  * stream: when a rollout dispatches it (via the fleet bus) and whenever the agent
- * (re)connects running something else.
+ * (re)connects running something else, unless it rolled that rollout's revision back.
  */
 export class DesiredStateDelivery {
   constructor(
@@ -64,23 +64,97 @@ export class DesiredStateDelivery {
   }
 
   /**
-   * On connect: send the desired revision unless the agent says it already runs it. Routers
-   * connecting together are looked up together (one query per batch, not per stream).
+   * On (re)connect: send the desired revision unless the agent says it already runs it. Not
+   * yet when an earlier stream was sent it and no result has come back: the agent may have
+   * applied it and rolled it back while cut off, and says so with the results it sends right
+   * after Welcome (onCaughtUp decides then). Never when the router rolled back that rollout's
+   * revision: commit-confirmed rolled back because the controller could not reach the router
+   * after the change, and sending it again on every return would loop (apply, cut off, roll
+   * back) when the change itself cuts the router off. A new rollout retries it.
+   *
+   * Routers connecting together are looked up together: two queries per batch, not per stream.
    */
-  onConnected(routerId: string, applied: { profile: string; revision: number } | undefined): Promise<void> {
-    return this.connected({ routerId, applied });
+  onConnected(
+    routerId: string,
+    applied: { profile: string; revision: number } | undefined,
+    sessionStartedAt: Date,
+  ): Promise<void> {
+    return this.connected({ routerId, applied, sessionStartedAt });
   }
 
   private readonly connected = callBatcher(
-    async (batch: { routerId: string; applied: { profile: string; revision: number } | undefined }[]) => {
+    async (
+      batch: { routerId: string; applied: { profile: string; revision: number } | undefined; sessionStartedAt: Date }[],
+    ) => {
+      const targets = await this.desiredTargets(batch.map((b) => b.routerId));
       const running = new Map<string, { profile: string; revision: number }>();
-      for (const { routerId, applied } of batch) if (applied) running.set(routerId, applied);
-      // An agent that did not say what it runs is sent its desired state whatever it is.
-      const unknown = batch.filter((b) => !b.applied).map((b) => b.routerId);
-      const known = batch.filter((b) => b.applied).map((b) => b.routerId);
+      const known: string[] = [];
+      const unknown: string[] = [];
+      for (const { routerId, applied, sessionStartedAt } of batch) {
+        const target = targets.get(routerId);
+        if (target?.state === 'rolled_back') {
+          this.keepRolledBack(routerId, target.rolloutId);
+          continue;
+        }
+        if (target && sentOnEarlierStream(target, sessionStartedAt)) {
+          this.awaitingCatchUp.set(routerId, sessionStartedAt);
+          continue;
+        }
+        // An agent that did not say what it runs is sent its desired state whatever it is.
+        if (applied) {
+          running.set(routerId, applied);
+          known.push(routerId);
+        } else unknown.push(routerId);
+      }
       await Promise.all([this.deliver(known, running), this.deliver(unknown)]);
       return batch.map(() => undefined);
     },
     { windowMs: 20, maxBatch: 500 },
   );
+
+  /** Streams whose delivery waits for the agent to catch up (onConnected), by router. */
+  private readonly awaitingCatchUp = new Map<string, Date>();
+
+  /**
+   * The stream's first heartbeat: the agent's results from while it was away are stored. A
+   * revision sent on an earlier stream and still without a result never reached the agent:
+   * send it again. One it rolled back stays rolled back. Only streams onConnected held back
+   * are looked at, so a fleet's first heartbeats cost nothing here.
+   */
+  async onCaughtUp(routerId: string, sessionStartedAt: Date): Promise<void> {
+    if (this.awaitingCatchUp.get(routerId)?.getTime() !== sessionStartedAt.getTime()) return;
+    this.awaitingCatchUp.delete(routerId);
+    const target = (await this.desiredTargets([routerId])).get(routerId);
+    if (target?.state === 'rolled_back') return this.keepRolledBack(routerId, target.rolloutId);
+    if (target && sentOnEarlierStream(target, sessionStartedAt)) await this.deliver([routerId]);
+  }
+
+  /** Each router's target in the rollout that set its desired revision (absent: no rollout did). */
+  private async desiredTargets(routerIds: string[]) {
+    const routers = await this.db.router.findMany({
+      where: { id: { in: [...new Set(routerIds)] }, desiredRolloutId: { not: null } },
+      select: { id: true, desiredRolloutId: true },
+    });
+    const byRouter = new Map<string, { rolloutId: string; state: string; sentAt: Date | null }>();
+    if (routers.length === 0) return byRouter;
+    const rows = await this.db.rolloutTarget.findMany({
+      where: {
+        routerId: { in: routers.map((r) => r.id) },
+        rolloutId: { in: [...new Set(routers.map((r) => r.desiredRolloutId!))] },
+      },
+      select: { rolloutId: true, routerId: true, state: true, sentAt: true },
+    });
+    const desired = new Map(routers.map((r) => [r.id, r.desiredRolloutId]));
+    for (const t of rows) if (desired.get(t.routerId) === t.rolloutId) byRouter.set(t.routerId, t);
+    return byRouter;
+  }
+
+  private keepRolledBack(routerId: string, rolloutId: string): void {
+    this.log.info({ routerId, rolloutId }, 'router rolled back this rollout; its revision is not sent again');
+  }
+}
+
+/** Sent to the router before its current stream began, and no result stored since. */
+function sentOnEarlierStream(target: { state: string; sentAt: Date | null }, sessionStartedAt: Date): boolean {
+  return target.state === 'sent' && !!target.sentAt && target.sentAt < sessionStartedAt;
 }

@@ -9,9 +9,16 @@ export interface AgentProcess {
   exited: Promise<number | null>;
 }
 
+export interface AgentProcessOptions {
+  /** Runs the agent inside this network namespace (`ip netns exec`, which execs node: same pid). */
+  netns?: string;
+}
+
 /** `agent/main.ts <args>` as its own process (tsx), its stderr kept; `children` collects it for cleanup. */
-export function spawnAgent(args: string[], children: ChildProcess[]): AgentProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'agent/main.ts', ...args], {
+export function spawnAgent(args: string[], children: ChildProcess[], options: AgentProcessOptions = {}): AgentProcess {
+  const node = [process.execPath, '--import', 'tsx', 'agent/main.ts', ...args];
+  const argv = options.netns ? ['ip', 'netns', 'exec', options.netns, ...node] : node;
+  const child = spawn(argv[0]!, argv.slice(1), {
     cwd: repo,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
