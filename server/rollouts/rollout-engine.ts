@@ -257,42 +257,59 @@ export class RolloutEngine {
     const now = new Date();
     const online = routers.filter((r) => r.status === 'online' && !r.decommissionedAt).map((r) => r.id);
     const offline = routers.filter((r) => r.status !== 'online' || r.decommissionedAt).map((r) => r.id);
-    const eligible = routers.filter((r) => !r.decommissionedAt).map((r) => r.id);
-    // The router's assignment follows the rollout; its overrides survive if the profile stays.
-    // Three set-wise statements, however large the batch.
-    await this.db.assignment.updateMany({
-      where: { routerId: { in: eligible }, profileId },
-      data: { pinnedRevision: revisionNumber },
-    });
-    await this.db.assignment.updateMany({
-      where: { routerId: { in: eligible }, NOT: { profileId } },
-      data: { profileId, pinnedRevision: revisionNumber, overrides: Prisma.DbNull },
-    });
-    await this.db.assignment.createMany({
-      data: eligible.map((routerId) => ({ routerId, profileId, pinnedRevision: revisionNumber })),
-      skipDuplicates: true,
-    });
-    await this.db.router.updateMany({
-      where: { id: { in: eligible } },
-      data: { desiredRevisionId: revisionId, desiredRolloutId: rolloutId },
-    });
-    if (online.length) {
-      await this.db.rolloutTarget.updateMany({
-        where: { rolloutId, routerId: { in: online }, state: 'pending' },
-        data: { state: 'sent', sentAt: now },
-      });
-    }
-    if (offline.length) {
-      // Offline routers keep the revision as their desired state and get it when they reconnect.
-      await this.db.rolloutTarget.updateMany({
-        where: { rolloutId, routerId: { in: offline }, state: 'pending' },
-        data: { state: 'skipped', error: 'offline: gets the revision when it reconnects', finishedAt: now },
-      });
-    }
-    await this.bus.publishDesired(online);
-    this.log.info({ rolloutId, sent: online.length, skipped: offline.length }, 'rollout batch dispatched');
+    const eligible = new Set(routers.filter((r) => !r.decommissionedAt).map((r) => r.id));
+    const { sent, skipped } = await this.db.$transaction(
+      async (tx) => {
+        // The targets are claimed first: an advance running at the same time (a sweep, a job run
+        // again after Redis returned) waits here for this commit and then finds nothing pending,
+        // so it neither writes the same routers (two such writers can deadlock) nor publishes
+        // them again (a router told twice applies twice).
+        const sent = online.length
+          ? await tx.rolloutTarget.updateManyAndReturn({
+              where: { rolloutId, routerId: { in: online }, state: 'pending' },
+              data: { state: 'sent', sentAt: now },
+              select: { routerId: true },
+            })
+          : [];
+        // Offline routers keep the revision as their desired state and get it when they reconnect.
+        const skipped = offline.length
+          ? await tx.rolloutTarget.updateManyAndReturn({
+              where: { rolloutId, routerId: { in: offline }, state: 'pending' },
+              data: { state: 'skipped', error: 'offline: gets the revision when it reconnects', finishedAt: now },
+              select: { routerId: true },
+            })
+          : [];
+        const claimed = [...sent, ...skipped].map((t) => t.routerId).filter((id) => eligible.has(id));
+        if (claimed.length) {
+          // The router's assignment follows the rollout; its overrides survive if the profile stays.
+          // Three set-wise statements, however large the batch.
+          await tx.assignment.updateMany({
+            where: { routerId: { in: claimed }, profileId },
+            data: { pinnedRevision: revisionNumber },
+          });
+          await tx.assignment.updateMany({
+            where: { routerId: { in: claimed }, NOT: { profileId } },
+            data: { profileId, pinnedRevision: revisionNumber, overrides: Prisma.DbNull },
+          });
+          await tx.assignment.createMany({
+            data: claimed.map((routerId) => ({ routerId, profileId, pinnedRevision: revisionNumber })),
+            skipDuplicates: true,
+          });
+          await tx.router.updateMany({
+            where: { id: { in: claimed } },
+            data: { desiredRevisionId: revisionId, desiredRolloutId: rolloutId },
+          });
+        }
+        return { sent, skipped };
+      },
+      { maxWait: 30_000, timeout: 60_000 },
+    );
+    // Another advance dispatched this batch already.
+    if (sent.length === 0 && skipped.length === 0) return;
+    await this.bus.publishDesired(sent.map((t) => t.routerId));
+    this.log.info({ rolloutId, sent: sent.length, skipped: skipped.length }, 'rollout batch dispatched');
     // If everything was skipped the batch is already finished: take the next step now.
-    if (online.length === 0) await this.kick(rolloutId);
+    if (sent.length === 0) await this.kick(rolloutId);
   }
 
   /** An agent reported the result of applying a revision. */
@@ -317,7 +334,11 @@ export class RolloutEngine {
         where: { rolloutId: t.rolloutId, routerId, state: t.state },
         data: { state: status, error, finishedAt: new Date() },
       });
-      await this.kick(t.rolloutId);
+      // Not awaited: this runs in the agent's message queue, which must not wait for Redis (its
+      // heartbeats would look silent); a kick that never arrives is the sweep's to make up.
+      this.kick(t.rolloutId).catch((err: unknown) =>
+        this.log.warn({ err, rolloutId: t.rolloutId }, 'could not queue the next rollout step; the sweep will'),
+      );
     }
   }
 
