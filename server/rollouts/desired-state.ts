@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
-import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
+import type { AgentGateway, AgentSession } from '../agent-gateway/agent-gateway.js';
 import type { ProfileSpec } from '../../core/profile-spec.js';
 import { effectiveSpec } from '../fleet/plan-preview.js';
 
@@ -10,6 +10,13 @@ import { effectiveSpec } from '../fleet/plan-preview.js';
  * (re)connects running something else.
  */
 export class DesiredStateDelivery {
+  /**
+   * The rollout and revision last sent down each stream. A rollout dispatches each router once,
+   * so the same again on the same stream is a duplicate (a bus message resent after Redis
+   * returned, a catch-up racing it): an agent applies every desired state it gets.
+   */
+  private readonly sentOnStream = new WeakMap<AgentSession, string>();
+
   constructor(
     private readonly db: PrismaClient,
     private readonly gateway: AgentGateway,
@@ -33,6 +40,8 @@ export class DesiredStateDelivery {
       if (!revision || !session) continue;
       const current = running?.get(router.id);
       if (current && current.profile === revision.profile.name && current.revision === revision.number) continue;
+      const sentKey = `${router.desiredRolloutId ?? ''}\u0000${revision.id}`;
+      if (this.sentOnStream.get(session) === sentKey) continue;
       const overrides =
         router.assignment && router.assignment.profileId === revision.profileId ? router.assignment.overrides : null;
       const key = `${revision.id}\u0000${JSON.stringify(overrides)}`;
@@ -59,7 +68,21 @@ export class DesiredStateDelivery {
           rolloutId: router.desiredRolloutId ?? '',
         },
       });
+      this.sentOnStream.set(session, sentKey);
     }
+  }
+
+  /**
+   * After the fleet bus was away (messages published meanwhile are lost): sends each router
+   * connected here the desired revision it does not run, unless its stream was sent it already.
+   */
+  async catchUp(): Promise<void> {
+    const routers = await this.db.router.findMany({
+      where: { id: { in: [...this.gateway.sessions.keys()] }, desiredRevisionId: { not: null } },
+      select: { id: true, desiredRevisionId: true, appliedRevisionId: true },
+    });
+    const behind = routers.filter((r) => r.desiredRevisionId !== r.appliedRevisionId);
+    await this.deliver(behind.map((r) => r.id));
   }
 
   /** On connect: send the desired revision unless the agent says it already runs it. */
