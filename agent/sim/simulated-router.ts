@@ -174,6 +174,11 @@ export class SimulatedRouter implements SimulatedCommandTarget {
     return this.options.root;
   }
 
+  /** The identity its Hello claims (model and serial). */
+  get identity(): string {
+    return this.options.identity;
+  }
+
   reportApply(status: ApplyResult_Status, revision: AppliedRevision, error: string): void {
     this.history.push({
       profile: revision.profile,
