@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { chown, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -57,6 +58,7 @@ export class PrivatePostgres {
       for (const d of [this.dir, path.join(this.dir, 'socket')]) await chown(d, Number(stdout), Number(gid));
     }
     this.port = await freePort();
+    process.once('exit', this.removeOnExit);
     // No fsync anywhere: the cluster lives for one test, and initdb's syncs cost seconds.
     await this.server('initdb', ['-D', this.dataDir, '-U', SUPERUSER, '-A', 'trust', '--no-sync', '-E', 'UTF8']);
     await this.launch();
@@ -89,10 +91,22 @@ export class PrivatePostgres {
   /** Stops the server if it runs and removes the cluster; safe after a failed start and twice. */
   async stop(): Promise<void> {
     if (!this.dir) return;
+    process.off('exit', this.removeOnExit);
     await this.server('pg_ctl', ['-D', this.dataDir, '-m', 'immediate', '-w', 'stop']).catch(() => {});
     await rm(this.dir, { recursive: true, force: true });
     this.dir = '';
   }
+
+  /** A test process that ends without its afterAll (a crash, process.exit) still stops the server. */
+  private readonly removeOnExit = () => {
+    const [file, argv] = this.command('pg_ctl', ['-D', this.dataDir, '-m', 'immediate', '-w', 'stop']);
+    try {
+      execFileSync(file, argv, { cwd: this.dir, stdio: 'ignore', timeout: 30_000 });
+    } catch {
+      /* not running */
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  };
 
   private async launch(): Promise<void> {
     const options = `-p ${this.port} -k ${path.join(this.dir, 'socket')} -c listen_addresses=127.0.0.1 -c fsync=off`;
@@ -105,11 +119,15 @@ export class PrivatePostgres {
     }
   }
 
-  /** Runs a server binary, as `postgres` when we are root. */
+  /** Runs a server binary. */
   private async server(program: string, args: string[]): Promise<void> {
-    const binary = path.join(this.bin, program);
-    const [file, argv] =
-      process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', binary, ...args]] : [binary, args];
+    const [file, argv] = this.command(program, args);
     await run(file, argv, { cwd: this.dir, timeout: 60_000 });
+  }
+
+  /** The command line of a server binary: as `postgres` when we are root. */
+  private command(program: string, args: string[]): [string, string[]] {
+    const binary = path.join(this.bin, program);
+    return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', binary, ...args]] : [binary, args];
   }
 }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { access, constants, mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -68,6 +69,13 @@ export class PrivateRedis {
     );
     failed.catch(() => {});
     this.process = child;
+    // A test process that ends without its afterAll (a crash, process.exit) takes the server along.
+    const orphaned = () => {
+      child.kill('SIGKILL');
+      rmSync(this.dir, { recursive: true, force: true });
+    };
+    process.once('exit', orphaned);
+    child.once('exit', () => process.off('exit', orphaned));
     await Promise.race([waitForPort(this.port, 10_000), failed]);
   }
 }
