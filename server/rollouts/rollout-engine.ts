@@ -142,6 +142,7 @@ export class RolloutEngine {
       const strategy = { ...DEFAULT_STRATEGY, ...(rollout.strategy as Partial<Strategy>) };
       const batch = rollout.currentBatch;
 
+      await this.recordMissedResults(rolloutId, rollout.revisionId);
       // Routers that never answered count as failed.
       const cutoff = new Date(Date.now() - strategy.resultTimeoutSeconds * 1000);
       await this.db.rolloutTarget.updateMany({
@@ -310,6 +311,36 @@ export class RolloutEngine {
     this.log.info({ rolloutId, sent: sent.length, skipped: skipped.length }, 'rollout batch dispatched');
     // If everything was skipped the batch is already finished: take the next step now.
     if (sent.length === 0) await this.kick(rolloutId);
+  }
+
+  /**
+   * A result stored just before the database went away (or the replica died) may never have
+   * reached onApplyResult: the store is not repeated when the agent sends it again, so its
+   * target would wait in `sent` until it timed out. Such targets take their stored result here.
+   */
+  private async recordMissedResults(rolloutId: string, revisionId: string): Promise<void> {
+    const waiting = await this.db.rolloutTarget.findMany({
+      where: { rolloutId, state: 'sent' },
+      select: { routerId: true, sentAt: true },
+    });
+    if (waiting.length === 0) return;
+    const results = await this.db.applyResult.findMany({
+      where: { revisionId, routerId: { in: waiting.map((w) => w.routerId) }, status: { not: 'pending' } },
+      orderBy: { startedAt: 'desc' },
+      select: { routerId: true, status: true, error: true, startedAt: true },
+    });
+    for (const target of waiting) {
+      // Only a result started after the target was sent: one of an earlier rollout of the same
+      // revision must not count. startedAt is the agent's clock; one running behind ours leaves
+      // the target to time out, as before.
+      const since = target.sentAt?.getTime() ?? Infinity;
+      const result = results.find((r) => r.routerId === target.routerId && r.startedAt.getTime() >= since);
+      if (!result || result.status === 'pending') continue;
+      await this.db.rolloutTarget.updateMany({
+        where: { rolloutId, routerId: target.routerId, state: 'sent' },
+        data: { state: result.status, error: result.error, finishedAt: new Date() },
+      });
+    }
   }
 
   /** An agent reported the result of applying a revision. */
