@@ -144,7 +144,14 @@ export async function startController(
     logger.child({ component: 'agent-gateway' }),
   );
   const delivery = new DesiredStateDelivery(db.prisma, gateway, logger.child({ component: 'delivery' }));
-  bus.onDesired((ids) => void delivery.deliver(ids));
+  // Not thrown away: a database away at that moment would otherwise end the process (unhandled rejection).
+  bus.onDesired(
+    (ids) => void delivery.deliver(ids).catch((err: unknown) => logger.error({ err }, 'sending desired states failed')),
+  );
+  bus.onResubscribed(
+    () =>
+      void delivery.catchUp().catch((err: unknown) => logger.error({ err }, 'catching up on desired states failed')),
+  );
   const commandLog = logger.child({ component: 'commands' });
   const dispatcher = new CommandDispatcher(db.prisma, audit, jobs, bus, commandLog);
   const commands = new CommandJobs(db.prisma, audit, dispatcher);

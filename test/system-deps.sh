@@ -24,6 +24,8 @@ have chromium || need+=(chromium)
 # promtool checks the /metrics exposition.
 have promtool || need+=(prometheus)
 have redis-server || need+=(redis-server)
+# The restart tests run a PostgreSQL cluster of their own (initdb, pg_ctl): test/support/private-postgres.ts.
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 # wf-tcx cross-built for routers (bpf/build.sh) and run under qemu-user in its test.
 for triple in mipsel-linux-gnu mips-linux-gnu aarch64-linux-gnu; do have "$triple-gcc" || need+=("gcc-$triple"); done
 [ -f /usr/mipsel-linux-gnu/lib/libc.a ] || need+=(libc6-dev-mipsel-cross)

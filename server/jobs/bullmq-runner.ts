@@ -1,10 +1,12 @@
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { JobHandler, JobRunner } from './job-runner.js';
+import { RedisAvailability } from './redis-availability.js';
 
 export const QUEUE_NAME = 'wrtfleet';
 
-function connectionFromUrl(redisUrl: string): ConnectionOptions {
+function connectionFromUrl(redisUrl: string) {
   const url = new URL(redisUrl);
   return {
     host: url.hostname,
@@ -24,6 +26,11 @@ export class BullMqJobRunner implements JobRunner {
   private worker: Worker | undefined;
   private readonly handlers = new Map<string, JobHandler>();
   private readonly connection: ConnectionOptions;
+  /** The queue's own connection, watched: the log says when Redis goes and returns. */
+  private readonly client: Redis;
+  private readonly redis: RedisAvailability;
+  /** What `every` scheduled, kept to schedule again when Redis returns. */
+  private readonly schedules = new Map<string, number>();
 
   constructor(
     redisUrl: string,
@@ -31,7 +38,15 @@ export class BullMqJobRunner implements JobRunner {
     private readonly prefix = 'wrtfleet',
   ) {
     this.connection = connectionFromUrl(redisUrl);
-    this.queue = new Queue(QUEUE_NAME, { connection: this.connection, prefix });
+    this.client = new Redis(connectionFromUrl(redisUrl));
+    this.redis = new RedisAvailability(this.client, log, 'background jobs (rollout steps, sweeps) wait');
+    // A Redis restarted without persistence comes back without the schedules: the sweeps that
+    // advance rollouts whose jobs were lost must be scheduled again.
+    this.redis.onBack(async () => {
+      for (const [name, everyMs] of this.schedules) await this.schedule(name, everyMs);
+    });
+    this.queue = new Queue(QUEUE_NAME, { connection: this.client, prefix });
+    this.queue.on('error', (err) => this.connectionError(err));
   }
 
   register(name: string, handler: JobHandler): void {
@@ -56,6 +71,11 @@ export class BullMqJobRunner implements JobRunner {
   }
 
   async every(name: string, everyMs: number): Promise<void> {
+    this.schedules.set(name, everyMs);
+    await this.schedule(name, everyMs);
+  }
+
+  private async schedule(name: string, everyMs: number): Promise<void> {
     await this.queue.upsertJobScheduler(
       `every-${name}`,
       { every: everyMs },
@@ -82,12 +102,21 @@ export class BullMqJobRunner implements JobRunner {
       { connection: this.connection, prefix: this.prefix, concurrency: 8 },
     );
     this.worker.on('failed', (job, err) => this.log.error({ err, job: job?.name }, 'job failed'));
+    this.worker.on('error', (err) => this.connectionError(err));
     await this.worker.waitUntilReady();
     await this.queue.waitUntilReady();
+  }
+
+  /** While Redis is away every retry fails the same way: the outage is logged once, not each of them. */
+  private connectionError(err: Error): void {
+    if (this.redis.isAway) this.log.debug({ err }, 'job queue error while Redis is away');
+    else this.log.warn({ err }, 'job queue error');
   }
 
   async close(): Promise<void> {
     await this.worker?.close();
     await this.queue.close();
+    // Ours, not BullMQ's: a queue given a connection leaves closing it to its owner.
+    this.client.disconnect();
   }
 }

@@ -18,6 +18,8 @@ export interface FleetBus {
   onDesired(listener: (routerIds: string[]) => void): void;
   publishCommands(message: CommandDeliveryMessage): Promise<void>;
   onCommands(listener: (message: CommandDeliveryMessage) => void): void;
+  /** After a time this replica was not listening (Redis away): messages may have been missed. */
+  onResubscribed(listener: () => void): void;
   close(): Promise<void>;
 }
 
@@ -39,6 +41,9 @@ export class InProcessFleetBus implements FleetBus {
   onCommands(listener: (message: CommandDeliveryMessage) => void): void {
     this.events.on('commands', listener);
   }
+
+  /** Never: in one process nothing is missed. */
+  onResubscribed(): void {}
 
   async close(): Promise<void> {
     this.events.removeAllListeners();

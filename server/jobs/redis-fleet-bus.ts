@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CommandDeliveryMessage, FleetBus } from './fleet-bus.js';
+import { RedisAvailability } from './redis-availability.js';
 
 /** Router ids per message: one huge batch does not become one huge Redis message. */
 const IDS_PER_MESSAGE = 500;
@@ -24,6 +25,15 @@ export class RedisFleetBus implements FleetBus {
     this.commandsChannel = `${prefix}:commands`;
     this.pub = new Redis(redisUrl, { lazyConnect: false });
     this.sub = new Redis(redisUrl, { lazyConnect: false });
+    // The publisher only logs its errors (the subscriber's watch says when Redis goes and returns).
+    this.pub.on('error', (err: Error) => log.debug({ err }, 'fleet bus publisher error'));
+    const subscriber = new RedisAvailability(this.sub, log, 'replicas may miss fleet bus messages');
+    // Messages published while this replica was not subscribed are lost: once subscribed again
+    // (ioredis resubscribes by itself; this reply comes after its), listeners catch up.
+    subscriber.onBack(async () => {
+      await this.sub.subscribe(this.desiredChannel, this.commandsChannel);
+      this.events.emit('resubscribed');
+    });
     this.sub.on('message', (channel: string, message: string) => {
       try {
         const parsed = JSON.parse(message) as unknown;
@@ -67,6 +77,10 @@ export class RedisFleetBus implements FleetBus {
 
   onDesired(listener: (routerIds: string[]) => void): void {
     this.events.on('desired', listener);
+  }
+
+  onResubscribed(listener: () => void): void {
+    this.events.on('resubscribed', listener);
   }
 
   async close(): Promise<void> {

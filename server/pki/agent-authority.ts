@@ -7,6 +7,7 @@ import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
 import { IdentityRefused } from '../agent-gateway/agent-gateway.js';
 import { ROUTER_IDENTITY_PATTERN } from '../agent-gateway/hello-validation.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import { isDatabaseUnavailable } from '../storage/database-unavailable.js';
 import type { EnrollmentTokens } from '../auth/enrollment-tokens.js';
 import { FailureLimiter } from '../auth/failure-limiter.js';
 import { CertificateRequestRejected, peerCertificateInfo, type ControllerPki, type IssuedCertificate } from './ca.js';
@@ -362,7 +363,12 @@ export class AgentAuthority implements AgentSecurity {
       if (running || gateway.sessions.size === 0) return;
       running = true;
       this.sweep(gateway)
-        .catch((err: unknown) => this.log.warn({ err }, 'revocation sweep failed'))
+        // Four ticks a second: a database outage (logged once by storage) would flood the log.
+        .catch((err: unknown) =>
+          isDatabaseUnavailable(err)
+            ? this.log.debug({ err }, 'revocation sweep waits for the database')
+            : this.log.warn({ err }, 'revocation sweep failed'),
+        )
         .finally(() => (running = false));
     }, intervalMs);
     this.watchTimer.unref();

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
-import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
+import type { AgentGateway, AgentSession } from '../agent-gateway/agent-gateway.js';
 import type { ProfileSpec } from '../../core/profile-spec.js';
 import { effectiveSpec } from '../fleet/plan-preview.js';
 import { callBatcher } from '../../core/call-batcher.js';
@@ -11,6 +11,13 @@ import { callBatcher } from '../../core/call-batcher.js';
  * (re)connects running something else, unless it rolled that rollout's revision back.
  */
 export class DesiredStateDelivery {
+  /**
+   * The rollout and revision last sent down each stream. A rollout dispatches each router once,
+   * so the same again on the same stream is a duplicate (a bus message resent after Redis
+   * returned, a catch-up racing it): an agent applies every desired state it gets.
+   */
+  private readonly sentOnStream = new WeakMap<AgentSession, string>();
+
   constructor(
     private readonly db: PrismaClient,
     private readonly gateway: AgentGateway,
@@ -34,6 +41,8 @@ export class DesiredStateDelivery {
       if (!revision || !session) continue;
       const current = running?.get(router.id);
       if (current && current.profile === revision.profile.name && current.revision === revision.number) continue;
+      const sentKey = `${router.desiredRolloutId ?? ''}\u0000${revision.id}`;
+      if (this.sentOnStream.get(session) === sentKey) continue;
       const overrides =
         router.assignment && router.assignment.profileId === revision.profileId ? router.assignment.overrides : null;
       const key = `${revision.id}\u0000${JSON.stringify(overrides)}`;
@@ -60,6 +69,7 @@ export class DesiredStateDelivery {
           rolloutId: router.desiredRolloutId ?? '',
         },
       });
+      this.sentOnStream.set(session, sentKey);
     }
   }
 
@@ -151,6 +161,21 @@ export class DesiredStateDelivery {
 
   private keepRolledBack(routerId: string, rolloutId: string): void {
     this.log.info({ routerId, rolloutId }, 'router rolled back this rollout; its revision is not sent again');
+  }
+
+  /**
+   * After the fleet bus was away (messages published meanwhile are lost): sends each router
+   * connected here the desired revision it does not run, unless its stream was sent it already.
+   */
+  async catchUp(): Promise<void> {
+    const routers = await this.db.router.findMany({
+      where: { id: { in: [...this.gateway.sessions.keys()] }, desiredRevisionId: { not: null } },
+      select: { id: true, desiredRevisionId: true, appliedRevisionId: true },
+    });
+    const behind = routers.filter((r) => r.desiredRevisionId !== r.appliedRevisionId).map((r) => r.id);
+    // A revision the router rolled back stays rolled back here too.
+    const targets = await this.desiredTargets(behind);
+    await this.deliver(behind.filter((id) => targets.get(id)?.state !== 'rolled_back'));
   }
 }
 

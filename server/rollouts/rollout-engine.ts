@@ -142,6 +142,7 @@ export class RolloutEngine {
       const strategy = { ...DEFAULT_STRATEGY, ...(rollout.strategy as Partial<Strategy>) };
       const batch = rollout.currentBatch;
 
+      await this.recordMissedResults(rolloutId, rollout.revisionId);
       // Routers that never answered count as failed.
       const cutoff = new Date(Date.now() - strategy.resultTimeoutSeconds * 1000);
       await this.db.rolloutTarget.updateMany({
@@ -257,48 +258,89 @@ export class RolloutEngine {
     const now = new Date();
     const online = routers.filter((r) => r.status === 'online' && !r.decommissionedAt).map((r) => r.id);
     const offline = routers.filter((r) => r.status !== 'online' || r.decommissionedAt).map((r) => r.id);
-    const eligible = routers.filter((r) => !r.decommissionedAt).map((r) => r.id);
-    // The router's assignment follows the rollout; its overrides survive if the profile stays.
-    // Three set-wise statements, however large the batch.
-    await this.db.assignment.updateMany({
-      where: { routerId: { in: eligible }, profileId },
-      data: { pinnedRevision: revisionNumber },
+    const eligible = new Set(routers.filter((r) => !r.decommissionedAt).map((r) => r.id));
+    const { sent, skipped } = await this.db.$transaction(
+      async (tx) => {
+        // The targets are claimed first: an advance running at the same time (a sweep, a job run
+        // again after Redis returned) waits here for this commit and then finds nothing pending,
+        // so it neither writes the same routers (two such writers can deadlock) nor publishes
+        // them again (a router told twice applies twice).
+        const sent = online.length
+          ? await tx.rolloutTarget.updateManyAndReturn({
+              where: { rolloutId, routerId: { in: online }, state: 'pending' },
+              data: { state: 'sent', sentAt: now },
+              select: { routerId: true },
+            })
+          : [];
+        // Offline routers keep the revision as their desired state and get it when they reconnect.
+        const skipped = offline.length
+          ? await tx.rolloutTarget.updateManyAndReturn({
+              where: { rolloutId, routerId: { in: offline }, state: 'pending' },
+              data: { state: 'skipped', error: 'offline: gets the revision when it reconnects', finishedAt: now },
+              select: { routerId: true },
+            })
+          : [];
+        const claimed = [...sent, ...skipped].map((t) => t.routerId).filter((id) => eligible.has(id));
+        if (claimed.length) {
+          // The router's assignment follows the rollout; its overrides survive if the profile stays.
+          // Three set-wise statements, however large the batch.
+          await tx.assignment.updateMany({
+            where: { routerId: { in: claimed }, profileId },
+            data: { pinnedRevision: revisionNumber },
+          });
+          await tx.assignment.updateMany({
+            where: { routerId: { in: claimed }, NOT: { profileId } },
+            data: { profileId, pinnedRevision: revisionNumber, overrides: Prisma.DbNull },
+          });
+          await tx.assignment.createMany({
+            data: claimed.map((routerId) => ({ routerId, profileId, pinnedRevision: revisionNumber })),
+            skipDuplicates: true,
+          });
+          await tx.router.updateMany({
+            where: { id: { in: claimed } },
+            data: { desiredRevisionId: revisionId, desiredRolloutId: rolloutId },
+          });
+        }
+        return { sent, skipped };
+      },
+      { maxWait: 30_000, timeout: 60_000 },
+    );
+    // Another advance dispatched this batch already.
+    if (sent.length === 0 && skipped.length === 0) return;
+    await this.bus.publishDesired(sent.map((t) => t.routerId));
+    this.log.info({ rolloutId, sent: sent.length, skipped: skipped.length }, 'rollout batch dispatched');
+    // If everything was skipped the batch is already finished: take the next step now.
+    if (sent.length === 0) await this.kick(rolloutId);
+  }
+
+  /**
+   * A result stored just before the database went away (or the replica died) may never have
+   * reached onApplyResult: the store is not repeated when the agent sends it again, so its
+   * target would wait in `sent` until it timed out. Such targets take their stored result here.
+   */
+  private async recordMissedResults(rolloutId: string, revisionId: string): Promise<void> {
+    const waiting = await this.db.rolloutTarget.findMany({
+      where: { rolloutId, state: 'sent' },
+      select: { routerId: true, sentAt: true },
     });
-    await this.db.assignment.updateMany({
-      where: { routerId: { in: eligible }, NOT: { profileId } },
-      data: { profileId, pinnedRevision: revisionNumber, overrides: Prisma.DbNull },
+    if (waiting.length === 0) return;
+    const results = await this.db.applyResult.findMany({
+      where: { revisionId, routerId: { in: waiting.map((w) => w.routerId) }, status: { not: 'pending' } },
+      orderBy: { startedAt: 'desc' },
+      select: { routerId: true, status: true, error: true, startedAt: true },
     });
-    await this.db.assignment.createMany({
-      data: eligible.map((routerId) => ({ routerId, profileId, pinnedRevision: revisionNumber })),
-      skipDuplicates: true,
-    });
-    await this.db.router.updateMany({
-      where: { id: { in: eligible } },
-      data: { desiredRevisionId: revisionId, desiredRolloutId: rolloutId },
-    });
-    // Only the targets this call moved from pending to sent are announced: the sweep and a
-    // queued advance (on any replica) may dispatch the same batch at once, and announcing what
-    // the other one sent would deliver the desired state twice (twice applied, twice reported).
-    const sent = online.length
-      ? (
-          await this.db.rolloutTarget.updateManyAndReturn({
-            where: { rolloutId, routerId: { in: online }, state: 'pending' },
-            data: { state: 'sent', sentAt: now },
-            select: { routerId: true },
-          })
-        ).map((t) => t.routerId)
-      : [];
-    if (offline.length) {
-      // Offline routers keep the revision as their desired state and get it when they reconnect.
+    for (const target of waiting) {
+      // Only a result started after the target was sent: one of an earlier rollout of the same
+      // revision must not count. startedAt is the agent's clock; one running behind ours leaves
+      // the target to time out, as before.
+      const since = target.sentAt?.getTime() ?? Infinity;
+      const result = results.find((r) => r.routerId === target.routerId && r.startedAt.getTime() >= since);
+      if (!result || result.status === 'pending') continue;
       await this.db.rolloutTarget.updateMany({
-        where: { rolloutId, routerId: { in: offline }, state: 'pending' },
-        data: { state: 'skipped', error: 'offline: gets the revision when it reconnects', finishedAt: now },
+        where: { rolloutId, routerId: target.routerId, state: 'sent' },
+        data: { state: result.status, error: result.error, finishedAt: new Date() },
       });
     }
-    await this.bus.publishDesired(sent);
-    this.log.info({ rolloutId, sent: sent.length, skipped: offline.length }, 'rollout batch dispatched');
-    // If everything was skipped the batch is already finished: take the next step now.
-    if (online.length === 0) await this.kick(rolloutId);
   }
 
   /** An agent reported the result of applying a revision. */
@@ -358,7 +400,12 @@ export class RolloutEngine {
     const rollouts = new Set(
       targets.filter((t) => outcome.has(`${t.routerId}\u0000${t.rollout.revisionId}`)).map((t) => t.rolloutId),
     );
-    for (const rolloutId of rollouts) await this.kick(rolloutId);
+    // Not awaited: this runs in the agents' message queues, which must not wait for Redis (their
+    // heartbeats would look silent); a kick that never arrives is the sweep's to make up.
+    for (const rolloutId of rollouts)
+      this.kick(rolloutId).catch((err: unknown) =>
+        this.log.warn({ err, rolloutId }, 'could not queue the next rollout step; the sweep will'),
+      );
   }
 
   async pause(rolloutId: string, ctx: { actor: string; requestId?: string }) {

@@ -14,6 +14,7 @@ import { lockDataDir } from './data-dir-lock.js';
 import { describeConnectError, parseDatabaseUrl } from './database-url.js';
 import { restrictToOwner } from './owner-only.js';
 import type { PostgresLocation } from './database-url.js';
+import { DatabaseAvailability } from './database-availability.js';
 import { StorageError } from './storage-error.js';
 
 /** The subset of pino's API storage logs through (a pino Logger fits). */
@@ -139,8 +140,11 @@ async function openPostgres(
   // use and removes it in $disconnect, before pool.end(), which does not wait for its connections
   // to finish closing. A server that terminates them meanwhile (DROP DATABASE WITH (FORCE), a
   // restart) then raised an 'error' nobody listened to: an uncaught exception (seen in CI).
+  const availability = new DatabaseAvailability(() => pool.query('SELECT 1'), logger, location.where);
   pool.on('error', (error) => {
-    if (!closing) logger.warn({ err: error.message, where: location.where }, 'idle PostgreSQL connection failed');
+    if (closing) return;
+    logger.debug({ err: error.message, where: location.where }, 'idle PostgreSQL connection failed');
+    availability.lost(error.message);
   });
   const pageQueries = concurrencyGate(pageQueryConcurrency());
   const adapter = new PrismaPg(pool);
@@ -156,6 +160,7 @@ async function openPostgres(
     close: () =>
       (closed ??= (async () => {
         closing = true;
+        availability.close();
         try {
           await prisma.$disconnect();
         } finally {
