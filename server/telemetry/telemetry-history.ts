@@ -12,6 +12,12 @@ import { TelemetrySeries } from './telemetry-series.js';
 import { TelemetryWriter } from './telemetry-writer.js';
 
 export class TelemetryHistory {
+  /**
+   * The clock of the history (ms): it stamps each sample's arrival, which decides its minute,
+   * ends the series windows and is the rollup's "now". Tests replace it to reach a minute's
+   * end without waiting for the wall clock.
+   */
+  now: () => number = () => Date.now();
   readonly config: TelemetryConfig;
   readonly writer: TelemetryWriter;
   readonly rollup: TelemetryRollup;
@@ -19,7 +25,10 @@ export class TelemetryHistory {
 
   constructor(db: PrismaClient, log: Logger, config: Partial<TelemetryConfig> = {}) {
     this.config = { ...DEFAULT_TELEMETRY, ...config };
-    this.writer = new TelemetryWriter(db, log, { flushMs: this.config.flushSeconds * 1000 });
+    this.writer = new TelemetryWriter(db, log, {
+      flushMs: this.config.flushSeconds * 1000,
+      now: () => this.now(),
+    });
     this.rollup = new TelemetryRollup(db, this.config, log);
     this.series = new TelemetrySeries(db);
   }
@@ -27,13 +36,13 @@ export class TelemetryHistory {
   /** Registers the rollup job and its schedule (once across replicas with BullMQ; locked otherwise). */
   async schedule(jobs: JobRunner): Promise<void> {
     jobs.register(ROLLUP_JOB, async () => {
-      await this.rollup.run();
+      await this.rollup.run(this.now());
     });
     await jobs.every(ROLLUP_JOB, this.config.rollupEverySeconds * 1000);
   }
 
   /** The window of a series request; throws WindowError naming the field. */
-  window(query: WindowQuery, now: number = Date.now()): SeriesWindow {
+  window(query: WindowQuery, now: number = this.now()): SeriesWindow {
     return resolveWindow(query, now, {
       minuteRetentionMs: this.rollup.minuteRetentionMs,
       hourRetentionMs: this.rollup.hourRetentionMs,

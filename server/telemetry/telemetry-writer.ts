@@ -19,6 +19,8 @@ export interface TelemetryWriterOptions {
   maxBatchRouters?: number;
   /** Samples held at most; past it the oldest are dropped (the database is not keeping up). */
   maxPending?: number;
+  /** The clock that stamps a sample's arrival (ms); default Date.now. */
+  now?: () => number;
 }
 
 /** What the writer did since it started (the bench reads it; so could /metrics). */
@@ -144,7 +146,7 @@ export class TelemetryWriter {
   }
 
   /** Buffers one sample, stamped with its arrival (or `at`: the bench writes a simulated day). */
-  record(routerId: string, telemetry: Telemetry, at: Date = new Date()): void {
+  record(routerId: string, telemetry: Telemetry, at: Date = new Date((this.options.now ?? Date.now)())): void {
     if (this.closed) return;
     this.stats.samples++;
     this.pending.push({ routerId, at: at.getTime(), telemetry, attempts: 0 });

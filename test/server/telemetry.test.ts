@@ -10,6 +10,7 @@ import { defaultFixturesDir } from '../../agent/sim/fixtures.js';
 import { SimulatedCounters } from '../../agent/sim/simulated-counters.js';
 import { SimulatedRouter } from '../../agent/sim/simulated-router.js';
 import type { Controller } from '../../server/controller.js';
+import { MINUTE_MS } from '../../server/telemetry/series-layout.js';
 import type { RouterPoint } from '../../server/telemetry/telemetry-series.js';
 import { BACKENDS, type TestDatabase } from '../support/databases.js';
 import { eventually, operatorApi, startTestController, type authedFetch } from '../support/controller.js';
@@ -27,6 +28,12 @@ describe.each(BACKENDS)('telemetry history of simulated routers over real gRPC (
   const ids: Record<string, string> = {};
   /** When the profile was applied everywhere: minutes before it average in time without programs. */
   let appliedAt = 0;
+  /**
+   * The clock of the controller's telemetry and of the routers' counters alike: real time plus
+   * a jump the first test makes towards a minute's end, so no test waits for the wall clock's.
+   */
+  let skewMs = 0;
+  const now = () => Date.now() + skewMs;
 
   const simulated = (model: string, serial: string) => {
     const router = new SimulatedRouter({
@@ -37,7 +44,7 @@ describe.each(BACKENDS)('telemetry history of simulated routers over real gRPC (
       reconnect: FAST,
       telemetryIntervalMs: 250,
       // As if the router had counted for a day: a reset drops its counters far below the last reading.
-      counters: new SimulatedCounters({ packetsPerSecond: PPS, uptimeSeconds: DAY_S }),
+      counters: new SimulatedCounters({ packetsPerSecond: PPS, uptimeSeconds: DAY_S, now }),
     });
     routers.push(router);
     router.start();
@@ -50,12 +57,13 @@ describe.each(BACKENDS)('telemetry history of simulated routers over real gRPC (
       // The job would run on its own only after an hour: every test here runs it when it means to.
       telemetry: { flushSeconds: 0.2, rollupEverySeconds: 3600 },
     }));
+    controller.telemetry.now = now;
     simulated('kt-km14-102h-mt7621', '001');
     simulated('tplink-archer-c7-v2', '001');
     await eventually(async () => controller.gateway.sessions.size === 2, 15_000, 'two routers connected');
     for (const r of await controller.db.prisma.router.findMany()) ids[r.name] = r.id;
     await applyProfile(api, 'telemetry', { l3Rewrite: { ttl: { value: 64 } } }, { all: true });
-    appliedAt = Date.now();
+    appliedAt = now();
   });
 
   afterAll(async () => {
@@ -64,46 +72,46 @@ describe.each(BACKENDS)('telemetry history of simulated routers over real gRPC (
     await db?.drop();
   });
 
-  it(
-    'samples arrive and the router series returns them: rates per program, mode, offloaded flows, agent RSS',
-    { timeout: 90_000 },
-    async () => {
-      const id = ids['kt-km14-102h-mt7621-001']!;
-      // A point's rate is over the time it covers: the first minute with programs also covers
-      // the seconds before they were attached, so the check waits for a minute wholly after.
-      const full = (p: RouterPoint) => p.coveredSeconds >= 2 && Date.parse(p.at) >= appliedAt;
-      const body = await eventually(
-        async () => {
-          const s = await routerSeries(api, id);
-          return s.points.some(full) ? s : undefined;
-        },
-        75_000,
-        'a minute after the apply covering two seconds',
-      );
-      expect(body).toMatchObject({ routerId: id, step: 60, resolution: 'minute' });
-      expect(body.points).toHaveLength(61); // the last hour in minutes, the current one included
-      const point = body.points.find(full)!;
-      expect(point.mode).toBe('tcx'); // kernel 6.6: the plan attaches with TCX
-      expect(point.programs.map((p) => p.program)).toEqual([
-        'set_ip_id_zero',
-        'set_ip_ttl',
-        'set_tcp_syn_window',
-        'clear_tcp_syn_ts',
-      ]);
-      for (const p of point.programs) expect(p.seenPerSecond).toBeGreaterThan(PPS * 0.8);
-      for (const p of point.programs) expect(p.seenPerSecond).toBeLessThan(PPS * 1.2);
-      const ttl = point.programs.find((p) => p.program === 'set_ip_ttl')!;
-      expect(ttl.rewrittenPerSecond / ttl.seenPerSecond).toBeCloseTo(0.9, 1);
-      expect(point.offloadedFlows).toEqual({ software: 40, hardware: 0 }); // prefer-rewrite: software offload
-      expect(point.agentRssBytes).toBe(24 * 1024 * 1024);
-      // A step without data is a gap: no rates, no gauges.
-      expect(body.points[0]).toMatchObject({ coveredSeconds: 0, programs: [], mode: null, offloadedFlows: null });
-      // The latest sample is the router's live state too.
-      const detail = await api(`/v1/routers/${id}`);
-      expect(detail.body.liveState.telemetry.programs).toHaveLength(4);
-      expect(detail.body.liveState.datapath.mode).toBe(2); // MODE_TCX, from the apply result's evidence
-    },
-  );
+  it('samples arrive and the router series returns them: rates per program, mode, offloaded flows, agent RSS', async () => {
+    const id = ids['kt-km14-102h-mt7621-001']!;
+    // A point's rate is over the time it covers: the first minute with programs also covers
+    // the seconds before they were attached, so the check waits for a minute wholly after.
+    const full = (p: RouterPoint) => p.coveredSeconds >= 2 && Date.parse(p.at) >= appliedAt;
+    // The shared clock jumps to a second before the next minute (counters grow with it, so
+    // every interval keeps its true rate): that minute then starts after a real second.
+    const nextMinute = (Math.floor(now() / MINUTE_MS) + 1) * MINUTE_MS;
+    skewMs += Math.max(0, nextMinute - 1_000 - now());
+    const body = await eventually(
+      async () => {
+        const s = await routerSeries(api, id);
+        return s.points.some(full) ? s : undefined;
+      },
+      15_000,
+      'a minute after the apply covering two seconds',
+    );
+    expect(body).toMatchObject({ routerId: id, step: 60, resolution: 'minute' });
+    expect(body.points).toHaveLength(61); // the last hour in minutes, the current one included
+    const point = body.points.find(full)!;
+    expect(point.mode).toBe('tcx'); // kernel 6.6: the plan attaches with TCX
+    expect(point.programs.map((p) => p.program)).toEqual([
+      'set_ip_id_zero',
+      'set_ip_ttl',
+      'set_tcp_syn_window',
+      'clear_tcp_syn_ts',
+    ]);
+    for (const p of point.programs) expect(p.seenPerSecond).toBeGreaterThan(PPS * 0.8);
+    for (const p of point.programs) expect(p.seenPerSecond).toBeLessThan(PPS * 1.2);
+    const ttl = point.programs.find((p) => p.program === 'set_ip_ttl')!;
+    expect(ttl.rewrittenPerSecond / ttl.seenPerSecond).toBeCloseTo(0.9, 1);
+    expect(point.offloadedFlows).toEqual({ software: 40, hardware: 0 }); // prefer-rewrite: software offload
+    expect(point.agentRssBytes).toBe(24 * 1024 * 1024);
+    // A step without data is a gap: no rates, no gauges.
+    expect(body.points[0]).toMatchObject({ coveredSeconds: 0, programs: [], mode: null, offloadedFlows: null });
+    // The latest sample is the router's live state too.
+    const detail = await api(`/v1/routers/${id}`);
+    expect(detail.body.liveState.telemetry.programs).toHaveLength(4);
+    expect(detail.body.liveState.datapath.mode).toBe(2); // MODE_TCX, from the apply result's evidence
+  });
 
   it('a simulated reboot (counters back to zero) shows no negative and no spike in the series', async () => {
     const router = routers[0]!;
@@ -149,7 +157,7 @@ describe.each(BACKENDS)('telemetry history of simulated routers over real gRPC (
     }
     expect(point.offloadedFlows.software).toBe(80);
     // Rolled up (as the job would, minutes later), the stored fleet minutes say the same.
-    const report = await controller.telemetry.rollup.run(Date.now() + 3 * 60_000);
+    const report = await controller.telemetry.rollup.run(now() + 3 * 60_000);
     expect(report?.fleetMinutes.to).toBeGreaterThan(report!.fleetMinutes.from);
     const stored = await controller.db.prisma.fleetTelemetryMinute.findMany();
     expect(new Set(stored.map((r) => r.mode))).toEqual(new Set([2, 3]));
