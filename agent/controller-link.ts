@@ -39,7 +39,9 @@ export interface ReconnectPolicy {
 
 export const DEFAULT_RECONNECT_POLICY: ReconnectPolicy = {
   initialDelayMs: 500,
-  maxDelayMs: 60_000,
+  // Short enough that a fleet is back within ~20 s of its controller's return; the controller's
+  // admission control, not a long backoff, keeps a returning fleet from swamping it.
+  maxDelayMs: 20_000,
   jitterWindowMs: 10_000,
   homeCheckMs: 60_000,
 };

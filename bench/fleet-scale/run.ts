@@ -14,6 +14,7 @@
  * knobs: WF_BENCH_AGENTS (10000), WF_BENCH_PROCESSES (4), WF_BENCH_TLS (true; false: plaintext agents),
  *        WF_BENCH_CANARY (100), WF_BENCH_BATCH (2500: rollout batch size), WF_BENCH_SERVER_NODE_FLAGS,
  *        WF_BENCH_SERVER_ENV ('K=V K=V': extra controller environment), WF_BENCH_KEEP_LOG (path: keep the controller log),
+ *        WF_BENCH_COLD_ONLY (1: stop after the cold start, e.g. to profile it alone),
  *        WF_BENCH_HEAPSNAP (seconds to wait after SIGUSR2 for a heap snapshot of the controller with N streams;
  *        give WF_BENCH_SERVER_NODE_FLAGS="--heapsnapshot-signal=SIGUSR2")
  */
@@ -23,6 +24,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { createPostgresDatabase, type TestDatabase } from '../../test/support/databases.js';
 import { freePort } from '../../test/support/ports.js';
 import { percentile } from '../statistics.js';
@@ -54,6 +56,20 @@ async function tcpExt(): Promise<Record<string, number>> {
   const names = lines[i]!.split(/\s+/).slice(1);
   const values = lines[i + 1]!.split(/\s+/).slice(1).map(Number);
   return Object.fromEntries(names.map((n, j) => [n, values[j]!]));
+}
+
+/** Committed transactions of the bench's database so far (each autocommit statement is one). */
+async function transactions(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      'SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()',
+    );
+    return Number(rows[0]!.n);
+  } finally {
+    await client.end();
+  }
 }
 
 async function rssMiB(pid: number): Promise<number> {
@@ -311,7 +327,8 @@ async function storm(
     for (const m of marks)
       if (at[`${m * 100}%`] === undefined && n >= m * want) at[`${m * 100}%`] = (Date.now() - t0) / 1000;
     if (n >= want) return { at, complete: true };
-    await sleep(250);
+    // Once a second: a scrape of /metrics is itself work for the controller under test.
+    await sleep(1_000);
   }
   return { at, complete: false };
 }
@@ -380,6 +397,7 @@ async function main() {
     probe.setPhase('cold start');
     const t2 = Date.now();
     let cpu0 = await cpuSeconds(c.process.pid!);
+    let tx0 = await transactions(db.databaseUrl!);
     fleet.start(grpc);
     const cold = await storm(() => ctl.current, n, t2, 600_000);
     let overflow1 = await tcpExt();
@@ -389,6 +407,7 @@ async function main() {
     );
     note(`  streams closed by the controller: ${JSON.stringify(Object.fromEntries(ctl.closes))}`);
     note(`  controller CPU: ${fmt((await cpuSeconds(c.process.pid!)) - cpu0, 1)} s for ${n} connects`);
+    note(`  PostgreSQL transactions: ${(await transactions(db.databaseUrl!)) - tx0} for ${n} connects`);
     cpu0 = await cpuSeconds(c.process.pid!);
     await sleep(10_000);
     c = ctl.current!;
@@ -403,6 +422,9 @@ async function main() {
     }
     const fleetRss = await Promise.all(fleet.pids().map((p) => rssMiB(p).catch(() => 0)));
     note(`agent fleet processes RSS: ${fleetRss.map((r) => fmt(r, 0)).join(', ')} MiB`);
+
+    // WF_BENCH_COLD_ONLY: stop here (a --cpu-prof of the controller then covers the cold start alone).
+    if (process.env.WF_BENCH_COLD_ONLY) return;
 
     // kill -9 and restart at once.
     ctl.closes.clear();
@@ -427,6 +449,7 @@ async function main() {
     probe.setPhase('rollout');
     const t4 = Date.now();
     cpu0 = await cpuSeconds(c.process.pid!);
+    tx0 = await transactions(db.databaseUrl!);
     const rollout = await api<{ id: string }>(c, '/v1/rollouts', {
       method: 'POST',
       body: { profile: 'scale', selector: { all: true }, strategy: { canary: CANARY, batchSize: BATCH } },
@@ -445,6 +468,7 @@ async function main() {
     );
     note(`  streams closed by the controller: ${JSON.stringify(Object.fromEntries(ctl.closes))}`);
     note(`  controller CPU: ${fmt((await cpuSeconds(c.process.pid!)) - cpu0, 1)} s for the rollout`);
+    note(`  PostgreSQL transactions: ${(await transactions(db.databaseUrl!)) - tx0} for the rollout`);
     await sleep(10_000);
     note(`controller RSS with ${n} streams (after the rollout): ${fmt(await rssMiB(c.process.pid!), 0)} MiB`);
 

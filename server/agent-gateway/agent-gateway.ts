@@ -105,15 +105,18 @@ export class AgentSession {
     readonly routerId: string,
     readonly identity: string,
     private readonly stream: AgentStream,
-    /** The Hello that opened the stream, and when the agent sent it (its own clock). */
-    readonly hello: Hello,
+    /**
+     * What the Hello that opened the stream said the router runs, and when the agent sent it
+     * (its own clock). Not the Hello itself: its facts are kilobytes, times every stream.
+     */
+    readonly helloApplied: Hello['applied'],
     readonly helloSentAt: Date | undefined,
   ) {}
 
   /** Where an apply result on this stream stands against its Hello (ApplyResultTiming). */
   timingOf(result: ApplyResult): ApplyResultTiming {
     const beforeHello = !!(result.finishedAt && this.helloSentAt && result.finishedAt < this.helloSentAt);
-    const runs = this.hello.applied;
+    const runs = this.helloApplied;
     const named = runs?.profile === result.profile && runs.revision === result.revision;
     return { beforeHello, undone: beforeHello && result.status === ApplyResult_Status.STATUS_APPLIED && !named };
   }
@@ -149,7 +152,7 @@ export interface AgentGatewayEvents {
    * welcomed, ahead of its first heartbeat, so by now all of it is stored: what the agent
    * did while away is known before anything is decided for it.
    */
-  caughtUp?(session: AgentSession, hello: Hello): void;
+  caughtUp?(session: AgentSession): void;
   /** An agent answered a command; awaited, so its answers are stored in the order they came. */
   commandResult?(routerId: string, result: CommandResult): Promise<void>;
 }
@@ -348,7 +351,7 @@ export class AgentGateway {
         }
         if (closed) return;
         const identity = hello.router!.identity;
-        session = new AgentSession(routerId, identity, stream, hello, message.sentAt);
+        session = new AgentSession(routerId, identity, stream, hello.applied, message.sentAt);
         session.certificateSerial = grant?.certificateSerial;
         session.certificateNotAfter = grant?.certificateNotAfter;
         const previous = this.sessions.get(routerId);
@@ -377,7 +380,7 @@ export class AgentGateway {
           await stored(() => this.sink.markSeen(session!.routerId));
           if (!session.caughtUp) {
             session.caughtUp = true;
-            for (const l of this.listeners) l.caughtUp?.(session, session.hello);
+            for (const l of this.listeners) l.caughtUp?.(session);
           }
           return;
         case 'applyResult': {
