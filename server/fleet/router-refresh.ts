@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from '../../prisma/generated/client/client.js';
-import type { helloColumns } from './router-registry.js';
+import type { helloColumns } from './hello-columns.js';
 import { isDeadlock } from '../storage/deadlock.js';
 
 /** What a Hello refreshes of a known router, as one row of the set-wise UPDATE. */

@@ -1,3 +1,4 @@
+import { finishTargets } from './target-outcomes.js';
 import type { Logger } from 'pino';
 import { Prisma, type PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog, AuditTransaction } from '../audit/audit-log.js';
@@ -365,41 +366,7 @@ export class RolloutEngine {
       error: string | null;
     }[],
   ): Promise<void> {
-    const relevant = results.filter((r) => r.revisionId);
-    if (relevant.length === 0) return;
-    const targets = await this.db.rolloutTarget.findMany({
-      where: {
-        routerId: { in: [...new Set(relevant.map((r) => r.routerId))] },
-        state: { in: ['sent', 'skipped'] },
-        rollout: { state: { in: ['running', 'paused'] } },
-      },
-      select: { rolloutId: true, routerId: true, state: true, rollout: { select: { revisionId: true } } },
-    });
-    // A router's last result of the burst for the revision a target waits for decides it.
-    const outcome = new Map<string, (typeof relevant)[number]>();
-    for (const r of relevant) outcome.set(`${r.routerId}\u0000${r.revisionId}`, r);
-    const groups = new Map<
-      string,
-      { status: TargetState; error: string | null; keys: { rolloutId: string; routerId: string; state: TargetState }[] }
-    >();
-    for (const t of targets) {
-      const r = outcome.get(`${t.routerId}\u0000${t.rollout.revisionId}`);
-      if (!r) continue;
-      const key = `${r.status}\u0000${r.error ?? ''}`;
-      const group = groups.get(key) ?? { status: r.status, error: r.error, keys: [] };
-      group.keys.push({ rolloutId: t.rolloutId, routerId: t.routerId, state: t.state });
-      groups.set(key, group);
-    }
-    const finishedAt = new Date();
-    for (const { status, error, keys } of groups.values())
-      await this.db.rolloutTarget.updateMany({
-        // Each target only from the state it was read in: one moved meanwhile is left as it is.
-        where: { OR: keys.map((k) => ({ rolloutId: k.rolloutId, routerId: k.routerId, state: k.state })) },
-        data: { state: status, error, finishedAt },
-      });
-    const rollouts = new Set(
-      targets.filter((t) => outcome.has(`${t.routerId}\u0000${t.rollout.revisionId}`)).map((t) => t.rolloutId),
-    );
+    const rollouts = await finishTargets(this.db, results);
     // Not awaited: this runs in the agents' message queues, which must not wait for Redis (their
     // heartbeats would look silent); a kick that never arrives is the sweep's to make up.
     for (const rolloutId of rollouts)

@@ -1,0 +1,52 @@
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import type { TargetState } from './rollout-strategy.js';
+
+/** An apply result as the rollout engine needs it. */
+export interface TargetOutcome {
+  routerId: string;
+  revisionId: string | null;
+  status: 'applied' | 'failed' | 'rolled_back';
+  error: string | null;
+}
+
+/**
+ * A burst of apply results finishes the rollout targets waiting for them: found in one query
+ * and moved in one UPDATE per outcome. Returns the rollouts whose targets moved.
+ */
+export async function finishTargets(db: PrismaClient, results: TargetOutcome[]): Promise<Set<string>> {
+  const relevant = results.filter((r) => r.revisionId);
+  if (relevant.length === 0) return new Set();
+  const targets = await db.rolloutTarget.findMany({
+    where: {
+      routerId: { in: [...new Set(relevant.map((r) => r.routerId))] },
+      state: { in: ['sent', 'skipped'] },
+      rollout: { state: { in: ['running', 'paused'] } },
+    },
+    select: { rolloutId: true, routerId: true, state: true, rollout: { select: { revisionId: true } } },
+  });
+  // A router's last result of the burst for the revision a target waits for decides it.
+  const outcome = new Map<string, (typeof relevant)[number]>();
+  for (const r of relevant) outcome.set(`${r.routerId}\u0000${r.revisionId}`, r);
+  const groups = new Map<
+    string,
+    { status: TargetState; error: string | null; keys: { rolloutId: string; routerId: string; state: TargetState }[] }
+  >();
+  for (const t of targets) {
+    const r = outcome.get(`${t.routerId}\u0000${t.rollout.revisionId}`);
+    if (!r) continue;
+    const key = `${r.status}\u0000${r.error ?? ''}`;
+    const group = groups.get(key) ?? { status: r.status, error: r.error, keys: [] };
+    group.keys.push({ rolloutId: t.rolloutId, routerId: t.routerId, state: t.state });
+    groups.set(key, group);
+  }
+  const finishedAt = new Date();
+  for (const { status, error, keys } of groups.values())
+    await db.rolloutTarget.updateMany({
+      // Each target only from the state it was read in: one moved meanwhile is left as it is.
+      where: { OR: keys.map((k) => ({ rolloutId: k.rolloutId, routerId: k.routerId, state: k.state })) },
+      data: { state: status, error, finishedAt },
+    });
+  return new Set(
+    targets.filter((t) => outcome.has(`${t.routerId}\u0000${t.rollout.revisionId}`)).map((t) => t.rolloutId),
+  );
+}
