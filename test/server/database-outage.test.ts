@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSimulatedFleet, stopFleet } from '../../agent/sim/simulated-fleet.js';
-import { defaultFixturesDir, fixtureModels } from '../../agent/sim/fixtures.js';
+import { stopFleet } from '../../agent/sim/simulated-fleet.js';
 import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';
 import type { Controller } from '../../server/controller.js';
 import { eventually, startTestController } from '../support/controller.js';
@@ -10,6 +9,7 @@ import {
   FAULT_TEST_LIVENESS,
   startRolloutMidway,
   type HealthBody,
+  startFaultFleet,
 } from '../support/rollout-scenario.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 
@@ -46,13 +46,7 @@ describe('the network to PostgreSQL lost for a few seconds mid-rollout (PostgreS
     );
     controller = started.controller;
     const { fetch: api, logs } = started;
-    fleet = await startSimulatedFleet({
-      controller: controller.grpcAddress,
-      fixtureRoots: await fixtureModels(defaultFixturesDir()),
-      perModel: 4,
-      applyDelayMs: 600,
-      reconnect: { jitterWindowMs: 500, initialDelayMs: 100, maxDelayMs: 1_000 },
-    });
+    fleet = await startFaultFleet(controller.grpcAddress);
     const rollout = await startRolloutMidway(api, fleet.length);
 
     const logsBefore = logs.length;

@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSimulatedFleet, stopFleet } from '../../agent/sim/simulated-fleet.js';
-import { defaultFixturesDir, fixtureModels } from '../../agent/sim/fixtures.js';
+import { stopFleet } from '../../agent/sim/simulated-fleet.js';
 import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';
 import type { Controller } from '../../server/controller.js';
 import { eventually, startTestController } from '../support/controller.js';
@@ -11,7 +10,8 @@ import {
   appliedOnceEach,
   FAULT_TEST_LIVENESS,
   startRolloutMidway,
-  type HealthBody,
+  healthOf,
+  startFaultFleet,
 } from '../support/rollout-scenario.js';
 
 /** How long the PostgreSQL server stays stopped before it is started again. */
@@ -45,17 +45,8 @@ describe('PostgreSQL stopped and started again mid-rollout (a private cluster + 
     const started = await startTestController(db, { redisUrl: redis.url, ...FAULT_TEST_LIVENESS });
     controller = started.controller;
     const { fetch: api, logs } = started;
-    const health = async (path: '/healthz' | '/readyz') => {
-      const res = await fetch(`${controller!.httpUrl}${path}`);
-      return { status: res.status, body: (await res.json()) as HealthBody };
-    };
-    fleet = await startSimulatedFleet({
-      controller: controller.grpcAddress,
-      fixtureRoots: await fixtureModels(defaultFixturesDir()),
-      perModel: 4,
-      applyDelayMs: 600,
-      reconnect: { jitterWindowMs: 500, initialDelayMs: 100, maxDelayMs: 1_000 },
-    });
+    const health = (path: '/healthz' | '/readyz') => healthOf(controller!.httpUrl, path);
+    fleet = await startFaultFleet(controller.grpcAddress);
     const rollout = await startRolloutMidway(api, fleet.length);
 
     const logsBefore = logs.length;

@@ -1,4 +1,6 @@
 import { expect } from 'vitest';
+import { startSimulatedFleet } from '../../agent/sim/simulated-fleet.js';
+import { defaultFixturesDir, fixtureModels } from '../../agent/sim/fixtures.js';
 import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';
 import type { RolloutView } from '../../server/rollouts/rollout-engine.js';
 import { eventually, type authedFetch } from './controller.js';
@@ -18,6 +20,23 @@ export interface HealthBody {
  * skipped by the rollout, which is not the fault under test.
  */
 export const FAULT_TEST_LIVENESS = { heartbeatIntervalSeconds: 1, missedHeartbeatsBeforeOffline: 10 } as const;
+
+/** /healthz or /readyz of a controller, as a load balancer reads it (no token). */
+export async function healthOf(httpUrl: string, path: '/healthz' | '/readyz') {
+  const res = await fetch(`${httpUrl}${path}`);
+  return { status: res.status, body: (await res.json()) as HealthBody };
+}
+
+/** The fleet every fault test uses: four simulated routers per fixture, applies that take a while, quick reconnects. */
+export async function startFaultFleet(grpcAddress: string): Promise<SimulatedRouter[]> {
+  return startSimulatedFleet({
+    controller: grpcAddress,
+    fixtureRoots: await fixtureModels(defaultFixturesDir()),
+    perModel: 4,
+    applyDelayMs: 600,
+    reconnect: { jitterWindowMs: 500, initialDelayMs: 100, maxDelayMs: 1_000 },
+  });
+}
 
 /** The profile every fault test rolls out: one small rewrite, valid on every fixture. */
 export const FAULT_PROFILE = 'site';
