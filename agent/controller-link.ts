@@ -182,6 +182,17 @@ export class ControllerLink extends EventEmitter {
     return client;
   }
 
+  /**
+   * Forgets the channel to an address that failed. A gRPC channel left in transient failure
+   * redials on its own short backoff, whatever the link's backoff says: ten thousand of them
+   * are a SYN storm against a controller that is starting or overloaded. A fresh channel per
+   * attempt makes the link's jittered backoff the only schedule there is.
+   */
+  private dropClient(index: number): void {
+    this.clients.get(index)?.close();
+    this.clients.delete(index);
+  }
+
   private closeClients(): void {
     for (const client of this.clients.values()) client.close();
     this.clients.clear();
@@ -203,7 +214,8 @@ export class ControllerLink extends EventEmitter {
       'grpc.keepalive_time_ms': 30_000,
       'grpc.keepalive_timeout_ms': 10_000,
       'grpc.keepalive_permit_without_calls': 1,
-      // The link does its own backoff with jitter; keep the channel's reconnects short.
+      // A failed dial fails the stream only after the channel's second try; keep that one
+      // quick. The link then drops the channel (dropClient), so no later redial happens.
       'grpc.initial_reconnect_backoff_ms': 200,
       'grpc.max_reconnect_backoff_ms': 2_000,
       // Each agent owns its connection, even when many run in one process (a proxy, the
@@ -341,6 +353,7 @@ export class ControllerLink extends EventEmitter {
     this.homeTimer = setTimeout(() => {
       const probe = this.clientFor(this.home);
       probe.waitForReady(Date.now() + Math.min(10_000, this.policy.homeCheckMs), (err) => {
+        if (err && this.current !== this.home) this.dropClient(this.home);
         if (this._state !== 'connected' || this.current === this.home) return;
         if (err) return this.scheduleHomeCheck();
         this.emit('moving-home', this.addresses[this.home]);
@@ -360,6 +373,9 @@ export class ControllerLink extends EventEmitter {
     // An attempt that did not reach Welcome tries the next address; a session that ended
     // tries its own address once more first (most drops are blips, not a dead replica). A busy
     // controller that named a time is tried again then: it answers, it only asked for patience.
+    // A controller that asked for patience answered over this connection: keep it, the retry
+    // then costs no new handshake.
+    if (!afterEstablishedSession && retryAfterMs === undefined) this.dropClient(this.current);
     if (!afterEstablishedSession && retryAfterMs === undefined && this.addresses.length > 1) {
       this.current = (this.current + 1) % this.addresses.length;
     }

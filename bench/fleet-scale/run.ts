@@ -13,8 +13,10 @@
  * Run: npm run -s bench:fleet-scale
  * knobs: WF_BENCH_AGENTS (10000), WF_BENCH_PROCESSES (4), WF_BENCH_TLS (true; false: plaintext agents),
  *        WF_BENCH_CANARY (100), WF_BENCH_BATCH (2500: rollout batch size), WF_BENCH_SERVER_NODE_FLAGS,
+ *        WF_BENCH_FLEET_NODE_FLAGS (Node flags of the fleet processes, e.g. --cpu-prof),
  *        WF_BENCH_SERVER_ENV ('K=V K=V': extra controller environment), WF_BENCH_KEEP_LOG (path: keep the controller log),
  *        WF_BENCH_COLD_ONLY (1: stop after the cold start, e.g. to profile it alone),
+ *        WF_BENCH_IDLE_SECONDS (10: how long idle CPU is measured with every stream up; longer to profile it),
  *        WF_BENCH_HEAPSNAP (seconds to wait after SIGUSR2 for a heap snapshot of the controller with N streams;
  *        give WF_BENCH_SERVER_NODE_FLAGS="--heapsnapshot-signal=SIGUSR2")
  */
@@ -34,6 +36,7 @@ const PROCESSES = Number(process.env.WF_BENCH_PROCESSES ?? 4);
 const TLS = (process.env.WF_BENCH_TLS ?? 'true') !== 'false';
 const CANARY = Number(process.env.WF_BENCH_CANARY ?? 100);
 const BATCH = Number(process.env.WF_BENCH_BATCH ?? 2_500);
+const IDLE_SECONDS = Number(process.env.WF_BENCH_IDLE_SECONDS ?? 10);
 const REDIS_URL = process.env.WRTFLEET_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MODELS = 3; // fixtures/routers holds three captured trees; `agent fleet` runs per-model of each
 const repo = path.resolve(import.meta.dirname, '../..');
@@ -257,6 +260,7 @@ class Fleet {
   start(grpcAddress: string): void {
     for (let i = 0; i < PROCESSES; i++) {
       const args = [
+        ...(process.env.WF_BENCH_FLEET_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean),
         '--experimental-wasm-modules',
         '--disable-warning=DEP0123',
         '--import',
@@ -333,6 +337,12 @@ async function storm(
   return { at, complete: false };
 }
 
+/** CPU seconds the fleet processes have used since they started (their whole life so far). */
+async function fleetCpuSeconds(fleet: Fleet): Promise<number> {
+  const each = await Promise.all(fleet.pids().map((p) => cpuSeconds(p).catch(() => 0)));
+  return each.reduce((a, b) => a + b, 0);
+}
+
 const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
 
 async function main() {
@@ -400,6 +410,7 @@ async function main() {
     let tx0 = await transactions(db.databaseUrl!);
     fleet.start(grpc);
     const cold = await storm(() => ctl.current, n, t2, 600_000);
+    const fleetCpu = await fleetCpuSeconds(fleet);
     let overflow1 = await tcpExt();
     probe.setPhase('idle');
     note(
@@ -407,14 +418,17 @@ async function main() {
     );
     note(`  streams closed by the controller: ${JSON.stringify(Object.fromEntries(ctl.closes))}`);
     note(`  controller CPU: ${fmt((await cpuSeconds(c.process.pid!)) - cpu0, 1)} s for ${n} connects`);
+    note(`  agent fleet processes CPU (the other side, same machine): ${fmt(fleetCpu, 1)} s`);
     note(`  PostgreSQL transactions: ${(await transactions(db.databaseUrl!)) - tx0} for ${n} connects`);
     cpu0 = await cpuSeconds(c.process.pid!);
-    await sleep(10_000);
+    await sleep(IDLE_SECONDS * 1000);
     c = ctl.current!;
     note(
-      `  controller CPU idle with ${n} streams: ${fmt((((await cpuSeconds(c.process.pid!)) - cpu0) / 10) * 100, 1)} % of a core`,
+      `  controller CPU idle with ${n} streams: ${fmt((((await cpuSeconds(c.process.pid!)) - cpu0) / IDLE_SECONDS) * 100, 1)} % of a core`,
     );
-    note(`controller RSS with ${n} streams (idle, 10 s after): ${fmt(await rssMiB(c.process.pid!), 0)} MiB`);
+    note(
+      `controller RSS with ${n} streams (idle, ${IDLE_SECONDS} s after): ${fmt(await rssMiB(c.process.pid!), 0)} MiB`,
+    );
     if (process.env.WF_BENCH_HEAPSNAP) {
       // With --heapsnapshot-signal=SIGUSR2 in WF_BENCH_SERVER_NODE_FLAGS: a snapshot of the controller with N streams.
       c.process.kill('SIGUSR2');

@@ -100,13 +100,13 @@ export class AgentAuthority implements AgentSecurity {
     // grpc-js fills sslPeerCertificate only when the TLS layer verified the chain against the
     // trust bundle (socket.authorized): a certificate from another CA, an expired one or
     // none at all all arrive here as "no certificate".
-    const raw = auth?.sslPeerCertificate?.raw;
-    if (!raw)
+    const certificate = auth?.sslPeerCertificate;
+    if (!certificate?.raw)
       throw new IdentityRefused(
         GrpcStatus.UNAUTHENTICATED,
         'Connect needs a client certificate issued by this controller (enroll first)',
       );
-    const peer = peerCertificateInfo(raw);
+    const peer = peerCertificateInfo(certificate);
     if (!peer) throw new IdentityRefused(GrpcStatus.UNAUTHENTICATED, 'the client certificate names no router');
     if (peer.identity !== helloIdentity) {
       this.log.warn(
