@@ -403,6 +403,7 @@ async function main() {
     // Cold start: the controller is up with no streams; every fleet process starts at once.
     ctl.closes.clear();
     await sleep(2_000);
+    const rssBefore = await rssMiB(c.process.pid!);
     let overflow0 = await tcpExt();
     probe.setPhase('cold start');
     const t2 = Date.now();
@@ -426,8 +427,9 @@ async function main() {
     note(
       `  controller CPU idle with ${n} streams: ${fmt((((await cpuSeconds(c.process.pid!)) - cpu0) / IDLE_SECONDS) * 100, 1)} % of a core`,
     );
+    const rssWith = await rssMiB(c.process.pid!);
     note(
-      `controller RSS with ${n} streams (idle, ${IDLE_SECONDS} s after): ${fmt(await rssMiB(c.process.pid!), 0)} MiB`,
+      `controller RSS with ${n} streams (idle, ${IDLE_SECONDS} s after): ${fmt(rssWith, 0)} MiB; ${fmt(rssBefore, 0)} MiB before, so ${fmt(((rssWith - rssBefore) * 1024) / n, 1)} KiB per stream`,
     );
     if (process.env.WF_BENCH_HEAPSNAP) {
       // With --heapsnapshot-signal=SIGUSR2 in WF_BENCH_SERVER_NODE_FLAGS: a snapshot of the controller with N streams.
