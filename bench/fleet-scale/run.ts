@@ -16,6 +16,7 @@
  *        WF_BENCH_FLEET_NODE_FLAGS (Node flags of the fleet processes, e.g. --cpu-prof),
  *        WF_BENCH_SERVER_ENV ('K=V K=V': extra controller environment), WF_BENCH_KEEP_LOG (path: keep the controller log),
  *        WF_BENCH_COLD_ONLY (1: stop after the cold start, e.g. to profile it alone),
+ *        WF_BENCH_SKIP_KILL (1: no kill -9 phase, the rollout follows the cold start),
  *        WF_BENCH_IDLE_SECONDS (10: how long idle CPU is measured with every stream up; longer to profile it),
  *        WF_BENCH_HEAPSNAP (seconds to wait after SIGUSR2 for a heap snapshot of the controller with N streams;
  *        give WF_BENCH_SERVER_NODE_FLAGS="--heapsnapshot-signal=SIGUSR2")
@@ -26,10 +27,10 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { createPostgresDatabase, type TestDatabase } from '../../test/support/databases.js';
 import { freePort } from '../../test/support/ports.js';
-import { percentile } from '../statistics.js';
+import { ListProbe } from './list-probe.js';
+import { cpuSeconds, rssMiB, tcpExt, transactions } from './process-readings.js';
 
 const AGENTS = Number(process.env.WF_BENCH_AGENTS ?? 10_000);
 const PROCESSES = Number(process.env.WF_BENCH_PROCESSES ?? 4);
@@ -50,41 +51,6 @@ async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs: 
     await sleep(100);
   }
   throw new Error(`timed out waiting for ${what}`);
-}
-
-/** TcpExt counters of this network namespace (loopback: the controller's and the agents'). */
-async function tcpExt(): Promise<Record<string, number>> {
-  const lines = (await readFile('/proc/net/netstat', 'utf8')).split('\n');
-  const i = lines.findIndex((l) => l.startsWith('TcpExt:'));
-  const names = lines[i]!.split(/\s+/).slice(1);
-  const values = lines[i + 1]!.split(/\s+/).slice(1).map(Number);
-  return Object.fromEntries(names.map((n, j) => [n, values[j]!]));
-}
-
-/** Committed transactions of the bench's database so far (each autocommit statement is one). */
-async function transactions(databaseUrl: string): Promise<number> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: string }>(
-      'SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()',
-    );
-    return Number(rows[0]!.n);
-  } finally {
-    await client.end();
-  }
-}
-
-async function rssMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
-}
-
-/** CPU seconds (user + system) a process has used. */
-async function cpuSeconds(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  // utime and stime, in clock ticks of 1/100 s (USER_HZ on Linux).
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 interface Controller {
@@ -190,57 +156,6 @@ async function connectedAgents(c: Controller): Promise<number> {
   const res = await fetch(`${c.url}/metrics`, { headers: { authorization: `Bearer ${c.token}` } });
   const m = /^wrtfleet_connected_agents (\d+)/m.exec(await res.text());
   return m ? Number(m[1]) : 0;
-}
-
-/** Times GET /v1/routers?limit=100 ten times a second until stopped; latencies by phase. */
-class ListProbe {
-  private phase = 'idle';
-  readonly samples = new Map<string, number[]>();
-  private running = true;
-  private done: Promise<void>;
-  errors = 0;
-
-  constructor(private readonly controller: () => Controller | undefined) {
-    this.done = this.loop();
-  }
-
-  setPhase(phase: string): void {
-    this.phase = phase;
-  }
-
-  private async loop(): Promise<void> {
-    while (this.running) {
-      const c = this.controller();
-      const started = performance.now();
-      if (c && this.phase !== 'idle') {
-        try {
-          const res = await fetch(`${c.url}/v1/routers?limit=100`, {
-            headers: { authorization: `Bearer ${c.token}` },
-            signal: AbortSignal.timeout(10_000),
-          });
-          await res.arrayBuffer();
-          if (!res.ok) throw new Error(String(res.status));
-          const list = this.samples.get(this.phase) ?? [];
-          list.push(performance.now() - started);
-          this.samples.set(this.phase, list);
-        } catch {
-          this.errors += 1;
-        }
-      }
-      await sleep(Math.max(0, 100 - (performance.now() - started)));
-    }
-  }
-
-  summary(phase: string) {
-    const s = [...(this.samples.get(phase) ?? [])].sort((a, b) => a - b);
-    if (s.length === 0) return { n: 0, p50: NaN, p99: NaN, max: NaN };
-    return { n: s.length, p50: percentile(s, 50), p99: percentile(s, 99), max: s[s.length - 1]! };
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    await this.done;
-  }
 }
 
 /** The `agent fleet` processes: PROCESSES of them, serials apart. */
@@ -442,21 +357,23 @@ async function main() {
     // WF_BENCH_COLD_ONLY: stop here (a --cpu-prof of the controller then covers the cold start alone).
     if (process.env.WF_BENCH_COLD_ONLY) return;
 
-    // kill -9 and restart at once.
-    ctl.closes.clear();
-    overflow0 = await tcpExt();
-    const t3 = Date.now();
-    await ctl.kill('SIGKILL');
-    probe.setPhase('after kill -9');
-    c = await ctl.start();
-    const up = (Date.now() - t3) / 1000;
-    const again = await storm(() => ctl.current, n, t3, 600_000);
-    overflow1 = await tcpExt();
-    probe.setPhase('idle');
-    note(
-      `kill -9 + restart (controller answering after ${fmt(up)} s): ${JSON.stringify(again.at)}${again.complete ? '' : ' (INCOMPLETE)'}; ListenOverflows +${overflow1.ListenOverflows! - overflow0.ListenOverflows!}`,
-    );
-    note(`  streams closed by the controller: ${JSON.stringify(Object.fromEntries(ctl.closes))}`);
+    // kill -9 and restart at once (WF_BENCH_SKIP_KILL: straight on to the rollout).
+    if (!process.env.WF_BENCH_SKIP_KILL) {
+      ctl.closes.clear();
+      overflow0 = await tcpExt();
+      const t3 = Date.now();
+      await ctl.kill('SIGKILL');
+      probe.setPhase('after kill -9');
+      c = await ctl.start();
+      const up = (Date.now() - t3) / 1000;
+      const again = await storm(() => ctl.current, n, t3, 600_000);
+      overflow1 = await tcpExt();
+      probe.setPhase('idle');
+      note(
+        `kill -9 + restart (controller answering after ${fmt(up)} s): ${JSON.stringify(again.at)}${again.complete ? '' : ' (INCOMPLETE)'}; ListenOverflows +${overflow1.ListenOverflows! - overflow0.ListenOverflows!}`,
+      );
+      note(`  streams closed by the controller: ${JSON.stringify(Object.fromEntries(ctl.closes))}`);
+    }
     await sleep(5_000);
 
     // A rollout of one revision to every router.

@@ -1,4 +1,4 @@
-import { finishTargets } from './target-outcomes.js';
+import { finishTargets, type TargetOutcome } from './target-outcomes.js';
 import type { Logger } from 'pino';
 import { Prisma, type PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog, AuditTransaction } from '../audit/audit-log.js';
@@ -123,11 +123,15 @@ export class RolloutEngine {
       where: { OR: [{ state: 'running' }, { state: 'scheduled', startAt: { lte: new Date() } }] },
       select: { id: true },
     });
-    for (const r of active) await this.advance(r.id);
+    for (const r of active) await this.advance(r.id, { recoverMissedResults: true });
   }
 
-  /** One idempotent step (or several) of a rollout's state machine. */
-  async advance(rolloutId: string): Promise<void> {
+  /**
+   * One idempotent step (or several) of a rollout's state machine. The sweep also recovers
+   * results stored but never passed on (recordMissedResults); a kick after a burst of results
+   * does not, since that burst's own targets are being finished at that very moment.
+   */
+  async advance(rolloutId: string, options: { recoverMissedResults?: boolean } = {}): Promise<void> {
     for (let guard = 0; guard < 10_000; guard++) {
       const rollout = await this.db.rollout.findUnique({
         where: { id: rolloutId },
@@ -143,7 +147,7 @@ export class RolloutEngine {
       const strategy = { ...DEFAULT_STRATEGY, ...(rollout.strategy as Partial<Strategy>) };
       const batch = rollout.currentBatch;
 
-      await this.recordMissedResults(rolloutId, rollout.revisionId);
+      if (options.recoverMissedResults) await this.recordMissedResults(rolloutId, rollout.revisionId);
       // Routers that never answered count as failed.
       const cutoff = new Date(Date.now() - strategy.resultTimeoutSeconds * 1000);
       await this.db.rolloutTarget.updateMany({
@@ -330,18 +334,19 @@ export class RolloutEngine {
       orderBy: { startedAt: 'desc' },
       select: { routerId: true, status: true, error: true, startedAt: true },
     });
+    const latest = new Map<string, (typeof results)[number][]>();
+    for (const r of results) latest.set(r.routerId, [...(latest.get(r.routerId) ?? []), r]);
+    const outcomes: TargetOutcome[] = [];
     for (const target of waiting) {
       // Only a result started after the target was sent: one of an earlier rollout of the same
       // revision must not count. startedAt is the agent's clock; one running behind ours leaves
       // the target to time out, as before.
       const since = target.sentAt?.getTime() ?? Infinity;
-      const result = results.find((r) => r.routerId === target.routerId && r.startedAt.getTime() >= since);
+      const result = latest.get(target.routerId)?.find((r) => r.startedAt.getTime() >= since);
       if (!result || result.status === 'pending') continue;
-      await this.db.rolloutTarget.updateMany({
-        where: { rolloutId, routerId: target.routerId, state: 'sent' },
-        data: { state: result.status, error: result.error, finishedAt: new Date() },
-      });
+      outcomes.push({ routerId: target.routerId, revisionId, status: result.status, error: result.error });
     }
+    await finishTargets(this.db, outcomes);
   }
 
   /** An agent reported the result of applying a revision. */

@@ -1,0 +1,38 @@
+/** What bench/fleet-scale reads of the processes it runs and of the machine: CPU, RSS, TCP counters, transactions. */
+import { readFile } from 'node:fs/promises';
+import pg from 'pg';
+
+/** TcpExt counters of this network namespace (loopback: the controller's and the agents'). */
+export async function tcpExt(): Promise<Record<string, number>> {
+  const lines = (await readFile('/proc/net/netstat', 'utf8')).split('\n');
+  const i = lines.findIndex((l) => l.startsWith('TcpExt:'));
+  const names = lines[i]!.split(/\s+/).slice(1);
+  const values = lines[i + 1]!.split(/\s+/).slice(1).map(Number);
+  return Object.fromEntries(names.map((n, j) => [n, values[j]!]));
+}
+
+/** Committed transactions of the bench's database so far (each autocommit statement is one). */
+export async function transactions(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      'SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()',
+    );
+    return Number(rows[0]!.n);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function rssMiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+/** CPU seconds (user + system) a process has used. */
+export async function cpuSeconds(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  // utime and stime, in clock ticks of 1/100 s (USER_HZ on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
