@@ -24,8 +24,8 @@ export function offloadStateMessage(state: LiveOffload): OffloadState {
         ? OffloadState_Mode.MODE_SOFTWARE
         : OffloadState_Mode.MODE_OFF;
   const reason = state.fallback
-    ? 'flow_offloading_hw=1 but fw4 fell back to software (no hardware offload on this device)'
-    : `uci asks for ${state.configured}, fw4 runs ${state.live}`;
+    ? `flow_offloading_hw=1 but ${state.support.firewall ?? 'the firewall'} offloads in software (no hardware offload on this device)`
+    : `uci asks for ${state.configured}, ${state.support.firewall ?? 'the firewall'} runs ${state.live}`;
   return { mode, reason };
 }
 
