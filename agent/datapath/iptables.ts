@@ -239,3 +239,22 @@ export async function restoreIptables(host: RouterHost, live: LiveIptables, comm
     );
   }
 }
+
+/**
+ * Packets our rules matched, per program, both families and every interface added up
+ * (`iptables-save -c`). TTL and HL rules match every packet they set, changed or not.
+ */
+export async function readIptablesCounters(host: RouterHost, command?: string): Promise<Map<ProgramName, number>> {
+  const counts = new Map<ProgramName, number>();
+  for (const family of ['ipv4', 'ipv6'] as const) {
+    const r = await host.run([binaries(command, family).save, '-c', '-t', IPT_TABLE]);
+    if (r.code !== 0) continue;
+    for (const m of r.stdout.matchAll(
+      new RegExp(`^\\[(\\d+):\\d+\\] -A ${IPT_CHAIN} .*--comment "?wrtfleet:(\\w+)`, 'gm'),
+    )) {
+      const program = m[2] as ProgramName;
+      counts.set(program, (counts.get(program) ?? 0) + Number(m[1]));
+    }
+  }
+  return counts;
+}

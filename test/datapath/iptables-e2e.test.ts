@@ -15,6 +15,7 @@ import {
   IPT_CHAIN,
   iptablesRules,
   readIptables,
+  readIptablesCounters,
   removeIptables,
 } from '../../agent/datapath/iptables.js';
 import { Topology } from './topology.js';
@@ -180,6 +181,10 @@ for (const command of ['iptables-legacy', 'iptables-nft']) {
       expect(counts.map((m) => m[2])).toEqual(['set_ip_ttl', 'clear_tcp_syn_ts']);
       expect(Number(counts[0]![1])).toBeGreaterThan(100);
       expect(Number(counts[1]![1])).toBeGreaterThanOrEqual(4);
+      // What telemetry reports: per program, the IPv6 hop-limit rule added to the TTL one.
+      const telemetry = await readIptablesCounters(topo.router, command);
+      expect([...telemetry.keys()]).toEqual(['set_ip_ttl', 'clear_tcp_syn_ts']);
+      expect(telemetry.get('set_ip_ttl')).toBeGreaterThan(Number(counts[0]![1]));
     });
 
     it('remove unhooks and deletes both chains; a second remove is a no-op', async () => {
