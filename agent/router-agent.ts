@@ -198,11 +198,18 @@ export class RouterAgent {
           : DatapathState_Mode.MODE_CLS_BPF
         : live.nft.present
           ? DatapathState_Mode.MODE_NFTABLES
-          : DatapathState_Mode.MODE_NONE;
+          : live.iptables.present
+            ? DatapathState_Mode.MODE_IPTABLES
+            : DatapathState_Mode.MODE_NONE;
     return {
       datapath: {
         mode,
-        interfaces: ebpf.length > 0 ? ebpf.map((i) => i.ifname) : live.nft.interfaces,
+        interfaces:
+          ebpf.length > 0
+            ? ebpf.map((i) => i.ifname)
+            : live.nft.present
+              ? live.nft.interfaces
+              : live.iptables.interfaces,
         programs: [...new Set(ebpf.flatMap((i) => i.programs.map((p) => p.program)))],
       },
       offload: offloadStateMessage(live.offload),

@@ -3,22 +3,25 @@
  * uses it before probing, the server imports it for previews and plans.
  *
  * Hardware flow offload depends on the SoC (docs/DOMAIN.md, Flow offloading): only the MediaTek PPE driven by
- * mtk_eth_soc (MT7621 from OpenWrt 22.03, MT7622, MT7981, MT7986, MT7988) and Airoha EN7581
+ * mtk_eth_soc (MT7621 from OpenWrt 21.02, MT7622, MT7981, MT7986, MT7988) and Airoha EN7581
  * on 6.12 kernels offload flows in hardware in mainline OpenWrt. Everything else (ath79,
  * ipq40xx, ipq806x, qualcommax whose NSS offload lives only in unmerged PRs, x86, Raspberry
  * Pi) offloads in software only.
  *
- * Software flow offload: predicted only where fw4 (nftables flowtables) manages it, i.e.
- * OpenWrt 22.03+. Decision: 21.02 and 19.07 had fw3's iptables FLOWOFFLOAD target, but the
- * apply path drives and verifies offloading through fw4 (`fw4 print`, `nft list flowtables`),
- * so on fw3 releases we predict false and say why rather than promise something we cannot
- * apply or verify.
+ * Software flow offload: the same two uci options on both firewalls. fw4 (22.03+) turns them
+ * into an nftables flowtable, fw3 (19.07, 21.02) into an iptables FLOWOFFLOAD rule from
+ * kmod-ipt-offload; the agent drives and reads back either (agent/offload).
  *
- * eBPF needs kernel >= 5.15 (OpenWrt 23.05+), TCX >= 6.6 (24.10+). 32-bit MIPS is NOT refused:
+ * eBPF: our objects keep their settings in .rodata globals, which kernels load from 5.2 on, so
+ * 4.14 (19.07) is predicted false. From 5.2 to 5.14 (21.02's 5.4) eBPF is not a given (the
+ * image's kernel config, an older verifier, no MIPS32 JIT), so it is predicted true only to be
+ * confirmed: the on-device probe loads one of our programs and checks cls_bpf, and decides.
+ * From 5.15 (23.05+) it is expected; TCX needs 6.6 (24.10+). 32-bit MIPS is NOT refused:
  * OpenWrt 23.05+ kernels carry the MIPS32 eBPF JIT even though the reference tool declares
- * MIPS32 unsupported; the prediction is true and the on-device probe confirms it.
+ * MIPS32 unsupported; older ones run the programs in the interpreter.
  */
 import { kernelAtLeast } from './facts/kernel.js';
+import { FW3_OFFLOAD_MIN_OPENWRT, firewallGeneration } from './facts/firewall.js';
 import { openWrtAtLeast } from './facts/release.js';
 import type { PackageFacts, RouterFacts } from './facts/types.js';
 
@@ -46,6 +49,8 @@ function chipset(
 }
 
 const PPE = 'mtk_eth_soc PPE offloads fw4 flowtables (flags offload)';
+const PPE_FW3 =
+  "mtk_eth_soc PPE offloads fw3's FLOWOFFLOAD --hw flows on 21.02 and fw4 flowtables (flags offload) from 22.03";
 const ATH79 = 'ath79 Ethernet (ag71xx) has no flow-offload engine: software offload only';
 const RAMIPS_NO_PPE = 'no PPE support in mainline mtk_eth_soc for this ramips SoC: software offload only';
 const IPQ40XX = 'ipq40xx (essedma/ipqess) has no flow-offload engine in OpenWrt: software offload only';
@@ -61,8 +66,8 @@ export const CHIPSET_CAPABILITIES: Readonly<Record<string, ChipsetCapability>> =
         'MT7621',
         'ramips',
         true,
-        `${PPE}; MT7621 support arrived with the mainline PPE driver in OpenWrt 22.03 (the 19.07 out-of-tree variant is not managed)`,
-        { minOpenWrt: '22.03', minKernel: '5.10' },
+        `${PPE_FW3}; 19.07's offload came from out-of-tree patches and is not managed (software offload there)`,
+        { minOpenWrt: '21.02', minKernel: '5.4' },
       ),
       chipset('MT7622', 'mediatek', true, `${PPE} (PPE v2) since OpenWrt 22.03`, {
         minOpenWrt: '22.03',
@@ -148,9 +153,12 @@ export interface PredictedCapabilities extends CapabilityFlags {
   chipset: ChipsetCapability | null;
 }
 
+/** From this kernel (OpenWrt 23.05) eBPF is expected; below it the probe decides. */
 export const EBPF_MIN_KERNEL = '5.15';
+/** Our objects keep their settings in .rodata globals (global data), which kernels load from 5.2. */
+export const EBPF_FLOOR_KERNEL = '5.2';
 export const TCX_MIN_KERNEL = '6.6';
-export const FW4_MIN_OPENWRT = '22.03';
+export { FW4_MIN_OPENWRT } from './facts/firewall.js';
 
 export function chipsetCapability(soc: string | null): ChipsetCapability | null {
   return soc ? (CHIPSET_CAPABILITIES[soc.toUpperCase()] ?? null) : null;
@@ -181,42 +189,30 @@ interface Verdict {
 }
 
 function predictSoftwareOffload(facts: CapabilityInput): Verdict {
-  if (!facts.openwrt) return { value: false, reason: 'not OpenWrt: no uci/fw4 to enable flow offloading' };
-  if (facts.packages?.firewall === 'firewall') {
+  if (!facts.openwrt) return { value: false, reason: 'not OpenWrt: no uci/firewall to enable flow offloading' };
+  const firewall = firewallGeneration(facts);
+  if (!firewall)
     return {
       value: false,
-      reason: 'fw3 (iptables) is installed instead of fw4; wrtfleet drives flow offloading through fw4 only',
+      reason: `release "${facts.openwrt.version}" unreadable and kernel ${facts.kernel ?? 'unknown'} does not tell fw3 from fw4`,
     };
+  if (firewall.generation === 'fw4') {
+    const verdict = { value: true, reason: `${firewall.why}: nftables flowtables (flow_offloading=1)` };
+    if (facts.packages?.nftOffload === false)
+      verdict.reason += '; kmod-nft-offload is not installed, install it before enabling offloading';
+    return verdict;
   }
-  const fw4 = openWrtAtLeast(facts.openwrt.version, FW4_MIN_OPENWRT);
-  let verdict: Verdict;
-  if (fw4 === true)
-    verdict = {
-      value: true,
-      reason: `OpenWrt ${facts.openwrt.version} ships fw4 with nftables flowtables (flow_offloading=1)`,
-    };
-  else if (fw4 === false) {
-    verdict = {
+  if (openWrtAtLeast(facts.openwrt.version, FW3_OFFLOAD_MIN_OPENWRT) === false)
+    return {
       value: false,
-      reason: `OpenWrt ${facts.openwrt.version} uses fw3 (iptables FLOWOFFLOAD); wrtfleet manages flow offloading through fw4 (22.03+) only`,
+      reason: `OpenWrt ${facts.openwrt.version} predates ${FW3_OFFLOAD_MIN_OPENWRT}, the first fw3 release wrtfleet offloads on (iptables FLOWOFFLOAD)`,
     };
-  } else if (facts.packages?.firewall === 'firewall4') {
-    verdict = { value: true, reason: `release "${facts.openwrt.version}" unreadable, but firewall4 is installed` };
-  } else {
-    const modern = kernelAtLeast(facts.kernel, '5.10');
-    verdict = modern
-      ? {
-          value: true,
-          reason: `release "${facts.openwrt.version}" unreadable; kernel ${facts.kernel} implies 22.03+ (fw4)`,
-        }
-      : {
-          value: false,
-          reason: `release "${facts.openwrt.version}" unreadable and kernel ${facts.kernel ?? 'unknown'} does not imply fw4`,
-        };
-  }
-  if (verdict.value && facts.packages?.nftOffload === false) {
-    verdict.reason += '; kmod-nft-offload is not installed, install it before enabling offloading';
-  }
+  const verdict = {
+    value: true,
+    reason: `${firewall.why}: flow_offloading=1 becomes an iptables FLOWOFFLOAD rule in the FORWARD chain (package kmod-ipt-offload)`,
+  };
+  if (facts.packages?.iptOffload === false)
+    verdict.reason += '; kmod-ipt-offload is not installed, install it before enabling offloading';
   return verdict;
 }
 
@@ -232,8 +228,8 @@ function predictHardwareOffload(
       value: false,
       chipset: null,
       reason: facts.soc
-        ? `SoC ${facts.soc} is not in the capability table: no hardware offload assumed (fw4 would fall back to software)`
-        : 'SoC and platform unknown: no hardware offload assumed (fw4 would fall back to software)',
+        ? `SoC ${facts.soc} is not in the capability table: no hardware offload assumed (the firewall would fall back to software)`
+        : 'SoC and platform unknown: no hardware offload assumed (the firewall would fall back to software)',
     };
   }
   const supported = entry ? entry.hardwareOffload : (family?.hardwareOffload ?? false);
@@ -242,7 +238,7 @@ function predictHardwareOffload(
     return {
       value: false,
       chipset: entry,
-      reason: `${basis}; but fw4 software offloading is unavailable and flow_offloading_hw needs it`,
+      reason: `${basis}; but software offloading is unavailable and flow_offloading_hw needs it`,
     };
   if (entry?.minOpenWrt && openWrtAtLeast(facts.openwrt?.version, entry.minOpenWrt) === false) {
     return {
@@ -268,11 +264,21 @@ function predictHardwareOffload(
 function predictEbpf(facts: CapabilityInput): Verdict {
   const enough = kernelAtLeast(facts.kernel, EBPF_MIN_KERNEL);
   if (enough === null) return { value: false, reason: `kernel release unknown; eBPF needs >= ${EBPF_MIN_KERNEL}` };
-  if (!enough) return { value: false, reason: `kernel ${facts.kernel} < ${EBPF_MIN_KERNEL} (OpenWrt 23.05+ needed)` };
-  let reason = `kernel ${facts.kernel} >= ${EBPF_MIN_KERNEL}`;
-  if (facts.arch && /^mips(el)?([_-]|$)/.test(facts.arch)) {
-    reason += '; 32-bit MIPS: OpenWrt 23.05+ kernels carry the MIPS32 eBPF JIT, to be confirmed by probe';
-  } else reason += '; to be confirmed by probe';
+  const mips32 = facts.arch !== null && facts.arch !== undefined && /^mips(el)?([_-]|$)/.test(facts.arch);
+  let reason: string;
+  if (!enough) {
+    if (kernelAtLeast(facts.kernel, EBPF_FLOOR_KERNEL) === false)
+      return {
+        value: false,
+        reason: `kernel ${facts.kernel} < ${EBPF_FLOOR_KERNEL}: our programs keep their settings in .rodata globals, which kernels load from ${EBPF_FLOOR_KERNEL} on (the probe can only confirm)`,
+      };
+    reason = `kernel ${facts.kernel} < ${EBPF_MIN_KERNEL} (before OpenWrt 23.05): eBPF depends on the image's kernel config and an older verifier${mips32 ? ', and 32-bit MIPS has no eBPF JIT before 23.05 (the interpreter runs the programs)' : ''}; the probe decides by loading one of our programs`;
+  } else {
+    reason = `kernel ${facts.kernel} >= ${EBPF_MIN_KERNEL}`;
+    reason += mips32
+      ? '; 32-bit MIPS: OpenWrt 23.05+ kernels carry the MIPS32 eBPF JIT, to be confirmed by probe'
+      : '; to be confirmed by probe';
+  }
   const pkgs = facts.packages;
   const missing: string[] = [];
   if (pkgs?.tcBpf === false) missing.push(`${pkgs.tc ?? 'no tc'} cannot load BPF (install tc-bpf or tc-full)`);

@@ -12,12 +12,13 @@
  *    of PROGRAM_NAMES (they touch disjoint fields, so the order is for stable plans only).
  * 3. Datapath (plan/datapath.ts): eBPF when `ebpf` is on/auto and eBPF is usable (kernel
  *    capability, known byte order to pick bpfel/bpfeb, attach tooling); `on` refuses when it is
- *    not, `auto` falls back to the in-kernel nftables rules, `off` always uses nftables. No
- *    rewrite at all -> `none`.
+ *    not, `auto` falls back to in-kernel rules, `off` always uses them: nftables, or on fw3
+ *    routers without nft the iptables targets that exist, naming the rewrites that then cannot
+ *    run (plan/netfilter-fallback.ts). No rewrite at all -> `none`.
  * 4. Offload (plan/offload.ts): the requested mode is matched to the router; what happens when
  *    it is not there follows the conflict policy (see resolveOffloadCapability).
  * 5. Conflicts (plan/conflicts.ts; docs/DOMAIN.md, Flow offloading), resolved by the policy:
- *    hardware offload vs per-packet rewrites, nftables rewrites vs any offload, and offload vs
+ *    hardware offload vs per-packet rewrites, netfilter (nftables or iptables) rewrites vs any offload, and offload vs
  *    SQM shaping (informational). SYN-only rewrites are in neither of the first two.
  *
  * The conflict policy names the HARD half of a profile. prefer-rewrite: the rewrites are the
@@ -69,6 +70,7 @@ export {
   type PlanRefusal,
   type PlanRouter,
   type UciOffloadSettings,
+  type UnavailableRewrite,
 } from './plan/types.js';
 
 export function resolvePlan(spec: ProfileSpec, router: PlanRouter): Plan {
@@ -84,7 +86,8 @@ export function resolvePlan(spec: ProfileSpec, router: PlanRouter): Plan {
   const programs = plannedPrograms(spec, decide);
   const datapath = resolveDatapath(spec, router.facts, capabilities, programs, sinks);
   const offloadForRouter = resolveOffloadCapability(spec.flowOffload.mode, policy, capabilities, sinks);
-  const { offload, conflicts } = resolveConflicts(policy, datapath.mode, programs, offloadForRouter, sinks);
+  // The rewrites that run: the iptables fallback drops those it has no target for, and what does not run cannot conflict.
+  const { offload, conflicts } = resolveConflicts(policy, datapath.mode, datapath.programs, offloadForRouter, sinks);
   const uci = offloadSettings(offload, router.facts, sinks);
 
   decide(
@@ -126,12 +129,17 @@ export function planHashInput(plan: Omit<Plan, 'planHash'>): unknown {
   return {
     planVersion: plan.planVersion,
     satisfiable: plan.satisfiable,
-    datapath: plan.datapath,
+    datapath: datapathHashInput(plan.datapath),
     offload: { mode: plan.offload.mode, uci: plan.offload.uci },
     prerequisites: plan.prerequisites.map((p) => p.package),
     commitConfirm: plan.commitConfirm,
     drift: plan.drift,
   };
+}
+
+/** The datapath without the reasons for unavailable rewrites (absent altogether when none are, as before they existed). */
+function datapathHashInput({ unavailable, ...datapath }: Plan['datapath']): unknown {
+  return unavailable ? { ...datapath, unavailable: unavailable.map((u) => u.program) } : datapath;
 }
 
 export function computePlanHash(plan: Omit<Plan, 'planHash'>): string {

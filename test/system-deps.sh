@@ -12,6 +12,8 @@ have llc || need+=(llvm)
 have bpftool || need+=(bpftool)
 have tc || need+=(iproute2)
 have nft || need+=(nftables)
+# The iptables fallback of fw3 routers, tested with both backends (test/datapath/iptables-e2e.test.ts).
+{ have iptables-legacy && have iptables-nft; } || need+=(iptables)
 have tcpdump || need+=(tcpdump)
 have iperf3 || need+=(iperf3)
 have ping || need+=(iputils-ping)

@@ -1,11 +1,12 @@
 /**
  * The live state of what the agent manages on a router, read from the router itself:
- * attached programs (our pins, TCX links, cls_bpf filters), our nftables table and the
- * firewall offload settings. Snapshots, verification and drift all read it here, so they
+ * attached programs (our pins, TCX links, cls_bpf filters), our nftables table, our iptables
+ * chains (the fw3 fallback) and the firewall offload settings. Snapshots, verification and drift all read it here, so they
  * cannot disagree about what "the state" is.
  */
 import { ebpfStatus, NFT_FAMILY, NFT_TABLE, type DatapathEvidence } from '../datapath/index.js';
 import { eligibleInterfaces } from '../datapath/wan-eligibility.js';
+import { readIptables, type LiveIptables } from '../datapath/iptables.js';
 import type { RouterHost } from '../../core/host/router-host.js';
 import { offloadSupport, readOffload, type OffloadState, type OffloadSupport } from '../offload/index.js';
 
@@ -13,6 +14,8 @@ export interface DatapathPaths {
   pinRoot?: string;
   helper?: string;
   uploadDir?: string;
+  /** The iptables binary of the fw3 fallback: `iptables` on a router; tests name a Debian backend. */
+  iptables?: string;
 }
 
 export interface LiveNft {
@@ -27,6 +30,7 @@ export interface LiveNft {
 export interface LiveState {
   ebpf: DatapathEvidence;
   nft: LiveNft;
+  iptables: LiveIptables;
   offload: OffloadState;
   /** Interfaces the datapath would attach to now (default-route rule). */
   eligible: string[];
@@ -69,13 +73,14 @@ export function forgetOffloadSupport(host: RouterHost): void {
 }
 
 export async function readLive(host: RouterHost, paths: DatapathPaths = {}): Promise<LiveState> {
-  const [ebpf, nft, offload, elig] = await Promise.all([
+  const [ebpf, nft, iptables, offload, elig] = await Promise.all([
     ebpfStatus(host, paths),
     readNft(host),
+    readIptables(host, paths.iptables),
     cachedOffloadSupport(host).then((support) => readOffload(host, support)),
     eligibleInterfaces(host).catch(() => ({ eligible: [], skipped: [] })),
   ]);
-  return { ebpf, nft, offload, eligible: elig.eligible.map((e) => e.ifname).sort() };
+  return { ebpf, nft, iptables, offload, eligible: elig.eligible.map((e) => e.ifname).sort() };
 }
 
 /**
@@ -95,6 +100,8 @@ export function normalizeLive(live: LiveState): unknown {
       // Plain code-unit order: localeCompare would page in ICU data (~3 MiB of RSS on a router).
       .sort((a, b) => (a.ifname < b.ifname ? -1 : a.ifname > b.ifname ? 1 : 0)),
     nft: live.nft.present ? live.nft.ruleset?.replace(/counter packets \d+ bytes \d+/g, 'counter') : null,
+    // Only present where a chain of ours is (the key stays out otherwise, so other routers' states compare as before).
+    ...(live.iptables.present ? { iptables: { ipv4: live.iptables.ipv4, ipv6: live.iptables.ipv6 } } : {}),
     offload: live.offload.support.supported ? { uci: live.offload.uci, live: live.offload.live } : 'unsupported',
   };
 }

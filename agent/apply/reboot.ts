@@ -54,8 +54,8 @@ function describePlan(applied: AppliedRecord, eligible: unknown): string {
   const datapath =
     plan.datapath.mode === 'ebpf'
       ? `eBPF datapath on ${on}`
-      : plan.datapath.mode === 'nftables'
-        ? `nftables datapath on ${on}`
+      : plan.datapath.mode === 'nftables' || plan.datapath.mode === 'iptables'
+        ? `${plan.datapath.mode} datapath on ${on}`
         : 'no datapath';
   return plan.offload.uci ? `${datapath}, offload ${plan.offload.mode}` : datapath;
 }

@@ -5,7 +5,7 @@
  * the restore itself was verified).
  *
  * The snapshot is taken from the router (normalized live state, uci offload values, our
- * nftables table) plus the record of what was applied before. Restoring re-applies that
+ * nftables table and iptables chains) plus the record of what was applied before. Restoring re-applies that
  * earlier record (or removes everything we own when there was none) and then checks the
  * router against the snapshot, ignoring only kernel-assigned ids (a reloaded program is
  * the same program with a new id).
@@ -14,24 +14,17 @@ import {
   applyNft,
   detachEbpf,
   ensureRewrite,
-  expectedFingerprints,
-  nftRules,
   removeNft,
   removeRewrite,
   type DatapathOptions,
 } from '../datapath/index.js';
-import type { BpfEndian } from '../../core/programs.js';
+import { applyIptables, removeIptables, restoreIptables, type LiveIptables } from '../datapath/iptables.js';
 import type { RouterHost } from '../../core/host/router-host.js';
-import {
-  applyOffload,
-  readUciOffload,
-  verifyOffload,
-  type OffloadApplyEvidence,
-  type UciOffloadValues,
-} from '../offload/index.js';
-import { rewriteConfigOf, UCI_FLOW_OFFLOADING, UCI_FLOW_OFFLOADING_HW, type Plan } from '../../core/plan.js';
+import { applyOffload, readUciOffload, type OffloadApplyEvidence, type UciOffloadValues } from '../offload/index.js';
+import { rewriteConfigOf, type Plan } from '../../core/plan.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import type { ProfileSpec } from '../../core/profile-spec.js';
+import { comparePlanToLive, uciTarget, VerifyError } from './plan-verify.js';
 import { cachedOffloadSupport, normalizeLive, readLive, type DatapathPaths, type LiveState } from './live.js';
 import { isoTime } from '../iso-time.js';
 
@@ -49,13 +42,9 @@ export interface Snapshot {
   normalized: unknown;
   uci: UciOffloadValues | null;
   nftRuleset: string | null;
+  /** Our iptables chains as they were (null when there were none). */
+  iptables: LiveIptables | null;
   previous: AppliedRecord | null;
-}
-
-export interface Difference {
-  path: string;
-  expected: string;
-  actual: string;
 }
 
 export type ApplyOutcome =
@@ -76,6 +65,8 @@ export interface TransactionOptions {
   requireHardware?: boolean;
 }
 
+export { comparePlanToLive, VerifyError, type Difference } from './plan-verify.js';
+
 export function requiresHardware(spec: ProfileSpec): boolean {
   return spec.conflictPolicy === 'prefer-offload' && spec.flowOffload.mode === 'hardware';
 }
@@ -93,14 +84,6 @@ function datapathOptions(plan: Plan, paths: DatapathPaths): DatapathOptions & { 
   };
 }
 
-function uciTarget(plan: Plan): UciOffloadValues | null {
-  if (!plan.offload.uci) return null;
-  return {
-    flow_offloading: plan.offload.uci[UCI_FLOW_OFFLOADING],
-    flow_offloading_hw: plan.offload.uci[UCI_FLOW_OFFLOADING_HW],
-  };
-}
-
 /** Brings the datapath to what `plan` says (idempotent: the loader and nft table are). */
 export async function applyDatapath(
   host: RouterHost,
@@ -108,6 +91,8 @@ export async function applyDatapath(
   paths: DatapathPaths,
 ): Promise<Record<string, unknown>> {
   const opts = datapathOptions(plan, paths);
+  // One datapath at a time: whatever the others left is removed (each remove is a no-op when absent).
+  if (plan.datapath.mode !== 'iptables') await removeIptables(host, paths.iptables);
   if (plan.datapath.mode === 'ebpf') {
     // Our nft table first: ensureRewrite removes it only after attaching, and removeNft then
     // restores gso_max_segs over the value applyEbpf just set (and recorded the lowered value as
@@ -120,24 +105,32 @@ export async function applyDatapath(
     await detachEbpf(host, opts);
     return { ...(await applyNft(host, opts)) };
   }
+  if (plan.datapath.mode === 'iptables') {
+    await detachEbpf(host, opts);
+    await removeNft(host);
+    return { ...(await applyIptables(host, { rewrite: opts.rewrite, iptables: paths.iptables })) };
+  }
   await removeRewrite(host, opts);
   return { mode: 'none' };
 }
 
 /**
- * The offload half of a plan: its uci values applied (fw4 reloaded when they or the live
- * flowtable differ), as evidence. `supported`: uci/fw4 can be managed on this router.
+ * The offload half of a plan: its uci values applied (the firewall reloaded when they or the
+ * live flowtable or FLOWOFFLOAD rule differ), as evidence. `supported`: uci and fw4 or fw3 can
+ * be managed on this router.
  */
 async function applyPlanOffload(host: RouterHost, plan: Plan, supported: boolean): Promise<Record<string, unknown>> {
   const target = uciTarget(plan);
-  if (!target) return { managed: false, reason: 'not OpenWrt: no uci/fw4' };
-  if (!supported) return { unsupported: 'flow offloading is not manageable on this router (no uci/fw4)' };
+  if (!target) return { managed: false, reason: 'not OpenWrt: no uci/firewall' };
+  if (!supported)
+    return { unsupported: 'flow offloading is not manageable on this router (no uci, or neither fw4 nor fw3)' };
   const o: OffloadApplyEvidence = await applyOffload(host, target);
   return {
+    firewall: o.support.firewall,
     uci: o.uci,
     live: o.live,
     fallback: o.fallback,
-    flowtables: o.flowtables,
+    ...(o.support.firewall === 'fw3' ? { rules: o.rules, flows: o.flows } : { flowtables: o.flowtables }),
     changes: o.changes,
     warnings: o.warnings,
   };
@@ -209,6 +202,7 @@ export async function takeSnapshot(
     normalized: normalizeLive(live),
     uci: live.offload.support.supported ? live.offload.uci : null,
     nftRuleset: live.nft.ruleset,
+    iptables: live.iptables.present ? live.iptables : null,
     previous,
   };
 }
@@ -218,11 +212,13 @@ export async function restoreSnapshot(host: RouterHost, paths: DatapathPaths, sn
     if (snap.previous) await applyDatapath(host, snap.previous.plan, paths);
     else {
       await removeRewrite(host, { pinRoot: paths.pinRoot, helper: paths.helper });
-      // A table of ours without a record (agent state lost): put its exact text back.
+      await removeIptables(host, paths.iptables);
+      // A table or chains of ours without a record (agent state lost): put their exact text back.
       if (snap.nftRuleset) {
         const r = await host.run(['nft', '-f', '-'], { input: `${snap.nftRuleset}\n` });
         if (r.code !== 0) throw new Error(`restoring our nftables table: ${r.stderr.trim()}`);
       }
+      if (snap.iptables) await restoreIptables(host, snap.iptables, paths.iptables);
     }
     if (snap.uci) {
       const now = await readUciOffload(host);
@@ -242,85 +238,6 @@ export async function restoreSnapshot(host: RouterHost, paths: DatapathPaths, sn
   } catch (err) {
     return { ok: false, problems: [], error: (err as Error).message };
   }
-}
-
-/**
- * Differences between the plan and the live state. Used to verify an apply and to detect
- * drift, so both mean the same thing by "the plan runs".
- */
-export function comparePlanToLive(plan: Plan, live: LiveState, opts: { requireHardware?: boolean } = {}): Difference[] {
-  const diffs: Difference[] = [];
-  const d = (path: string, expected: string, actual: string) => diffs.push({ path, expected, actual });
-  const rewrite = rewriteConfigOf(plan);
-  const names = plan.datapath.programs.map((p) => p.name);
-  const attached = new Map(live.ebpf.interfaces.map((i) => [i.ifname, i]));
-
-  if (plan.datapath.mode === 'ebpf') {
-    const endian = plan.datapath.bpfObject as BpfEndian;
-    for (const ifname of live.eligible) {
-      const iface = attached.get(ifname);
-      const wanted = expectedFingerprints(endian, rewrite, iface?.l2 ?? 'ethernet');
-      for (const name of names) {
-        const want = wanted.get(name)!;
-        const got = iface?.programs.find((p) => p.program === name);
-        const expected = `attached (${plan.datapath.attach}, config ${want})`;
-        if (!got) d(`datapath/${ifname}/${name}`, expected, 'missing');
-        else if (got.fingerprint !== want)
-          d(`datapath/${ifname}/${name}`, expected, `attached with config ${got.fingerprint}`);
-      }
-      if (iface && iface.mode !== plan.datapath.attach)
-        d(`datapath/${ifname}/attach`, String(plan.datapath.attach), iface.mode);
-      for (const p of iface?.programs ?? [])
-        if (!names.includes(p.program))
-          d(`datapath/${ifname}/${p.program}`, 'not attached', `attached (${iface!.mode})`);
-    }
-    for (const [ifname, iface] of attached) {
-      if (!live.eligible.includes(ifname))
-        d(
-          `datapath/${ifname}`,
-          'nothing attached (not an eligible WAN interface)',
-          iface.programs.map((p) => p.program).join(', '),
-        );
-    }
-    if (live.nft.present) d('nftables/table', 'absent (eBPF datapath)', 'present');
-  } else if (plan.datapath.mode === 'nftables') {
-    for (const [ifname, iface] of attached)
-      d(`datapath/${ifname}`, 'nothing attached (nftables datapath)', iface.programs.map((p) => p.program).join(', '));
-    if (!live.nft.present) d('nftables/table', `present with ${names.join(', ')}`, 'absent');
-    else {
-      const wantRules = nftRules(rewrite, live.eligible).length;
-      if (live.nft.rules !== wantRules) d('nftables/rules', String(wantRules), String(live.nft.rules));
-      if (canonicalJson(live.nft.interfaces) !== canonicalJson(live.eligible))
-        d('nftables/interfaces', live.eligible.join(', '), live.nft.interfaces.join(', '));
-    }
-  } else {
-    for (const [ifname, iface] of attached)
-      d(
-        `datapath/${ifname}`,
-        'nothing attached (no rewrite in the plan)',
-        iface.programs.map((p) => p.program).join(', '),
-      );
-    if (live.nft.present) d('nftables/table', 'absent (no rewrite in the plan)', 'present');
-  }
-
-  const target = uciTarget(plan);
-  if (target && live.offload.support.supported) {
-    for (const option of ['flow_offloading', 'flow_offloading_hw'] as const) {
-      if ((live.offload.uci?.[option] ?? null) !== target[option])
-        d(`offload/uci/${option}`, target[option] ?? '(unset)', live.offload.uci?.[option] ?? '(unset)');
-    }
-    // fw4's fallback to software is accepted (and reported) unless the profile made hardware a requirement.
-    for (const problem of verifyOffload(live.offload, plan.offload.mode, { acceptFallback: !opts.requireHardware })) {
-      if (!problem.startsWith('uci asks')) d('offload/live', plan.offload.mode, problem);
-    }
-  } else if (target && !live.offload.support.supported) {
-    d(
-      'offload',
-      `flow_offloading=${target.flow_offloading} flow_offloading_hw=${target.flow_offloading_hw}`,
-      `unsupported: ${live.offload.support.reason}`,
-    );
-  }
-  return diffs;
 }
 
 /**
@@ -380,14 +297,6 @@ export async function applyTransaction(
   }
 }
 
-export class VerifyError extends Error {
-  constructor(readonly differences: Difference[]) {
-    super(
-      `read-back does not match the plan: ${differences.map((x) => `${x.path}: expected ${x.expected}, found ${x.actual}`).join('; ')}`,
-    );
-  }
-}
-
 export function summarizeDatapath(live: LiveState): Record<string, unknown> {
   return {
     ebpf: live.ebpf.interfaces.map((i) => ({
@@ -406,11 +315,15 @@ export function summarizeDatapath(live: LiveState): Record<string, unknown> {
     nftables: live.nft.present
       ? { table: 'inet wrtfleet', interfaces: live.nft.interfaces, rules: live.nft.rules }
       : null,
+    iptables: live.iptables.present
+      ? { chain: 'mangle wrtfleet_egress', interfaces: live.iptables.interfaces, rules: live.iptables.rules }
+      : null,
   };
 }
 
-/** Removes every datapath piece we own (programs, links, filters, our nft table). */
+/** Removes every datapath piece we own (programs, links, filters, our nft table, our iptables chains). */
 export async function detachAll(host: RouterHost, paths: DatapathPaths): Promise<void> {
   await detachEbpf(host, { pinRoot: paths.pinRoot, helper: paths.helper });
   await removeNft(host);
+  await removeIptables(host, paths.iptables);
 }

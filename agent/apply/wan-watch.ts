@@ -25,7 +25,7 @@ export const WAN_TRIGGER = 'wan-changed';
 
 /** Whether the plan has anything to attach to a WAN (the watch runs only then). */
 export function followsWan(plan: Plan): boolean {
-  return plan.datapath.mode === 'ebpf' || plan.datapath.mode === 'nftables';
+  return plan.datapath.mode !== 'none';
 }
 
 /** An outbox entry that reports a WAN change (the outbox keeps only the latest few). */

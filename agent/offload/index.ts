@@ -1,9 +1,11 @@
 /**
- * Flow offloading on OpenWrt through uci and firewall4 (docs/DOMAIN.md, Flow offloading).
+ * Flow offloading on OpenWrt through uci and the firewall, fw4 or fw3 (docs/DOMAIN.md, Flow
+ * offloading).
  *
- * Write path: `uci set firewall.@defaults[0].flow_offloading[_hw]=...`, `uci commit firewall`,
- * `/etc/init.d/firewall reload`. Read-back: `nft list flowtables` (the live kernel state, not
- * what fw4 would generate), so the evidence is what actually runs.
+ * Write path, the same on both: `uci set firewall.@defaults[0].flow_offloading[_hw]=...`,
+ * `uci commit firewall`, `/etc/init.d/firewall reload`. Read-back: on fw4 `nft list flowtables`,
+ * on fw3 the FLOWOFFLOAD rule in `iptables-save` (agent/offload/fw3.ts): the live kernel state,
+ * not what the firewall would generate, so the evidence is what actually runs.
  *
  * fw4 falls back on its own: with flow_offloading_hw=1 on a device without a flow-offload
  * engine, it test-loads the flowtable with `nft -c`, warns "Hardware flow offloading
@@ -15,6 +17,9 @@
  * `uci commit firewall`, so we refuse to touch the firewall config while any are pending.
  */
 import { runChecked, type RouterHost } from '../../core/host/router-host.js';
+import { FW3_FALLBACK_WARNING, fw3LiveMode, readFlowOffloadRules, type FlowOffloadRule } from './fw3.js';
+
+export { FW3_FALLBACK_WARNING, parseFlowOffloadRules, type FlowOffloadRule } from './fw3.js';
 
 export const UCI_DEFAULTS = 'firewall.@defaults[0]';
 /** uci and fw4's reload can take long on a slow router's flash; 60 s before we call it failed. */
@@ -42,6 +47,8 @@ export interface OffloadSupport {
   supported: boolean;
   /** Why not, naming the missing piece. */
   reason: string;
+  /** Which firewall carries the options (absent when unsupported). */
+  firewall?: 'fw4' | 'fw3';
 }
 
 export interface OffloadState {
@@ -49,10 +56,14 @@ export interface OffloadState {
   uci: UciOffloadValues | null;
   /** Mode the uci options ask for (hw only counts with flow_offloading=1). */
   configured: OffloadLiveMode | null;
-  /** Mode the kernel runs, from fw4's flowtable. */
+  /** Mode the kernel runs, from fw4's flowtable or fw3's FLOWOFFLOAD rule. */
   live: OffloadLiveMode | null;
   flowtables: Flowtable[];
-  /** Configured hardware but fw4 installed a software flowtable. */
+  /** fw3: the FLOWOFFLOAD rules of iptables-save (empty on fw4). */
+  rules?: FlowOffloadRule[];
+  /** fw3: offloaded flows in /proc/net/nf_conntrack, the only sign of what --hw achieved. */
+  flows?: { software: number; hardware: number };
+  /** Configured hardware but the firewall offloads in software (fw4's flowtable, fw3's flows). */
   fallback: boolean;
 }
 
@@ -146,13 +157,18 @@ export async function offloadSupport(host: RouterHost): Promise<OffloadSupport> 
       reason: 'uci has no firewall defaults section (firewall.@defaults[0]): is the firewall package installed?',
     };
   const fw4 = await host.run(['sh', '-c', 'command -v fw4']);
-  if (fw4.code !== 0)
+  if (fw4.code === 0) return { supported: true, firewall: 'fw4', reason: 'uci firewall defaults and fw4 present' };
+  const fw3 = await host.run(['sh', '-c', 'command -v fw3']);
+  if (fw3.code === 0)
     return {
-      supported: false,
-      reason:
-        'fw4 not found: this is a fw3 (iptables) firewall; wrtfleet manages flow offloading through fw4 (OpenWrt 22.03+) only',
+      supported: true,
+      firewall: 'fw3',
+      reason: 'uci firewall defaults and fw3 present: offloading is an iptables FLOWOFFLOAD rule (kmod-ipt-offload)',
     };
-  return { supported: true, reason: 'uci firewall defaults and fw4 present' };
+  return {
+    supported: false,
+    reason: 'neither fw4 nor fw3 found: no OpenWrt firewall turns the uci options into offloading',
+  };
 }
 
 async function kernelFlowtableSupport(host: RouterHost): Promise<string> {
@@ -185,6 +201,7 @@ export async function readOffload(host: RouterHost, support?: OffloadSupport): P
   const sup = support ?? (await offloadSupport(host));
   if (!sup.supported) return { support: sup, uci: null, configured: null, live: null, flowtables: [], fallback: false };
   const uci = await readUciOffload(host);
+  if (sup.firewall === 'fw3') return readFw3Offload(host, sup, uci);
   const flowtables = parseFlowtables(await runChecked(host, ['nft', 'list', 'flowtables']));
   const configured = configuredMode(uci);
   const live = liveMode(flowtables);
@@ -196,6 +213,18 @@ export async function readOffload(host: RouterHost, support?: OffloadSupport): P
     flowtables,
     fallback: configured === 'hardware' && live === 'software',
   };
+}
+
+async function readFw3Offload(host: RouterHost, support: OffloadSupport, uci: UciOffloadValues): Promise<OffloadState> {
+  const rules = await readFlowOffloadRules(host);
+  if (rules === null) throw new Error('iptables-save -t filter failed: the FLOWOFFLOAD rule cannot be read back');
+  const configured = configuredMode(uci);
+  const live = fw3LiveMode(rules);
+  const conntrack = await host.readFile('/proc/net/nf_conntrack');
+  const flows = conntrack ? countOffloadedFlows(conntrack) : { software: 0, hardware: 0 };
+  // --hw on the rule with only software-offloaded flows: the engine took none (fw3 cannot tell by itself).
+  const fallback = configured === 'hardware' && live === 'hardware' && flows.software > 0 && flows.hardware === 0;
+  return { support, uci, configured, live, flowtables: [], rules, flows, fallback };
 }
 
 async function pendingFirewallChanges(host: RouterHost): Promise<string> {
@@ -243,7 +272,8 @@ export async function applyOffload(host: RouterHost, target: UciOffloadValues): 
   changes.push('/etc/init.d/firewall reload');
   for (const line of reload.split('\n')) if (line.trim()) warnings.push(line.trim());
   const after = await readOffload(host, support);
-  if (after.fallback && !warnings.some((w) => w.includes(FW4_FALLBACK_WARNING))) {
+  if (after.fallback && support.firewall === 'fw3') warnings.push(FW3_FALLBACK_WARNING);
+  else if (after.fallback && !warnings.some((w) => w.includes(FW4_FALLBACK_WARNING))) {
     warnings.push(
       `fw4 installed a software flowtable although flow_offloading_hw=1 (its hardware check failed: ${FW4_FALLBACK_WARNING.toLowerCase()})`,
     );
@@ -261,6 +291,7 @@ export function verifyOffload(
   if (!state.support.supported) return [`flow offloading unsupported: ${state.support.reason}`];
   if (state.configured !== expected)
     problems.push(`uci asks for ${state.configured} offload, the plan for ${expected}`);
+  if (state.support.firewall === 'fw3') return [...problems, ...verifyFw3(state, expected, opts)];
   const fw4 = state.flowtables.filter((f) => f.table === 'fw4');
   if (expected === 'off' && fw4.length > 0)
     problems.push(`fw4 flowtable ${fw4.map((f) => f.name).join(', ')} present although offloading is off`);
@@ -272,6 +303,25 @@ export function verifyOffload(
     problems.push(`fw4 flowtable has no flags offload: fw4 fell back to software (${FW4_FALLBACK_WARNING})`);
   }
   return problems;
+}
+
+function verifyFw3(state: OffloadState, expected: OffloadLiveMode, opts: { acceptFallback?: boolean }): string[] {
+  const forward = (state.rules ?? []).filter((r) => r.chain === 'FORWARD');
+  if (expected === 'off')
+    return forward.length > 0 ? ['FLOWOFFLOAD rule in the FORWARD chain although offloading is off'] : [];
+  if (forward.length === 0)
+    return [
+      'no FLOWOFFLOAD rule in the FORWARD chain (iptables-save -t filter): fw3 did not add it; is kmod-ipt-offload installed?',
+    ];
+  if (expected === 'software' && forward.some((r) => r.hardware))
+    return ['the FLOWOFFLOAD rule has --hw although the plan asks for software offload'];
+  if (expected === 'hardware' && !forward.some((r) => r.hardware))
+    return ['the FLOWOFFLOAD rule has no --hw although the plan asks for hardware offload'];
+  if (expected === 'hardware' && state.fallback && !opts.acceptFallback)
+    return [
+      `${FW3_FALLBACK_WARNING} (/proc/net/nf_conntrack: ${state.flows?.software ?? 0} [OFFLOAD], 0 [HW_OFFLOAD])`,
+    ];
+  return [];
 }
 
 /** Counts of offloaded conntrack entries ([OFFLOAD] software, [HW_OFFLOAD] hardware). */

@@ -13,6 +13,12 @@
  *
  * TCX: the datapath's own probe (`wf-tcx probe`, a BPF_PROG_QUERY for BPF_TCX_EGRESS).
  *
+ * cls_bpf, where there is no TCX (every kernel before 6.6, so 21.02's 5.4 too): a program that
+ * loads is of no use unless it can be attached, so the probe also looks for the cls_bpf
+ * classifier and the clsact qdisc in the running kernel (loaded, a module file for this kernel,
+ * or built in per /proc/config.gz), without adding a qdisc anywhere. Missing either, eBPF is
+ * probed false, naming the kernel package (kmod-sched-bpf, kmod-sched-core).
+ *
  * Offload: uci/fw4 present (agent/offload). Hardware offload cannot be probed without
  * enabling it (fw4's own check runs at reload), so it stays as predicted unless offload
  * is unsupported altogether, which then also rules out hardware.
@@ -70,6 +76,13 @@ export async function probeCapabilities(host: RouterHost, opts: ProbeOptions = {
     : `probe: could not load a BPF program: ${ebpf.error}`;
 
   const tcx = ebpf.loaded ? await probeTcx(host, helper) : { ok: false, reason: 'eBPF did not load' };
+  if (ebpf.loaded && !tcx.ok) {
+    const missing = await missingClsBpfAttach(host);
+    if (missing.length > 0) {
+      flags.ebpf = false;
+      reasons.ebpf = `probe: set_ip_id_zero (${ebpf.object}) loads, but without TCX it attaches with cls_bpf, and this kernel has no ${missing.join(' and no ')}`;
+    } else reasons.ebpf += '; cls_bpf and clsact are in the kernel (attach without TCX)';
+  }
   flags.tcx = tcx.ok;
   reasons.tcx = tcx.ok
     ? 'probe: wf-tcx probe found BPF_TCX_EGRESS (kernel >= 6.6 TCX links)'
@@ -90,6 +103,20 @@ export async function probeCapabilities(host: RouterHost, opts: ProbeOptions = {
     probedAt: isoTime(),
     durationMs: Date.now() - started,
   };
+}
+
+/** Kernel pieces cls_bpf attach needs that the running kernel lacks (empty: it has both). */
+async function missingClsBpfAttach(host: RouterHost): Promise<string[]> {
+  const missing: string[] = [];
+  for (const [module, config, pkg] of [
+    ['cls_bpf', 'CONFIG_NET_CLS_BPF', 'kmod-sched-bpf'],
+    ['sch_ingress', 'CONFIG_NET_SCH_INGRESS', 'kmod-sched-core'],
+  ] as const) {
+    const script = `k=$(uname -r); [ -d /sys/module/${module} ] || [ -n "$(find /lib/modules/$k -name '${module}.ko*' 2>/dev/null | head -n 1)" ] || zcat /proc/config.gz 2>/dev/null | grep -q '^${config}=y'`;
+    const r = await host.run(['sh', '-c', script]);
+    if (r.code !== 0) missing.push(`${module} (${config}; OpenWrt package ${pkg})`);
+  }
+  return missing;
 }
 
 async function probeEbpf(

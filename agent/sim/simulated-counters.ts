@@ -5,6 +5,7 @@
  * them to simulate a reboot or a re-attach, and may hand one instance to a second simulated
  * router with the same identity to simulate the router moving to another controller replica.
  */
+import type { DatapathMode } from '../../core/plan.js';
 import type { ProgramName } from '../../core/programs.js';
 import type { Telemetry_ProgramCounters } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 
@@ -45,16 +46,16 @@ export class SimulatedCounters {
    * real loader keeps its pins); one newly attached starts from zero, or from the simulated
    * uptime's count on the first attach.
    */
-  attach(mode: 'ebpf' | 'nftables' | 'none', wan: string, programs: ProgramName[]): void {
+  attach(mode: DatapathMode, wan: string, programs: ProgramName[]): void {
     this.advance();
     const first = this.attached.length === 0 && this.seen.size === 0;
     this.attached =
       mode === 'none'
         ? []
         : programs.map((program) => ({
-            key: `${mode === 'nftables' ? 'nftables' : wan}/${program}`,
+            key: `${mode === 'ebpf' ? wan : mode}/${program}`,
             program,
-            // nftables counts only the packets its rule rewrote (agent/telemetry).
+            // nftables and iptables count only the packets their rule matched (agent/telemetry).
             countsSeen: mode === 'ebpf',
           }));
     for (const a of this.attached) if (!this.seen.has(a.key)) this.seen.set(a.key, first ? this.initialSeen : 0);

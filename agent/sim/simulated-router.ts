@@ -409,6 +409,8 @@ export class SimulatedRouter implements SimulatedCommandTarget {
                   ]
                 : [],
             nftables: plan.datapath.mode === 'nftables' ? { table: 'inet wrtfleet', interfaces: [this.wan()] } : null,
+            iptables:
+              plan.datapath.mode === 'iptables' ? { chain: 'mangle wrtfleet_egress', interfaces: [this.wan()] } : null,
           },
           offload: plan.offload.mode,
         },

@@ -13,6 +13,7 @@ import { readNft } from '../apply/live.js';
 import { ebpfStatus, readAllCounters } from '../datapath/index.js';
 import type { BpfEndian } from '../../core/programs.js';
 import type { RouterHost } from '../../core/host/router-host.js';
+import { readIptablesCounters } from '../datapath/iptables.js';
 import { countOffloadedFlows, readOffload, type OffloadState as LiveOffload } from '../offload/index.js';
 
 export function offloadStateMessage(state: LiveOffload): OffloadState {
@@ -24,8 +25,8 @@ export function offloadStateMessage(state: LiveOffload): OffloadState {
         ? OffloadState_Mode.MODE_SOFTWARE
         : OffloadState_Mode.MODE_OFF;
   const reason = state.fallback
-    ? 'flow_offloading_hw=1 but fw4 fell back to software (no hardware offload on this device)'
-    : `uci asks for ${state.configured}, fw4 runs ${state.live}`;
+    ? `flow_offloading_hw=1 but ${state.support.firewall ?? 'the firewall'} offloads in software (no hardware offload on this device)`
+    : `uci asks for ${state.configured}, ${state.support.firewall ?? 'the firewall'} runs ${state.live}`;
   return { mode, reason };
 }
 
@@ -63,6 +64,8 @@ export async function collectTelemetry(
   }));
   const nft = await readNft(host);
   if (nft.ruleset) programs.push(...nftCounters(nft.ruleset));
+  for (const [program, matched] of await readIptablesCounters(host, opts.iptables))
+    programs.push({ program: `iptables/${program}`, packetsSeen: 0, packetsRewritten: matched });
   const offload = await readOffload(host);
   const conntrack = await host.readFile('/proc/net/nf_conntrack');
   const flows = conntrack ? countOffloadedFlows(conntrack) : { software: 0, hardware: 0 };

@@ -5,7 +5,10 @@ import type { PackageFacts, PackageManager, TcVariant } from './types.js';
  *  - tc-tiny (the default) cannot load BPF; tc-bpf or tc-full can (docs/DOMAIN.md, Attaching and falling back);
  *  - kmod-sched-bpf provides cls_bpf, the classic attach path;
  *  - bpftool-minimal / bpftool-full can attach and pin TCX links;
- *  - kmod-nft-offload and firewall4 are what fw4's flowtables need (docs/DOMAIN.md, Flow offloading).
+ *  - kmod-nft-offload and firewall4 are what fw4's flowtables need (docs/DOMAIN.md, Flow offloading);
+ *  - kmod-ipt-offload is what fw3's FLOWOFFLOAD target needs (OpenWrt 19.07 and 21.02);
+ *  - nftables (any build) or iptables with iptables-mod-ipopt decide which fallback datapath runs
+ *    where eBPF cannot (docs/DOMAIN.md, Datapath on fw3 releases).
  * Read from `opkg list-installed` (up to 24.10), `apk list --installed` (25.12+), or the
  * package databases directly when the tool cannot run.
  */
@@ -20,12 +23,16 @@ export const RELEVANT_PACKAGES = [
   'bpftool-minimal',
   'bpftool-full',
   'kmod-nft-offload',
+  'kmod-ipt-offload',
   'kmod-nf-flow',
   'firewall4',
   'firewall',
+  'nftables',
   'nftables-json',
   'nftables-nojson',
   'iptables',
+  'iptables-mod-ipopt',
+  'kmod-ipt-ipopt',
   'ip-full',
   'ip-tiny',
   'sqm-scripts',
@@ -107,6 +114,10 @@ export function packageFacts(all: InstalledList, manager: PackageManager, source
     clsBpf: has('kmod-sched-bpf'),
     bpftool: has('bpftool-full') ? 'bpftool-full' : has('bpftool-minimal') ? 'bpftool-minimal' : null,
     nftOffload: has('kmod-nft-offload'),
+    iptOffload: has('kmod-ipt-offload'),
+    // 19.07 packaged nft as `nftables`; 21.02 on split it into the json and nojson builds.
+    nft: has('nftables') || has('nftables-json') || has('nftables-nojson'),
+    iptables: has('iptables'),
     firewall: has('firewall4') ? 'firewall4' : has('firewall') ? 'firewall' : null,
   };
 }
@@ -121,6 +132,9 @@ export function unknownPackages(): PackageFacts {
     clsBpf: null,
     bpftool: null,
     nftOffload: null,
+    iptOffload: null,
+    nft: null,
+    iptables: null,
     firewall: null,
   };
 }

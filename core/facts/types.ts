@@ -63,6 +63,12 @@ export interface PackageFacts {
   bpftool: string | null;
   /** nftables flowtable hardware offload module (kmod-nft-offload). */
   nftOffload: boolean | null;
+  /** fw3's iptables FLOWOFFLOAD target (kmod-ipt-offload), what 19.07 and 21.02 offload with. */
+  iptOffload: boolean | null;
+  /** The nft tool is installed (nftables, nftables-json or nftables-nojson). */
+  nft: boolean | null;
+  /** The iptables tool is installed (fw3 releases always carry it). */
+  iptables: boolean | null;
   /** "firewall4" (fw4, nftables) | "firewall" (fw3, iptables) | null. */
   firewall: 'firewall4' | 'firewall' | null;
 }

@@ -48,7 +48,7 @@ export function effectiveCapabilities(router: PlanRouter): Record<CapabilityName
     result.hardwareOffload = {
       value: false,
       source: result.softwareOffload.source,
-      reason: `flow_offloading_hw needs fw4 software offloading, which is unavailable (${result.softwareOffload.reason})`,
+      reason: `flow_offloading_hw needs software offloading, which is unavailable (${result.softwareOffload.reason})`,
     };
   }
   return result;

@@ -4,15 +4,16 @@
  *  (a) hardware offload vs per-packet rewrites (TTL, IP-ID, hop limit): PPE-bound flows never
  *      reach the CPU. prefer-rewrite -> software offload (TC egress still sees those packets);
  *      prefer-offload -> keep hardware, warn.
- *  (b) nftables per-packet rewrites vs any offload: offloaded flows skip netfilter after
- *      ingress. prefer-rewrite -> offload off; prefer-offload -> keep, warn.
+ *  (b) netfilter per-packet rewrites (nftables, or iptables on fw3) vs any offload: offloaded
+ *      flows skip netfilter after ingress, fw4's flowtable and fw3's FLOWOFFLOAD alike.
+ *      prefer-rewrite -> offload off; prefer-offload -> keep, warn.
  *      SYN-only rewrites are in neither conflict: a flow is only offloaded once conntrack has
  *      seen traffic both ways, so the first SYN always takes the full path.
  *  (c) offloaded flows bypass SQM/qdisc shaping: informational.
  */
 import type { ProgramName } from '../programs.js';
 import type { ConflictPolicy } from '../profile-spec.js';
-import type { DatapathMode, OffloadMode, PlanConflict, PlannedProgram, Sinks } from './types.js';
+import type { ConflictId, DatapathMode, OffloadMode, PlanConflict, PlannedProgram, Sinks } from './types.js';
 
 interface ConflictContext {
   policy: ConflictPolicy;
@@ -47,7 +48,7 @@ export function resolveConflicts(
   };
   const conflicts: PlanConflict[] = [];
   let offload = offloadForRouter;
-  for (const check of [hardwareOffloadVsPerPacketRewrite, nftablesRewriteVsOffload, offloadBypassesSqm]) {
+  for (const check of [hardwareOffloadVsPerPacketRewrite, netfilterRewriteVsOffload, offloadBypassesSqm]) {
     const outcome = check(context, offload);
     offload = outcome.offload;
     if (outcome.conflict) conflicts.push(outcome.conflict);
@@ -92,7 +93,7 @@ function hardwareOffloadVsPerPacketRewrite(
     const detail =
       datapath === 'ebpf'
         ? `hardware-offloaded flows are forwarded by the PPE and never reach the CPU, so ${lost} would stop once a flow is bound; prefer-rewrite downgrades to software offload, whose flows still leave through dev_queue_xmit and so still pass the TC egress programs`
-        : `hardware-offloaded flows never reach the CPU, so ${lost} would stop once a flow is bound; prefer-rewrite downgrades to software offload (see the nftables conflict for what software offload means to nft rules)`;
+        : `hardware-offloaded flows never reach the CPU, so ${lost} would stop once a flow is bound; prefer-rewrite downgrades to software offload (see the ${datapath} conflict for what software offload means to ${datapath} rules)`;
     decide(topic, 'offload-downgraded', detail);
     return {
       offload: 'software',
@@ -122,21 +123,31 @@ function hardwareOffloadVsPerPacketRewrite(
   };
 }
 
-/** (b) Offloaded flows skip netfilter after ingress, so nftables per-packet rules stop for them. */
-function nftablesRewriteVsOffload(
+/** How the firewall offloads, for the (b) explanations: the same flowtable code, two front ends. */
+const OFFLOAD_FRONT_END: Record<'nftables' | 'iptables', string> = {
+  nftables: "fw4's flowtable",
+  iptables: "fw3's iptables FLOWOFFLOAD rule (the same nf_flow_table underneath)",
+};
+
+/** (b) Offloaded flows skip netfilter after ingress, so nftables or iptables per-packet rules stop for them. */
+function netfilterRewriteVsOffload(
   { policy, datapath, perPacket, synOnly, sinks: { decide, warnings } }: ConflictContext,
   offload: OffloadMode,
 ): CheckOutcome {
-  const topic = 'conflict.nftables-rewrite-vs-offload';
-  if (datapath === 'nftables' && offload !== 'off' && perPacket.length > 0) {
+  const netfilter = datapath === 'iptables' ? 'iptables' : 'nftables';
+  const id: ConflictId = `${netfilter}-rewrite-vs-offload`;
+  const topic = `conflict.${id}`;
+  const rules = netfilter === 'iptables' ? 'iptables mangle rules' : 'nftables rules';
+  if (datapath === netfilter && offload !== 'off' && perPacket.length > 0) {
     const lost = perPacket.map(describeProgramEffect).join(' and ');
+    const via = OFFLOAD_FRONT_END[netfilter];
     if (policy === 'prefer-rewrite') {
-      const detail = `${offload}-offloaded flows skip every netfilter hook after ingress, so the nftables rules for ${lost} would stop once a flow is offloaded; prefer-rewrite turns offloading off (eBPF would have allowed software offload, but this plan runs on nftables)`;
+      const detail = `${offload}-offloaded flows (${via}) skip every netfilter hook after ingress, so the ${rules} for ${lost} would stop once a flow is offloaded; prefer-rewrite turns offloading off (eBPF would have allowed software offload, but this plan runs on ${netfilter})`;
       decide(topic, 'offload-disabled', detail);
       return {
         offload: 'off',
         conflict: {
-          id: 'nftables-rewrite-vs-offload',
+          id,
           policy,
           resolution: 'offload-disabled',
           programs: perPacket,
@@ -145,13 +156,15 @@ function nftablesRewriteVsOffload(
         },
       };
     }
-    const detail = `prefer-offload keeps ${offload} offload: the nftables rules for ${lost} apply only until conntrack sees the flow both ways and offloads it, i.e. to the first packets of each flow`;
+    const detail = `prefer-offload keeps ${offload} offload: the ${rules} for ${lost} apply only until conntrack sees the flow both ways and ${via} offloads it, i.e. to the first packets of each flow`;
     decide(topic, 'rewrite-partial', detail);
-    warnings.push(`${offload} offload kept with nftables rewriting: ${lost} stop for each flow once it is offloaded`);
+    warnings.push(
+      `${offload} offload kept with ${netfilter} rewriting: ${lost} stop for each flow once it is offloaded`,
+    );
     return {
       offload,
       conflict: {
-        id: 'nftables-rewrite-vs-offload',
+        id,
         policy,
         resolution: 'rewrite-partial',
         programs: perPacket,
@@ -161,25 +174,25 @@ function nftablesRewriteVsOffload(
     };
   }
 
-  if (datapath === 'nftables' && offload !== 'off') {
+  if (datapath === netfilter && offload !== 'off') {
     decide(
       topic,
       'none',
-      `only first-SYN rewrites run in nftables (${synOnly.join(', ')}); flows are offloaded only after conntrack has seen traffic both ways, so the first SYN always traverses the netfilter hooks`,
+      `only first-SYN rewrites run in ${netfilter} (${synOnly.join(', ')}); flows are offloaded only after conntrack has seen traffic both ways, so the first SYN always traverses the netfilter hooks`,
     );
   } else if (datapath === 'ebpf' && offload === 'software') {
     decide(
       topic,
       'none',
-      'rewrites run as TC egress eBPF, which software-offloaded flows still pass (dev_queue_xmit): rewriting and software offload coexist',
+      'rewrites run as TC egress eBPF, which software-offloaded flows still pass (dev_queue_xmit, with fw4 and fw3 alike): rewriting and software offload coexist',
     );
   } else {
     decide(
       topic,
       'none',
-      datapath === 'nftables'
-        ? 'offload is off: every packet traverses the nftables rules'
-        : `datapath is ${datapath}: no nftables rewrite to bypass`,
+      datapath === netfilter
+        ? `offload is off: every packet traverses the ${rules}`
+        : `datapath is ${datapath}: no netfilter rewrite to bypass`,
     );
   }
   return { offload, conflict: null };

@@ -1,10 +1,10 @@
 /**
- * Step 3 of resolvePlan: the datapath (eBPF, the nftables fallback, or none), how eBPF
- * programs attach, which build of the objects to upload, and the packages either needs.
+ * Step 3 of resolvePlan: the datapath (eBPF, a netfilter fallback, or none), how eBPF
+ * programs attach, which build of the objects to upload, and the packages either needs. Which
+ * netfilter fallback (nftables or iptables) is plan/netfilter-fallback.ts.
  */
-import { FW4_MIN_OPENWRT } from '../capabilities.js';
 import type { AttachMode, BpfEndian } from '../programs.js';
-import { openWrtAtLeast } from '../facts/release.js';
+import { netfilterFallback } from './netfilter-fallback.js';
 import type { ProfileSpec } from '../profile-spec.js';
 import type {
   CapabilityName,
@@ -60,8 +60,9 @@ export function resolveDatapath(
     });
   }
 
+  let fallbackWhy: string;
   if (ebpfMode === 'off') {
-    decide('datapath.mode', 'nftables', 'l3Rewrite.ebpf is off: the rewrites run as in-kernel nftables rules');
+    fallbackWhy = 'l3Rewrite.ebpf is off';
   } else if (blockers.length > 0) {
     const why = blockers.map((b) => b.reason).join('; ');
     if (ebpfMode === 'on') {
@@ -74,17 +75,9 @@ export function resolveDatapath(
       );
       return { mode: 'ebpf', attach: capabilities.ebpf.value ? attach : null, bpfObject, programs };
     }
-    decide(
-      'datapath.mode',
-      'nftables',
-      `l3Rewrite.ebpf is auto and ${why}: falling back to the in-kernel nftables rules`,
-    );
+    fallbackWhy = `l3Rewrite.ebpf is auto and ${why}`;
   } else if (ebpfMode === 'auto' && missingTooling.length > 0) {
-    decide(
-      'datapath.mode',
-      'nftables',
-      `l3Rewrite.ebpf is auto; eBPF works in this kernel but cannot be attached until ${missingTooling.map((p) => p.package).join(' and ')} ${missingTooling.length > 1 ? 'are' : 'is'} installed: falling back to the in-kernel nftables rules (install them and set ebpf to on to use eBPF)`,
-    );
+    fallbackWhy = `l3Rewrite.ebpf is auto; eBPF works in this kernel but cannot be attached until ${missingTooling.map((p) => p.package).join(' and ')} ${missingTooling.length > 1 ? 'are' : 'is'} installed (install them and set ebpf to on to use eBPF)`;
   } else {
     const confirm =
       capabilities.ebpf.source === 'predicted'
@@ -117,15 +110,5 @@ export function resolveDatapath(
     return { mode: 'ebpf', attach, bpfObject, programs };
   }
 
-  // nftables from here on.
-  const fw3 =
-    facts.packages?.firewall === 'firewall' ||
-    (facts.packages?.firewall !== 'firewall4' && openWrtAtLeast(facts.openwrt?.version, FW4_MIN_OPENWRT) === false);
-  if (fw3) {
-    warnings.push(
-      'nftables rewriting on a pre-fw4 (fw3/iptables) release: nft is not part of these images and older nft/kernels may lack some statements (reset tcp option); the agent checks the ruleset with `nft -c` before applying',
-    );
-    prerequisites.push({ package: 'nftables', reason: 'fw3 releases do not ship nft; the fallback rules need it' });
-  }
-  return { mode: 'nftables', attach: null, bpfObject: null, programs };
+  return netfilterFallback(facts, programs, fallbackWhy, { decide, warnings, prerequisites });
 }

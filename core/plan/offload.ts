@@ -3,6 +3,7 @@
  * policy deciding what an unavailable mode means; once the conflicts have settled the mode,
  * offloadSettings turns it into the firewall options to write.
  */
+import { firewallGeneration } from '../facts/firewall.js';
 import type { ConflictPolicy, FlowOffloadMode } from '../profile-spec.js';
 import {
   UCI_FLOW_OFFLOADING,
@@ -43,7 +44,7 @@ export function resolveOffloadCapability(
     }
     case 'software':
       if (sw.value) {
-        decide(topic, 'software', `flowOffload.mode is software and fw4 offers it (${sw.reason})`);
+        decide(topic, 'software', `flowOffload.mode is software and the firewall offers it (${sw.reason})`);
         return 'software';
       }
       return unavailable(
@@ -69,7 +70,7 @@ export function resolveOffloadCapability(
       decide(
         topic,
         fallback,
-        `flowOffload.mode is ${wanted} but ${why}; prefer-rewrite treats offloading as best effort, so it degrades to ${fallback} (as fw4 itself falls back from hardware to software)`,
+        `flowOffload.mode is ${wanted} but ${why}; prefer-rewrite treats offloading as best effort, so it degrades to ${fallback} (as the firewall itself falls back from hardware to software)`,
       );
       return fallback;
     }
@@ -86,23 +87,29 @@ export function resolveOffloadCapability(
   }
 }
 
-/** The firewall defaults for the settled offload mode, and the package fw4 needs to offload at all. */
+/** The firewall defaults for the settled offload mode, and the package the firewall (fw4 or fw3) needs to offload at all. */
 export function offloadSettings(
   offload: OffloadMode,
   facts: PlanFacts,
   { decide, prerequisites }: Pick<Sinks, 'decide' | 'prerequisites'>,
 ): UciOffloadSettings | null {
   const uci = uciSettings(offload, facts);
+  const fw3 = firewallGeneration(facts)?.generation === 'fw3';
   decide(
     'offload.uci',
     uci ? `flow_offloading=${uci[UCI_FLOW_OFFLOADING]} flow_offloading_hw=${uci[UCI_FLOW_OFFLOADING_HW]}` : 'none',
     uci
       ? offload === 'off'
         ? 'offloading off: both firewall defaults are written as 0, explicitly, so the applied state is checkable and an earlier setting does not linger'
-        : `firewall defaults for ${offload} offload (flow_offloading_hw only acts with flow_offloading=1), then uci commit firewall and a firewall reload`
-      : 'not OpenWrt: no uci/fw4, so offloading is not managed on this router',
+        : `firewall defaults for ${offload} offload (flow_offloading_hw only acts with flow_offloading=1), then uci commit firewall and a firewall reload${fw3 ? '; fw3 turns them into an iptables FLOWOFFLOAD rule in the FORWARD chain' : ''}`
+      : 'not OpenWrt: no uci/firewall, so offloading is not managed on this router',
   );
-  if (offload !== 'off' && facts.packages?.nftOffload === false) {
+  if (offload !== 'off' && fw3 && facts.packages?.iptOffload === false) {
+    prerequisites.push({
+      package: 'kmod-ipt-offload',
+      reason: "fw3's FLOWOFFLOAD target comes with kmod-ipt-offload, which is not installed",
+    });
+  } else if (offload !== 'off' && !fw3 && facts.packages?.nftOffload === false) {
     prerequisites.push({
       package: 'kmod-nft-offload',
       reason: 'fw4 flowtables need nft_flow_offload, and kmod-nft-offload is not installed',

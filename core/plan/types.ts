@@ -16,7 +16,8 @@ export type PlannedProgram =
   | { name: 'set_tcp_syn_window'; scope: 'first-syn'; config: { window: number } }
   | { name: 'clear_tcp_syn_ts'; scope: 'first-syn'; config: Record<string, never> };
 
-export type DatapathMode = 'ebpf' | 'nftables' | 'none';
+/** `iptables`: fw3 routers without nft and without a usable eBPF; only the rewrites iptables has targets for run. */
+export type DatapathMode = 'ebpf' | 'nftables' | 'iptables' | 'none';
 export type OffloadMode = 'off' | 'software' | 'hardware';
 export type CapabilityName = keyof CapabilityFlags;
 
@@ -50,7 +51,10 @@ export interface UciOffloadSettings {
 }
 
 export type ConflictId =
-  'hardware-offload-vs-per-packet-rewrite' | 'nftables-rewrite-vs-offload' | 'offload-bypasses-sqm';
+  | 'hardware-offload-vs-per-packet-rewrite'
+  | 'nftables-rewrite-vs-offload'
+  | 'iptables-rewrite-vs-offload'
+  | 'offload-bypasses-sqm';
 export type ConflictResolution = 'offload-downgraded' | 'offload-disabled' | 'rewrite-partial' | 'informational';
 
 export interface PlanConflict {
@@ -62,6 +66,11 @@ export interface PlanConflict {
   programs: ProgramName[];
   offload: { before: OffloadMode; after: OffloadMode };
   detail: string;
+}
+
+export interface UnavailableRewrite {
+  program: ProgramName;
+  reason: string;
 }
 
 export interface PlanDecision {
@@ -92,8 +101,13 @@ export interface Plan {
     attach: AttachMode | null;
     /** Which build of the BPF objects to upload (eBPF only). */
     bpfObject: BpfEndian | null;
-    /** Rewrites in order; in nftables mode the same names identify the equivalent nft rules. */
+    /** Rewrites in order; in nftables and iptables mode the same names identify the equivalent rules. */
     programs: PlannedProgram[];
+    /**
+     * Rewrites the profile enables that this datapath cannot run (the iptables fallback has no
+     * target for them), with why; absent when every enabled rewrite runs.
+     */
+    unavailable?: UnavailableRewrite[];
   };
   offload: {
     requested: FlowOffloadMode;

@@ -3,7 +3,9 @@
  * missing, and (only when asked) installing them.
  *
  * What a plan needs (docs/DOMAIN.md, Attaching and falling back): a `tc` that can load BPF (`tc-bpf`, or `tc-full`, which
- * also can), `kmod-sched-bpf` (cls_bpf) and `bpftool-minimal` (`bpftool-full` does too).
+ * also can), `kmod-sched-bpf` (cls_bpf) and `bpftool-minimal` (`bpftool-full` does too); on
+ * fw3 releases (19.07, 21.02) also `kmod-ipt-offload`, fw3's FLOWOFFLOAD target. A kernel
+ * that cannot load our programs at all (before 5.2: .rodata globals) gets no eBPF tooling.
  * The installed list is read with the router's own tool, `opkg list-installed` up to 24.10
  * and `apk list --installed` from 25.12, and parsed with the agent's parsers, so the
  * controller and the agent agree on what "installed" means.
@@ -11,7 +13,11 @@
  * Everything goes through a RouterHost (SSH in production, scripted transcripts in tests),
  * never a shell of our own.
  */
+import { EBPF_FLOOR_KERNEL } from '../../core/capabilities.js';
+import { firewallGeneration, FW4_MIN_OPENWRT } from '../../core/facts/firewall.js';
+import { openWrtAtLeast } from '../../core/facts/release.js';
 import type { RouterFacts } from '../../core/facts/index.js';
+import { kernelAtLeast } from '../../core/facts/kernel.js';
 import { parseApkList, parseOpkgList } from '../../core/facts/packages.js';
 import type { RouterHost } from '../../core/host/router-host.js';
 
@@ -19,10 +25,25 @@ export type Manager = 'opkg' | 'apk';
 
 /** One requirement; `anyOf` lists packages that each satisfy it, the first is what we install. */
 export const REQUIRED_PACKAGES: { need: string; anyOf: string[] }[] = [
-  { need: 'tc with BPF support', anyOf: ['tc-bpf', 'tc-full'] },
+  // Before 22.03 tc was one package, `tc`, built with BPF support.
+  { need: 'tc with BPF support', anyOf: ['tc-bpf', 'tc-full', 'tc'] },
   { need: 'cls_bpf classifier', anyOf: ['kmod-sched-bpf'] },
   { need: 'bpftool', anyOf: ['bpftool-minimal', 'bpftool-full'] },
 ];
+
+/** fw3's flow offloading (iptables FLOWOFFLOAD); fw4 routers carry kmod-nft-offload in the default image. */
+export const FW3_OFFLOAD_PACKAGE = { need: "fw3's FLOWOFFLOAD target", anyOf: ['kmod-ipt-offload'] };
+
+/** The requirements of this router: eBPF tooling where its kernel can run our programs, fw3's offload module on fw3. */
+export function requiredPackages(
+  facts: Pick<RouterFacts, 'openwrt' | 'kernel' | 'packages'>,
+): typeof REQUIRED_PACKAGES {
+  let ebpf = kernelAtLeast(facts.kernel, EBPF_FLOOR_KERNEL) !== false ? REQUIRED_PACKAGES : [];
+  // 19.07 and 21.02 feeds have no tc-bpf: their one `tc` is what to install.
+  if (openWrtAtLeast(facts.openwrt?.version, FW4_MIN_OPENWRT) === false)
+    ebpf = ebpf.map((req) => (req.anyOf.includes('tc') ? { ...req, anyOf: ['tc', 'tc-bpf', 'tc-full'] } : req));
+  return firewallGeneration(facts)?.generation === 'fw3' ? [...ebpf, FW3_OFFLOAD_PACKAGE] : ebpf;
+}
 
 export interface PackagePlan {
   /** null: not OpenWrt (a generic Linux box); packages are the operator's business there. */
@@ -72,7 +93,7 @@ export async function planPackages(host: RouterHost, facts: RouterFacts): Promis
   const installed = await installedList(host, manager);
   const present: Record<string, string> = {};
   const missing: string[] = [];
-  for (const req of REQUIRED_PACKAGES) {
+  for (const req of requiredPackages(facts)) {
     const have = req.anyOf.find((p) => installed.has(p));
     if (have) present[have] = installed.get(have)!;
     else missing.push(req.anyOf[0]!);

@@ -2,7 +2,7 @@
  * Which datapath a router runs, as telemetry history groups it: from the live state its
  * agent last described (Router.liveState.datapath, the proto DatapathState as JSON), which
  * the Hello sets and every applied result refreshes from its evidence (what the agent read
- * back after applying: eBPF interfaces with their attach mode, or our nftables table).
+ * back after applying: eBPF interfaces with their attach mode, our nftables table or our iptables chains).
  */
 import { DatapathState_Mode } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { modeCode, type DatapathModeName } from './series-layout.js';
@@ -12,6 +12,7 @@ const MODE_NAMES: Partial<Record<number, DatapathModeName>> = {
   [DatapathState_Mode.MODE_TCX]: 'tcx',
   [DatapathState_Mode.MODE_CLS_BPF]: 'cls_bpf',
   [DatapathState_Mode.MODE_NFTABLES]: 'nftables',
+  [DatapathState_Mode.MODE_IPTABLES]: 'iptables',
 };
 
 /** The mode code (series-layout.ts) of a stored live state; `unknown` when it says nothing. */
@@ -23,6 +24,7 @@ export function modeOfLiveState(live: unknown): number {
 interface EvidenceDatapath {
   ebpf?: { ifname?: unknown; mode?: unknown; programs?: { program?: unknown }[] }[];
   nftables?: { interfaces?: unknown } | null;
+  iptables?: { interfaces?: unknown } | null;
 }
 
 /**
@@ -35,7 +37,7 @@ export function datapathStateOfEvidence(
 ): { mode: DatapathState_Mode; interfaces: string[]; programs: string[] } | null {
   const datapath = (evidence as { datapath?: unknown } | null)?.datapath;
   if (!datapath || typeof datapath !== 'object') return null;
-  const { ebpf, nftables } = datapath as EvidenceDatapath;
+  const { ebpf, nftables, iptables } = datapath as EvidenceDatapath;
   const interfaces = Array.isArray(ebpf) ? ebpf : [];
   const strings = (values: unknown[]) => values.filter((v): v is string => typeof v === 'string');
   if (interfaces.length > 0) {
@@ -48,6 +50,10 @@ export function datapathStateOfEvidence(
   if (nftables && typeof nftables === 'object') {
     const on = (nftables as { interfaces?: unknown }).interfaces;
     return { mode: DatapathState_Mode.MODE_NFTABLES, interfaces: Array.isArray(on) ? strings(on) : [], programs: [] };
+  }
+  if (iptables && typeof iptables === 'object') {
+    const on = (iptables as { interfaces?: unknown }).interfaces;
+    return { mode: DatapathState_Mode.MODE_IPTABLES, interfaces: Array.isArray(on) ? strings(on) : [], programs: [] };
   }
   if (!Array.isArray(ebpf)) return null;
   return { mode: DatapathState_Mode.MODE_NONE, interfaces: [], programs: [] };

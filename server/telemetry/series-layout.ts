@@ -42,7 +42,7 @@ export function programOfKey(key: string): ProgramName | undefined {
  * state say); the index is the code stored in the `mode` columns. `unknown`: the router has
  * not said what it runs (no live state in its Hello, no applied result with evidence).
  */
-export const DATAPATH_MODES = ['unknown', 'none', 'tcx', 'cls_bpf', 'nftables'] as const;
+export const DATAPATH_MODES = ['unknown', 'none', 'tcx', 'cls_bpf', 'nftables', 'iptables'] as const;
 export type DatapathModeName = (typeof DATAPATH_MODES)[number];
 
 export function modeCode(mode: DatapathModeName): number {

@@ -14,7 +14,16 @@ class ScriptedMipsRouter implements RouterHost {
   readonly description = 'scripted ath79 router';
   readonly uploads = new Map<string, Buffer>();
   readonly commands: string[] = [];
-  constructor(private readonly opts: { bpftool: boolean; jit: boolean; tcx: boolean }) {}
+  constructor(
+    private readonly opts: {
+      bpftool: boolean;
+      jit: boolean;
+      tcx: boolean;
+      /** Kernel modules the cls_bpf attach check finds (default: both). */
+      modules?: ('cls_bpf' | 'sch_ingress')[];
+      firewall?: 'fw4' | 'fw3';
+    },
+  ) {}
   async run(argv: string[], _o?: RunOptions): Promise<CommandResult> {
     const cmd = argv.join(' ');
     this.commands.push(cmd);
@@ -39,7 +48,14 @@ class ScriptedMipsRouter implements RouterHost {
         ? ok('{"tcx":true}')
         : { code: 1, stdout: '{"error":"BPF_PROG_QUERY(TCX_EGRESS): Invalid argument","errno":22}', stderr: '' };
     if (argv[0] === 'uci' && argv[3] === 'firewall.@defaults[0]') return ok('defaults\n');
-    if (cmd === 'sh -c command -v fw4') return ok('/sbin/fw4\n');
+    const firewall = this.opts.firewall ?? 'fw4';
+    if (cmd === `sh -c command -v ${firewall}`) return ok(`/sbin/${firewall}\n`);
+    if (argv[0] === 'sh' && argv[2]?.startsWith('k=$(uname -r)')) {
+      const module = /\/sys\/module\/(\w+)/.exec(argv[2])![1] as 'cls_bpf' | 'sch_ingress';
+      return (this.opts.modules ?? ['cls_bpf', 'sch_ingress']).includes(module)
+        ? ok()
+        : { code: 1, stdout: '', stderr: '' };
+    }
     if (argv[0] === 'rm') return ok();
     return { code: 127, stdout: '', stderr: `${argv[0]}: not found` };
   }
@@ -90,5 +106,29 @@ describe('capability probe on a MIPS32 big-endian router (OpenWrt transcripts: O
     const p = await probeCapabilities(host, { endian: 'big', helper: '/opt/none/wf-tcx' });
     expect(p.flags.ebpf).toBe(false);
     expect(p.reasons.ebpf).toMatch(/wf-tcx helper is not on the router at \/opt\/none\/wf-tcx/);
+  });
+
+  it('21.02 MT7621 (simulated MIPS, kernel 5.4, fw3): a program that loads but cannot attach is no eBPF', async () => {
+    const host = new ScriptedMipsRouter({
+      bpftool: true,
+      jit: false,
+      tcx: false,
+      modules: ['sch_ingress'],
+      firewall: 'fw3',
+    });
+    const p = await probeCapabilities(host, { endian: 'little', helper: '/usr/sbin/wf-tcx' });
+    expect(p.details.ebpf).toMatchObject({ loaded: true, object: 'bpfel' });
+    expect(p.flags).toMatchObject({ ebpf: false, tcx: false, softwareOffload: true });
+    expect(p.reasons.ebpf).toMatch(
+      /loads, but without TCX it attaches with cls_bpf, and this kernel has no cls_bpf \(CONFIG_NET_CLS_BPF; OpenWrt package kmod-sched-bpf\)/,
+    );
+    expect(p.reasons.softwareOffload).toMatch(/fw3 present: offloading is an iptables FLOWOFFLOAD rule/);
+
+    const withClsBpf = await probeCapabilities(
+      new ScriptedMipsRouter({ bpftool: true, jit: false, tcx: false, firewall: 'fw3' }),
+      { endian: 'little', helper: '/usr/sbin/wf-tcx' },
+    );
+    expect(withClsBpf.flags.ebpf).toBe(true);
+    expect(withClsBpf.reasons.ebpf).toMatch(/cls_bpf and clsact are in the kernel/);
   });
 });

@@ -77,16 +77,34 @@ describe('the chipset capability table (docs/DOMAIN.md, Flow offloading)', () =>
 });
 
 describe('predictCapabilities', () => {
-  it('MT7621 offloads in hardware from OpenWrt 22.03, not on 21.02 (fw3)', () => {
+  it('MT7621 offloads in hardware through fw3 on 21.02 and fw4 from 22.03, in software only on 19.07', () => {
     const on2203 = predictCapabilities(
       router({ soc: 'MT7621', socFamily: 'ramips', version: '22.03.5', kernel: '5.10.176', arch: 'mipsel_24kc' }),
     );
-    expect(on2203).toMatchObject({ hardwareOffload: true, softwareOffload: true, ebpf: false, tcx: false });
+    expect(on2203).toMatchObject({ hardwareOffload: true, softwareOffload: true, ebpf: true, tcx: false });
+    expect(on2203.reasons.softwareOffload).toMatch(/ships fw4: nftables flowtables/);
     const on2102 = predictCapabilities(
       router({ soc: 'MT7621', socFamily: 'ramips', version: '21.02.7', kernel: '5.4.238', arch: 'mipsel_24kc' }),
     );
-    expect(on2102).toMatchObject({ hardwareOffload: false, softwareOffload: false });
-    expect(on2102.reasons.softwareOffload).toMatch(/fw3/);
+    expect(on2102).toMatchObject({ hardwareOffload: true, softwareOffload: true });
+    expect(on2102.reasons.softwareOffload).toMatch(/runs fw3: .*iptables FLOWOFFLOAD rule .*package kmod-ipt-offload/);
+    expect(on2102.reasons.hardwareOffload).toMatch(/FLOWOFFLOAD --hw flows on 21.02/);
+    const on1907 = predictCapabilities(
+      router({ soc: 'MT7621', socFamily: 'ramips', version: '19.07.10', kernel: '4.14.275', arch: 'mipsel_24kc' }),
+    );
+    expect(on1907).toMatchObject({ hardwareOffload: false, softwareOffload: true });
+    expect(on1907.reasons.hardwareOffload).toMatch(/OpenWrt 19.07.10 is older than 21.02/);
+  });
+
+  it('fw3 software offload names its package, and no release before 19.07 is offloaded', () => {
+    const missing = predictCapabilities(
+      router({ version: '21.02.7', kernel: '5.4.238', packages: { firewall: 'firewall', iptOffload: false } }),
+    );
+    expect(missing.softwareOffload).toBe(true);
+    expect(missing.reasons.softwareOffload).toMatch(/kmod-ipt-offload is not installed, install it/);
+    const old = predictCapabilities(router({ version: '18.06.9', kernel: '4.9.120' }));
+    expect(old.softwareOffload).toBe(false);
+    expect(old.reasons.softwareOffload).toMatch(/predates 19.07/);
   });
 
   it('EN7581 offloads only on 6.12 kernels', () => {
@@ -113,13 +131,14 @@ describe('predictCapabilities', () => {
     expect(unknown.reasons.hardwareOffload).toMatch(/MT9999 is not in the capability table/);
   });
 
-  it('no software offload on a host that is not OpenWrt, or where fw3 replaced fw4', () => {
+  it('no software offload on a host that is not OpenWrt; fw3 in place of fw4 offloads through fw3', () => {
     expect(predictCapabilities(router({ version: null, soc: 'MT7986', socFamily: 'filogic' }))).toMatchObject({
       softwareOffload: false,
       hardwareOffload: false,
     });
     const fw3 = predictCapabilities(router({ version: '23.05.3', packages: { firewall: 'firewall' } }));
-    expect(fw3.softwareOffload).toBe(false);
+    expect(fw3.softwareOffload).toBe(true);
+    expect(fw3.reasons.softwareOffload).toMatch(/fw3 `firewall` package is installed instead of firewall4/);
   });
 
   it('an unreadable release version falls back to firewall4 or the kernel', () => {
@@ -139,12 +158,19 @@ describe('predictCapabilities', () => {
     }
   });
 
-  it('eBPF needs 5.15, TCX needs 6.6: boundaries', () => {
+  it('eBPF: expected from 5.15, for the probe to decide from 5.2, impossible below; TCX needs 6.6', () => {
     const at = (kernel: string | null) => predictCapabilities(router({ kernel }));
     expect(at('5.15')).toMatchObject({ ebpf: true, tcx: false });
     expect(at('5.15.0')).toMatchObject({ ebpf: true, tcx: false });
-    expect(at('5.14.21')).toMatchObject({ ebpf: false, tcx: false });
-    expect(at('5.4.238')).toMatchObject({ ebpf: false, tcx: false });
+    expect(at('5.14.21')).toMatchObject({ ebpf: true, tcx: false });
+    expect(at('5.4.238')).toMatchObject({ ebpf: true, tcx: false, toConfirm: ['ebpf'] });
+    expect(at('5.4.238').reasons.ebpf).toMatch(/5\.4\.238 < 5\.15 \(before OpenWrt 23\.05\).*the probe decides/);
+    expect(at('5.4.238').reasons.tcx).toMatch(/classic clsact \+ cls_bpf attach instead/);
+    expect(at('5.2')).toMatchObject({ ebpf: true });
+    expect(at('5.1.21')).toMatchObject({ ebpf: false, tcx: false });
+    expect(at('4.14.275').reasons.ebpf).toMatch(
+      /4\.14\.275 < 5\.2: our programs keep their settings in \.rodata globals/,
+    );
     expect(at('6.5.13')).toMatchObject({ ebpf: true, tcx: false });
     expect(at('6.6')).toMatchObject({ ebpf: true, tcx: true });
     expect(at('6.6.110')).toMatchObject({ ebpf: true, tcx: true });

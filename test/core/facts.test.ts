@@ -191,7 +191,7 @@ const EXTRA: Record<string, Expected> = {
     endian: 'big',
     kernel: '4.14.275',
     openwrt: { version: '19.07.10', target: 'ar71xx/generic' },
-    caps: [false, false, false, false],
+    caps: [false, true, false, false],
     wan: [],
     lan: [],
   },
@@ -202,7 +202,7 @@ const EXTRA: Record<string, Expected> = {
     endian: 'little',
     kernel: '5.4.238',
     openwrt: { version: '21.02.7', target: 'ramips/mt7621' },
-    caps: [false, false, false, false],
+    caps: [true, true, true, false],
     wan: ['wan'],
     lan: ['lan1', 'lan2'],
     cpu: { model: 'MIPS 1004Kc V2.15', cores: 4 },
@@ -305,15 +305,17 @@ describe("facts of models beyond the fleet's three (fixtures/routers-extra)", ()
       firewall: 'firewall',
     });
     expect(capabilities.reasons.softwareOffload).toMatch(/fw3/);
-    expect(capabilities.reasons.ebpf).toMatch(/4\.14\.275 < 5\.15/);
+    expect(capabilities.reasons.ebpf).toMatch(/4\.14\.275 < 5\.2/);
+    expect(facts.packages).toMatchObject({ iptOffload: true, iptables: true, nft: false });
   });
 
-  it('OpenWrt 21.02 MT7621: the SoC can offload but the release has no fw4 and no mainline PPE support', async () => {
+  it('OpenWrt 21.02 MT7621: fw3, and the PPE offloads FLOWOFFLOAD --hw flows', async () => {
     const { facts, capabilities } = await summarize(join(extraFixtures, 'xiaomi-mi-router-4a-gigabit-21.02-mt7621'));
     expect(facts.network.defaultRoutes).toEqual([{ dev: 'wan', gateway: '192.168.1.1', source: 'ip route' }]);
     expect(facts.packages.firewall).toBe('firewall');
     expect(capabilities.chipset?.soc).toBe('MT7621');
-    expect(capabilities.reasons.hardwareOffload).toMatch(/software offloading is unavailable/);
+    expect(capabilities.reasons.hardwareOffload).toMatch(/FLOWOFFLOAD --hw flows on 21.02/);
+    expect(facts.packages).toMatchObject({ iptOffload: true, iptables: true, nft: false });
     expect(facts.boardName).toBe('xiaomi,mi-router-4a-gigabit'); // from board.json when sysinfo is absent
   });
 

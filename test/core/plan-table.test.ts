@@ -32,17 +32,23 @@ function expected(
   policy: ConflictPolicy,
   rewrites: RewriteSet,
 ) {
-  const programs = PROGRAMS_OF[rewrites];
+  let programs = PROGRAMS_OF[rewrites];
   const perPacket = rewrites === 'all';
   let satisfiable = true;
 
-  let mode: 'ebpf' | 'nftables' | 'none';
+  const fallback = model.netfilter ?? 'nftables';
+  let mode: 'ebpf' | 'nftables' | 'iptables' | 'none';
   if (programs.length === 0) mode = 'none';
-  else if (ebpf === 'off') mode = 'nftables';
+  else if (ebpf === 'off') mode = fallback;
   else if (ebpf === 'on') {
     mode = 'ebpf';
     if (!model.ebpf) satisfiable = false;
-  } else mode = model.ebpf && (model.tcx || model.clsBpfTooling) ? 'ebpf' : 'nftables';
+  } else mode = model.ebpf && (model.tcx || model.clsBpfTooling) ? 'ebpf' : fallback;
+  // iptables has no target for IP-ID zeroing or the SYN window; the TTL (per-packet) still runs under `all`.
+  if (mode === 'iptables') {
+    programs = programs.filter((p) => p !== 'set_ip_id_zero' && p !== 'set_tcp_syn_window');
+    if (programs.length === 0) mode = 'none';
+  }
 
   let offload: OffloadMode;
   if (requested === 'off') offload = 'off';
@@ -67,8 +73,8 @@ function expected(
     conflicts.push('hardware-offload-vs-per-packet-rewrite');
     if (policy === 'prefer-rewrite') offload = 'software';
   }
-  if (mode === 'nftables' && offload !== 'off' && perPacket) {
-    conflicts.push('nftables-rewrite-vs-offload');
+  if ((mode === 'nftables' || mode === 'iptables') && offload !== 'off' && perPacket) {
+    conflicts.push(`${mode}-rewrite-vs-offload`);
     if (policy === 'prefer-rewrite') offload = 'off';
   }
   if (offload !== 'off') conflicts.push('offload-bypasses-sqm');

@@ -3,7 +3,13 @@ import { predictCapabilities } from '../../core/capabilities.js';
 import { validateRewrite } from '../../core/programs.js';
 import { type RouterFacts } from '../../core/facts/index.js';
 import { canonicalJson } from '../../core/canonical-json.js';
-import { computePlanHash, resolvePlan, rewriteConfigOf } from '../../core/plan.js';
+import {
+  computePlanHash,
+  resolvePlan,
+  rewriteConfigOf,
+  UCI_FLOW_OFFLOADING,
+  UCI_FLOW_OFFLOADING_HW,
+} from '../../core/plan.js';
 import { CONFLICT_POLICIES, type ProfileSpecInput } from '../../core/profile-spec.js';
 import { factsOf, loadModelFacts, planFor, REWRITE_SETS, spec } from './plan-models.js';
 
@@ -112,23 +118,98 @@ describe('plan: explicit cases', () => {
     expect(auto).toMatchObject({ satisfiable: true, offload: { mode: 'software' } });
   });
 
-  it.each([
-    ['tplink-archer-c7-v2-19.07-ar71xx', '4.14.275'],
-    ['xiaomi-mi-router-4a-gigabit-21.02-mt7621', '5.4.238'],
-  ])('%s (kernel %s): nftables fallback under auto, refusal under on', (model, kernel) => {
-    const auto = planFor(model, { l3Rewrite: { ebpf: 'auto' } });
+  it('19.07 C7 (kernel 4.14): no eBPF (.rodata globals need 5.2); iptables runs TTL and TCPOPTSTRIP, names the rest', () => {
+    const auto = planFor('tplink-archer-c7-v2-19.07-ar71xx', { l3Rewrite: { ebpf: 'auto' } });
     expect(auto.satisfiable).toBe(true);
-    expect(auto.datapath).toMatchObject({ mode: 'nftables', attach: null, bpfObject: null });
-    expect(auto.decisions.find((d) => d.topic === 'datapath.mode')?.reason).toContain(`kernel ${kernel} < 5.15`);
-    // fw3 releases: offloading is not managed (auto -> off), and nft must be installed.
+    expect(auto.datapath).toMatchObject({ mode: 'iptables', attach: null, bpfObject: null });
+    expect(auto.datapath.programs.map((p) => p.name)).toEqual(['set_ip_ttl', 'clear_tcp_syn_ts']);
+    expect(auto.datapath.unavailable).toEqual([
+      { program: 'set_ip_id_zero', reason: expect.stringMatching(/no target that writes the IPv4 ID/) },
+      { program: 'set_tcp_syn_window', reason: expect.stringMatching(/no target that sets the TCP window/) },
+    ]);
+    const mode = auto.decisions.find((d) => d.topic === 'datapath.mode')!;
+    expect(mode.reason).toContain('kernel 4.14.275 < 5.2');
+    expect(mode.reason).toMatch(/TTL --ttl-set 64, .*TCPOPTSTRIP --strip-options timestamp/);
+    expect(auto.warnings).toContain(
+      'iptables fallback: set_ip_id_zero, set_tcp_syn_window cannot run (no iptables target); install nftables to run them',
+    );
+    // fw3 offloads in software (ag71xx has no engine), which would skip the TTL rule: prefer-rewrite turns it off.
     expect(auto.offload.mode).toBe('off');
-    expect(auto.prerequisites.map((p) => p.package)).toEqual(['nftables']);
+    expect(auto.conflicts.map((c) => c.id)).toEqual(['iptables-rewrite-vs-offload']);
+    expect(auto.conflicts[0]?.detail).toMatch(
+      /fw3's iptables FLOWOFFLOAD rule .* iptables mangle rules for TTL rewriting/,
+    );
+    expect(auto.prerequisites.map((p) => p.package)).toEqual(['iptables-mod-ipopt']);
 
-    const on = planFor(model, { l3Rewrite: { ebpf: 'on' } });
+    const on = planFor('tplink-archer-c7-v2-19.07-ar71xx', { l3Rewrite: { ebpf: 'on' } });
     expect(on.satisfiable).toBe(false);
     expect(on.refusals).toEqual([
-      { topic: 'capability.ebpf', reason: expect.stringContaining(`kernel ${kernel} < 5.15`) },
+      { topic: 'capability.ebpf', reason: expect.stringContaining('kernel 4.14.275 < 5.2') },
     ]);
+  });
+
+  it('19.07 C7: software offload through fw3 with SYN-only rewrites, which offload does not take away', () => {
+    const plan = planFor('tplink-archer-c7-v2-19.07-ar71xx', {
+      l3Rewrite: REWRITE_SETS['syn-only'],
+      flowOffload: { mode: 'auto' },
+    });
+    expect(plan).toMatchObject({ satisfiable: true, datapath: { mode: 'iptables' } });
+    expect(plan.offload).toEqual({
+      requested: 'auto',
+      mode: 'software',
+      uci: { [UCI_FLOW_OFFLOADING]: '1', [UCI_FLOW_OFFLOADING_HW]: '0' },
+    });
+    expect(plan.decisions.find((d) => d.topic === 'offload.uci')?.reason).toMatch(
+      /FLOWOFFLOAD rule in the FORWARD chain/,
+    );
+    expect(plan.decisions.find((d) => d.topic === 'conflict.iptables-rewrite-vs-offload')?.choice).toBe('none');
+    // kmod-ipt-offload is in the fixture's package database: nothing to install for offloading.
+    expect(plan.prerequisites).toEqual([]);
+  });
+
+  it('21.02 MT7621 (kernel 5.4): eBPF predicted for the probe to confirm; hardware offload through fw3', () => {
+    const auto = planFor('xiaomi-mi-router-4a-gigabit-21.02-mt7621', {
+      l3Rewrite: REWRITE_SETS['syn-only'],
+      flowOffload: { mode: 'hardware' },
+      conflictPolicy: 'prefer-offload',
+    });
+    expect(auto.capabilities.ebpf).toMatchObject({ value: true, source: 'predicted' });
+    expect(auto.capabilities.ebpf.reason).toMatch(/5\.4\.238 < 5\.15 .*the probe decides/);
+    expect(auto.capabilities.hardwareOffload.value).toBe(true);
+    // No tc and no cls_bpf installed: auto falls back, here to iptables (no nft either).
+    expect(auto.datapath.mode).toBe('iptables');
+    expect(auto.offload.mode).toBe('hardware');
+    expect(auto.satisfiable).toBe(true);
+
+    // The probe found the kernel cannot load our programs: the plan follows the device.
+    const probedNo = planFor(
+      'xiaomi-mi-router-4a-gigabit-21.02-mt7621',
+      { l3Rewrite: { ebpf: 'on' } },
+      { capabilities: { probed: { ebpf: false, reasons: { ebpf: 'probe: bpftool prog load: Invalid argument' } } } },
+    );
+    expect(probedNo.satisfiable).toBe(false);
+    expect(probedNo.refusals[0]?.reason).toMatch(
+      /probe: bpftool prog load: Invalid argument, overriding the prediction/,
+    );
+  });
+
+  it('a fw3 router with nft installed gets the nftables rules (all four), not iptables', () => {
+    const f = factsOf('xiaomi-mi-router-4a-gigabit-21.02-mt7621');
+    const withNft = { ...f, packages: { ...f.packages, nft: true } };
+    const plan = resolvePlan(spec({ l3Rewrite: { ebpf: 'off' } }), { facts: withNft });
+    expect(plan.datapath.mode).toBe('nftables');
+    expect(plan.datapath.programs).toHaveLength(4);
+    expect(plan.datapath.unavailable).toBeUndefined();
+    expect(plan.warnings.join(' ')).toMatch(/nftables rewriting on a fw3 \(iptables\) release/);
+  });
+
+  it('the iptables fallback with only IP-ID zeroing runs nothing, and says so', () => {
+    const plan = planFor('tplink-archer-c7-v2-19.07-ar71xx', {
+      l3Rewrite: { ...REWRITE_SETS.none, ipid: true },
+    });
+    expect(plan).toMatchObject({ satisfiable: true, datapath: { mode: 'none', programs: [] } });
+    expect(plan.datapath.unavailable?.map((u) => u.program)).toEqual(['set_ip_id_zero']);
+    expect(plan.decisions.find((d) => d.topic === 'datapath.mode')?.reason).toMatch(/so nothing runs/);
   });
 
   it('unknown endianness: refusal under ebpf on, nftables under auto', () => {

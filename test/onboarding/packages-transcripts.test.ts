@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RouterFacts } from '../../core/facts/index.js';
 import type { CommandResult, RouterHost } from '../../core/host/router-host.js';
+import { FixtureHost } from '../../agent/sim/fixture-host.js';
+import { extraFixturesDir } from '../../agent/sim/fixtures.js';
+import { collectFacts } from '../../core/facts/index.js';
 import { installPackages, managerFor, PackageError, planPackages } from '../../server/onboarding/packages.js';
 
 const T = (name: string) => readFileSync(join(process.cwd(), 'test/onboarding/transcripts', name), 'utf8');
@@ -20,6 +23,8 @@ class PackageTranscriptHost implements RouterHost {
   constructor(
     readonly manager: 'opkg' | 'apk',
     readonly online: boolean,
+    /** What `opkg install` prints (the 24.10 transcript unless given). */
+    readonly installTranscript = 'opkg-install.ok.txt',
   ) {
     this.list = manager === 'opkg' ? T('opkg-list-installed.24.10.txt') : T('apk-list-installed.25.12.txt');
   }
@@ -33,7 +38,7 @@ class PackageTranscriptHost implements RouterHost {
     if (cmd === 'apk update')
       return this.online ? ok(T('apk-update.ok.txt')) : { code: 2, stdout: T('apk-update.offline.txt'), stderr: '' };
     if (argv[0] === 'opkg' && argv[1] === 'install') {
-      const out = T('opkg-install.ok.txt');
+      const out = T(this.installTranscript);
       for (const m of out.matchAll(/^Installing (\S+) \((\S+)\)/gm))
         if (argv.includes(m[1]!)) this.list += `${m[1]} - ${m[2]}\n`;
       return ok(out);
@@ -120,5 +125,37 @@ describe('package step (OpenWrt transcripts: OpenWrt cannot run here)', () => {
         packages: { manager: null },
       } as unknown as RouterFacts),
     ).toEqual({ manager: null, present: {}, missing: [] });
+  });
+
+  it('19.07 C7 (fw3, kernel 4.14, simulated MIPS): no eBPF tooling (4.14 cannot load our programs), kmod-ipt-offload present', async () => {
+    const facts = await collectFacts(new FixtureHost(join(extraFixturesDir(), 'tplink-archer-c7-v2-19.07-ar71xx')));
+    const host = new PackageTranscriptHost('opkg', true);
+    host.list = readFileSync(
+      join(process.cwd(), 'test/agent-apply/transcripts/tplink-archer-c7-v2-19.07-ar71xx/opkg-list-installed.txt'),
+      'utf8',
+    );
+    expect(await planPackages(host, facts)).toEqual({
+      manager: 'opkg',
+      present: { 'kmod-ipt-offload': '4.14.275-1' },
+      missing: [],
+    });
+  });
+
+  it('21.02 MT7621 (fw3, kernel 5.4, simulated MIPS): installs tc, the eBPF tooling and kmod-ipt-offload', async () => {
+    const facts = await collectFacts(
+      new FixtureHost(join(extraFixturesDir(), 'xiaomi-mi-router-4a-gigabit-21.02-mt7621')),
+    );
+    const host = new PackageTranscriptHost('opkg', true, 'opkg-install.21.02.txt');
+    // The fixture's list without kmod-ipt-offload: a 21.02 image where offloading was never set up.
+    host.list = readFileSync(
+      join(extraFixturesDir(), 'xiaomi-mi-router-4a-gigabit-21.02-mt7621/commands/opkg-list-installed'),
+      'utf8',
+    ).replace(/^kmod-ipt-offload .*\n/m, '');
+    const plan = await planPackages(host, facts);
+    expect(plan.missing).toEqual(['tc', 'kmod-sched-bpf', 'bpftool-minimal', 'kmod-ipt-offload']);
+    const done = await installPackages(host, 'opkg', plan.missing);
+    expect(done.installed).toEqual(plan.missing);
+    expect(host.log).toContain('opkg install tc kmod-sched-bpf bpftool-minimal kmod-ipt-offload');
+    expect((await planPackages(host, facts)).missing).toEqual([]);
   });
 });

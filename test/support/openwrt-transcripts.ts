@@ -1,15 +1,17 @@
 /**
- * A scripted OpenWrt router for the commands this machine cannot run (uci, fw4, OpenWrt's
- * nft with flowtables): it keeps the two firewall defaults as uci would (committed values
- * plus pending changes) and answers `nft list flowtables` and `/etc/init.d/firewall reload`
- * with the transcripts in test/agent-apply/transcripts/<model>/. Everything else (files,
- * captured commands for facts) comes from the fixture tree of the same model.
+ * A scripted OpenWrt router for the commands this machine cannot run (uci, fw4 or fw3, OpenWrt's
+ * nft with flowtables, fw3's iptables FLOWOFFLOAD rule): it keeps the two firewall defaults as
+ * uci would (committed values plus pending changes) and answers `nft list flowtables` (fw4),
+ * `iptables-save -t filter` (fw3) and `/etc/init.d/firewall reload` with the transcripts in
+ * test/agent-apply/transcripts/<model>/. A model whose transcripts hold iptables-save listings
+ * runs fw3. Everything else (files, captured commands for facts) comes from the fixture tree of
+ * the same model (fixtures/routers, or fixtures/routers-extra for the fw3 releases).
  * Tests using it say "(OpenWrt transcripts: OpenWrt cannot run here)" in their names.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FixtureHost } from '../../agent/sim/fixture-host.js';
-import { defaultFixturesDir } from '../../agent/sim/fixtures.js';
+import { defaultFixturesDir, extraFixturesDir } from '../../agent/sim/fixtures.js';
 import type { CommandResult, RouterHost, RunOptions } from '../../core/host/router-host.js';
 
 export const TRANSCRIPTS = join(process.cwd(), 'test/agent-apply/transcripts');
@@ -33,9 +35,14 @@ export class OpenWrtTranscriptHost implements RouterHost {
   /** Makes one command fail: return a result to answer instead of the transcript. */
   fault: ((argv: string[]) => CommandResult | undefined) | undefined;
 
+  /** fw3 (iptables FLOWOFFLOAD) where the model's transcripts are iptables-save listings, else fw4. */
+  readonly firewall: 'fw4' | 'fw3';
+
   constructor(readonly model: string) {
     this.description = `openwrt-transcripts ${model}`;
-    this.fixture = new FixtureHost(join(FLEET_FIXTURES, model));
+    const fleet = join(FLEET_FIXTURES, model);
+    this.fixture = new FixtureHost(existsSync(fleet) ? fleet : join(extraFixturesDir(), model));
+    this.firewall = existsSync(join(TRANSCRIPTS, model, 'iptables-save-filter.off.txt')) ? 'fw3' : 'fw4';
   }
 
   private transcript(name: string): string {
@@ -96,7 +103,18 @@ export class OpenWrtTranscriptHost implements RouterHost {
       }
       return { code: 1, stdout: '', stderr: `uci: Invalid argument` };
     }
-    if (argv.join(' ') === 'sh -c command -v fw4') return ok('/sbin/fw4\n');
+    if (argv.join(' ') === 'sh -c command -v fw4')
+      return this.firewall === 'fw4' ? ok('/sbin/fw4\n') : { code: 1, stdout: '', stderr: '' };
+    if (argv.join(' ') === 'sh -c command -v fw3')
+      return this.firewall === 'fw3' ? ok('/sbin/fw3\n') : { code: 1, stdout: '', stderr: '' };
+    if (cmd === '/etc/init.d/firewall' && args[0] === 'reload' && this.firewall === 'fw3') {
+      // fw3 writes the FLOWOFFLOAD rule as configured, --hw included, whatever the SoC can do.
+      const mode = this.configured();
+      this.live = mode;
+      return { code: 0, stdout: '', stderr: mode === 'off' ? '' : this.transcript(`firewall-reload.${mode}.txt`) };
+    }
+    if (cmd === 'iptables-save' && args.join(' ') === '-t filter' && this.firewall === 'fw3')
+      return ok(this.transcript(`iptables-save-filter.${this.live}.txt`));
     if (cmd === '/etc/init.d/firewall' && args[0] === 'reload') {
       const mode = this.configured();
       const out = mode === 'off' ? '' : this.transcript(`firewall-reload.${mode}.txt`);
@@ -122,11 +140,10 @@ export class OpenWrtTranscriptHost implements RouterHost {
 
   async readFile(path: string): Promise<string | null> {
     if (path === '/proc/net/nf_conntrack') {
-      try {
-        return this.transcript('proc-net-nf_conntrack.txt');
-      } catch {
-        return null;
-      }
+      // Per offload mode where the model has them (fw3 shows the engine's work only here), else one for all.
+      for (const name of [`proc-net-nf_conntrack.${this.live}.txt`, 'proc-net-nf_conntrack.txt'])
+        if (existsSync(join(TRANSCRIPTS, this.model, name))) return this.transcript(name);
+      return '';
     }
     return this.fixture.readFile(path);
   }

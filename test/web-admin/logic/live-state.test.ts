@@ -9,6 +9,7 @@ describe("the router page's live state and capabilities", () => {
       programs: ['set_ip_ttl'],
     });
     expect(liveDatapath({ datapath: { mode: 'MODE_NFTABLES' } })?.mode).toBe('nftables');
+    expect(liveDatapath({ datapath: { mode: 'MODE_IPTABLES' } })?.mode).toBe('iptables');
     expect(liveDatapath({ datapath: { mode: 99 } })?.mode).toBe('unknown');
     expect(liveDatapath(null)).toBeNull();
     expect(liveOffload({ offload: { mode: 3, reason: '' } })).toEqual({ mode: 'hardware', reason: null });

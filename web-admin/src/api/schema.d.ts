@@ -5035,7 +5035,7 @@ export interface paths {
                                 at: string;
                                 /** @description Seconds of counting behind this point (0: no data, a gap) */
                                 coveredSeconds: number;
-                                mode: ("unknown" | "none" | "tcx" | "cls_bpf" | "nftables") | (never | null);
+                                mode: ("unknown" | "none" | "tcx" | "cls_bpf" | "nftables" | "iptables") | (never | null);
                                 offloadedFlows: {
                                     hardware: number;
                                     software: number;
@@ -5773,7 +5773,7 @@ export interface paths {
                                 at: string;
                                 /** @description Per datapath mode: the sum of its routers rates */
                                 modes: {
-                                    mode: "unknown" | "none" | "tcx" | "cls_bpf" | "nftables";
+                                    mode: "unknown" | "none" | "tcx" | "cls_bpf" | "nftables" | "iptables";
                                     offloadedFlows: {
                                         hardware: number;
                                         software: number;

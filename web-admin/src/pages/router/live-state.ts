@@ -4,7 +4,7 @@
  * OffloadState.Mode); names are also accepted. Pure, unit-tested.
  */
 
-const DATAPATH_MODES = ['unknown', 'none', 'tcx', 'cls_bpf', 'nftables'];
+const DATAPATH_MODES = ['unknown', 'none', 'tcx', 'cls_bpf', 'nftables', 'iptables'];
 const OFFLOAD_MODES = ['unknown', 'off', 'software', 'hardware', 'unsupported'];
 
 function modeName(names: readonly string[], value: unknown): string {

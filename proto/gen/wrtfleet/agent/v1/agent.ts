@@ -272,6 +272,8 @@ export enum DatapathState_Mode {
   MODE_TCX = 2,
   MODE_CLS_BPF = 3,
   MODE_NFTABLES = 4,
+  /** MODE_IPTABLES - The iptables fallback of fw3 routers (OpenWrt 19.07, 21.02): mangle chain wrtfleet_egress. */
+  MODE_IPTABLES = 5,
   UNRECOGNIZED = -1,
 }
 
@@ -292,6 +294,9 @@ export function datapathState_ModeFromJSON(object: any): DatapathState_Mode {
     case 4:
     case "MODE_NFTABLES":
       return DatapathState_Mode.MODE_NFTABLES;
+    case 5:
+    case "MODE_IPTABLES":
+      return DatapathState_Mode.MODE_IPTABLES;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -311,6 +316,8 @@ export function datapathState_ModeToJSON(object: DatapathState_Mode): string {
       return "MODE_CLS_BPF";
     case DatapathState_Mode.MODE_NFTABLES:
       return "MODE_NFTABLES";
+    case DatapathState_Mode.MODE_IPTABLES:
+      return "MODE_IPTABLES";
     case DatapathState_Mode.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
