@@ -20,7 +20,7 @@ const NO_IPTABLES_TARGET: Partial<Record<ProgramName, string>> = {
     'iptables has no target that sets the TCP window (TCPMSS changes only the MSS option; nftables `tcp window set` and the eBPF program can; install nftables to run it)',
 };
 
-/** The userland extensions of the TTL and HL targets; kmod-ipt-ipopt (xt_HL) comes with them. */
+/** The userland extensions of the TTL, HL and TCPOPTSTRIP targets; kmod-ipt-ipopt comes with them. */
 const IPOPT_PACKAGE = 'iptables-mod-ipopt';
 
 export function netfilterFallback(
@@ -66,14 +66,15 @@ export function netfilterFallback(
   );
   const installed = facts.packages?.installed;
   if (
-    runnable.some((p) => p.name === 'set_ip_ttl') &&
+    runnable.some((p) => p.name === 'set_ip_ttl' || p.name === 'clear_tcp_syn_ts') &&
     facts.packages?.manager &&
     installed &&
     !installed[IPOPT_PACKAGE]
   )
     prerequisites.push({
       package: IPOPT_PACKAGE,
-      reason: 'the TTL and HL targets of the iptables fallback come with iptables-mod-ipopt (and kmod-ipt-ipopt)',
+      reason:
+        'the TTL, HL and TCPOPTSTRIP targets of the iptables fallback come with iptables-mod-ipopt (and kmod-ipt-ipopt)',
     });
   return {
     mode: 'iptables',

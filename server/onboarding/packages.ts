@@ -5,7 +5,8 @@
  * What a plan needs (docs/DOMAIN.md, Attaching and falling back): a `tc` that can load BPF (`tc-bpf`, or `tc-full`, which
  * also can), `kmod-sched-bpf` (cls_bpf) and `bpftool-minimal` (`bpftool-full` does too); on
  * fw3 releases (19.07, 21.02) also `kmod-ipt-offload`, fw3's FLOWOFFLOAD target. A kernel
- * that cannot load our programs at all (before 5.2: .rodata globals) gets no eBPF tooling.
+ * that cannot load our programs at all (before 5.2: .rodata globals) gets no eBPF tooling, and
+ * on fw3 `iptables-mod-ipopt` for the iptables fallback instead.
  * The installed list is read with the router's own tool, `opkg list-installed` up to 24.10
  * and `apk list --installed` from 25.12, and parsed with the agent's parsers, so the
  * controller and the agent agree on what "installed" means.
@@ -34,7 +35,16 @@ export const REQUIRED_PACKAGES: { need: string; anyOf: string[] }[] = [
 /** fw3's flow offloading (iptables FLOWOFFLOAD); fw4 routers carry kmod-nft-offload in the default image. */
 export const FW3_OFFLOAD_PACKAGE = { need: "fw3's FLOWOFFLOAD target", anyOf: ['kmod-ipt-offload'] };
 
-/** The requirements of this router: eBPF tooling where its kernel can run our programs, fw3's offload module on fw3. */
+/**
+ * The iptables fallback's targets (TTL, HL, TCPOPTSTRIP): what a fw3 router whose kernel cannot
+ * load our programs rewrites with (core/plan/netfilter-fallback.ts).
+ */
+export const IPTABLES_REWRITE_PACKAGE = { need: 'TTL, HL and TCPOPTSTRIP targets', anyOf: ['iptables-mod-ipopt'] };
+
+/**
+ * The requirements of this router: eBPF tooling where its kernel can run our programs, fw3's
+ * offload module on fw3, and the iptables fallback's targets on fw3 routers without eBPF.
+ */
 export function requiredPackages(
   facts: Pick<RouterFacts, 'openwrt' | 'kernel' | 'packages'>,
 ): typeof REQUIRED_PACKAGES {
@@ -42,7 +52,8 @@ export function requiredPackages(
   // 19.07 and 21.02 feeds have no tc-bpf: their one `tc` is what to install.
   if (openWrtAtLeast(facts.openwrt?.version, FW4_MIN_OPENWRT) === false)
     ebpf = ebpf.map((req) => (req.anyOf.includes('tc') ? { ...req, anyOf: ['tc', 'tc-bpf', 'tc-full'] } : req));
-  return firewallGeneration(facts)?.generation === 'fw3' ? [...ebpf, FW3_OFFLOAD_PACKAGE] : ebpf;
+  if (firewallGeneration(facts)?.generation !== 'fw3') return ebpf;
+  return ebpf.length > 0 ? [...ebpf, FW3_OFFLOAD_PACKAGE] : [FW3_OFFLOAD_PACKAGE, IPTABLES_REWRITE_PACKAGE];
 }
 
 export interface PackagePlan {

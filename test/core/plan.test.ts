@@ -163,8 +163,9 @@ describe('plan: explicit cases', () => {
       /FLOWOFFLOAD rule in the FORWARD chain/,
     );
     expect(plan.decisions.find((d) => d.topic === 'conflict.iptables-rewrite-vs-offload')?.choice).toBe('none');
-    // kmod-ipt-offload is in the fixture's package database: nothing to install for offloading.
-    expect(plan.prerequisites).toEqual([]);
+    // kmod-ipt-offload is in the fixture's package database: nothing to install for offloading;
+    // TCPOPTSTRIP (the SYN timestamp) needs iptables-mod-ipopt, which it lacks.
+    expect(plan.prerequisites.map((p) => p.package)).toEqual(['iptables-mod-ipopt']);
   });
 
   it('21.02 MT7621 (kernel 5.4): eBPF predicted for the probe to confirm; hardware offload through fw3', () => {

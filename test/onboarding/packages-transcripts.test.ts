@@ -127,7 +127,7 @@ describe('package step (OpenWrt transcripts: OpenWrt cannot run here)', () => {
     ).toEqual({ manager: null, present: {}, missing: [] });
   });
 
-  it('19.07 C7 (fw3, kernel 4.14, simulated MIPS): no eBPF tooling (4.14 cannot load our programs), kmod-ipt-offload present', async () => {
+  it('19.07 C7 (fw3, kernel 4.14, simulated MIPS): no eBPF tooling (4.14 cannot load our programs), kmod-ipt-offload present, the iptables fallback’s targets missing', async () => {
     const facts = await collectFacts(new FixtureHost(join(extraFixturesDir(), 'tplink-archer-c7-v2-19.07-ar71xx')));
     const host = new PackageTranscriptHost('opkg', true);
     host.list = readFileSync(
@@ -137,7 +137,7 @@ describe('package step (OpenWrt transcripts: OpenWrt cannot run here)', () => {
     expect(await planPackages(host, facts)).toEqual({
       manager: 'opkg',
       present: { 'kmod-ipt-offload': '4.14.275-1' },
-      missing: [],
+      missing: ['iptables-mod-ipopt'],
     });
   });
 
