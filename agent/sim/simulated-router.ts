@@ -136,8 +136,21 @@ export class SimulatedRouter implements SimulatedCommandTarget {
     clearInterval(this.telemetryTimer);
     const ms = this.options.telemetryIntervalMs ?? intervalSeconds * 1000;
     if (ms <= 0) return;
-    this.telemetryTimer = setInterval(() => this.sendTelemetry(), ms);
+    this.telemetryTimer = setInterval(() => {
+      if (!this.telemetryPaused) this.sendTelemetry();
+    }, ms);
     this.telemetryTimer.unref();
+  }
+
+  private telemetryPaused = false;
+
+  /**
+   * Holds the periodic samples (tests): a test that moves the shared clock lets the samples in
+   * flight land first, or one read before the move and stamped after it would carry the move's
+   * packets as a spike.
+   */
+  pauseTelemetry(paused: boolean): void {
+    this.telemetryPaused = paused;
   }
 
   /** One telemetry sample now (false: not connected). */
