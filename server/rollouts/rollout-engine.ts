@@ -1,4 +1,4 @@
-import { finishTargets, type TargetOutcome } from './target-outcomes.js';
+import { finishTargets, recoverMissedResults } from './target-outcomes.js';
 import type { Logger } from 'pino';
 import { Prisma, type PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog, AuditTransaction } from '../audit/audit-log.js';
@@ -128,7 +128,7 @@ export class RolloutEngine {
 
   /**
    * One idempotent step (or several) of a rollout's state machine. The sweep also recovers
-   * results stored but never passed on (recordMissedResults); a kick after a burst of results
+   * results stored but never passed on (recoverMissedResults); a kick after a burst of results
    * does not, since that burst's own targets are being finished at that very moment.
    */
   async advance(rolloutId: string, options: { recoverMissedResults?: boolean } = {}): Promise<void> {
@@ -147,7 +147,7 @@ export class RolloutEngine {
       const strategy = { ...DEFAULT_STRATEGY, ...(rollout.strategy as Partial<Strategy>) };
       const batch = rollout.currentBatch;
 
-      if (options.recoverMissedResults) await this.recordMissedResults(rolloutId, rollout.revisionId);
+      if (options.recoverMissedResults) await recoverMissedResults(this.db, rolloutId, rollout.revisionId);
       // Routers that never answered count as failed.
       const cutoff = new Date(Date.now() - strategy.resultTimeoutSeconds * 1000);
       await this.db.rolloutTarget.updateMany({
@@ -316,37 +316,6 @@ export class RolloutEngine {
     this.log.info({ rolloutId, sent: sent.length, skipped: skipped.length }, 'rollout batch dispatched');
     // If everything was skipped the batch is already finished: take the next step now.
     if (sent.length === 0) await this.kick(rolloutId);
-  }
-
-  /**
-   * A result stored just before the database went away (or the replica died) may never have
-   * reached onApplyResult: the store is not repeated when the agent sends it again, so its
-   * target would wait in `sent` until it timed out. Such targets take their stored result here.
-   */
-  private async recordMissedResults(rolloutId: string, revisionId: string): Promise<void> {
-    const waiting = await this.db.rolloutTarget.findMany({
-      where: { rolloutId, state: 'sent' },
-      select: { routerId: true, sentAt: true },
-    });
-    if (waiting.length === 0) return;
-    const results = await this.db.applyResult.findMany({
-      where: { revisionId, routerId: { in: waiting.map((w) => w.routerId) }, status: { not: 'pending' } },
-      orderBy: { startedAt: 'desc' },
-      select: { routerId: true, status: true, error: true, startedAt: true },
-    });
-    const latest = new Map<string, (typeof results)[number][]>();
-    for (const r of results) latest.set(r.routerId, [...(latest.get(r.routerId) ?? []), r]);
-    const outcomes: TargetOutcome[] = [];
-    for (const target of waiting) {
-      // Only a result started after the target was sent: one of an earlier rollout of the same
-      // revision must not count. startedAt is the agent's clock; one running behind ours leaves
-      // the target to time out, as before.
-      const since = target.sentAt?.getTime() ?? Infinity;
-      const result = latest.get(target.routerId)?.find((r) => r.startedAt.getTime() >= since);
-      if (!result || result.status === 'pending') continue;
-      outcomes.push({ routerId: target.routerId, revisionId, status: result.status, error: result.error });
-    }
-    await finishTargets(this.db, outcomes);
   }
 
   /** An agent reported the result of applying a revision. */

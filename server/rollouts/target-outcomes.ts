@@ -50,3 +50,39 @@ export async function finishTargets(db: PrismaClient, results: TargetOutcome[]):
     targets.filter((t) => outcome.has(`${t.routerId}\u0000${t.rollout.revisionId}`)).map((t) => t.rolloutId),
   );
 }
+
+/**
+ * A result stored just before the database went away (or the replica died) may never have
+ * reached onApplyResult: the store is not repeated when the agent sends it again, so its
+ * target would wait in `sent` until it timed out. Such targets take their stored result here.
+ */
+export async function recoverMissedResults(db: PrismaClient, rolloutId: string, revisionId: string): Promise<void> {
+  const waiting = await db.rolloutTarget.findMany({
+    where: { rolloutId, state: 'sent' },
+    select: { routerId: true, sentAt: true },
+  });
+  if (waiting.length === 0) return;
+  const results = await db.applyResult.findMany({
+    where: { revisionId, routerId: { in: waiting.map((w) => w.routerId) }, status: { not: 'pending' } },
+    orderBy: { startedAt: 'desc' },
+    select: { routerId: true, status: true, error: true, startedAt: true },
+  });
+  // Each router's results, newest first.
+  const byRouter = new Map<string, typeof results>();
+  for (const r of results) {
+    const list = byRouter.get(r.routerId) ?? [];
+    list.push(r);
+    byRouter.set(r.routerId, list);
+  }
+  const outcomes: TargetOutcome[] = [];
+  for (const target of waiting) {
+    // Only a result started after the target was sent: one of an earlier rollout of the same
+    // revision must not count. startedAt is the agent's clock; one running behind ours leaves
+    // the target to time out, as before.
+    const since = target.sentAt?.getTime() ?? Infinity;
+    const result = byRouter.get(target.routerId)?.find((r) => r.startedAt.getTime() >= since);
+    if (!result || result.status === 'pending') continue;
+    outcomes.push({ routerId: target.routerId, revisionId, status: result.status, error: result.error });
+  }
+  await finishTargets(db, outcomes);
+}
