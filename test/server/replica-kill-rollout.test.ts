@@ -128,6 +128,8 @@ describe('a replica killed mid-rollout (SIGKILL; PostgreSQL + BullMQ on Redis)',
     const applyingOnA = () => onA.filter((r) => r.lastDesired && r.history.length === 0);
     let killedAt = 0;
     let inFlight: SimulatedRouter | undefined;
+    // Listened for before the kill can happen: an exit already past is never emitted again.
+    const exited = new Promise((r) => replicaA.once('exit', r));
     for (const r of fast.filter((x) => onA.includes(x))) {
       const send = r.link.send.bind(r.link);
       r.link.send = (body) => {
@@ -143,7 +145,7 @@ describe('a replica killed mid-rollout (SIGKILL; PostgreSQL + BullMQ on Redis)',
     await eventually(async () => killedAt > 0, 40_000, 'a fast router on A answering while a slow one applies');
     const midApply = applyingOnA();
     const unconfirmed = onA.filter((r) => r.applied?.pendingConfirm);
-    await new Promise((r) => replicaA.once('exit', r));
+    await exited;
     expect(inFlight?.history.at(-1)?.status).toBe('applied');
     expect(midApply.length).toBeGreaterThan(0);
     const before = (await viaB<RolloutView>(`/v1/rollouts/${rolloutId}`)).body;
