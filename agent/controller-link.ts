@@ -375,9 +375,9 @@ export class ControllerLink extends EventEmitter {
     // controller that named a time is tried again then: it answers, it only asked for patience.
     // A controller that asked for patience answered over this connection: keep it, the retry
     // then costs no new handshake.
-    if (!afterEstablishedSession && retryAfterMs === undefined) this.dropClient(this.current);
-    if (!afterEstablishedSession && retryAfterMs === undefined && this.addresses.length > 1) {
-      this.current = (this.current + 1) % this.addresses.length;
+    if (!afterEstablishedSession && retryAfterMs === undefined) {
+      this.dropClient(this.current);
+      if (this.addresses.length > 1) this.current = (this.current + 1) % this.addresses.length;
     }
     const movingHome = this.movingHome;
     this.movingHome = false;

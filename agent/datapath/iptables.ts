@@ -114,6 +114,21 @@ function ruleKey(rule: string): string {
   return `${program}/${ifname}/${target?.[1] ?? '?'}${target?.[2] ? ` ${target[2]}` : ''}`;
 }
 
+/**
+ * `iptables-restore --noflush` input declaring our chain (which flushes it) with these
+ * `-A` lines, and the POSTROUTING jump when `hook` (a jump already there is not added twice).
+ */
+function chainScript(ruleLines: string[], hook: boolean): string {
+  return [
+    `*${IPT_TABLE}`,
+    `:${IPT_CHAIN} - [0:0]`,
+    ...ruleLines,
+    ...(hook ? [`-A ${HOOK} -j ${IPT_CHAIN}`] : []),
+    'COMMIT',
+    '',
+  ].join('\n');
+}
+
 async function readChain(host: RouterHost, command: string | undefined, family: IptablesFamily) {
   const r = await host.run([binaries(command, family).save, '-t', IPT_TABLE]);
   if (r.code !== 0) return null;
@@ -155,14 +170,10 @@ async function writeFamily(
     host,
     command,
     family,
-    [
-      `*${IPT_TABLE}`,
-      `:${IPT_CHAIN} - [0:0]`,
-      ...rules.map((r) => `-A ${IPT_CHAIN} ${r}`),
-      ...(live?.hooked ? [] : [`-A ${HOOK} -j ${IPT_CHAIN}`]),
-      'COMMIT',
-      '',
-    ].join('\n'),
+    chainScript(
+      rules.map((r) => `-A ${IPT_CHAIN} ${r}`),
+      !live?.hooked,
+    ),
   );
   changes.push(`${family}: ${IPT_TABLE} ${IPT_CHAIN} with ${rules.length} rule${rules.length === 1 ? '' : 's'}`);
 }
@@ -224,19 +235,7 @@ export async function restoreIptables(host: RouterHost, live: LiveIptables, comm
   for (const family of ['ipv4', 'ipv6'] as const) {
     const chain = live[family];
     if (!chain) continue;
-    await restore(
-      host,
-      command,
-      family,
-      [
-        `*${IPT_TABLE}`,
-        `:${IPT_CHAIN} - [0:0]`,
-        ...chain.rules,
-        ...(chain.hooked ? [`-A ${HOOK} -j ${IPT_CHAIN}`] : []),
-        'COMMIT',
-        '',
-      ].join('\n'),
-    );
+    await restore(host, command, family, chainScript(chain.rules, chain.hooked));
   }
 }
 

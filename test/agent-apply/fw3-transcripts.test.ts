@@ -13,24 +13,18 @@ import { describe, expect, it } from 'vitest';
 import { applyTransaction, requiresHardware, type AppliedRecord } from '../../agent/apply/transaction.js';
 import { fw3LiveMode, parseFlowOffloadRules } from '../../agent/offload/fw3.js';
 import { applyOffload, offloadSupport, readOffload, verifyOffload } from '../../agent/offload/index.js';
-import { collectFacts } from '../../core/facts/index.js';
-import { resolvePlan, type Plan, type PlanRouter } from '../../core/plan.js';
-import { validateProfileSpec, type ProfileSpec } from '../../core/profile-spec.js';
-import { OpenWrtTranscriptHost, TRANSCRIPTS } from '../support/openwrt-transcripts.js';
+import type { Plan } from '../../core/plan.js';
+import type { ProfileSpec } from '../../core/profile-spec.js';
+import {
+  NO_REWRITE,
+  OpenWrtTranscriptHost,
+  TRANSCRIPTS,
+  transcriptPlan,
+  validSpec,
+} from '../support/openwrt-transcripts.js';
 
 const C7 = 'tplink-archer-c7-v2-19.07-ar71xx';
 const MT7621 = 'xiaomi-mi-router-4a-gigabit-21.02-mt7621';
-const NO_REWRITE = { l3Rewrite: { ttl: { enabled: false }, ipid: false, tcpts: false, tcpwin: { enabled: false } } };
-
-function spec(input: unknown): ProfileSpec {
-  const v = validateProfileSpec(input);
-  if (!v.ok) throw new Error(JSON.stringify(v.errors));
-  return v.spec;
-}
-
-async function planFor(host: OpenWrtTranscriptHost, s: ProfileSpec, override: PlanRouter['capabilities'] = undefined) {
-  return resolvePlan(s, { facts: await collectFacts(host.fixture), capabilities: override });
-}
 
 function record(s: ProfileSpec, plan: Plan, revision: number): AppliedRecord {
   return { profile: 'fw3', revision, planHash: plan.planHash, spec: s, plan, appliedAt: '2026-01-01T00:00:00.000Z' };
@@ -86,8 +80,8 @@ describe('fw3 offload on simulated MIPS routers (OpenWrt transcripts: OpenWrt ca
 
   it('21.02 MT7621, hardware required: applied; the rule has --hw and conntrack shows [HW_OFFLOAD] flows', async () => {
     const host = new OpenWrtTranscriptHost(MT7621);
-    const s = spec({ ...NO_REWRITE, flowOffload: { mode: 'hardware' }, conflictPolicy: 'prefer-offload' });
-    const plan = await planFor(host, s);
+    const s = validSpec({ ...NO_REWRITE, flowOffload: { mode: 'hardware' }, conflictPolicy: 'prefer-offload' });
+    const plan = await transcriptPlan(host, s);
     expect(plan).toMatchObject({ satisfiable: true, offload: { mode: 'hardware' }, prerequisites: [] });
     const out = await applyTransaction(host, plan, null, { requireHardware: requiresHardware(s) });
     expect(out.status).toBe('applied');
@@ -104,12 +98,12 @@ describe('fw3 offload on simulated MIPS routers (OpenWrt transcripts: OpenWrt ca
 
   it('19.07 C7: the real plan offloads in software; a wrong hardware plan fails on the conntrack evidence and restores uci', async () => {
     const host = new OpenWrtTranscriptHost(C7);
-    const s = spec({ ...NO_REWRITE, flowOffload: { mode: 'hardware' }, conflictPolicy: 'prefer-offload' });
+    const s = validSpec({ ...NO_REWRITE, flowOffload: { mode: 'hardware' }, conflictPolicy: 'prefer-offload' });
     // The table knows ag71xx has no offload engine: the real plan refuses hardware under prefer-offload.
-    expect((await planFor(host, s)).refusals[0]?.reason).toMatch(
+    expect((await transcriptPlan(host, s)).refusals[0]?.reason).toMatch(
       /QCA9558: ath79 Ethernet \(ag71xx\) has no flow-offload engine/,
     );
-    const wrong = await planFor(host, s, {
+    const wrong = await transcriptPlan(host, s, {
       predicted: { hardwareOffload: true, softwareOffload: true, ebpf: false, tcx: false },
     });
     const out = await applyTransaction(host, wrong, null, { requireHardware: true });
@@ -135,8 +129,8 @@ describe('fw3 offload on simulated MIPS routers (OpenWrt transcripts: OpenWrt ca
 
   it('rollback: a failing fw3 reload during the next apply puts the previous revision back', async () => {
     const host = new OpenWrtTranscriptHost(MT7621);
-    const s1 = spec({ ...NO_REWRITE, flowOffload: { mode: 'software' } });
-    const p1 = await planFor(host, s1);
+    const s1 = validSpec({ ...NO_REWRITE, flowOffload: { mode: 'software' } });
+    const p1 = await transcriptPlan(host, s1);
     expect((await applyTransaction(host, p1, null)).status).toBe('applied');
     expect(host.live).toBe('software');
 
@@ -145,7 +139,7 @@ describe('fw3 offload on simulated MIPS routers (OpenWrt transcripts: OpenWrt ca
       argv[0] === '/etc/init.d/firewall' && ++reloads === 1
         ? { code: 1, stdout: '', stderr: 'Failed to load rules: iptables-restore: line 12 failed\n' }
         : undefined;
-    const p2 = await planFor(host, spec({ ...NO_REWRITE, flowOffload: { mode: 'hardware' } }));
+    const p2 = await transcriptPlan(host, validSpec({ ...NO_REWRITE, flowOffload: { mode: 'hardware' } }));
     expect(p2.offload.mode).toBe('hardware');
     const out = await applyTransaction(host, p2, record(s1, p1, 1));
     expect(out.status).toBe('failed');

@@ -5,29 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { applyTransaction, requiresHardware } from '../../agent/apply/transaction.js';
-import { collectFacts } from '../../core/facts/index.js';
-import { resolvePlan, type PlanRouter } from '../../core/plan.js';
-import { validateProfileSpec, type ProfileSpec } from '../../core/profile-spec.js';
-import { OpenWrtTranscriptHost } from '../support/openwrt-transcripts.js';
-
-const NO_REWRITE = { l3Rewrite: { ttl: { enabled: false }, ipid: false, tcpts: false, tcpwin: { enabled: false } } };
-
-function spec(input: unknown): ProfileSpec {
-  const v = validateProfileSpec(input);
-  if (!v.ok) throw new Error(JSON.stringify(v.errors));
-  return v.spec;
-}
-
-async function planFor(host: OpenWrtTranscriptHost, s: ProfileSpec, override: PlanRouter['capabilities'] = undefined) {
-  const facts = await collectFacts(host.fixture);
-  return resolvePlan(s, { facts, capabilities: override });
-}
+import { NO_REWRITE, OpenWrtTranscriptHost, transcriptPlan, validSpec } from '../support/openwrt-transcripts.js';
 
 describe('transactional apply of flow offloading (OpenWrt transcripts: OpenWrt cannot run here)', () => {
   it('MT7621, hardware required: applied, and the evidence is the live flowtable with flags offload', async () => {
     const host = new OpenWrtTranscriptHost('kt-km14-102h-mt7621');
-    const s = spec({ ...NO_REWRITE, flowOffload: { mode: 'hardware' }, conflictPolicy: 'prefer-offload' });
-    const plan = await planFor(host, s);
+    const s = validSpec({ ...NO_REWRITE, flowOffload: { mode: 'hardware' }, conflictPolicy: 'prefer-offload' });
+    const plan = await transcriptPlan(host, s);
     expect(plan.satisfiable).toBe(true);
     expect(plan.offload.mode).toBe('hardware');
     const out = await applyTransaction(host, plan, null, { requireHardware: requiresHardware(s) });
@@ -45,9 +29,9 @@ describe('transactional apply of flow offloading (OpenWrt transcripts: OpenWrt c
 
   it('QCA9558: fw4 falls back to software; a hardware requirement fails the apply and restores uci', async () => {
     const host = new OpenWrtTranscriptHost('tplink-archer-c7-v2');
-    const s = spec({ ...NO_REWRITE, flowOffload: { mode: 'hardware' }, conflictPolicy: 'prefer-offload' });
+    const s = validSpec({ ...NO_REWRITE, flowOffload: { mode: 'hardware' }, conflictPolicy: 'prefer-offload' });
     // The capability table knows QCA9558 has no offload engine; a table that wrongly said yes is what fw4's own check catches.
-    const plan = await planFor(host, s, {
+    const plan = await transcriptPlan(host, s, {
       predicted: { hardwareOffload: true, softwareOffload: true, ebpf: true, tcx: false },
     });
     expect(plan.offload.mode).toBe('hardware');
@@ -64,9 +48,9 @@ describe('transactional apply of flow offloading (OpenWrt transcripts: OpenWrt c
 
   it('QCA9558 with prefer-rewrite: the real plan picks software; a wrong hardware plan is applied with the fallback reported', async () => {
     const host = new OpenWrtTranscriptHost('tplink-archer-c7-v2');
-    const s = spec({ ...NO_REWRITE, flowOffload: { mode: 'hardware' } });
-    expect((await planFor(host, s)).offload.mode).toBe('software');
-    const plan = await planFor(host, s, {
+    const s = validSpec({ ...NO_REWRITE, flowOffload: { mode: 'hardware' } });
+    expect((await transcriptPlan(host, s)).offload.mode).toBe('software');
+    const plan = await transcriptPlan(host, s, {
       predicted: { hardwareOffload: true, softwareOffload: true, ebpf: true, tcx: false },
     });
     const out = await applyTransaction(host, plan, null, { requireHardware: requiresHardware(s) });
@@ -86,7 +70,7 @@ describe('transactional apply of flow offloading (OpenWrt transcripts: OpenWrt c
       argv[0] === '/etc/init.d/firewall' && ++reloads === 1
         ? { code: 1, stdout: '', stderr: 'Failed to parse json data: unexpected character\n' }
         : undefined;
-    const plan = await planFor(host, spec({ ...NO_REWRITE, flowOffload: { mode: 'off' } }));
+    const plan = await transcriptPlan(host, validSpec({ ...NO_REWRITE, flowOffload: { mode: 'off' } }));
     const out = await applyTransaction(host, plan, null);
     expect(out.status).toBe('failed');
     if (out.status !== 'failed') return;

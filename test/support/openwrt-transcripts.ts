@@ -13,6 +13,9 @@ import { join } from 'node:path';
 import { FixtureHost } from '../../agent/sim/fixture-host.js';
 import { defaultFixturesDir, extraFixturesDir } from '../../agent/sim/fixtures.js';
 import type { CommandResult, RouterHost, RunOptions } from '../../core/host/router-host.js';
+import { collectFacts } from '../../core/facts/index.js';
+import { resolvePlan, type PlanRouter } from '../../core/plan.js';
+import { validateProfileSpec, type ProfileSpec } from '../../core/profile-spec.js';
 
 export const TRANSCRIPTS = join(process.cwd(), 'test/agent-apply/transcripts');
 export const FLEET_FIXTURES = defaultFixturesDir();
@@ -157,4 +160,25 @@ export class OpenWrtTranscriptHost implements RouterHost {
   }
 
   async close(): Promise<void> {}
+}
+
+/** A profile with every rewrite off: offload alone. */
+export const NO_REWRITE = {
+  l3Rewrite: { ttl: { enabled: false }, ipid: false, tcpts: false, tcpwin: { enabled: false } },
+};
+
+/** A validated profile spec; invalid input is a test error. */
+export function validSpec(input: unknown): ProfileSpec {
+  const v = validateProfileSpec(input);
+  if (!v.ok) throw new Error(JSON.stringify(v.errors));
+  return v.spec;
+}
+
+/** The plan for a transcript router's own facts, with capabilities overridden where given. */
+export async function transcriptPlan(
+  host: OpenWrtTranscriptHost,
+  s: ProfileSpec,
+  override: PlanRouter['capabilities'] = undefined,
+) {
+  return resolvePlan(s, { facts: await collectFacts(host.fixture), capabilities: override });
 }
