@@ -14,13 +14,12 @@
 import { credentials as grpcCredentials, Server, ServerCredentials, type ServiceDefinition } from '@grpc/grpc-js';
 import { makeGenericClientConstructor } from '@grpc/grpc-js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { webcrypto } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http2 from 'node:http2';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { x509 } from '../../core/x509.js';
+import { newKeyAndCsr } from '../../agent/enrollment/agent-credentials.js';
 import { ControllerPki } from '../../server/pki/ca.js';
 import { agentServerCredentials } from '../../server/pki/grpc-credentials.js';
 
@@ -42,26 +41,20 @@ const holdService: ServiceDefinition = {
   },
 };
 
-/** The PKI the servers present and the one client certificate every bench client uses. */
-async function materials(dataDir: string) {
-  const pki = await ControllerPki.open({ dataDir, serverNames: [], clientCertificateLifetimeSeconds: 86_400 });
-  const keys = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
-    'sign',
-    'verify',
-  ])) as CryptoKeyPair;
-  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
-    name: 'CN=bench',
-    keys,
-    signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
-  });
-  const issued = await pki.issueClientCertificate(csr.toString('pem'), 'bench-router');
-  const der = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
-  const keyPem = `-----BEGIN PRIVATE KEY-----\n${der.toString('base64')}\n-----END PRIVATE KEY-----\n`;
-  return { pki, client: { cert: issued.certificatePem, key: keyPem, ca: pki.trustBundlePem } };
+/** The PKI the servers present (created by the first process to open it). */
+const openPki = (dataDir: string) =>
+  ControllerPki.open({ dataDir, serverNames: [], clientCertificateLifetimeSeconds: 86_400 });
+
+/** The one client certificate every bench client of a run uses. */
+async function clientMaterials(dataDir: string) {
+  const pki = await openPki(dataDir);
+  const { keyPem, csrPem } = await newKeyAndCsr('bench-router');
+  const issued = await pki.issueClientCertificate(csrPem, 'bench-router');
+  return { cert: issued.certificatePem, key: keyPem, ca: pki.trustBundlePem };
 }
 
 async function serve(mode: Mode, dataDir: string): Promise<void> {
-  const { pki } = await materials(dataDir);
+  const pki = await openPki(dataDir);
   let port: number;
   if (mode === 'h2c' || mode === 'h2-mtls') {
     const server =
@@ -97,7 +90,7 @@ async function serve(mode: Mode, dataDir: string): Promise<void> {
 }
 
 async function connectAll(mode: Mode, dataDir: string, port: number, n: number): Promise<void> {
-  const { client } = await materials(dataDir);
+  const client = await clientMaterials(dataDir);
   const tls = mode === 'h2-mtls' || mode === 'grpc-mtls';
   const Client = makeGenericClientConstructor(holdService, 'Floor');
   const keep: unknown[] = [];

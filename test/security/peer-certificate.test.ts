@@ -1,26 +1,15 @@
-import { webcrypto } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import tls, { type PeerCertificate } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { x509 } from '../../core/x509.js';
+import { newKeyAndCsr } from '../../agent/enrollment/agent-credentials.js';
 import { ControllerPki, peerCertificateInfo, sha256Fingerprint } from '../../server/pki/ca.js';
 
-const ALG = { name: 'ECDSA', namedCurve: 'P-256' } as const;
-
-/** A client key and a certificate for `identity` issued by `pki`, both PEM. */
+/** A client key and a certificate for `identity` issued by `pki`, as an agent enrolls. */
 async function clientCredentials(pki: ControllerPki, identity: string) {
-  const keys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
-  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
-    name: 'CN=agent',
-    keys,
-    signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
-  });
-  const issued = await pki.issueClientCertificate(csr.toString('pem'), identity);
-  const der = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
-  const keyPem = `-----BEGIN PRIVATE KEY-----\n${der.toString('base64')}\n-----END PRIVATE KEY-----\n`;
-  return { issued, keyPem };
+  const { keyPem, csrPem } = await newKeyAndCsr(identity);
+  return { issued: await pki.issueClientCertificate(csrPem, identity), keyPem };
 }
 
 /** What the server side of a real mutual-TLS handshake sees of the client's certificate. */
