@@ -31,6 +31,8 @@ export interface ControllerConfig {
   missedHeartbeatsBeforeOffline: number;
   /** Agent Hellos admitted at once; past it agents are told when to come back (WRTFLEET_MAX_PENDING_HELLOS). */
   maxPendingHellos?: number;
+  /** Agent connections in their TLS handshake at once; past it a connection is reset before TLS (WRTFLEET_MAX_HANDSHAKING_CONNECTIONS). */
+  maxHandshakingConnections?: number;
   /** Register routers on their first Hello (false: only pre-registered identities may connect). */
   autoRegister: boolean;
   logLevel: string;
@@ -216,6 +218,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerC
     heartbeatIntervalSeconds: positive('WRTFLEET_HEARTBEAT_SECONDS', env.WRTFLEET_HEARTBEAT_SECONDS, 15),
     missedHeartbeatsBeforeOffline: positive('WRTFLEET_MISSED_HEARTBEATS', env.WRTFLEET_MISSED_HEARTBEATS, 3),
     maxPendingHellos: Math.round(positive('WRTFLEET_MAX_PENDING_HELLOS', env.WRTFLEET_MAX_PENDING_HELLOS, 1_000)),
+    maxHandshakingConnections: Math.round(
+      positive('WRTFLEET_MAX_HANDSHAKING_CONNECTIONS', env.WRTFLEET_MAX_HANDSHAKING_CONNECTIONS, 128),
+    ),
     autoRegister: (env.WRTFLEET_AUTO_REGISTER ?? 'true') !== 'false',
     logLevel: env.LOG_LEVEL || 'info',
     onboardingAllow: cidrList('WRTFLEET_ONBOARDING_ALLOW', env.WRTFLEET_ONBOARDING_ALLOW),

@@ -139,6 +139,7 @@ export async function startController(
       heartbeatIntervalSeconds: config.heartbeatIntervalSeconds,
       missedHeartbeatsBeforeOffline: config.missedHeartbeatsBeforeOffline,
       maxPendingHellos: config.maxPendingHellos,
+      maxHandshakingConnections: config.maxHandshakingConnections,
       ...security.gateway,
     },
     logger.child({ component: 'agent-gateway' }),

@@ -26,6 +26,7 @@ import { AgentServiceDefinition, isUndecodable, type UndecodableMessage } from '
 import type { AgentSecurity } from '../pki/agent-authority.js';
 import { isDatabaseUnavailable } from '../storage/database-unavailable.js';
 import { HelloAdmission, RETRY_AFTER_METADATA } from './hello-admission.js';
+import { ConnectionAdmission } from './connection-admission.js';
 
 /** Raised by the session store when an identity may not connect (decommissioned, unknown). */
 export class IdentityRefused extends Error {
@@ -75,6 +76,11 @@ export interface AgentGatewayOptions {
    * refused with RESOURCE_EXHAUSTED and told when to come back (hello-admission.ts). Default 1,000.
    */
   maxPendingHellos?: number;
+  /**
+   * Connections in their TLS handshake at once; past it a connection is reset before TLS and
+   * the agent retries on its backoff (connection-admission.ts). Default 128.
+   */
+  maxHandshakingConnections?: number;
   credentials?: ServerCredentials;
   /** Client-certificate checks, enrollment and renewal (server/pki); absent only with insecure agents. */
   security?: AgentSecurity;
@@ -89,6 +95,8 @@ type AgentStream = ServerDuplexStream<AgentMessage, ControllerMessage>;
 const LOSSY_MESSAGES = new Set(['heartbeat', 'telemetry']);
 const STORE_RETRY_FIRST_MS = 250;
 const STORE_RETRY_MAX_DELAY_MS = 5_000;
+/** Enough to keep both cores busy handshaking, few enough that each handshake ends in well under a second. */
+const DEFAULT_MAX_HANDSHAKING = 128;
 
 /** One live agent stream on this replica. */
 export class AgentSession {
@@ -171,6 +179,7 @@ export class AgentGateway {
     'grpc.max_receive_message_length': 1024 * 1024,
   });
   private livenessTimer: NodeJS.Timeout | undefined;
+  private connections: ConnectionAdmission | undefined;
   private boundPort = 0;
   private stopping = false;
 
@@ -183,6 +192,7 @@ export class AgentGateway {
     this.server.addService(AgentServiceDefinition, {
       connect: (stream: AgentStream) => this.handleStream(stream),
       enroll: (call: ServerUnaryCall<EnrollRequest, EnrollResponse>, callback: sendUnaryData<EnrollResponse>) => {
+        this.connections?.callArrived(call.getPeer());
         const security = this.options.security;
         if (!security)
           return callback(
@@ -218,14 +228,23 @@ export class AgentGateway {
     return this.boundPort;
   }
 
+  /** Connections reset before TLS by admission control, and those handed to gRPC (/metrics). */
+  get connectionCounts(): { accepted: number; refused: number; handshaking: number } {
+    const c = this.connections;
+    return { accepted: c?.accepted ?? 0, refused: c?.refused ?? 0, handshaking: c?.inHandshake ?? 0 };
+  }
+
   async start(): Promise<number> {
-    this.boundPort = await new Promise<number>((resolve, reject) => {
-      this.server.bindAsync(
-        `${this.options.host}:${this.options.port}`,
-        this.options.credentials ?? ServerCredentials.createInsecure(),
-        (err, port) => (err ? reject(err) : resolve(port)),
-      );
-    });
+    this.connections = new ConnectionAdmission(
+      this.server,
+      this.options.credentials ?? ServerCredentials.createInsecure(),
+      {
+        host: this.options.host,
+        port: this.options.port,
+        maxHandshaking: this.options.maxHandshakingConnections ?? DEFAULT_MAX_HANDSHAKING,
+      },
+    );
+    this.boundPort = await this.connections.start();
     const silenceLimitMs = this.options.heartbeatIntervalSeconds * 1000 * this.options.missedHeartbeatsBeforeOffline;
     this.livenessTimer = setInterval(
       () => {
@@ -246,6 +265,7 @@ export class AgentGateway {
   async stop(): Promise<void> {
     clearInterval(this.livenessTimer);
     this.stopping = true;
+    this.connections?.stop();
     for (const session of this.sessions.values()) session.close(GrpcStatus.UNAVAILABLE, 'controller shutting down');
     await new Promise<void>((resolve) => {
       const force = setTimeout(() => {
@@ -287,6 +307,7 @@ export class AgentGateway {
 
   private handleStream(stream: AgentStream): void {
     const peer = stream.getPeer();
+    this.connections?.callArrived(peer);
     let session: AgentSession | undefined;
     let closed = false;
     // Messages are handled strictly in order even though handling is async.

@@ -62,6 +62,15 @@ export class ControllerMetrics {
         this.set(gateway.admission.inProgress);
       },
     });
+    new Counter({
+      name: 'wrtfleet_agent_connections_refused_total',
+      help: 'Agent connections reset before TLS because too many were in their handshake (admission control)',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(gateway.connectionCounts.refused);
+      },
+    });
     new Gauge({
       name: 'wrtfleet_rollout_targets',
       help: 'Routers of active (running or paused) rollouts, by per-router state',
