@@ -16,6 +16,11 @@ import { commitEnrollment, EnrollRefused, GENERIC_TOKEN_REFUSAL, recordCertifica
 
 export { EnrollRefused } from './enrollment-commit.js';
 
+/** Revocations and decommissions this recent are looked for on every watch tick (covers clocks that far apart). */
+const RECENT_WINDOW_MS = 60_000;
+/** Every this many ticks (30 s at 250 ms) the watch reads every stream's state, whatever its time stamp. */
+const FULL_SWEEP_EVERY = 120;
+
 /** What a verified Connect stream is bound to. */
 export interface StreamGrant {
   certificateSerial: string;
@@ -352,17 +357,22 @@ export class AgentAuthority implements AgentSecurity {
 
   /**
    * Watches this replica's live streams for revocation done anywhere (another replica, a
-   * direct database change) and for certificates that expired while connected. Two indexed
-   * lookups per tick, only for the streams this replica holds.
+   * direct database change) and for certificates that expired while connected. Each tick
+   * reads only what was revoked or decommissioned lately (indexed, usually nothing); every
+   * FULL_SWEEP_EVERY-th tick reads the state of every stream held here, for a change stamped
+   * with an old time or a far-off clock. Looking up all streams every tick cost two queries
+   * of 10,000 parameters four times a second at 10,000 streams.
    */
-  watch(gateway: AgentGateway, intervalMs = 250): void {
+  watch(gateway: AgentGateway, intervalMs = 250, fullSweepEvery = FULL_SWEEP_EVERY): void {
     this.gateway = gateway;
     clearInterval(this.watchTimer);
     let running = false;
+    let tick = 0;
     this.watchTimer = setInterval(() => {
       if (running || gateway.sessions.size === 0) return;
       running = true;
-      this.sweep(gateway)
+      const full = tick++ % fullSweepEvery === 0;
+      this.sweep(gateway, full)
         // Four ticks a second: a database outage (logged once by storage) would flood the log.
         .catch((err: unknown) =>
           isDatabaseUnavailable(err)
@@ -374,19 +384,23 @@ export class AgentAuthority implements AgentSecurity {
     this.watchTimer.unref();
   }
 
-  private async sweep(gateway: AgentGateway): Promise<void> {
+  /** `full`: every stream's certificate and router; otherwise those changed in the last RECENT_WINDOW_MS. */
+  private async sweep(gateway: AgentGateway, full: boolean): Promise<void> {
     const sessions = [...gateway.sessions.values()];
     const now = new Date();
+    const since = new Date(now.getTime() - RECENT_WINDOW_MS);
     const serials = sessions.map((s) => s.certificateSerial).filter((s): s is string => !!s);
     const [revoked, decommissioned] = await Promise.all([
-      serials.length
-        ? this.db.agentCertificate.findMany({
-            where: { serial: { in: serials }, revokedAt: { not: null } },
+      full && serials.length === 0
+        ? []
+        : this.db.agentCertificate.findMany({
+            where: full ? { serial: { in: serials }, revokedAt: { not: null } } : { revokedAt: { gte: since } },
             select: { serial: true },
-          })
-        : [],
+          }),
       this.db.router.findMany({
-        where: { id: { in: sessions.map((s) => s.routerId) }, decommissionedAt: { not: null } },
+        where: full
+          ? { id: { in: sessions.map((s) => s.routerId) }, decommissionedAt: { not: null } }
+          : { decommissionedAt: { gte: since } },
         select: { id: true },
       }),
     ]);

@@ -256,6 +256,29 @@ describe.each(BACKENDS)('agents: enrollment and mutual TLS on %s', (_name, creat
     expect(certs.body.items.map((c: { state: string }) => c.state)).toEqual(['revoked']);
   });
 
+  it('a revocation stamped with an old time (a far-off clock, a restored row) closes its stream at the next full sweep', async () => {
+    const creds = await enrollTestAgent(controller, 'lab:revoke-old');
+    const s = openStream(controller.grpcAddress, creds.channelCredentials, 'lab:revoke-old');
+    await s.welcome;
+    const router = (await routerByIdentity('lab:revoke-old'))!;
+    // No full sweep for a long while (the first tick's is over after 400 ms).
+    controller.security.authority.watch(controller.gateway, 250, 100_000);
+    await new Promise((r) => setTimeout(r, 400));
+    await controller.db.prisma.agentCertificate.updateMany({
+      where: { routerId: router.id },
+      data: { revokedAt: new Date(Date.now() - 24 * 3600_000) },
+    });
+    // The ticks between full sweeps look at recent revocations only: this one is a day old.
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(controller.gateway.sessions.has(router.id)).toBe(true);
+    // A full sweep (the first tick of a watch, then every 120th: 30 s) closes it.
+    const t0 = Date.now();
+    controller.security.authority.watch(controller.gateway);
+    const end = await s.ended;
+    expect(end.code).toBe(GrpcStatus.PERMISSION_DENIED);
+    expect(end.at - t0).toBeLessThan(2_000);
+  });
+
   it('a proxy holds one certificate per managed router: two routers, two certificates, each speaking only for itself', async () => {
     const [r1, r2] = await Promise.all([
       enrollTestAgent(controller, 'proxy:r1'),
