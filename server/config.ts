@@ -31,8 +31,10 @@ export interface ControllerConfig {
   missedHeartbeatsBeforeOffline: number;
   /** Agent Hellos admitted at once; past it agents are told when to come back (WRTFLEET_MAX_PENDING_HELLOS). */
   maxPendingHellos?: number;
-  /** Agent connections in their TLS handshake at once; past it a connection is reset before TLS (WRTFLEET_MAX_HANDSHAKING_CONNECTIONS). */
+  /** Agent connections in their TLS handshake at once; past it they wait for a slot (WRTFLEET_MAX_HANDSHAKING_CONNECTIONS). */
   maxHandshakingConnections?: number;
+  /** Agent connections waiting for a handshake slot, at most; past it they are reset (WRTFLEET_MAX_WAITING_CONNECTIONS). */
+  maxWaitingConnections?: number;
   /** Register routers on their first Hello (false: only pre-registered identities may connect). */
   autoRegister: boolean;
   logLevel: string;
@@ -220,6 +222,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerC
     maxPendingHellos: Math.round(positive('WRTFLEET_MAX_PENDING_HELLOS', env.WRTFLEET_MAX_PENDING_HELLOS, 1_000)),
     maxHandshakingConnections: Math.round(
       positive('WRTFLEET_MAX_HANDSHAKING_CONNECTIONS', env.WRTFLEET_MAX_HANDSHAKING_CONNECTIONS, 128),
+    ),
+    maxWaitingConnections: Math.round(
+      positive('WRTFLEET_MAX_WAITING_CONNECTIONS', env.WRTFLEET_MAX_WAITING_CONNECTIONS, 20_000),
     ),
     autoRegister: (env.WRTFLEET_AUTO_REGISTER ?? 'true') !== 'false',
     logLevel: env.LOG_LEVEL || 'info',

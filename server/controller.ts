@@ -140,6 +140,7 @@ export async function startController(
       missedHeartbeatsBeforeOffline: config.missedHeartbeatsBeforeOffline,
       maxPendingHellos: config.maxPendingHellos,
       maxHandshakingConnections: config.maxHandshakingConnections,
+      maxWaitingConnections: config.maxWaitingConnections,
       ...security.gateway,
     },
     logger.child({ component: 'agent-gateway' }),

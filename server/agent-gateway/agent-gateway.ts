@@ -77,10 +77,12 @@ export interface AgentGatewayOptions {
    */
   maxPendingHellos?: number;
   /**
-   * Connections in their TLS handshake at once; past it a connection is reset before TLS and
-   * the agent retries on its backoff (connection-admission.ts). Default 128.
+   * Connections in their TLS handshake at once; past it a connection waits, accepted but not
+   * read from, for a slot (connection-admission.ts). Default 128.
    */
   maxHandshakingConnections?: number;
+  /** Connections waiting for a handshake slot, at most; past it they are reset. Default 20,000. */
+  maxWaitingConnections?: number;
   credentials?: ServerCredentials;
   /** Client-certificate checks, enrollment and renewal (server/pki); absent only with insecure agents. */
   security?: AgentSecurity;
@@ -228,10 +230,15 @@ export class AgentGateway {
     return this.boundPort;
   }
 
-  /** Connections reset before TLS by admission control, and those handed to gRPC (/metrics). */
-  get connectionCounts(): { accepted: number; refused: number; handshaking: number } {
+  /** Connections handed to gRPC, reset before TLS, in their handshake and waiting for it (/metrics). */
+  get connectionCounts(): { accepted: number; refused: number; handshaking: number; waiting: number } {
     const c = this.connections;
-    return { accepted: c?.accepted ?? 0, refused: c?.refused ?? 0, handshaking: c?.inHandshake ?? 0 };
+    return {
+      accepted: c?.accepted ?? 0,
+      refused: c?.refused ?? 0,
+      handshaking: c?.inHandshake ?? 0,
+      waiting: c?.waitingCount ?? 0,
+    };
   }
 
   async start(): Promise<number> {
@@ -242,6 +249,7 @@ export class AgentGateway {
         host: this.options.host,
         port: this.options.port,
         maxHandshaking: this.options.maxHandshakingConnections ?? DEFAULT_MAX_HANDSHAKING,
+        maxWaiting: this.options.maxWaitingConnections,
       },
     );
     this.boundPort = await this.connections.start();

@@ -5,24 +5,32 @@ import type { Server, ServerCredentials } from '@grpc/grpc-js';
  * Admission control for connections, before TLS. A returning fleet dials thousands of
  * connections in seconds; handshaking all of them at once interleaves thousands of TLS
  * handshakes on the one event loop, so none finishes early (the first 10 % of a 10,000-agent
- * restart came back only after 103 s) while the kernel's accept queue overflows.
+ * restart came back only after 103 s), and while the loop is busy the kernel's accept queue
+ * overflows and drops connections, which the agents then redial.
  *
- * Here the gateway accepts every connection itself and hands at most `maxHandshaking` at a
- * time to gRPC. A connection counts as handshaking from its accept until its first call (TLS,
- * HTTP/2 and the Hello's stream are set up then), its close, or `handshakeTimeoutMs`. Past the
- * limit a connection is reset at once: it costs an accept, not a TLS handshake, and the agent
- * retries on its jittered backoff. The accept queue stays short, so the kernel drops nothing.
+ * Here the gateway accepts every connection itself at once, without reading from it, and
+ * hands at most `maxHandshaking` at a time to gRPC, the others waiting in arrival order. A
+ * connection counts as handshaking from its hand-over until its first call (TLS, HTTP/2 and
+ * the stream are set up then), its close, or `handshakeTimeoutMs`. A waiting agent only waits:
+ * its TLS hello sits in the socket until its turn, and nothing is redialled. Past `maxWaiting`
+ * a connection is reset, which costs an accept, and the agent retries on its backoff.
+ *
+ * Resetting every connection past the handshake limit was tried first: at 10,000 agents their
+ * redials (each a new channel and TLS context on the agent) took the CPU the handshakes needed.
  */
 export interface ConnectionAdmissionOptions {
   host: string;
   port: number;
   maxHandshaking: number;
+  /** Connections accepted and waiting for a handshake slot, at most; past it they are reset. */
+  maxWaiting?: number;
   /** A connection without a call after this long no longer counts as handshaking. */
   handshakeTimeoutMs?: number;
   /** The listen backlog (the kernel caps it at net.core.somaxconn). */
   backlog?: number;
 }
 
+const DEFAULT_MAX_WAITING = 20_000;
 const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
 const DEFAULT_BACKLOG = 4_096;
 
@@ -36,20 +44,28 @@ export class ConnectionAdmission {
   private injector: ReturnType<Server['createConnectionInjector']> | undefined;
   /** Connections handed to gRPC without a call yet, by peer, with the timer that expires them. */
   private readonly handshaking = new Map<string, { socket: net.Socket; timer: NodeJS.Timeout }>();
-  /** Connections reset before TLS because too many were handshaking (/metrics). */
-  refused = 0;
+  /** Accepted, not read from, in arrival order; `head` is the next to hand over. */
+  private waiting: net.Socket[] = [];
+  private head = 0;
+  /** Connections handed to gRPC, and reset because too many were waiting (/metrics). */
   accepted = 0;
+  refused = 0;
 
   constructor(
     private readonly grpcServer: Server,
     private readonly credentials: ServerCredentials,
     private readonly options: ConnectionAdmissionOptions,
   ) {
-    this.listener = net.createServer({ noDelay: true }, (socket) => this.admit(socket));
+    // Not read from until handed over: TLS reads the agent's hello from the socket then.
+    this.listener = net.createServer({ noDelay: true, pauseOnConnect: true }, (socket) => this.admit(socket));
   }
 
   get inHandshake(): number {
     return this.handshaking.size;
+  }
+
+  get waitingCount(): number {
+    return this.waiting.length - this.head;
   }
 
   async start(): Promise<number> {
@@ -73,32 +89,54 @@ export class ConnectionAdmission {
   }
 
   /**
-   * Stops accepting. The connections already handed over are the gRPC server's to close (its
-   * shutdown closes the injector's sessions too); the listener's own close completes after them.
+   * Stops accepting and resets the waiting connections. Those already handed over are the
+   * gRPC server's to close (its shutdown closes the injector's sessions too).
    */
   stop(): void {
     for (const { timer } of this.handshaking.values()) clearTimeout(timer);
     this.handshaking.clear();
+    for (let i = this.head; i < this.waiting.length; i++) this.waiting[i]!.resetAndDestroy();
+    this.waiting = [];
+    this.head = 0;
     this.listener.close();
+    this.injector = undefined;
   }
 
   private admit(socket: net.Socket): void {
-    if (this.handshaking.size >= this.options.maxHandshaking || !this.injector) {
+    // A waiting connection's errors (the agent gave up) must not go unhandled; TLS takes it over later.
+    socket.on('error', () => undefined);
+    if (!this.injector || this.waitingCount >= (this.options.maxWaiting ?? DEFAULT_MAX_WAITING)) {
       this.refused += 1;
       // A reset, not a FIN: no TIME_WAIT left here, and the agent sees the refusal at once.
       socket.resetAndDestroy();
       return;
     }
-    this.accepted += 1;
-    const key = peerKey(socket);
-    const timeoutMs = this.options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
-    const timer = setTimeout(() => this.forget(key, socket), timeoutMs);
-    timer.unref();
-    this.handshaking.set(key, { socket, timer });
-    socket.once('close', () => this.forget(key, socket));
-    // TLS takes the socket over; an error before it does must not go unhandled.
-    socket.on('error', () => undefined);
-    this.injector.injectConnection(socket);
+    this.waiting.push(socket);
+    this.handOver();
+  }
+
+  /** Hands waiting connections to gRPC while handshake slots are free. */
+  private handOver(): void {
+    while (this.handshaking.size < this.options.maxHandshaking && this.head < this.waiting.length) {
+      const socket = this.waiting[this.head]!;
+      this.waiting[this.head++] = undefined as unknown as net.Socket;
+      if (this.head > 1024 && this.head * 2 > this.waiting.length) {
+        this.waiting = this.waiting.slice(this.head);
+        this.head = 0;
+      }
+      // Gone while waiting (reset by the agent): nothing to hand over.
+      if (socket.destroyed || !this.injector) continue;
+      this.accepted += 1;
+      const key = peerKey(socket);
+      const timeoutMs = this.options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+      const timer = setTimeout(() => this.forget(key, socket), timeoutMs);
+      timer.unref();
+      this.handshaking.set(key, { socket, timer });
+      socket.once('close', () => this.forget(key, socket));
+      // Reading starts now (accepted paused). TLS would start it by itself; plaintext HTTP/2 does not.
+      socket.resume();
+      this.injector.injectConnection(socket);
+    }
   }
 
   /** `socket`: only if the entry is still that connection's (a later one may reuse the peer). */
@@ -107,5 +145,6 @@ export class ConnectionAdmission {
     if (!entry || (socket && entry.socket !== socket)) return;
     clearTimeout(entry.timer);
     this.handshaking.delete(key);
+    this.handOver();
   }
 }

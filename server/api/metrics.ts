@@ -64,11 +64,19 @@ export class ControllerMetrics {
     });
     new Counter({
       name: 'wrtfleet_agent_connections_refused_total',
-      help: 'Agent connections reset before TLS because too many were in their handshake (admission control)',
+      help: 'Agent connections reset before TLS because too many were waiting for a handshake slot (admission control)',
       registers: [this.registry],
       collect() {
         this.reset();
         this.inc(gateway.connectionCounts.refused);
+      },
+    });
+    new Gauge({
+      name: 'wrtfleet_agent_connections_waiting',
+      help: 'Agent connections accepted and waiting for a TLS handshake slot (admission control)',
+      registers: [this.registry],
+      collect() {
+        this.set(gateway.connectionCounts.waiting);
       },
     });
     new Gauge({

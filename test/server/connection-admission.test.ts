@@ -6,6 +6,7 @@ import { eventually, startTestController } from '../support/controller.js';
 import { createPgliteDatabase, type TestDatabase } from '../support/databases.js';
 
 const LIMIT = 3;
+const WAITING = 2;
 
 /** A TCP connection that never starts its TLS handshake; resolves how it ended, if it did. */
 function silentConnection(port: number) {
@@ -31,29 +32,33 @@ describe('connection admission before TLS (a real controller with mutual TLS)', 
     await db?.drop();
   });
 
-  it('resets connections past its handshake limit at once, and admits again when handshakes end', async () => {
+  it('hands connections to TLS a few at a time, keeps the rest waiting in order, and resets only past its queue', async () => {
     db = await createPgliteDatabase();
     const started = await startTestController(db, {
       security: { insecureAgents: false },
       maxHandshakingConnections: LIMIT,
+      maxWaitingConnections: WAITING,
     });
     controller = started.controller;
     const credentials = await enrollTestAgent(controller, 'admission-1');
     const port = controller.gateway.port;
+    const counts = () => controller!.gateway.connectionCounts;
 
     // LIMIT connections stall in their handshake (they never send a ClientHello).
     const stalled = Array.from({ length: LIMIT }, () => silentConnection(port));
     sockets.push(...stalled.map((c) => c.socket));
     await Promise.all(stalled.map((c) => c.connected));
-    await eventually(
-      () => Promise.resolve(controller!.gateway.connectionCounts.handshaking === LIMIT),
-      5_000,
-      `${LIMIT} connections handshaking`,
-    );
+    await eventually(() => Promise.resolve(counts().handshaking === LIMIT), 5_000, `${LIMIT} handshaking`);
 
-    // Every one past the limit is reset by the controller without a byte from us, promptly.
-    const refusedBefore = controller.gateway.connectionCounts.refused;
-    const extra = Array.from({ length: 5 }, () => silentConnection(port));
+    // The next ones wait, accepted: first a real agent (its TLS hello sits in the socket), then
+    // a silent connection; past WAITING, connections are reset at once without a byte from us.
+    stream = openStream(controller.grpcAddress, credentials.channelCredentials, 'admission-1');
+    await eventually(() => Promise.resolve(counts().waiting === 1), 5_000, 'the agent waiting');
+    const queued = silentConnection(port);
+    sockets.push(queued.socket);
+    await eventually(() => Promise.resolve(counts().waiting === WAITING), 5_000, 'two waiting');
+    const refusedBefore = counts().refused;
+    const extra = Array.from({ length: 4 }, () => silentConnection(port));
     sockets.push(...extra.map((c) => c.socket));
     const since = Date.now();
     const ends = await Promise.all(extra.map((c) => c.ended));
@@ -61,31 +66,26 @@ describe('connection admission before TLS (a real controller with mutual TLS)', 
       expect(end.reset).toBe(true);
       expect(end.at - since).toBeLessThan(2_000);
     }
-    expect(controller.gateway.connectionCounts.refused - refusedBefore).toBe(5);
-    // A real agent is refused too while the limit is taken: its stream ends without a Welcome.
-    const refusedAgent = openStream(controller.grpcAddress, credentials.channelCredentials, 'admission-1');
-    await expect(refusedAgent.welcome).rejects.toThrow(/before Welcome/);
-    refusedAgent.close();
-    // The stalled ones were handed to TLS and are still open: only the extra ones were refused.
-    expect(stalled.every((c) => !c.socket.destroyed)).toBe(true);
+    expect(counts().refused - refusedBefore).toBe(4);
+    // Waiting is not refused: no Welcome yet, and the stream is still open.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(stream.received()).toEqual([]);
+    expect(queued.socket.destroyed).toBe(false);
 
-    // The stalled connections go away; the next agent is handshaken and welcomed, and once its
-    // stream carries a call it no longer counts as handshaking, though it stays open.
-    for (const c of stalled) c.socket.destroy();
-    await eventually(
-      () => Promise.resolve(controller!.gateway.connectionCounts.handshaking === 0),
-      5_000,
-      'stalled handshakes forgotten',
-    );
-    stream = openStream(controller.grpcAddress, credentials.channelCredentials, 'admission-1');
+    // One stalled handshake goes away: the first in line, the agent, is handed over and welcomed,
+    // and once its stream carries a call it no longer counts as handshaking, though it stays open.
+    stalled[0]!.socket.destroy();
     const welcome = await stream.welcome;
     expect(welcome.body?.$case).toBe('welcome');
-    expect(controller.gateway.connectionCounts.handshaking).toBe(0);
+    await eventually(
+      () => Promise.resolve(counts().handshaking === LIMIT && counts().waiting === 0),
+      5_000,
+      'the silent one handed over after the agent',
+    );
     expect(controller.gateway.sessions.size).toBe(1);
 
     const metrics = await started.fetch('/metrics');
-    expect(String(metrics.body)).toMatch(
-      new RegExp(`wrtfleet_agent_connections_refused_total ${controller.gateway.connectionCounts.refused}\\b`),
-    );
+    expect(String(metrics.body)).toMatch(new RegExp(`wrtfleet_agent_connections_refused_total ${counts().refused}\\b`));
+    expect(String(metrics.body)).toMatch(/wrtfleet_agent_connections_waiting 0\b/);
   });
 });
