@@ -25,6 +25,18 @@ export interface ControllerConfig {
   httpPort: number;
   grpcHost: string;
   grpcPort: number;
+  /**
+   * Whether this replica accepts agents (WRTFLEET_SERVE_AGENTS, default true). A replica that
+   * does not serves the REST API and the console only: its event loop never handshakes a
+   * returning fleet, so the API answers promptly during a connect storm or a large rollout.
+   */
+  serveAgents?: boolean;
+  /**
+   * The controller address onboarding gives the agents it installs (WRTFLEET_AGENT_ADDRESS: one
+   * host:port, a comma-separated list of replicas, or a balancer's). Default: this replica's
+   * gRPC address; required when the replica serves no agents.
+   */
+  agentAddress?: string;
   /** Agents are told to heartbeat this often. */
   heartbeatIntervalSeconds: number;
   /** A router whose last message is older than this many heartbeat intervals is offline. */
@@ -204,8 +216,19 @@ function redisPrefix(value: string | undefined): string {
   return value;
 }
 
+function agentPlacement(env: NodeJS.ProcessEnv): { serveAgents: boolean; agentAddress?: string } {
+  const serveAgents = env.WRTFLEET_SERVE_AGENTS === undefined || flag('WRTFLEET_SERVE_AGENTS', env.WRTFLEET_SERVE_AGENTS);
+  const agentAddress = env.WRTFLEET_AGENT_ADDRESS?.trim() || undefined;
+  if (!serveAgents && !agentAddress)
+    throw new ConfigError(
+      'WRTFLEET_SERVE_AGENTS=false needs WRTFLEET_AGENT_ADDRESS: the replicas (or balancer) onboarded agents connect to',
+    );
+  return { serveAgents, agentAddress };
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerConfig {
   return {
+    ...agentPlacement(env),
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: redisPrefix(env.WRTFLEET_REDIS_PREFIX),

@@ -55,7 +55,7 @@ export interface Controller {
   adminTokenFile: string | null;
   /** http://host:port of the REST API as actually bound (port 0 picks a free one). */
   httpUrl: string;
-  /** host:port of the gRPC agent endpoint as actually bound. */
+  /** host:port of the gRPC agent endpoint as actually bound ("" on a replica that serves no agents). */
   grpcAddress: string;
   close(): Promise<void>;
 }
@@ -193,7 +193,8 @@ export async function startController(
   registry.onApplyResult(async (results) => {
     for (const r of results) metrics.observeApply(r.status, r.durationSeconds);
   });
-  let grpcAddress = '';
+  // The address agents are told: the enrollment API's answer, what onboarding installs.
+  let agentAddress = config.agentAddress ?? '';
   // The data key again (startSecurity keeps its SecretBox private): seals onboarding secrets in the job queue.
   const box = new SecretBox(
     await loadDataKey({ dataDir: config.dataDir, dataKey: security.settings.dataKey }),
@@ -205,7 +206,7 @@ export async function startController(
     jobs,
     security,
     box,
-    grpcAddress: () => grpcAddress,
+    grpcAddress: () => agentAddress,
     dataDir: config.dataDir,
     log: logger.child({ component: 'onboarding' }),
     targets: new OnboardingTargetPolicy(config.onboardingAllow, extras.onboarding?.resolveHost),
@@ -244,7 +245,8 @@ export async function startController(
     await jobs.every(SWEEP_JOB, sweepMs);
     await jobs.every(COMMAND_SWEEP_JOB, sweepMs);
     await telemetry.schedule(jobs);
-    grpcPort = await gateway.start();
+    // A replica that serves no agents never listens for them (WRTFLEET_SERVE_AGENTS=false).
+    grpcPort = config.serveAgents === false ? 0 : await gateway.start();
     await http.listen({ host: config.httpHost, port: config.httpPort });
   } catch (err) {
     await gateway.stop().catch(() => {});
@@ -272,10 +274,14 @@ export async function startController(
   sweeper.unref();
 
   const httpUrl = `http://${config.httpHost}:${httpPort}`;
-  grpcAddress = `${config.grpcHost}:${grpcPort}`;
-  security.attach(gateway, grpcAddress);
+  const grpcAddress = grpcPort ? `${config.grpcHost}:${grpcPort}` : '';
+  agentAddress ||= grpcAddress;
+  security.attach(gateway, agentAddress);
   await onboarding.start();
-  logger.info({ httpUrl, console: `${httpUrl}/`, grpcAddress, docs: `${httpUrl}/docs` }, 'controller listening');
+  logger.info(
+    { httpUrl, console: `${httpUrl}/`, grpcAddress: grpcAddress || 'none (WRTFLEET_SERVE_AGENTS=false)', agentAddress, docs: `${httpUrl}/docs` },
+    'controller listening',
+  );
 
   let closing: Promise<void> | undefined;
   return {

@@ -18,6 +18,7 @@
  *        WF_BENCH_COLD_ONLY (1: stop after the cold start, e.g. to profile it alone),
  *        WF_BENCH_SKIP_KILL (1: no kill -9 phase, the rollout follows the cold start),
  *        WF_BENCH_IDLE_SECONDS (10: how long idle CPU is measured with every stream up; longer to profile it),
+ *        WF_BENCH_API_REPLICA (true: a second replica with WRTFLEET_SERVE_AGENTS=false, the list timed through it as well),
  *        WF_BENCH_HEAPSNAP (seconds to wait after SIGUSR2 for a heap snapshot of the controller with N streams;
  *        give WF_BENCH_SERVER_NODE_FLAGS="--heapsnapshot-signal=SIGUSR2")
  */
@@ -38,6 +39,7 @@ const TLS = (process.env.WF_BENCH_TLS ?? 'true') !== 'false';
 const CANARY = Number(process.env.WF_BENCH_CANARY ?? 100);
 const BATCH = Number(process.env.WF_BENCH_BATCH ?? 2_500);
 const IDLE_SECONDS = Number(process.env.WF_BENCH_IDLE_SECONDS ?? 10);
+const API_REPLICA = (process.env.WF_BENCH_API_REPLICA ?? 'true') !== 'false';
 const REDIS_URL = process.env.WRTFLEET_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MODELS = 3; // fixtures/routers holds three captured trees; `agent fleet` runs per-model of each
 const repo = path.resolve(import.meta.dirname, '../..');
@@ -71,11 +73,15 @@ class ControllerProcess {
     private readonly db: TestDatabase,
     readonly httpPort: number,
     readonly grpcPort: number,
+    /** Replicas of one installation share it (the job queue and the fleet bus). */
+    redisPrefix: string,
+    extraEnv: Record<string, string> = {},
   ) {
     this.env = {
+      ...extraEnv,
       DATABASE_URL: db.databaseUrl!,
       REDIS_URL,
-      WRTFLEET_REDIS_PREFIX: `wf-bench-${randomUUID().slice(0, 8)}`,
+      WRTFLEET_REDIS_PREFIX: redisPrefix,
       WRTFLEET_DATA_DIR: db.dataDir,
       WRTFLEET_HTTP_PORT: String(httpPort),
       WRTFLEET_GRPC_PORT: String(grpcPort),
@@ -263,8 +269,21 @@ const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
 async function main() {
   const db = await createPostgresDatabase();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'wf-fleet-scale-'));
-  const ctl = new ControllerProcess(db, await freePort(), await freePort());
+  const redisPrefix = `wf-bench-${randomUUID().slice(0, 8)}`;
+  const ctl = new ControllerProcess(db, await freePort(), await freePort(), redisPrefix);
   const probe = new ListProbe(() => ctl.current);
+  // WF_BENCH_API_REPLICA: a second replica serving the REST API only, the list timed through it too.
+  const apiReplica = API_REPLICA
+    ? new ControllerProcess(db, await freePort(), await freePort(), redisPrefix, {
+        WRTFLEET_SERVE_AGENTS: 'false',
+        WRTFLEET_AGENT_ADDRESS: `127.0.0.1:${ctl.grpcPort}`,
+      })
+    : undefined;
+  const apiProbe = apiReplica ? new ListProbe(() => apiReplica.current) : undefined;
+  const setPhase = (phase: string) => {
+    probe.setPhase(phase);
+    apiProbe?.setPhase(phase);
+  };
   const rows: string[] = [];
   const note = (line: string) => {
     rows.push(line);
@@ -274,6 +293,10 @@ async function main() {
   try {
     let c = await ctl.start();
     const grpc = `127.0.0.1:${c.grpcPort}`;
+    if (apiReplica) {
+      const a = await apiReplica.start();
+      console.log(`API-only replica (WRTFLEET_SERVE_AGENTS=false) pid ${a.process.pid}`);
+    }
     let caFingerprint: string | undefined;
     fleet = new Fleet(dir, undefined);
     const n = fleet.total;
@@ -305,11 +328,11 @@ async function main() {
       note(`tokens minted: ${n} in ${fmt((Date.now() - t) / 1000)} s`);
       fleet = new Fleet(dir, caFingerprint);
       const t1 = Date.now();
-      probe.setPhase('enrollment');
+      setPhase('enrollment');
       fleet.start(grpc);
       const e = await storm(() => ctl.current, n, t1, 900_000);
       note(`enrollment + first connect: ${JSON.stringify(e.at)}${e.complete ? '' : ' (INCOMPLETE)'}`);
-      probe.setPhase('idle');
+      setPhase('idle');
       await fleet.stop();
       await ctl.kill('SIGTERM');
       c = await ctl.start();
@@ -320,7 +343,7 @@ async function main() {
     await sleep(2_000);
     const rssBefore = await rssMiB(c.process.pid!);
     let overflow0 = await tcpExt();
-    probe.setPhase('cold start');
+    setPhase('cold start');
     const t2 = Date.now();
     let cpu0 = await cpuSeconds(c.process.pid!);
     let tx0 = await transactions(db.databaseUrl!);
@@ -328,7 +351,7 @@ async function main() {
     const cold = await storm(() => ctl.current, n, t2, 600_000);
     const fleetCpu = await fleetCpuSeconds(fleet);
     let overflow1 = await tcpExt();
-    probe.setPhase('idle');
+    setPhase('idle');
     note(
       `cold start: ${JSON.stringify(cold.at)}${cold.complete ? '' : ' (INCOMPLETE)'}; ListenOverflows +${overflow1.ListenOverflows! - overflow0.ListenOverflows!}, ListenDrops +${overflow1.ListenDrops! - overflow0.ListenDrops!}`,
     );
@@ -363,12 +386,12 @@ async function main() {
       overflow0 = await tcpExt();
       const t3 = Date.now();
       await ctl.kill('SIGKILL');
-      probe.setPhase('after kill -9');
+      setPhase('after kill -9');
       c = await ctl.start();
       const up = (Date.now() - t3) / 1000;
       const again = await storm(() => ctl.current, n, t3, 600_000);
       overflow1 = await tcpExt();
-      probe.setPhase('idle');
+      setPhase('idle');
       note(
         `kill -9 + restart (controller answering after ${fmt(up)} s): ${JSON.stringify(again.at)}${again.complete ? '' : ' (INCOMPLETE)'}; ListenOverflows +${overflow1.ListenOverflows! - overflow0.ListenOverflows!}`,
       );
@@ -379,7 +402,7 @@ async function main() {
     // A rollout of one revision to every router.
     ctl.closes.clear();
     await api(c, '/v1/profiles/scale', { method: 'PUT', body: { spec: { l3Rewrite: { ttl: { value: 65 } } } } });
-    probe.setPhase('rollout');
+    setPhase('rollout');
     const t4 = Date.now();
     cpu0 = await cpuSeconds(c.process.pid!);
     tx0 = await transactions(db.databaseUrl!);
@@ -395,7 +418,7 @@ async function main() {
       600_000,
       'rollout',
     );
-    probe.setPhase('idle');
+    setPhase('idle');
     note(
       `rollout (canary ${CANARY}, batches of ${BATCH}): ${done.state} in ${fmt((Date.now() - t4) / 1000, 2)} s, ${JSON.stringify(done.counts)}`,
     );
@@ -405,16 +428,24 @@ async function main() {
     await sleep(10_000);
     note(`controller RSS with ${n} streams (after the rollout): ${fmt(await rssMiB(c.process.pid!), 0)} MiB`);
 
-    for (const phase of ['enrollment', 'cold start', 'after kill -9', 'rollout']) {
-      const s = probe.summary(phase);
-      if (s.n)
-        note(
-          `GET /v1/routers?limit=100 during ${phase}: n=${s.n} p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms, max ${fmt(s.max)} ms`,
-        );
+    for (const [where, p] of [
+      ['the agents\' replica', probe],
+      ['the API-only replica', apiProbe],
+    ] as const) {
+      if (!p) continue;
+      for (const phase of ['enrollment', 'cold start', 'after kill -9', 'rollout']) {
+        const s = p.summary(phase);
+        if (s.n)
+          note(
+            `GET /v1/routers?limit=100 through ${where} during ${phase}: n=${s.n} p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms, max ${fmt(s.max)} ms`,
+          );
+      }
+      if (p.errors) note(`GET /v1/routers errors through ${where} (timeouts, refused while restarting): ${p.errors}`);
     }
-    if (probe.errors) note(`GET /v1/routers errors (timeouts, refused while restarting): ${probe.errors}`);
   } finally {
     await probe.stop();
+    await apiProbe?.stop();
+    await apiReplica?.kill('SIGTERM');
     await fleet?.stop();
     await ctl.kill('SIGTERM');
     await db.drop();
