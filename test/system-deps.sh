@@ -25,6 +25,8 @@ have ssh-keygen || need+=(openssh-client)
 have chromium || need+=(chromium)
 # promtool checks the /metrics exposition.
 have promtool || need+=(prometheus)
+# The load-balancer test puts Debian's HAProxy in front of two replicas (docs/SCALING.md).
+[ -x /usr/sbin/haproxy ] || need+=(haproxy)
 have redis-server || need+=(redis-server)
 # The restart tests run a PostgreSQL cluster of their own (initdb, pg_ctl): test/support/private-postgres.ts.
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
