@@ -3,9 +3,7 @@ import {
   Server,
   ServerCredentials,
   status as GrpcStatus,
-  type ServerDuplexStream,
   type ServerUnaryCall,
-  type ServiceError,
   type sendUnaryData,
 } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
@@ -14,7 +12,6 @@ import {
   type AgentMessage,
   type ApplyResult,
   type CommandResult,
-  type ControllerMessage,
   type DriftReport,
   type EnrollRequest,
   type EnrollResponse,
@@ -27,6 +24,7 @@ import type { AgentSecurity } from '../pki/agent-authority.js';
 import { isDatabaseUnavailable } from '../storage/database-unavailable.js';
 import { HelloAdmission, RETRY_AFTER_METADATA } from './hello-admission.js';
 import { ConnectionAdmission } from './connection-admission.js';
+import { AgentSession, closeStream, type AgentStream, type ApplyResultTiming } from './agent-session.js';
 
 /** Raised by the session store when an identity may not connect (decommissioned, unknown). */
 export class IdentityRefused extends Error {
@@ -36,17 +34,6 @@ export class IdentityRefused extends Error {
   ) {
     super(message);
   }
-}
-
-/** Where an apply result stands against the Hello of the stream it came on. */
-export interface ApplyResultTiming {
-  /**
-   * It finished before that Hello (by the agent's clock): the agent kept it through a broken
-   * stream and sent it again, and its Hello, newer, said what the router runs since.
-   */
-  beforeHello: boolean;
-  /** An APPLIED result from before the Hello whose revision the Hello no longer names: undone since (rolled back). */
-  undone: boolean;
 }
 
 /** What the gateway needs from the fleet: everything an agent reports lands here. */
@@ -88,8 +75,6 @@ export interface AgentGatewayOptions {
   security?: AgentSecurity;
 }
 
-type AgentStream = ServerDuplexStream<AgentMessage, ControllerMessage>;
-
 /**
  * Messages whose next one supersedes them: while the database is away they are dropped, not
  * retried (the next heartbeat or sample says the same, newer).
@@ -99,54 +84,6 @@ const STORE_RETRY_FIRST_MS = 250;
 const STORE_RETRY_MAX_DELAY_MS = 5_000;
 /** Enough to keep both cores busy handshaking, few enough that each handshake ends in well under a second. */
 const DEFAULT_MAX_HANDSHAKING = 128;
-
-/** One live agent stream on this replica. */
-export class AgentSession {
-  private seq = 0;
-  lastMessageAt = Date.now();
-  readonly startedAt = new Date();
-  /** The client certificate that authenticated this stream (mTLS); the revocation watch reads it. */
-  certificateSerial?: string;
-  certificateNotAfter?: Date;
-  /** Set at the stream's first heartbeat (AgentGatewayEvents.caughtUp). */
-  caughtUp = false;
-
-  constructor(
-    readonly routerId: string,
-    readonly identity: string,
-    private readonly stream: AgentStream,
-    /**
-     * What the Hello that opened the stream said the router runs, and when the agent sent it
-     * (its own clock). Not the Hello itself: its facts are kilobytes, times every stream.
-     */
-    readonly helloApplied: Hello['applied'],
-    readonly helloSentAt: Date | undefined,
-  ) {}
-
-  /** Where an apply result on this stream stands against its Hello (ApplyResultTiming). */
-  timingOf(result: ApplyResult): ApplyResultTiming {
-    const beforeHello = !!(result.finishedAt && this.helloSentAt && result.finishedAt < this.helloSentAt);
-    const runs = this.helloApplied;
-    const named = runs?.profile === result.profile && runs.revision === result.revision;
-    return { beforeHello, undone: beforeHello && result.status === ApplyResult_Status.STATUS_APPLIED && !named };
-  }
-
-  send(body: NonNullable<ControllerMessage['body']>): void {
-    this.seq += 1;
-    this.stream.write({ seq: this.seq, sentAt: new Date(), body });
-  }
-
-  close(code: GrpcStatus, details: string): void {
-    closeStream(this.stream, code, details);
-  }
-}
-
-function closeStream(stream: AgentStream, code: GrpcStatus, details: string, metadata?: Metadata): void {
-  // grpc-js ends a server stream with a status when the stream emits an error object
-  // carrying `code` and `details` (and `metadata`, sent as trailers).
-  const error: Partial<ServiceError> = { code, details, message: details, ...(metadata ? { metadata } : {}) };
-  stream.emit('error', error);
-}
 
 /**
  * The controller's gRPC face: accepts agent streams, checks that each starts with a valid

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
-import type { AgentGateway, AgentSession } from '../agent-gateway/agent-gateway.js';
+import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
+import type { AgentSession } from '../agent-gateway/agent-session.js';
 import type { ProfileSpec } from '../../core/profile-spec.js';
 import { effectiveSpec } from '../fleet/plan-preview.js';
 import { callBatcher } from '../../core/call-batcher.js';
