@@ -217,7 +217,8 @@ function redisPrefix(value: string | undefined): string {
 }
 
 function agentPlacement(env: NodeJS.ProcessEnv): { serveAgents: boolean; agentAddress?: string } {
-  const serveAgents = env.WRTFLEET_SERVE_AGENTS === undefined || flag('WRTFLEET_SERVE_AGENTS', env.WRTFLEET_SERVE_AGENTS);
+  const serveAgents =
+    env.WRTFLEET_SERVE_AGENTS === undefined || flag('WRTFLEET_SERVE_AGENTS', env.WRTFLEET_SERVE_AGENTS);
   const agentAddress = env.WRTFLEET_AGENT_ADDRESS?.trim() || undefined;
   if (!serveAgents && !agentAddress)
     throw new ConfigError(

@@ -279,7 +279,13 @@ export async function startController(
   security.attach(gateway, agentAddress);
   await onboarding.start();
   logger.info(
-    { httpUrl, console: `${httpUrl}/`, grpcAddress: grpcAddress || 'none (WRTFLEET_SERVE_AGENTS=false)', agentAddress, docs: `${httpUrl}/docs` },
+    {
+      httpUrl,
+      console: `${httpUrl}/`,
+      grpcAddress: grpcAddress || 'none (WRTFLEET_SERVE_AGENTS=false)',
+      agentAddress,
+      docs: `${httpUrl}/docs`,
+    },
     'controller listening',
   );
 

@@ -429,7 +429,7 @@ async function main() {
     note(`controller RSS with ${n} streams (after the rollout): ${fmt(await rssMiB(c.process.pid!), 0)} MiB`);
 
     for (const [where, p] of [
-      ['the agents\' replica', probe],
+      ["the agents' replica", probe],
       ['the API-only replica', apiProbe],
     ] as const) {
       if (!p) continue;
