@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { DEFAULT_MAX_HANDSHAKING, DEFAULT_MAX_WAITING } from './agent-gateway/connection-admission.js';
+import { DEFAULT_MAX_PENDING_HELLOS } from './agent-gateway/hello-admission.js';
 import { DEFAULT_SECURITY, type SecurityConfig } from './auth/security-config.js';
 import { parseCidr } from './onboarding/target-policy.js';
 
@@ -243,12 +245,18 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerC
       : undefined,
     heartbeatIntervalSeconds: positive('WRTFLEET_HEARTBEAT_SECONDS', env.WRTFLEET_HEARTBEAT_SECONDS, 15),
     missedHeartbeatsBeforeOffline: positive('WRTFLEET_MISSED_HEARTBEATS', env.WRTFLEET_MISSED_HEARTBEATS, 3),
-    maxPendingHellos: Math.round(positive('WRTFLEET_MAX_PENDING_HELLOS', env.WRTFLEET_MAX_PENDING_HELLOS, 1_000)),
+    maxPendingHellos: Math.round(
+      positive('WRTFLEET_MAX_PENDING_HELLOS', env.WRTFLEET_MAX_PENDING_HELLOS, DEFAULT_MAX_PENDING_HELLOS),
+    ),
     maxHandshakingConnections: Math.round(
-      positive('WRTFLEET_MAX_HANDSHAKING_CONNECTIONS', env.WRTFLEET_MAX_HANDSHAKING_CONNECTIONS, 128),
+      positive(
+        'WRTFLEET_MAX_HANDSHAKING_CONNECTIONS',
+        env.WRTFLEET_MAX_HANDSHAKING_CONNECTIONS,
+        DEFAULT_MAX_HANDSHAKING,
+      ),
     ),
     maxWaitingConnections: Math.round(
-      positive('WRTFLEET_MAX_WAITING_CONNECTIONS', env.WRTFLEET_MAX_WAITING_CONNECTIONS, 20_000),
+      positive('WRTFLEET_MAX_WAITING_CONNECTIONS', env.WRTFLEET_MAX_WAITING_CONNECTIONS, DEFAULT_MAX_WAITING),
     ),
     autoRegister: (env.WRTFLEET_AUTO_REGISTER ?? 'true') !== 'false',
     logLevel: env.LOG_LEVEL || 'info',

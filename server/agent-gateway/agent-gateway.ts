@@ -22,8 +22,8 @@ import { HelloRejected, validateHello } from './hello-validation.js';
 import { AgentServiceDefinition, isUndecodable, type UndecodableMessage } from './agent-message-decoding.js';
 import type { AgentSecurity } from '../pki/agent-authority.js';
 import { isDatabaseUnavailable } from '../storage/database-unavailable.js';
-import { HelloAdmission, RETRY_AFTER_METADATA } from './hello-admission.js';
-import { ConnectionAdmission } from './connection-admission.js';
+import { DEFAULT_MAX_PENDING_HELLOS, HelloAdmission, RETRY_AFTER_METADATA } from './hello-admission.js';
+import { ConnectionAdmission, DEFAULT_MAX_HANDSHAKING } from './connection-admission.js';
 import { AgentSession, closeStream, type AgentStream, type ApplyResultTiming } from './agent-session.js';
 
 /** Raised by the session store when an identity may not connect (decommissioned, unknown). */
@@ -82,8 +82,6 @@ export interface AgentGatewayOptions {
 const LOSSY_MESSAGES = new Set(['heartbeat', 'telemetry']);
 const STORE_RETRY_FIRST_MS = 250;
 const STORE_RETRY_MAX_DELAY_MS = 5_000;
-/** Enough to keep both cores busy handshaking, few enough that each handshake ends in well under a second. */
-const DEFAULT_MAX_HANDSHAKING = 128;
 
 /**
  * The controller's gRPC face: accepts agent streams, checks that each starts with a valid
@@ -127,7 +125,7 @@ export class AgentGateway {
     private readonly options: AgentGatewayOptions,
     private readonly log: Logger,
   ) {
-    this.admission = new HelloAdmission(options.maxPendingHellos ?? 1_000);
+    this.admission = new HelloAdmission(options.maxPendingHellos ?? DEFAULT_MAX_PENDING_HELLOS);
     this.server.addService(AgentServiceDefinition, {
       connect: (stream: AgentStream) => this.handleStream(stream),
       enroll: (call: ServerUnaryCall<EnrollRequest, EnrollResponse>, callback: sendUnaryData<EnrollResponse>) => {

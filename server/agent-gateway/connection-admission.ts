@@ -30,7 +30,14 @@ export interface ConnectionAdmissionOptions {
   backlog?: number;
 }
 
-const DEFAULT_MAX_WAITING = 20_000;
+/**
+ * Connections in handshake at once unless configured (WRTFLEET_MAX_HANDSHAKING_CONNECTIONS):
+ * enough to keep both cores busy handshaking, few enough that each handshake ends in well
+ * under a second.
+ */
+export const DEFAULT_MAX_HANDSHAKING = 128;
+/** Connections waiting for a slot, at most, unless configured (WRTFLEET_MAX_WAITING_CONNECTIONS). */
+export const DEFAULT_MAX_WAITING = 20_000;
 const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
 const DEFAULT_BACKLOG = 4_096;
 

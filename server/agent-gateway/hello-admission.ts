@@ -6,6 +6,9 @@
  */
 export const RETRY_AFTER_METADATA = 'wrtfleet-retry-after-ms';
 
+/** Hellos admitted at once unless configured (WRTFLEET_MAX_PENDING_HELLOS). */
+export const DEFAULT_MAX_PENDING_HELLOS = 1_000;
+
 /** Bounds of the retry hint: never sooner than a second, never later than a minute. */
 const MIN_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 60_000;
