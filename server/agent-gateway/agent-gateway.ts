@@ -165,11 +165,10 @@ export class AgentGateway {
     return this.boundPort;
   }
 
-  /** Connections handed to gRPC, reset before TLS, in their handshake and waiting for it (/metrics). */
-  get connectionCounts(): { accepted: number; refused: number; handshaking: number; waiting: number } {
+  /** Connections reset before TLS, in their handshake and waiting for it (/metrics). */
+  get connectionCounts(): { refused: number; handshaking: number; waiting: number } {
     const c = this.connections;
     return {
-      accepted: c?.accepted ?? 0,
       refused: c?.refused ?? 0,
       handshaking: c?.inHandshake ?? 0,
       waiting: c?.waitingCount ?? 0,

@@ -51,11 +51,10 @@ export class ConnectionAdmission {
   private injector: ReturnType<Server['createConnectionInjector']> | undefined;
   /** Connections handed to gRPC without a call yet, by peer, with the timer that expires them. */
   private readonly handshaking = new Map<string, { socket: net.Socket; timer: NodeJS.Timeout }>();
-  /** Accepted, not read from, in arrival order; `head` is the next to hand over. */
-  private waiting: net.Socket[] = [];
+  /** Accepted, not read from, in arrival order; `head` is the next to hand over (those before it are cleared). */
+  private waiting: (net.Socket | undefined)[] = [];
   private head = 0;
-  /** Connections handed to gRPC, and reset because too many were waiting (/metrics). */
-  accepted = 0;
+  /** Connections reset because too many were waiting (/metrics). */
   refused = 0;
 
   constructor(
@@ -102,7 +101,7 @@ export class ConnectionAdmission {
   stop(): void {
     for (const { timer } of this.handshaking.values()) clearTimeout(timer);
     this.handshaking.clear();
-    for (let i = this.head; i < this.waiting.length; i++) this.waiting[i]!.resetAndDestroy();
+    for (let i = this.head; i < this.waiting.length; i++) this.waiting[i]?.resetAndDestroy();
     this.waiting = [];
     this.head = 0;
     this.listener.close();
@@ -126,14 +125,13 @@ export class ConnectionAdmission {
   private handOver(): void {
     while (this.handshaking.size < this.options.maxHandshaking && this.head < this.waiting.length) {
       const socket = this.waiting[this.head]!;
-      this.waiting[this.head++] = undefined as unknown as net.Socket;
+      this.waiting[this.head++] = undefined;
       if (this.head > 1024 && this.head * 2 > this.waiting.length) {
         this.waiting = this.waiting.slice(this.head);
         this.head = 0;
       }
       // Gone while waiting (reset by the agent): nothing to hand over.
       if (socket.destroyed || !this.injector) continue;
-      this.accepted += 1;
       const key = peerKey(socket);
       const timeoutMs = this.options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
       const timer = setTimeout(() => this.forget(key, socket), timeoutMs);
