@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,10 +8,10 @@ import { defaultFixturesDir, fixtureModels } from '../../agent/sim/fixtures.js';
 import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';
 import type { Controller } from '../../server/controller.js';
 import { authedFetch, eventually, startTestController } from '../support/controller.js';
+import { spawnController } from '../support/controller-process.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
 import { freePort } from '../support/ports.js';
 
-const repo = path.resolve(import.meta.dirname, '../..');
 const REDIS_URL = process.env.WRTFLEET_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 describe('controller addresses', () => {
@@ -48,22 +48,12 @@ describe('agents given two replicas (PostgreSQL + Redis, replica A killed with S
     db = await createPostgresDatabase();
     const [httpA, grpcA] = [await freePort(), await freePort()];
     const startA = () =>
-      spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-        cwd: repo,
-        env: {
-          ...process.env,
-          DATABASE_URL: db!.databaseUrl,
-          REDIS_URL,
-          WRTFLEET_DATA_DIR: db!.dataDir,
-          WRTFLEET_HTTP_PORT: String(httpA),
-          WRTFLEET_GRPC_PORT: String(grpcA),
-          WRTFLEET_HEARTBEAT_SECONDS: '1',
-          // About fail-over, not transport security (test/security covers mTLS).
-          WRTFLEET_INSECURE_AGENTS: 'true',
-          LOG_LEVEL: 'warn',
-        },
-        stdio: 'ignore',
-      });
+      spawnController(
+        db!,
+        { http: httpA, grpc: grpcA },
+        // About fail-over, not transport security (test/security covers mTLS).
+        { WRTFLEET_INSECURE_AGENTS: 'true' },
+      );
     child = startA();
     await eventually(
       async () => (await fetch(`http://127.0.0.1:${httpA}/healthz`).catch(() => null))?.ok,

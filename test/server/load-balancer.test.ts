@@ -10,10 +10,10 @@ import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';
 import type { Controller } from '../../server/controller.js';
 import { enrollThroughController } from '../../server/pki/local-enrollment.js';
 import { eventually, startTestController, testConfig } from '../support/controller.js';
+import { spawnController } from '../support/controller-process.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
 import { freePort } from '../support/ports.js';
 
-const repo = path.resolve(import.meta.dirname, '../..');
 const REDIS_URL = process.env.WRTFLEET_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const HAPROXY = '/usr/sbin/haproxy';
 
@@ -73,21 +73,12 @@ describe("agents behind HAProxy in TCP mode (Debian's haproxy, TLS passed throug
     const b = await startTestController(db, { redisUrl: REDIS_URL, security: { insecureAgents: false } });
     replicaB = b.controller;
     const [httpA, grpcA, front] = [await freePort(), await freePort(), await freePort()];
-    replicaA = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-      cwd: repo,
-      env: {
-        ...process.env,
-        DATABASE_URL: db.databaseUrl,
-        REDIS_URL,
-        WRTFLEET_REDIS_PREFIX: testConfig(db).redisPrefix,
-        WRTFLEET_DATA_DIR: db.dataDir,
-        WRTFLEET_HTTP_PORT: String(httpA),
-        WRTFLEET_GRPC_PORT: String(grpcA),
-        WRTFLEET_HEARTBEAT_SECONDS: '1',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: 'ignore',
-    });
+    // The installation B belongs to: the same queue and fleet bus.
+    replicaA = spawnController(
+      db,
+      { http: httpA, grpc: grpcA },
+      { WRTFLEET_REDIS_PREFIX: testConfig(db).redisPrefix! },
+    );
     const exitedA = new Promise((r) => replicaA!.once('exit', r));
     await eventually(
       async () => (await fetch(`http://127.0.0.1:${httpA}/readyz`).catch(() => null))?.ok,

@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSimulatedFleet, stopFleet } from '../../agent/sim/simulated-fleet.js';
 import { defaultFixturesDir, fixtureModels } from '../../agent/sim/fixtures.js';
@@ -7,10 +6,10 @@ import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';
 import type { Controller } from '../../server/controller.js';
 import type { RolloutView } from '../../server/rollouts/rollout-engine.js';
 import { authedFetch, eventually, startTestController, testConfig } from '../support/controller.js';
+import { spawnController } from '../support/controller-process.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
 import { freePort } from '../support/ports.js';
 
-const repo = path.resolve(import.meta.dirname, '../..');
 const REDIS_URL = process.env.WRTFLEET_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /**
  * Two kinds of router in every batch: fast ones, and slow ones still applying when a fast one
@@ -48,24 +47,16 @@ describe('a replica killed mid-rollout (SIGKILL; PostgreSQL + BullMQ on Redis)',
   it('its agents move to B within 30 s and the rollout completes on B, every router applied once', async () => {
     db = await createPostgresDatabase();
     const [httpA, grpcA] = [await freePort(), await freePort()];
-    child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-      cwd: repo,
-      env: {
-        ...process.env,
-        DATABASE_URL: db.databaseUrl,
-        REDIS_URL,
+    child = spawnController(
+      db,
+      { http: httpA, grpc: grpcA },
+      {
         // The installation B joins below: the same queue and fleet bus.
-        WRTFLEET_REDIS_PREFIX: testConfig(db).redisPrefix,
-        WRTFLEET_DATA_DIR: db.dataDir,
-        WRTFLEET_HTTP_PORT: String(httpA),
-        WRTFLEET_GRPC_PORT: String(grpcA),
-        WRTFLEET_HEARTBEAT_SECONDS: '1',
+        WRTFLEET_REDIS_PREFIX: testConfig(db).redisPrefix!,
         // About fail-over, not transport security (test/security covers mTLS).
         WRTFLEET_INSECURE_AGENTS: 'true',
-        LOG_LEVEL: 'warn',
       },
-      stdio: 'ignore',
-    });
+    );
     const replicaA = child;
     // B starts while A does (migrations wait on each other's lock); its token is in the shared
     // database, so it is good on A too.

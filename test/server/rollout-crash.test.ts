@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,10 +8,8 @@ import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';
 import type { RouterSummary } from '../../server/fleet/router-directory.js';
 import { createPostgresDatabase } from '../support/databases.js';
 import { authedFetch, eventually } from '../support/controller.js';
+import { spawnController } from '../support/controller-process.js';
 import { freePort } from '../support/ports.js';
-
-const repo = path.resolve(import.meta.dirname, '../..');
-const REDIS_URL = process.env.WRTFLEET_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 describe('a controller killed mid-rollout (SIGKILL, PostgreSQL + BullMQ)', () => {
   const children: ChildProcess[] = [];
@@ -25,22 +23,12 @@ describe('a controller killed mid-rollout (SIGKILL, PostgreSQL + BullMQ)', () =>
     const db = await createPostgresDatabase();
     const [httpPort, grpcPort] = [await freePort(), await freePort()];
     const start = () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-        cwd: repo,
-        env: {
-          ...process.env,
-          DATABASE_URL: db.databaseUrl,
-          REDIS_URL,
-          WRTFLEET_DATA_DIR: db.dataDir,
-          WRTFLEET_HTTP_PORT: String(httpPort),
-          WRTFLEET_GRPC_PORT: String(grpcPort),
-          WRTFLEET_HEARTBEAT_SECONDS: '1',
-          // This test is about crash recovery; test/security covers mTLS.
-          WRTFLEET_INSECURE_AGENTS: 'true',
-          LOG_LEVEL: 'warn',
-        },
-        stdio: 'ignore',
-      });
+      const child = spawnController(
+        db,
+        { http: httpPort, grpc: grpcPort },
+        // This test is about crash recovery; test/security covers mTLS.
+        { WRTFLEET_INSECURE_AGENTS: 'true' },
+      );
       children.push(child);
       return child;
     };
