@@ -271,7 +271,8 @@ export class RouterAgent {
   /**
    * One sample, collected and sent. At most one at a time: a collection slower than the
    * interval would otherwise overlap the next, and a reading taken earlier but sent later
-   * looks like a counter reset to the controller.
+   * looks like a counter reset to the controller. It runs in the apply queue, so it never
+   * reads a datapath half replaced (an apply's programs missing from the sample).
    */
   sendTelemetry(): Promise<boolean> {
     this.telemetryInFlight ??= this.collectAndSendTelemetry().finally(() => (this.telemetryInFlight = undefined));
@@ -281,7 +282,9 @@ export class RouterAgent {
   private async collectAndSendTelemetry(): Promise<boolean> {
     try {
       const endian = this.facts?.endian === 'big' ? 'bpfeb' : 'bpfel';
-      const telemetry = await collectTelemetry(this.options.host, { ...this.paths, endian });
+      const telemetry = await this.manager.exclusive(() =>
+        collectTelemetry(this.options.host, { ...this.paths, endian }),
+      );
       return this.link.send({ $case: 'telemetry', value: telemetry }) > 0;
     } catch (err) {
       this.log(`telemetry: ${(err as Error).message}`);

@@ -141,6 +141,19 @@ describe('on-router placement (NetnsHost in a namespace)', () => {
     expect(t.agentRssBytes).toBeGreaterThan(10_000_000);
   });
 
+  it('a telemetry sample waits for the apply queue, so it never reads a datapath half replaced', async () => {
+    const before = controller.telemetry(ID).length;
+    let release!: () => void;
+    const held = agent.manager.exclusive(() => new Promise<void>((r) => (release = r)));
+    const sample = agent.sendTelemetry();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(controller.telemetry(ID).length).toBe(before);
+    release();
+    await held;
+    expect(await sample).toBe(true);
+    await eventually(async () => controller.telemetry(ID).length === before + 1, 5_000, 'the sample after the hold');
+  });
+
   it('an unconfirmed switch to the nftables datapath rolls back when the controller is cut off', async () => {
     await eventually(async () => agent.manager.current.pending === null, 5_000, 'first revision confirmed');
     const confirmed = await state();

@@ -157,11 +157,14 @@ describe('one proxy process, two routers over SSH (real CLI)', () => {
   });
 
   it('telemetry arrives per router on the interval the Welcome named, with per-program counters', async () => {
-    const base = controller.telemetry('site-a:r1').length;
+    // Samples run in the apply queue, so those sent after the applies' results see their programs.
+    const base = { a: controller.telemetry('site-a:r1').length, b: controller.telemetry('site-b:r1').length };
     await eventually(
-      async () => controller.telemetry('site-a:r1').length >= base + 2,
-      10_000,
-      'two more telemetry messages from site a',
+      async () =>
+        controller.telemetry('site-a:r1').length >= base.a + 2 &&
+        controller.telemetry('site-b:r1').length >= base.b + 2,
+      20_000,
+      'two more telemetry messages from each site',
     );
     const t = controller.telemetry('site-a:r1').at(-1)!;
     expect(t.programs.map((p) => p.program).sort()).toEqual([
