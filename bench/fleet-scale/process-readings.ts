@@ -1,5 +1,5 @@
 /** What bench/fleet-scale reads of the processes it runs and of the machine: CPU, RSS, TCP counters, transactions. */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import pg from 'pg';
 
 /** TcpExt counters of this network namespace (loopback: the controller's and the agents'). */
@@ -35,4 +35,20 @@ export async function cpuSeconds(pid: number): Promise<number> {
   const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
   // utime and stime, in clock ticks of 1/100 s (USER_HZ on Linux).
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * CPU seconds used so far by the PostgreSQL server's processes on this machine (all backends:
+ * the controller's pool and the bench's own probes). Backends that exited are not counted,
+ * so read it across a window in which the controller's pool stays open.
+ */
+export async function postgresCpuSeconds(): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const comm = await readFile(`/proc/${entry}/comm`, 'utf8').catch(() => '');
+    if (comm.trim() !== 'postgres') continue;
+    total += await cpuSeconds(Number(entry)).catch(() => 0);
+  }
+  return total;
 }

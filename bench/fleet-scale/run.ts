@@ -31,7 +31,7 @@ import path from 'node:path';
 import { createPostgresDatabase, type TestDatabase } from '../../test/support/databases.js';
 import { freePort } from '../../test/support/ports.js';
 import { ListProbe } from './list-probe.js';
-import { cpuSeconds, rssMiB, tcpExt, transactions } from './process-readings.js';
+import { cpuSeconds, postgresCpuSeconds, rssMiB, tcpExt, transactions } from './process-readings.js';
 
 const AGENTS = Number(process.env.WF_BENCH_AGENTS ?? 10_000);
 const PROCESSES = Number(process.env.WF_BENCH_PROCESSES ?? 4);
@@ -406,6 +406,7 @@ async function main() {
     const t4 = Date.now();
     cpu0 = await cpuSeconds(c.process.pid!);
     tx0 = await transactions(db.databaseUrl!);
+    const [fleetCpu0, postgresCpu0] = [await fleetCpuSeconds(fleet), await postgresCpuSeconds()];
     const rollout = await api<{ id: string }>(c, '/v1/rollouts', {
       method: 'POST',
       body: { profile: 'scale', selector: { all: true }, strategy: { canary: CANARY, batchSize: BATCH } },
@@ -424,6 +425,9 @@ async function main() {
     );
     note(`  streams closed by the controller: ${JSON.stringify(Object.fromEntries(ctl.closes))}`);
     note(`  controller CPU: ${fmt((await cpuSeconds(c.process.pid!)) - cpu0, 1)} s for the rollout`);
+    note(
+      `  agent fleet processes CPU: ${fmt((await fleetCpuSeconds(fleet)) - fleetCpu0, 1)} s; PostgreSQL CPU: ${fmt((await postgresCpuSeconds()) - postgresCpu0, 1)} s`,
+    );
     note(`  PostgreSQL transactions: ${(await transactions(db.databaseUrl!)) - tx0} for the rollout`);
     await sleep(10_000);
     note(`controller RSS with ${n} streams (after the rollout): ${fmt(await rssMiB(c.process.pid!), 0)} MiB`);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Prisma, PrismaClient } from '../../prisma/generated/client/client.js';
 import { canonicalJson } from '../../core/canonical-json.js';
+import { bulkInsert, type ColumnType } from '../storage/bulk-insert.js';
 import { isDeadlock } from '../storage/deadlock.js';
 
 /** The prevHash of the first event: the chain starts from a known, all-zero anchor. */
@@ -222,8 +223,8 @@ export class AuditLog {
       prevHash = hash;
       return row;
     });
-    // createMany inserts in array order, so seq follows the chain.
-    await tx.auditEvent.createMany({ data: rows });
+    // Inserted in array order, so seq follows the chain.
+    await bulkInsert(tx, 'AuditEvent', AUDIT_COLUMNS, rows);
     return rows.map((r) => ({ id: r.id, hash: r.hash }));
   }
 }
@@ -247,13 +248,30 @@ async function retryOnTakenTail<T>(attempt: () => Promise<T>): Promise<T> {
 
 function isTakenTail(err: unknown): boolean {
   const e = err as { code?: string; meta?: { modelName?: string } };
-  if (e.code !== 'P2002') return false;
-  return JSON.stringify(e.meta ?? {}).includes('prevHash') || e.meta?.modelName === 'AuditEvent';
+  const meta = JSON.stringify(e.meta ?? {});
+  // P2002 from a Prisma write, P2010 with PostgreSQL's 23505 from the raw insert.
+  if (e.code !== 'P2002' && !(e.code === 'P2010' && meta.includes('23505'))) return false;
+  return meta.includes('prevHash') || e.meta?.modelName === 'AuditEvent';
 }
+
+export const AUDIT_COLUMNS: Record<string, ColumnType> = {
+  id: 'text',
+  at: 'timestamptz',
+  actor: 'text',
+  action: 'text',
+  targetType: 'text',
+  targetId: 'text',
+  before: 'jsonb',
+  after: 'jsonb',
+  diff: 'jsonb',
+  requestId: 'text',
+  prevHash: 'text',
+  hash: 'text',
+};
 
 const MAX_BATCH = 500;
 
-// Prisma distinguishes JSON null from "no value"; an absent before/after is a SQL NULL.
-function jsonOrNull(value: unknown): Prisma.InputJsonValue | undefined {
+// An absent before/after is a SQL NULL, not a JSON null.
+function jsonOrNull(value: unknown): unknown {
   return value === undefined || value === null ? undefined : JSON.parse(canonicalJson(value));
 }

@@ -10,6 +10,7 @@ import type { CommandKind } from './command-kinds.js';
 import type { CommandDispatcher } from './command-dispatch.js';
 import { outcomeSummary } from './command-outcomes.js';
 import { resolveTargets } from './command-targets.js';
+import { bulkInsert, type ColumnType } from '../storage/bulk-insert.js';
 
 export interface CommandRequest {
   kind: CommandKind;
@@ -32,7 +33,14 @@ export class CommandNotFound extends Error {}
 type Ctx = { actor: string; requestId?: string };
 
 /** Rows per INSERT of targets: well under PostgreSQL's 65,535 bind parameters. */
-const TARGET_INSERT_CHUNK = 1000;
+const COMMAND_TARGET_COLUMNS: Record<string, ColumnType> = {
+  jobId: 'text',
+  routerId: 'text',
+  state: '"CommandTargetState"',
+  reason: 'text',
+  finishedAt: 'timestamptz',
+  updatedAt: 'timestamptz',
+};
 
 export class CommandJobs {
   constructor(
@@ -66,16 +74,19 @@ export class CommandJobs {
         },
       });
       const now = new Date();
-      for (let i = 0; i < targets.length; i += TARGET_INSERT_CHUNK)
-        await tx.commandTarget.createMany({
-          data: targets.slice(i, i + TARGET_INSERT_CHUNK).map((t) => ({
-            jobId: created.id,
-            routerId: t.routerId,
-            state: t.state,
-            reason: t.reason,
-            finishedAt: t.state === 'refused' ? now : null,
-          })),
-        });
+      await bulkInsert(
+        tx,
+        'CommandTarget',
+        COMMAND_TARGET_COLUMNS,
+        targets.map((t) => ({
+          jobId: created.id,
+          routerId: t.routerId,
+          state: t.state,
+          reason: t.reason,
+          finishedAt: t.state === 'refused' ? now : null,
+          updatedAt: now,
+        })),
+      );
       return {
         result: created,
         event: {

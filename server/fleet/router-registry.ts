@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
@@ -16,6 +17,7 @@ import { callBatcher } from '../../core/call-batcher.js';
 import { recordAppliedState, refreshOf, refreshRouters, type RouterRefresh } from './router-refresh.js';
 import { helloColumns } from './hello-columns.js';
 import { datapathStateOfEvidence } from '../telemetry/datapath-mode.js';
+import { bulkInsert, type ColumnType } from '../storage/bulk-insert.js';
 import type { TelemetryWriter } from '../telemetry/telemetry-writer.js';
 
 const SEEN_FLUSH_MS = 1_000;
@@ -33,6 +35,18 @@ const HELLO_BATCH_MAX = 500;
 /** Apply results gathered into one transaction. */
 const APPLY_BATCH_WINDOW_MS = 10;
 const APPLY_BATCH_MAX = 500;
+
+export const APPLY_RESULT_COLUMNS: Record<string, ColumnType> = {
+  id: 'text',
+  routerId: 'text',
+  revisionId: 'text',
+  status: '"ApplyStatus"',
+  evidence: 'jsonb',
+  error: 'text',
+  startedAt: 'timestamptz',
+  finishedAt: 'timestamptz',
+  agentResultId: 'text',
+};
 
 export interface RouterRegistryOptions {
   /** Register unknown identities on first Hello; false: only pre-registered routers may connect. */
@@ -380,20 +394,23 @@ export class RouterRegistry implements AgentReportSink {
     // insert skips it, and there is nothing more to record, audit or tell the rollout. The
     // gateway acks it again.
     const current = await this.audit.record(async (tx) => {
-      const inserted = await tx.applyResult.createManyAndReturn({
-        data: rows.map(({ routerId, revisionId, status, error, result }) => ({
+      const inserted = (await bulkInsert(
+        tx,
+        'ApplyResult',
+        APPLY_RESULT_COLUMNS,
+        rows.map(({ routerId, revisionId, status, error, result }) => ({
+          id: randomUUID(),
           routerId,
           revisionId,
           status,
-          evidence: result.evidence ? (result.evidence as object) : undefined,
+          evidence: result.evidence ?? undefined,
           error,
           startedAt: result.startedAt ?? new Date(),
           finishedAt: result.finishedAt ?? new Date(),
           agentResultId: result.resultId || null,
         })),
-        skipDuplicates: true,
-        select: { routerId: true, agentResultId: true },
-      });
+        { skipDuplicates: true, returning: ['routerId', 'agentResultId'] },
+      )) as { routerId: string; agentResultId: string | null }[];
       const insertedKeys = new Set(inserted.map((r) => `${r.routerId}\u0000${r.agentResultId ?? ''}`));
       // A result without an agent id is never a duplicate; one with an id was inserted or skipped.
       const fresh = rows.filter(

@@ -1,6 +1,8 @@
 import { finishTargets, recoverMissedResults } from './target-outcomes.js';
+import { claimBatch, insertTargets } from './rollout-targets.js';
+import { rerunCoalescer } from '../../core/rerun-coalescer.js';
 import type { Logger } from 'pino';
-import { Prisma, type PrismaClient } from '../../prisma/generated/client/client.js';
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog, AuditTransaction } from '../audit/audit-log.js';
 import { selectorWhere, type Selector } from '../fleet/selector.js';
 import type { FleetBus } from '../jobs/fleet-bus.js';
@@ -10,7 +12,6 @@ import {
   batchOf,
   DEFAULT_STRATEGY,
   FINISHED,
-  TARGET_INSERT_CHUNK,
   TARGET_STATES,
   UNFINISHED,
   type Strategy,
@@ -83,13 +84,11 @@ export class RolloutEngine {
           createdBy: ctx.actor,
         },
       });
-      for (let i = 0; i < routers.length; i += TARGET_INSERT_CHUNK) {
-        await tx.rolloutTarget.createMany({
-          data: routers
-            .slice(i, i + TARGET_INSERT_CHUNK)
-            .map((r, j) => ({ rolloutId: created.id, routerId: r.id, batch: batchOf(i + j, strategy) })),
-        });
-      }
+      await insertTargets(
+        tx,
+        created.id,
+        routers.map((r, i) => ({ routerId: r.id, batch: batchOf(i, strategy) })),
+      );
       return {
         result: created,
         event: {
@@ -130,8 +129,21 @@ export class RolloutEngine {
    * One idempotent step (or several) of a rollout's state machine. The sweep also recovers
    * results stored but never passed on (recoverMissedResults); a kick after a burst of results
    * does not, since that burst's own targets are being finished at that very moment.
+   *
+   * On one replica one advance of a rollout runs at a time; those asked for meanwhile become
+   * one more run after it. Side by side, each would read the batch's pending targets and all
+   * but one would wait on the claim for nothing (the job queue runs 8 jobs at once).
    */
-  async advance(rolloutId: string, options: { recoverMissedResults?: boolean } = {}): Promise<void> {
+  advance(rolloutId: string, options: { recoverMissedResults?: boolean } = {}): Promise<void> {
+    return this.advancing(rolloutId, options);
+  }
+
+  private readonly advancing = rerunCoalescer<{ recoverMissedResults?: boolean }>(
+    (rolloutId, options) => this.step(rolloutId, options),
+    (a, b) => ({ recoverMissedResults: Boolean(a.recoverMissedResults || b.recoverMissedResults) }),
+  );
+
+  private async step(rolloutId: string, options: { recoverMissedResults?: boolean }): Promise<void> {
     for (let guard = 0; guard < 10_000; guard++) {
       const rollout = await this.db.rollout.findUnique({
         where: { id: rolloutId },
@@ -260,56 +272,7 @@ export class RolloutEngine {
     revisionNumber: number,
     routers: { id: string; status: string; decommissionedAt: Date | null }[],
   ) {
-    const now = new Date();
-    const online = routers.filter((r) => r.status === 'online' && !r.decommissionedAt).map((r) => r.id);
-    const offline = routers.filter((r) => r.status !== 'online' || r.decommissionedAt).map((r) => r.id);
-    const eligible = new Set(routers.filter((r) => !r.decommissionedAt).map((r) => r.id));
-    const { sent, skipped } = await this.db.$transaction(
-      async (tx) => {
-        // The targets are claimed first: an advance running at the same time (a sweep, a job run
-        // again after Redis returned) waits here for this commit and then finds nothing pending,
-        // so it neither writes the same routers (two such writers can deadlock) nor publishes
-        // them again (a router told twice applies twice).
-        const sent = online.length
-          ? await tx.rolloutTarget.updateManyAndReturn({
-              where: { rolloutId, routerId: { in: online }, state: 'pending' },
-              data: { state: 'sent', sentAt: now },
-              select: { routerId: true },
-            })
-          : [];
-        // Offline routers keep the revision as their desired state and get it when they reconnect.
-        const skipped = offline.length
-          ? await tx.rolloutTarget.updateManyAndReturn({
-              where: { rolloutId, routerId: { in: offline }, state: 'pending' },
-              data: { state: 'skipped', error: 'offline: gets the revision when it reconnects', finishedAt: now },
-              select: { routerId: true },
-            })
-          : [];
-        const claimed = [...sent, ...skipped].map((t) => t.routerId).filter((id) => eligible.has(id));
-        if (claimed.length) {
-          // The router's assignment follows the rollout; its overrides survive if the profile stays.
-          // Three set-wise statements, however large the batch.
-          await tx.assignment.updateMany({
-            where: { routerId: { in: claimed }, profileId },
-            data: { pinnedRevision: revisionNumber },
-          });
-          await tx.assignment.updateMany({
-            where: { routerId: { in: claimed }, NOT: { profileId } },
-            data: { profileId, pinnedRevision: revisionNumber, overrides: Prisma.DbNull },
-          });
-          await tx.assignment.createMany({
-            data: claimed.map((routerId) => ({ routerId, profileId, pinnedRevision: revisionNumber })),
-            skipDuplicates: true,
-          });
-          await tx.router.updateMany({
-            where: { id: { in: claimed } },
-            data: { desiredRevisionId: revisionId, desiredRolloutId: rolloutId },
-          });
-        }
-        return { sent, skipped };
-      },
-      { maxWait: 30_000, timeout: 60_000 },
-    );
+    const { sent, skipped } = await claimBatch(this.db, { rolloutId, revisionId, profileId, revisionNumber, routers });
     // Another advance dispatched this batch already.
     if (sent.length === 0 && skipped.length === 0) return;
     await this.bus.publishDesired(sent.map((t) => t.routerId));

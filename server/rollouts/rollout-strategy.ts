@@ -50,8 +50,6 @@ export type TargetState = (typeof TARGET_STATES)[number];
 export const FINISHED: TargetState[] = ['applied', 'failed', 'rolled_back', 'skipped'];
 /** Targets without an outcome yet: a batch holding one is not finished, nor is the rollout. */
 export const UNFINISHED: TargetState[] = ['pending', 'sent'];
-/** Rows per INSERT of targets: well under PostgreSQL's 65,535 bind parameters. */
-export const TARGET_INSERT_CHUNK = 1000;
 
 /** Which batch a router falls in: the canary first, then fixed-size batches. */
 export function batchOf(index: number, strategy: Strategy): number {
