@@ -107,7 +107,8 @@ export interface ControllerLinkOptions {
   address: string;
   /** Picks the home address among several (homeAddressIndex); the router's identity. Default: random. */
   homeKey?: string;
-  credentials?: ChannelCredentials;
+  /** A function is read at each new channel: the channel after a renewal gets the new certificate. */
+  credentials?: ChannelCredentials | (() => ChannelCredentials);
   /** Builds the Hello for each (re)connection, so it always carries current facts and state. */
   hello: () => Promise<Hello>;
   reconnect?: Partial<ReconnectPolicy>;
@@ -209,7 +210,8 @@ export class ControllerLink extends EventEmitter {
 
   private newClient(address: string): AgentServiceClient {
     const options = this.options;
-    return new AgentServiceClient(address, options.credentials ?? grpcCredentials.createInsecure(), {
+    const credentials = typeof options.credentials === 'function' ? options.credentials() : options.credentials;
+    return new AgentServiceClient(address, credentials ?? grpcCredentials.createInsecure(), {
       // Keepalives notice a dead path (NAT timeout, unplugged WAN) without waiting for TCP.
       'grpc.keepalive_time_ms': 30_000,
       'grpc.keepalive_timeout_ms': 10_000,

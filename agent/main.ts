@@ -183,7 +183,7 @@ switch (command) {
       host,
       controller: values.controller,
       placement: values.placement,
-      credentials: trust.credentials?.channelCredentials,
+      credentials: trust.credentials?.linkCredentials,
       identity: trust.identity,
       name: values.name,
       // A fixture tree cannot hold state or run anything; a real router keeps its state across reboots.

@@ -21,7 +21,7 @@ import { collectTelemetry, offloadStateMessage } from './telemetry/index.js';
 export interface RouterAgentOptions {
   host: RouterHost;
   controller: string;
-  credentials?: ChannelCredentials;
+  credentials?: ChannelCredentials | (() => ChannelCredentials);
   placement: 'on_router' | 'proxy';
   /** Overrides the identity derived from the hardware. */
   identity?: string;

@@ -64,7 +64,7 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
         identity,
         name: `${model}-${serial}`,
         reconnect: options.reconnect,
-        credentials: credentials?.channelCredentials,
+        credentials: credentials?.linkCredentials,
         applyDelayMs:
           typeof options.applyDelayMs === 'function' ? options.applyDelayMs(identity) : options.applyDelayMs,
         telemetryIntervalMs: options.telemetryIntervalMs,

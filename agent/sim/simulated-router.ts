@@ -43,7 +43,7 @@ export interface SimulatedRouterOptions {
   /** Facts shared between routers of one model, so a fleet of thousands reads each tree once. */
   facts?: RouterFacts;
   /** mTLS credentials from enrollment (agent/enrollment); absent only against an insecure controller. */
-  credentials?: ChannelCredentials;
+  credentials?: ChannelCredentials | (() => ChannelCredentials);
   /** Decides each command's outcome; default: it runs. */
   commandOutcome?: (command: Command) => SimulatedCommandOutcome;
   /** Simulated time a command takes on the router. */

@@ -125,7 +125,7 @@ export class ControllerProxies {
     const agent = new RouterAgent({
       host: ssh,
       controller: this.deps.grpcAddress(),
-      credentials: creds?.channelCredentials,
+      credentials: creds?.linkCredentials,
       placement: 'proxy',
       proxyHost: this.proxyIdentity,
       identity: r.identity,

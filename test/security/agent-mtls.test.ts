@@ -316,11 +316,14 @@ describe('certificate renewal over the authenticated stream (embedded PGlite)', 
     const firstSerial = new X509Certificate(creds.identity.certificatePem).serialNumber;
     const link = new ControllerLink({
       address: controller.grpcAddress,
-      credentials: creds.channelCredentials,
+      credentials: creds.linkCredentials,
       hello: async () => helloFor('lab:renewing').body!.value as never,
       reconnect: { initialDelayMs: 50, maxDelayMs: 200, jitterWindowMs: 100 },
     });
     const stop = keepRenewed(link, creds, { checkEveryMs: 100 });
+    // One TLS context per certificate, shared by every connection attempt made with it.
+    const before = creds.channelCredentials;
+    expect(creds.channelCredentials).toBe(before);
     link.start();
     try {
       await eventually(async () => link.state === 'connected', 10_000, 'connected');
@@ -329,6 +332,7 @@ describe('certificate renewal over the authenticated stream (embedded PGlite)', 
         10_000,
         'a renewed certificate',
       );
+      expect(creds.channelCredentials).not.toBe(before);
       const router = (await controller.db.prisma.router.findUnique({ where: { identity: 'lab:renewing' } }))!;
       const audit = await controller.db.prisma.auditEvent.findMany({
         where: { targetId: router.id, action: 'router.certificate_renewed' },

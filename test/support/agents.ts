@@ -17,7 +17,7 @@ import { enrollThroughController } from '../../server/pki/local-enrollment.js';
 
 /**
  * Enrolls a test agent through the real path (enrollment token, CA pin, CSR over TLS) and
- * returns its credentials; `.channelCredentials` goes to ControllerLink / RouterAgent.
+ * returns its credentials; `.linkCredentials` goes to ControllerLink / RouterAgent (`.channelCredentials` to a plain client).
  * The controller must run with mutual TLS (security: { insecureAgents: false }).
  */
 export async function enrollTestAgent(
