@@ -102,6 +102,13 @@ export function backoffDelayMs(attempt: number, policy: ReconnectPolicy, random:
   return Math.floor(random() * cap);
 }
 
+/** The first backoff attempt whose cap reaches `windowMs`. */
+export function attemptReaching(windowMs: number, policy: ReconnectPolicy): number {
+  let attempt = 0;
+  while (attempt < 30 && policy.initialDelayMs * 2 ** attempt < windowMs) attempt++;
+  return attempt;
+}
+
 export interface ControllerLinkOptions {
   /** host:port of the controller's gRPC endpoint, or several, comma-separated (controllerAddresses). */
   address: string;
@@ -383,6 +390,12 @@ export class ControllerLink extends EventEmitter {
     }
     const movingHome = this.movingHome;
     this.movingHome = false;
+    // A lost session's retries go on at the scale of its jitter window, not from the first
+    // step: after a controller's kill, a fleet retrying every 0.5-2 s while it restarts spent
+    // the machine's CPU on refused dials (each a new channel) that the restart needed.
+    // With several addresses the next try goes elsewhere, and failing over is not held back.
+    if (afterEstablishedSession && this.addresses.length === 1)
+      this.failures = attemptReaching(this.policy.jitterWindowMs, this.policy);
     const delay = movingHome
       ? 0
       : Math.max(

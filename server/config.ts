@@ -1,5 +1,9 @@
 import path from 'node:path';
-import { DEFAULT_MAX_HANDSHAKING, DEFAULT_MAX_WAITING } from './agent-gateway/connection-admission.js';
+import {
+  DEFAULT_HANDSHAKE_TIMEOUT_SECONDS,
+  DEFAULT_MAX_HANDSHAKING,
+  DEFAULT_MAX_WAITING,
+} from './agent-gateway/connection-admission.js';
 import { DEFAULT_MAX_PENDING_HELLOS } from './agent-gateway/hello-admission.js';
 import { DEFAULT_SECURITY, type SecurityConfig } from './auth/security-config.js';
 import { parseCidr } from './onboarding/target-policy.js';
@@ -49,6 +53,8 @@ export interface ControllerConfig {
   maxHandshakingConnections?: number;
   /** Agent connections waiting for a handshake slot, at most; past it they are reset (WRTFLEET_MAX_WAITING_CONNECTIONS). */
   maxWaitingConnections?: number;
+  /** How long an agent connection may hold a handshake slot without a call (WRTFLEET_HANDSHAKE_TIMEOUT_SECONDS). */
+  handshakeTimeoutSeconds?: number;
   /** Register routers on their first Hello (false: only pre-registered identities may connect). */
   autoRegister: boolean;
   logLevel: string;
@@ -257,6 +263,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerC
     ),
     maxWaitingConnections: Math.round(
       positive('WRTFLEET_MAX_WAITING_CONNECTIONS', env.WRTFLEET_MAX_WAITING_CONNECTIONS, DEFAULT_MAX_WAITING),
+    ),
+    handshakeTimeoutSeconds: positive(
+      'WRTFLEET_HANDSHAKE_TIMEOUT_SECONDS',
+      env.WRTFLEET_HANDSHAKE_TIMEOUT_SECONDS,
+      DEFAULT_HANDSHAKE_TIMEOUT_SECONDS,
     ),
     autoRegister: (env.WRTFLEET_AUTO_REGISTER ?? 'true') !== 'false',
     logLevel: env.LOG_LEVEL || 'info',

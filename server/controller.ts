@@ -141,6 +141,7 @@ export async function startController(
       maxPendingHellos: config.maxPendingHellos,
       maxHandshakingConnections: config.maxHandshakingConnections,
       maxWaitingConnections: config.maxWaitingConnections,
+      handshakeTimeoutSeconds: config.handshakeTimeoutSeconds,
       ...security.gateway,
     },
     logger.child({ component: 'agent-gateway' }),

@@ -70,6 +70,8 @@ export interface AgentGatewayOptions {
   maxHandshakingConnections?: number;
   /** Connections waiting for a handshake slot, at most; past it they are reset. Default 20,000. */
   maxWaitingConnections?: number;
+  /** How long a connection holds a handshake slot without a call. Default 10 s. */
+  handshakeTimeoutSeconds?: number;
   credentials?: ServerCredentials;
   /** Client-certificate checks, enrollment and renewal (server/pki); absent only with insecure agents. */
   security?: AgentSecurity;
@@ -165,11 +167,12 @@ export class AgentGateway {
     return this.boundPort;
   }
 
-  /** Connections reset before TLS, in their handshake and waiting for it (/metrics). */
-  get connectionCounts(): { refused: number; handshaking: number; waiting: number } {
+  /** Connections reset before TLS, past their handshake time, in their handshake and waiting for it (/metrics). */
+  get connectionCounts(): { refused: number; handshakesTimedOut: number; handshaking: number; waiting: number } {
     const c = this.connections;
     return {
       refused: c?.refused ?? 0,
+      handshakesTimedOut: c?.handshakesTimedOut ?? 0,
       handshaking: c?.inHandshake ?? 0,
       waiting: c?.waitingCount ?? 0,
     };
@@ -184,6 +187,8 @@ export class AgentGateway {
         port: this.options.port,
         maxHandshaking: this.options.maxHandshakingConnections ?? DEFAULT_MAX_HANDSHAKING,
         maxWaiting: this.options.maxWaitingConnections,
+        handshakeTimeoutMs:
+          this.options.handshakeTimeoutSeconds === undefined ? undefined : this.options.handshakeTimeoutSeconds * 1000,
       },
     );
     this.boundPort = await this.connections.start();

@@ -38,7 +38,11 @@ export interface ConnectionAdmissionOptions {
 export const DEFAULT_MAX_HANDSHAKING = 128;
 /** Connections waiting for a slot, at most, unless configured (WRTFLEET_MAX_WAITING_CONNECTIONS). */
 export const DEFAULT_MAX_WAITING = 20_000;
-const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
+/**
+ * How long a connection may hold a handshake slot without a call, unless configured
+ * (WRTFLEET_HANDSHAKE_TIMEOUT_SECONDS). It stays open after; it only stops counting.
+ */
+export const DEFAULT_HANDSHAKE_TIMEOUT_SECONDS = 10;
 const DEFAULT_BACKLOG = 4_096;
 
 /** The key grpc-js's `call.getPeer()` gives the connection a call came on. */
@@ -56,6 +60,8 @@ export class ConnectionAdmission {
   private head = 0;
   /** Connections reset because too many were waiting (/metrics). */
   refused = 0;
+  /** Connections that held a handshake slot for `handshakeTimeoutMs` without a call or a close (/metrics). */
+  handshakesTimedOut = 0;
 
   constructor(
     private readonly grpcServer: Server,
@@ -133,8 +139,11 @@ export class ConnectionAdmission {
       // Gone while waiting (reset by the agent): nothing to hand over.
       if (socket.destroyed || !this.injector) continue;
       const key = peerKey(socket);
-      const timeoutMs = this.options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
-      const timer = setTimeout(() => this.forget(key, socket), timeoutMs);
+      const timeoutMs = this.options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_SECONDS * 1000;
+      const timer = setTimeout(() => {
+        this.handshakesTimedOut += 1;
+        this.forget(key, socket);
+      }, timeoutMs);
       timer.unref();
       this.handshaking.set(key, { socket, timer });
       socket.once('close', () => this.forget(key, socket));

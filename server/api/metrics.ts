@@ -71,6 +71,15 @@ export class ControllerMetrics {
         this.inc(gateway.connectionCounts.refused);
       },
     });
+    new Counter({
+      name: 'wrtfleet_agent_handshakes_timed_out_total',
+      help: 'Agent connections that held a handshake slot for the whole handshake timeout without a call or a close (admission control)',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(gateway.connectionCounts.handshakesTimedOut);
+      },
+    });
     new Gauge({
       name: 'wrtfleet_agent_connections_waiting',
       help: 'Agent connections accepted and waiting for a TLS handshake slot (admission control)',

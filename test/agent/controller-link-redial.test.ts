@@ -2,6 +2,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ControllerLink } from '../../agent/controller-link.js';
 import { helloFor } from '../support/agents.js';
+import { FakeController } from '../support/fake-controller.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -52,4 +53,28 @@ describe('ControllerLink dials only on its own backoff', () => {
     expect(retries.length).toBeGreaterThanOrEqual(1);
     expect(listener.dialedAt.at(-1)! - started).toBeGreaterThanOrEqual(2_900);
   });
+
+  it('after a lost session, retries against a controller that stays down go on at the jitter window’s scale', async () => {
+    const controller = new FakeController();
+    await controller.start();
+    link = new ControllerLink({
+      address: controller.address,
+      hello: async () => helloFor('redial-2').body!.value as never,
+      // random() near 1 takes each cap: the jitter window, then the backoff steps.
+      reconnect: { jitterWindowMs: 1_000, initialDelayMs: 100, maxDelayMs: 5_000 },
+      random: () => 0.9999,
+    });
+    const retries: number[] = [];
+    link.on('retry', (delay: number) => retries.push(delay));
+    link.on('error', () => {});
+    link.start();
+    const deadline = Date.now() + 10_000;
+    while (link.sessions < 1 && Date.now() < deadline) await sleep(50);
+    expect(link.sessions).toBe(1);
+    await controller.stop();
+    while (retries.length < 3 && Date.now() < deadline + 10_000) await sleep(50);
+    // The jitter window first (999 ms); then, the controller refusing, 1.6 s and 3.2 s: the backoff
+    // goes on from the step that reaches the window, not from 100 ms, 200 ms ...
+    expect(retries.slice(0, 3)).toEqual([999, 1599, 3199]);
+  }, 30_000);
 });

@@ -20,25 +20,32 @@ function silentConnection(port: number) {
   return { socket, ended, connected };
 }
 
+/** What a test opened, closed after all of them. */
+const dbs: TestDatabase[] = [];
+const controllers: Controller[] = [];
+const sockets: net.Socket[] = [];
+const streams: OpenStream[] = [];
+afterAll(async () => {
+  for (const s of streams) s.close();
+  for (const s of sockets) s.destroy();
+  for (const c of controllers) await c.close();
+  for (const d of dbs) await d.drop();
+});
+
+async function controllerWith(overrides: Parameters<typeof startTestController>[1]) {
+  const db = await createPgliteDatabase();
+  dbs.push(db);
+  const started = await startTestController(db, { security: { insecureAgents: false }, ...overrides });
+  controllers.push(started.controller);
+  return started;
+}
+
 describe('connection admission before TLS (a real controller with mutual TLS)', () => {
-  let db: TestDatabase | undefined;
   let controller: Controller | undefined;
-  const sockets: net.Socket[] = [];
   let stream: OpenStream | undefined;
-  afterAll(async () => {
-    stream?.close();
-    for (const s of sockets) s.destroy();
-    await controller?.close();
-    await db?.drop();
-  });
 
   it('hands connections to TLS a few at a time, keeps the rest waiting in order, and resets only past its queue', async () => {
-    db = await createPgliteDatabase();
-    const started = await startTestController(db, {
-      security: { insecureAgents: false },
-      maxHandshakingConnections: LIMIT,
-      maxWaitingConnections: WAITING,
-    });
+    const started = await controllerWith({ maxHandshakingConnections: LIMIT, maxWaitingConnections: WAITING });
     controller = started.controller;
     const credentials = await enrollTestAgent(controller, 'admission-1');
     const port = controller.gateway.port;
@@ -53,6 +60,7 @@ describe('connection admission before TLS (a real controller with mutual TLS)', 
     // The next ones wait, accepted: first a real agent (its TLS hello sits in the socket), then
     // a silent connection; past WAITING, connections are reset at once without a byte from us.
     stream = openStream(controller.grpcAddress, credentials.channelCredentials, 'admission-1');
+    streams.push(stream);
     await eventually(() => Promise.resolve(counts().waiting === 1), 5_000, 'the agent waiting');
     const queued = silentConnection(port);
     sockets.push(queued.socket);
@@ -87,5 +95,28 @@ describe('connection admission before TLS (a real controller with mutual TLS)', 
     const metrics = await started.fetch('/metrics');
     expect(String(metrics.body)).toMatch(new RegExp(`wrtfleet_agent_connections_refused_total ${counts().refused}\\b`));
     expect(String(metrics.body)).toMatch(/wrtfleet_agent_connections_waiting 0\b/);
+  });
+});
+
+describe('a connection that holds a handshake slot without a call (a real controller with mutual TLS)', () => {
+  it('stops counting after the handshake timeout: the next in line is handed over, the silent one stays open and is counted', async () => {
+    const started = await controllerWith({ maxHandshakingConnections: 1, handshakeTimeoutSeconds: 1 });
+    const controller = started.controller;
+    const credentials = await enrollTestAgent(controller, 'admission-2');
+    const counts = () => controller.gateway.connectionCounts;
+    const silent = silentConnection(controller.gateway.port);
+    sockets.push(silent.socket);
+    await silent.connected;
+    await eventually(() => Promise.resolve(counts().handshaking === 1), 5_000, 'the silent one handshaking');
+    const since = Date.now();
+    const stream = openStream(controller.grpcAddress, credentials.channelCredentials, 'admission-2');
+    streams.push(stream);
+    const welcome = await stream.welcome;
+    expect(welcome.body?.$case).toBe('welcome');
+    expect(Date.now() - since).toBeGreaterThanOrEqual(800);
+    expect(counts().handshakesTimedOut).toBe(1);
+    expect(silent.socket.destroyed).toBe(false);
+    const metrics = await started.fetch('/metrics');
+    expect(String(metrics.body)).toMatch(/wrtfleet_agent_handshakes_timed_out_total 1\b/);
   });
 });
