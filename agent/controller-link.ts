@@ -223,9 +223,12 @@ export class ControllerLink extends EventEmitter {
       'grpc.keepalive_time_ms': 30_000,
       'grpc.keepalive_timeout_ms': 10_000,
       'grpc.keepalive_permit_without_calls': 1,
-      // A failed dial fails the stream only after the channel's second try; keep that one
-      // quick. The link then drops the channel (dropClient), so no later redial happens.
-      'grpc.initial_reconnect_backoff_ms': 200,
+      // A refused dial fails the stream at once and the link drops the channel (dropClient).
+      // grpc-js (1.14) still dials once more after the channel's backoff, for no one: were the
+      // controller back by then, that connection would be an orphan, opened and never used,
+      // holding a handshake slot there (a thousand of them stalled a 10,000-agent restart).
+      // With a 1 ms backoff that dial meets the same refusing port.
+      'grpc.initial_reconnect_backoff_ms': 1,
       'grpc.max_reconnect_backoff_ms': 2_000,
       // Each agent owns its connection, even when many run in one process (a proxy, the
       // simulated fleet): one router's broken stream must not take the others down.

@@ -70,7 +70,7 @@ export interface AgentGatewayOptions {
   maxHandshakingConnections?: number;
   /** Connections waiting for a handshake slot, at most; past it they are reset. Default 20,000. */
   maxWaitingConnections?: number;
-  /** How long a connection holds a handshake slot without a call. Default 10 s. */
+  /** How long a connection holds a handshake slot without a call. Default 3 s. */
   handshakeTimeoutSeconds?: number;
   credentials?: ServerCredentials;
   /** Client-certificate checks, enrollment and renewal (server/pki); absent only with insecure agents. */

@@ -40,9 +40,11 @@ export const DEFAULT_MAX_HANDSHAKING = 128;
 export const DEFAULT_MAX_WAITING = 20_000;
 /**
  * How long a connection may hold a handshake slot without a call, unless configured
- * (WRTFLEET_HANDSHAKE_TIMEOUT_SECONDS). It stays open after; it only stops counting.
+ * (WRTFLEET_HANDSHAKE_TIMEOUT_SECONDS). It stays open after; it only stops counting. A real
+ * handshake takes well under a second; a connection its agent opened and abandoned (an orphan)
+ * would otherwise hold the slot the whole time.
  */
-export const DEFAULT_HANDSHAKE_TIMEOUT_SECONDS = 10;
+export const DEFAULT_HANDSHAKE_TIMEOUT_SECONDS = 3;
 const DEFAULT_BACKLOG = 4_096;
 
 /** The key grpc-js's `call.getPeer()` gives the connection a call came on. */

@@ -41,8 +41,8 @@ describe('ControllerLink dials only on its own backoff', () => {
     link.on('error', () => {});
     link.start();
     await sleep(2_900);
-    // One attempt: gRPC dials twice (its channel tries once more 0.2 s later before failing the
-    // stream), then the link waits its 3 s. A channel kept alive would go on redialing at
+    // One attempt (gRPC's own extra dial of a dropped channel comes 1 ms later, to the same
+    // port), then the link waits its 3 s. A channel kept alive would go on redialing at
     // 0.6, 1.2, 2.2 s ... on its own schedule, whatever the link's backoff says.
     expect(retries).toHaveLength(1);
     expect(listener.dialedAt.length).toBeGreaterThanOrEqual(1);
@@ -77,4 +77,32 @@ describe('ControllerLink dials only on its own backoff', () => {
     // goes on from the step that reaches the window, not from 100 ms, 200 ms ...
     expect(retries.slice(0, 3)).toEqual([999, 1599, 3199]);
   }, 30_000);
+
+  it('a dropped channel leaves no orphan: a controller back 50 ms after a refusal gets no connection nobody uses', async () => {
+    const probe = net.createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as net.AddressInfo).port;
+    await new Promise((r) => probe.close(r));
+    link = new ControllerLink({
+      address: `127.0.0.1:${port}`,
+      hello: async () => helloFor('redial-3').body!.value as never,
+      reconnect: { initialDelayMs: 5_000, maxDelayMs: 5_000 },
+      random: () => 0.9999,
+    });
+    link.on('error', () => {});
+    const refused = new Promise((r) => link!.once('retry', r));
+    link.start();
+    await refused;
+    await sleep(50);
+    const arrived: number[] = [];
+    server = net.createServer((socket) => {
+      arrived.push(Date.now());
+      socket.destroy();
+    });
+    await new Promise<void>((r) => server!.listen(port, '127.0.0.1', r));
+    // grpc-js dials a closed channel's address once more after its reconnect backoff (200 ms
+    // here before): such a connection would reach this controller and never carry a call.
+    await sleep(1_500);
+    expect(arrived).toEqual([]);
+  });
 });
