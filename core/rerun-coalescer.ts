@@ -6,42 +6,40 @@
  */
 export type RerunCoalescer<O> = (key: string, options: O) => Promise<void>;
 
+interface Runs<O> {
+  /** The run under way. */
+  current: Promise<void>;
+  /** The run queued after it, and the options it will take; shared by every call until it starts. */
+  rerun: Promise<void> | undefined;
+  next: O | undefined;
+}
+
 export function rerunCoalescer<O>(
   task: (key: string, options: O) => Promise<void>,
   merge: (earlier: O, later: O) => O,
 ): RerunCoalescer<O> {
-  const active = new Map<string, { next: O | undefined; rerun: Promise<void> | undefined; current: Promise<void> }>();
+  const active = new Map<string, Runs<O>>();
+  // A run that ends with nothing queued after it frees the key.
+  const start = (key: string, runs: Runs<O>, options: O): Promise<void> =>
+    (runs.current = task(key, options).finally(() => {
+      if (runs.rerun === undefined) active.delete(key);
+    }));
   return (key, options) => {
-    const entry = active.get(key);
-    if (entry) {
-      entry.next = entry.next === undefined ? options : merge(entry.next, options);
-      // The run after the current one; created once, shared by every call until it starts.
-      entry.rerun ??= entry.current
-        .then(
-          () => undefined,
-          () => undefined,
-        )
-        .then(() => {
-          const next = entry.next as O;
-          entry.next = undefined;
-          entry.rerun = undefined;
-          entry.current = task(key, next);
-          return entry.current;
-        });
-      return entry.rerun;
+    const runs = active.get(key);
+    if (!runs) {
+      const fresh: Runs<O> = { current: Promise.resolve(), rerun: undefined, next: undefined };
+      active.set(key, fresh);
+      return start(key, fresh, options);
     }
-    const fresh = {
-      next: undefined as O | undefined,
-      rerun: undefined as Promise<void> | undefined,
-      current: task(key, options),
-    };
-    active.set(key, fresh);
-    const settle = (): void => {
-      // Delete only once no rerun is queued: a queued rerun makes itself the current run.
-      if (fresh.rerun === undefined) active.delete(key);
-      else void fresh.rerun.then(settle, settle);
-    };
-    void fresh.current.then(settle, settle);
-    return fresh.current;
+    runs.next = runs.next === undefined ? options : merge(runs.next, options);
+    runs.rerun ??= runs.current
+      .catch(() => undefined)
+      .then(() => {
+        const next = runs.next as O;
+        runs.next = undefined;
+        runs.rerun = undefined;
+        return start(key, runs, next);
+      });
+    return runs.rerun;
   };
 }

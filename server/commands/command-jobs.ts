@@ -32,7 +32,7 @@ export class CommandNotFound extends Error {}
 
 type Ctx = { actor: string; requestId?: string };
 
-/** Rows per INSERT of targets: well under PostgreSQL's 65,535 bind parameters. */
+/** A job's targets, all in one INSERT (bulkInsert). */
 const COMMAND_TARGET_COLUMNS: Record<string, ColumnType> = {
   jobId: 'text',
   routerId: 'text',

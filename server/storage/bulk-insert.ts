@@ -1,9 +1,9 @@
 /**
  * Many rows in one INSERT with one parameter: the rows as a JSON array, unpacked by
  * `jsonb_to_recordset`. Prisma's createMany binds every value as its own parameter and its
- * query compiler costs 0.2-0.3 ms of controller CPU per row; a rollout batch of 2,500 results
- * took about 0.7 s each for its ApplyResult and AuditEvent rows, this about 0.03 s
- * (docs/BENCHMARKS.md, "Bulk inserts").
+ * query compiler costs 0.2-0.4 ms of controller CPU per row: 2,500 AuditEvent or ApplyResult
+ * rows took 0.85-0.96 s, this 0.03-0.05 s (`npm run -s bench:bulk-insert`; docs/BENCHMARKS.md,
+ * "the rollout's controller CPU, and where it went").
  *
  * Rows go in in array order (WITH ORDINALITY), so a serial column (AuditEvent.seq) follows it.
  * Table and column names come from code, never from a request.
@@ -29,10 +29,12 @@ export interface InsertOptions<R extends string> {
 
 const quote = (name: string) => `"${name}"`;
 
-export function bulkInsertSql(table: string, columns: Record<string, ColumnType>, options: InsertOptions<string>) {
+function bulkInsertSql(table: string, columns: Record<string, ColumnType>, options: InsertOptions<string>) {
   const names = Object.keys(columns);
-  const recordTypes = names.map((n) => `${quote(n)} ${columns[n]!.startsWith('"') ? 'text' : columns[n]}`);
-  const values = names.map((n) => (columns[n]!.startsWith('"') ? `v.${quote(n)}::${columns[n]}` : `v.${quote(n)}`));
+  // An enum travels as text and is cast on the way in.
+  const isEnum = (name: string) => columns[name]!.startsWith('"');
+  const recordTypes = names.map((n) => `${quote(n)} ${isEnum(n) ? 'text' : columns[n]}`);
+  const values = names.map((n) => (isEnum(n) ? `v.${quote(n)}::${columns[n]}` : `v.${quote(n)}`));
   return [
     `INSERT INTO ${quote(table)} (${names.map(quote).join(', ')})`,
     `SELECT ${values.join(', ')}`,
