@@ -184,8 +184,9 @@ class Fleet {
         ...(process.env.WF_BENCH_FLEET_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean),
         '--experimental-wasm-modules',
         '--disable-warning=DEP0123',
-        '--import',
-        'tsx',
+        // Bundled like `npm run server` (server/launch.mjs), not through tsx's loader thread:
+        // four fleet processes starting at once spent ~2 s of CPU each on module loading.
+        'server/launch.mjs',
         'agent/main.ts',
         'fleet',
         '--controller',
