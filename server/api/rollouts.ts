@@ -223,6 +223,13 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
               batch: Type.Integer(),
               state: Type.String(),
               error: Nullable(Type.String()),
+              sentAt: Nullable(Timestamp),
+              redeliveredAt: Nullable(
+                Type.String({
+                  format: 'date-time',
+                  description: 'When the desired state was sent again to this router for want of a result',
+                }),
+              ),
             }),
           ),
         },
@@ -240,9 +247,15 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
         take: limit + 1,
         include: { router: { select: { name: true } } },
       });
-      const items = rows
-        .slice(0, limit)
-        .map((t) => ({ routerId: t.routerId, name: t.router.name, batch: t.batch, state: t.state, error: t.error }));
+      const items = rows.slice(0, limit).map((t) => ({
+        routerId: t.routerId,
+        name: t.router.name,
+        batch: t.batch,
+        state: t.state,
+        error: t.error,
+        sentAt: t.sentAt?.toISOString() ?? null,
+        redeliveredAt: t.redeliveredAt?.toISOString() ?? null,
+      }));
       return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.routerId : null };
     },
   );

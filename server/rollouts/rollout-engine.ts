@@ -1,5 +1,5 @@
 import { finishTargets, recoverMissedResults } from './target-outcomes.js';
-import { claimBatch, insertTargets } from './rollout-targets.js';
+import { claimBatch, claimRedeliveries, insertTargets } from './rollout-targets.js';
 import { rerunCoalescer } from '../../core/rerun-coalescer.js';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
@@ -159,7 +159,10 @@ export class RolloutEngine {
       const strategy = { ...DEFAULT_STRATEGY, ...(rollout.strategy as Partial<Strategy>) };
       const batch = rollout.currentBatch;
 
-      if (options.recoverMissedResults) await recoverMissedResults(this.db, rolloutId, rollout.revisionId);
+      if (options.recoverMissedResults) {
+        await recoverMissedResults(this.db, rolloutId, rollout.revisionId);
+        await this.redeliver(rolloutId, strategy);
+      }
       // Routers that never answered count as failed.
       const cutoff = new Date(Date.now() - strategy.resultTimeoutSeconds * 1000);
       await this.db.rolloutTarget.updateMany({
@@ -279,6 +282,23 @@ export class RolloutEngine {
     this.log.info({ rolloutId, sent: sent.length, skipped: skipped.length }, 'rollout batch dispatched');
     // If everything was skipped the batch is already finished: take the next step now.
     if (sent.length === 0) await this.kick(rolloutId);
+  }
+
+  /**
+   * Publishes the desired state once more to sent routers silent for a third of the result
+   * timeout. An agent that has the revision already answers "applied, unchanged" without
+   * touching the router; one still applying queues it behind the apply. So a lost publish
+   * costs a third of the timeout, not a failed target and a paused rollout.
+   */
+  private async redeliver(rolloutId: string, strategy: Strategy): Promise<void> {
+    const olderThan = new Date(Date.now() - (strategy.resultTimeoutSeconds * 1000) / 3);
+    const routerIds = await claimRedeliveries(this.db, rolloutId, olderThan);
+    if (routerIds.length === 0) return;
+    await this.bus.publishDesired(routerIds);
+    this.log.warn(
+      { rolloutId, routers: routerIds.length },
+      'desired state published again to routers without a result (a lost publish, or a slow apply)',
+    );
   }
 
   /** An agent reported the result of applying a revision. */

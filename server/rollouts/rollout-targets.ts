@@ -110,3 +110,19 @@ export async function claimBatch(db: PrismaClient, batch: BatchToClaim) {
     { maxWait: 30_000, timeout: 60_000 },
   );
 }
+
+/**
+ * Claims, at most once per target, the sent targets still without a result after `olderThan`:
+ * their desired state is to be published again. The replica that claimed a batch may have died
+ * before publishing it, and a router whose stream another replica holds then hears of the
+ * revision only on its next reconnection, which may never come. The claim, as with a batch,
+ * keeps two replicas' sweeps from publishing the same router twice.
+ */
+export async function claimRedeliveries(db: PrismaClient, rolloutId: string, olderThan: Date): Promise<string[]> {
+  const claimed = await db.rolloutTarget.updateManyAndReturn({
+    where: { rolloutId, state: 'sent', sentAt: { lt: olderThan }, redeliveredAt: null },
+    data: { redeliveredAt: new Date() },
+    select: { routerId: true },
+  });
+  return claimed.map((t) => t.routerId);
+}

@@ -3526,7 +3526,14 @@ export interface paths {
                                 batch: number;
                                 error: string | null;
                                 name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the desired state was sent again to this router for want of a result
+                                 */
+                                redeliveredAt: string | null;
                                 routerId: string;
+                                /** Format: date-time */
+                                sentAt: string | null;
                                 state: string;
                             }[];
                             nextCursor: string | null;

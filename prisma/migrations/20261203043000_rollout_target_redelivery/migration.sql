@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "RolloutTarget" ADD COLUMN "redeliveredAt" TIMESTAMPTZ(3);
