@@ -122,16 +122,24 @@ async function connectAll(mode: Mode, dataDir: string, port: number, n: number):
       }
     });
   // A few hundred handshakes in flight at a time: the floor, not a storm, is measured here.
+  const cpu0 = process.cpuUsage();
   for (let i = 0; i < n; i += 200) {
     await Promise.all(Array.from({ length: Math.min(200, n - i) }, one));
     open += Math.min(200, n - i);
   }
-  console.log(`UP ${open}`);
+  const cpu = process.cpuUsage(cpu0);
+  console.log(`UP ${open} ${(cpu.user + cpu.system) / 1000}`);
   await new Promise(() => {}); // held until killed
 }
 
 async function rssKiB(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))![1]);
+}
+
+/** A process's CPU time (user + system) in ms, from /proc (clock ticks of 10 ms). */
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).replace(/^.*\) /, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function child(args: string[]): { proc: ChildProcess; line: (prefix: string) => Promise<string> } {
@@ -157,20 +165,26 @@ function child(args: string[]): { proc: ChildProcess; line: (prefix: string) => 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'wf-transport-floor-'));
   try {
-    console.log(`${CONNECTIONS} idle connections, one open stream each; server RSS gained per connection`);
-    console.log('| transport | RSS before | RSS with connections | per connection |');
-    console.log('|---|---|---|---|');
+    console.log(
+      `${CONNECTIONS} idle connections, one open stream each; server RSS gained per connection, CPU per connect`,
+    );
+    console.log(
+      '| transport | RSS before | RSS with connections | per connection | server CPU per connect | client CPU per connect |',
+    );
+    console.log('|---|---|---|---|---|---|');
     for (const mode of MODES) {
       const server = child(['serve', mode, dataDir]);
       const port = Number((await server.line('PORT ')).split(' ')[1]);
       await sleep(1_000);
       const before = await rssKiB(server.proc.pid!);
+      const cpuBefore = await cpuMs(server.proc.pid!);
       const clients = child(['connect', mode, dataDir, String(port), String(CONNECTIONS)]);
-      await clients.line('UP ');
+      const clientCpuMs = Number((await clients.line('UP ')).split(' ')[2]);
+      const serverCpuMs = (await cpuMs(server.proc.pid!)) - cpuBefore;
       await sleep(5_000);
       const after = await rssKiB(server.proc.pid!);
       console.log(
-        `| ${mode} | ${(before / 1024).toFixed(0)} MiB | ${(after / 1024).toFixed(0)} MiB | ${((after - before) / CONNECTIONS).toFixed(1)} KiB |`,
+        `| ${mode} | ${(before / 1024).toFixed(0)} MiB | ${(after / 1024).toFixed(0)} MiB | ${((after - before) / CONNECTIONS).toFixed(1)} KiB | ${(serverCpuMs / CONNECTIONS).toFixed(2)} ms | ${(clientCpuMs / CONNECTIONS).toFixed(2)} ms |`,
       );
       clients.proc.kill('SIGKILL');
       server.proc.kill('SIGKILL');
