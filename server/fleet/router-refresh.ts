@@ -121,3 +121,37 @@ export async function recordAppliedState(tx: Prisma.TransactionClient, results: 
     JSON.stringify(rows),
   );
 }
+
+/** A stream that ended: its router, and when the stream began. */
+export interface EndedSession {
+  id: string;
+  sessionStartedAt: Date;
+}
+
+/**
+ * One UPDATE for a batch of ended streams: each router goes offline unless a newer session
+ * (on this replica or another) connected since its stream began. A fleet that drops at once
+ * (a proxy restarting, a cut uplink) was ten thousand single UPDATEs through a pool of ten,
+ * most of which timed out waiting for a connection.
+ */
+export async function markRoutersDisconnected(db: PrismaClient, ended: EndedSession[]): Promise<void> {
+  // The latest ended stream of a router decides: an earlier one is older than it in every case.
+  const latest = new Map<string, number>();
+  for (const e of ended) latest.set(e.id, Math.max(latest.get(e.id) ?? 0, e.sessionStartedAt.getTime()));
+  const rows = [...latest]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([id, startedAt]) => ({ id, startedAt: new Date(startedAt).toISOString() }));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.$executeRawUnsafe(
+        `UPDATE "Router" AS r SET status = 'offline', "updatedAt" = now()
+         FROM jsonb_to_recordset($1::jsonb) AS v(id text, "startedAt" timestamptz)
+         WHERE r.id = v.id AND (r."connectedAt" IS NULL OR r."connectedAt" <= v."startedAt")`,
+        JSON.stringify(rows),
+      );
+      return;
+    } catch (err) {
+      if (attempt >= MAX_ATTEMPTS || !isDeadlock(err)) throw err;
+    }
+  }
+}

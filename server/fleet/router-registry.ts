@@ -14,7 +14,14 @@ import type { ApplyResultTiming } from '../agent-gateway/agent-session.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { concurrencyGate } from '../../core/concurrency-gate.js';
 import { callBatcher } from '../../core/call-batcher.js';
-import { recordAppliedState, refreshOf, refreshRouters, type RouterRefresh } from './router-refresh.js';
+import {
+  markRoutersDisconnected,
+  recordAppliedState,
+  refreshOf,
+  refreshRouters,
+  type EndedSession,
+  type RouterRefresh,
+} from './router-refresh.js';
 import { helloColumns } from './hello-columns.js';
 import { datapathStateOfEvidence } from '../telemetry/datapath-mode.js';
 import { bulkInsert, type ColumnType } from '../storage/bulk-insert.js';
@@ -309,11 +316,16 @@ export class RouterRegistry implements AgentReportSink {
     // A heartbeat of the ended stream still waiting for its flush would mark the router online again.
     this.seen.delete(routerId);
     // Only if no newer session (possibly on another replica) connected since this one began.
-    await this.db.router.updateMany({
-      where: { id: routerId, OR: [{ connectedAt: null }, { connectedAt: { lte: sessionStartedAt } }] },
-      data: { status: 'offline' },
-    });
+    await this.disconnects({ id: routerId, sessionStartedAt });
   }
+
+  private readonly disconnects = callBatcher<EndedSession, void>(
+    async (ended) => {
+      await markRoutersDisconnected(this.db, ended);
+      return ended.map(() => undefined);
+    },
+    { windowMs: HELLO_BATCH_WINDOW_MS, maxBatch: HELLO_BATCH_MAX },
+  );
 
   /**
    * Routers whose agents went silent without closing their stream (power cut, a replica
