@@ -247,6 +247,9 @@ export async function startController(
     await jobs.every(COMMAND_SWEEP_JOB, sweepMs);
     await telemetry.schedule(jobs);
     // A replica that serves no agents never listens for them (WRTFLEET_SERVE_AGENTS=false).
+    // The API's plugins and route schemas compile first: seconds of CPU that, with the agent
+    // port already open, let a returning fleet's connections overflow the accept queue.
+    await http.ready();
     grpcPort = config.serveAgents === false ? 0 : await gateway.start();
     await http.listen({ host: config.httpHost, port: config.httpPort });
   } catch (err) {
