@@ -26,7 +26,8 @@ export interface ReconnectPolicy {
    * After an established session drops (controller restart, network blip), the first
    * reconnect waits a uniformly random time in [0, jitterWindowMs]. Without it every
    * agent of a fleet dials the restarted controller in the same second (the blackout
-   * problem OpenWISP solves with random boot delays).
+   * problem OpenWISP solves with random boot delays). A controller that names a longer
+   * spread in its Welcome (reconnectSpreadSeconds, by the fleet it holds) is followed.
    */
   jitterWindowMs: number;
   /**
@@ -379,6 +380,15 @@ export class ControllerLink extends EventEmitter {
     this.homeTimer.unref();
   }
 
+  /**
+   * Over how long a lost session's first reconnection is spread: the agent's own jitter window,
+   * or the controller's spread if longer. A controller holding 10,000 streams admits them in
+   * about 50 s; all of them inside 10 s overflow its accept queue.
+   */
+  private reconnectSpreadMs(): number {
+    return Math.max(this.policy.jitterWindowMs, (this._welcome?.reconnectSpreadSeconds ?? 0) * 1000);
+  }
+
   private scheduleReconnect(afterEstablishedSession: boolean, retryAfterMs?: number): void {
     if (this._state === 'stopped') return;
     this.setState('waiting');
@@ -406,7 +416,7 @@ export class ControllerLink extends EventEmitter {
           retryAfterMs !== undefined
             ? retryAfterMs
             : afterEstablishedSession
-              ? Math.floor(this.random() * this.policy.jitterWindowMs)
+              ? Math.floor(this.random() * this.reconnectSpreadMs())
               : backoffDelayMs(this.failures++, this.policy, this.random),
         );
     this.emit('retry', delay);

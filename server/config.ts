@@ -1,5 +1,6 @@
 import path from 'node:path';
 import {
+  DEFAULT_ADMISSION_RATE,
   DEFAULT_HANDSHAKE_TIMEOUT_SECONDS,
   DEFAULT_MAX_HANDSHAKING,
   DEFAULT_MAX_WAITING,
@@ -55,6 +56,8 @@ export interface ControllerConfig {
   maxWaitingConnections?: number;
   /** How long an agent connection may hold a handshake slot without a call (WRTFLEET_HANDSHAKE_TIMEOUT_SECONDS). */
   handshakeTimeoutSeconds?: number;
+  /** Agent connects a second this replica admits; reconnections are spread by it (WRTFLEET_AGENT_ADMISSION_RATE). */
+  agentAdmissionRate?: number;
   /** Register routers on their first Hello (false: only pre-registered identities may connect). */
   autoRegister: boolean;
   logLevel: string;
@@ -268,6 +271,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerC
       'WRTFLEET_HANDSHAKE_TIMEOUT_SECONDS',
       env.WRTFLEET_HANDSHAKE_TIMEOUT_SECONDS,
       DEFAULT_HANDSHAKE_TIMEOUT_SECONDS,
+    ),
+    agentAdmissionRate: positive(
+      'WRTFLEET_AGENT_ADMISSION_RATE',
+      env.WRTFLEET_AGENT_ADMISSION_RATE,
+      DEFAULT_ADMISSION_RATE,
     ),
     autoRegister: (env.WRTFLEET_AUTO_REGISTER ?? 'true') !== 'false',
     logLevel: env.LOG_LEVEL || 'info',

@@ -142,6 +142,7 @@ export async function startController(
       maxHandshakingConnections: config.maxHandshakingConnections,
       maxWaitingConnections: config.maxWaitingConnections,
       handshakeTimeoutSeconds: config.handshakeTimeoutSeconds,
+      admissionRatePerSecond: config.agentAdmissionRate,
       ...security.gateway,
     },
     logger.child({ component: 'agent-gateway' }),

@@ -23,7 +23,12 @@ import { AgentServiceDefinition, isUndecodable, type UndecodableMessage } from '
 import type { AgentSecurity } from '../pki/agent-authority.js';
 import { isDatabaseUnavailable } from '../storage/database-unavailable.js';
 import { DEFAULT_MAX_PENDING_HELLOS, HelloAdmission, RETRY_AFTER_METADATA } from './hello-admission.js';
-import { ConnectionAdmission, DEFAULT_MAX_HANDSHAKING } from './connection-admission.js';
+import {
+  ConnectionAdmission,
+  DEFAULT_ADMISSION_RATE,
+  DEFAULT_MAX_HANDSHAKING,
+  reconnectSpreadSeconds,
+} from './connection-admission.js';
 import { AgentSession, closeStream, type AgentStream, type ApplyResultTiming } from './agent-session.js';
 
 /** Raised by the session store when an identity may not connect (decommissioned, unknown). */
@@ -72,6 +77,8 @@ export interface AgentGatewayOptions {
   maxWaitingConnections?: number;
   /** How long a connection holds a handshake slot without a call. Default 3 s. */
   handshakeTimeoutSeconds?: number;
+  /** Agent connects this replica admits a second: the Welcome spreads reconnections by it. Default 200. */
+  admissionRatePerSecond?: number;
   credentials?: ServerCredentials;
   /** Client-certificate checks, enrollment and renewal (server/pki); absent only with insecure agents. */
   security?: AgentSecurity;
@@ -106,6 +113,8 @@ export interface AgentGatewayEvents {
 
 export class AgentGateway {
   readonly sessions = new Map<string, AgentSession>();
+  /** The most streams this replica has held: the fleet that returns to it after a restart. */
+  private peakSessions = 0;
   readonly admission: HelloAdmission;
   /** Streams this replica closed, by gRPC status name (/metrics). */
   readonly closedStreams = new Map<string, number>();
@@ -325,12 +334,17 @@ export class AgentGateway {
         const previous = this.sessions.get(routerId);
         if (previous) previous.close(GrpcStatus.ABORTED, 'superseded by a newer stream from the same router');
         this.sessions.set(routerId, session);
+        this.peakSessions = Math.max(this.peakSessions, this.sessions.size);
         session.send({
           $case: 'welcome',
           value: {
             routerId,
             heartbeatIntervalSeconds: this.options.heartbeatIntervalSeconds,
             telemetryIntervalSeconds: this.options.heartbeatIntervalSeconds * 4,
+            reconnectSpreadSeconds: reconnectSpreadSeconds(
+              this.peakSessions,
+              this.options.admissionRatePerSecond ?? DEFAULT_ADMISSION_RATE,
+            ),
           },
         });
         this.log.info({ routerId, identity, peer, agentVersion: hello.agent?.version }, 'agent connected');

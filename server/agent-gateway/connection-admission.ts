@@ -46,6 +46,23 @@ export const DEFAULT_MAX_WAITING = 20_000;
  */
 export const DEFAULT_HANDSHAKE_TIMEOUT_SECONDS = 3;
 const DEFAULT_BACKLOG = 4_096;
+/**
+ * Agent connects one replica admits a second unless configured (WRTFLEET_AGENT_ADMISSION_RATE):
+ * 170-330 were measured with mutual TLS on two cores shared with the agents (docs/BENCHMARKS.md).
+ */
+export const DEFAULT_ADMISSION_RATE = 200;
+const MAX_RECONNECT_SPREAD_SECONDS = 600;
+
+/**
+ * The Welcome's reconnect spread: how long `streams` agents need to come back through a replica
+ * admitting `rate` a second. Arriving faster only queues them: libuv accepts one connection per
+ * event-loop turn, so past the kernel's accept queue (net.core.somaxconn) connections are
+ * dropped, and each drop costs its agent a TCP retransmission timeout (1 s, then 3, 7 ...).
+ */
+export function reconnectSpreadSeconds(streams: number, rate: number): number {
+  // Rounded down: a fleet the replica admits within a second needs no spread beyond the agents' own.
+  return Math.min(MAX_RECONNECT_SPREAD_SECONDS, Math.floor(streams / rate));
+}
 
 /** The key grpc-js's `call.getPeer()` gives the connection a call came on. */
 function peerKey(socket: net.Socket): string {

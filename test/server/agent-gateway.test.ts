@@ -58,7 +58,8 @@ describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)',
 
   beforeAll(async () => {
     db = await createDatabase();
-    ({ controller, logs, fetch: api } = await startTestController(db));
+    // Two connects a second: the Welcome's reconnect spread is then 0-1 s for three agents.
+    ({ controller, logs, fetch: api } = await startTestController(db, { agentAdmissionRate: 2 }));
     const roots = await fixtureModels(defaultFixturesDir());
     fleet = await startSimulatedFleet({
       controller: controller.grpcAddress,
@@ -92,6 +93,13 @@ describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)',
       expect(router.placement).toBe('proxy');
       expect(router.lastSeenAt).not.toBeNull();
     }
+  });
+
+  it('spreads reconnections by the streams it has held: each Welcome names floor(peak streams / admission rate) s', async () => {
+    await eventually(async () => fleet.every((r) => r.link.welcome), 15_000, 'three welcomed');
+    const spreads = fleet.map((r) => r.link.welcome!.reconnectSpreadSeconds).sort();
+    // The first connect found 1 stream (0 s: the agent's own window), the later ones 2 and 3 (1 s).
+    expect(spreads).toEqual([0, 1, 1]);
   });
 
   it('serves one router with facts, capabilities and connection status', async () => {

@@ -38,6 +38,8 @@ export class FakeController {
   /** Ack every ApplyResult once recorded (the real controller does, after storing it). */
   autoAck = true;
   telemetryIntervalSeconds = 0;
+  /** The Welcome's reconnect spread (0: the agent's own jitter window). */
+  reconnectSpreadSeconds = 0;
 
   /** Loopback by default; an address on a veth we created when an agent runs in another namespace. */
   bindHost = '127.0.0.1';
@@ -76,6 +78,7 @@ export class FakeController {
             routerId: `r-${identity}`,
             heartbeatIntervalSeconds: 5,
             telemetryIntervalSeconds: this.telemetryIntervalSeconds,
+            reconnectSpreadSeconds: this.reconnectSpreadSeconds,
           },
         });
         return;

@@ -552,6 +552,12 @@ export interface Welcome {
   /** How often the controller expects a heartbeat; the agent may send more often. */
   heartbeatIntervalSeconds: number;
   telemetryIntervalSeconds: number;
+  /**
+   * The longest wait before reconnecting after this stream is lost: the controller spreads a
+   * returning fleet over the time it needs to admit it. The agent waits a uniformly random
+   * time up to this or its own jitter window, whichever is longer. 0: its own window.
+   */
+  reconnectSpreadSeconds: number;
 }
 
 /**
@@ -3980,7 +3986,7 @@ export const ControllerMessage: MessageFns<ControllerMessage> = {
 };
 
 function createBaseWelcome(): Welcome {
-  return { routerId: "", heartbeatIntervalSeconds: 0, telemetryIntervalSeconds: 0 };
+  return { routerId: "", heartbeatIntervalSeconds: 0, telemetryIntervalSeconds: 0, reconnectSpreadSeconds: 0 };
 }
 
 export const Welcome: MessageFns<Welcome> = {
@@ -3993,6 +3999,9 @@ export const Welcome: MessageFns<Welcome> = {
     }
     if (message.telemetryIntervalSeconds !== 0) {
       writer.uint32(24).uint32(message.telemetryIntervalSeconds);
+    }
+    if (message.reconnectSpreadSeconds !== 0) {
+      writer.uint32(80).uint32(message.reconnectSpreadSeconds);
     }
     return writer;
   },
@@ -4034,6 +4043,14 @@ export const Welcome: MessageFns<Welcome> = {
             message.telemetryIntervalSeconds = reader.uint32();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.reconnectSpreadSeconds = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4063,6 +4080,11 @@ export const Welcome: MessageFns<Welcome> = {
         : isSet(object.telemetry_interval_seconds)
         ? globalThis.Number(object.telemetry_interval_seconds)
         : 0,
+      reconnectSpreadSeconds: isSet(object.reconnectSpreadSeconds)
+        ? globalThis.Number(object.reconnectSpreadSeconds)
+        : isSet(object.reconnect_spread_seconds)
+        ? globalThis.Number(object.reconnect_spread_seconds)
+        : 0,
     };
   },
 
@@ -4077,6 +4099,9 @@ export const Welcome: MessageFns<Welcome> = {
     if (message.telemetryIntervalSeconds !== 0) {
       obj.telemetryIntervalSeconds = Math.round(message.telemetryIntervalSeconds);
     }
+    if (message.reconnectSpreadSeconds !== 0) {
+      obj.reconnectSpreadSeconds = Math.round(message.reconnectSpreadSeconds);
+    }
     return obj;
   },
 
@@ -4088,6 +4113,7 @@ export const Welcome: MessageFns<Welcome> = {
     message.routerId = object.routerId ?? "";
     message.heartbeatIntervalSeconds = object.heartbeatIntervalSeconds ?? 0;
     message.telemetryIntervalSeconds = object.telemetryIntervalSeconds ?? 0;
+    message.reconnectSpreadSeconds = object.reconnectSpreadSeconds ?? 0;
     return message;
   },
 };
