@@ -1,5 +1,6 @@
 import net from 'node:net';
 import type { Server, ServerCredentials } from '@grpc/grpc-js';
+import { duplicateListener } from './listener-handles.js';
 
 /**
  * Admission control for connections, before TLS. A returning fleet dials thousands of
@@ -47,6 +48,14 @@ export const DEFAULT_MAX_WAITING = 20_000;
 export const DEFAULT_HANDSHAKE_TIMEOUT_SECONDS = 3;
 const DEFAULT_BACKLOG = 4_096;
 /**
+ * Listening handles on the agent port, all for its one socket. libuv (1.46, in Node 20) accepts
+ * one connection per handle per event-loop turn; a controller busy with handshakes and results
+ * turns 150-250 times a second, so with one handle a returning fleet waited in the kernel's accept
+ * queue with handshake slots free, and past net.core.somaxconn its connections were dropped (a
+ * TCP retransmission wait each). Each handle more is one accept more per turn.
+ */
+const ACCEPT_HANDLES = 8;
+/**
  * Agent connects one replica admits a second unless configured (WRTFLEET_AGENT_ADMISSION_RATE):
  * 170-330 were measured with mutual TLS on two cores shared with the agents (docs/BENCHMARKS.md).
  */
@@ -71,6 +80,8 @@ function peerKey(socket: net.Socket): string {
 
 export class ConnectionAdmission {
   private readonly listener: net.Server;
+  /** The same socket's other listening handles (duplicateListener). */
+  private extraListeners: net.Server[] = [];
   private injector: ReturnType<Server['createConnectionInjector']> | undefined;
   /** Connections handed to gRPC without a call yet, by peer, with the timer that expires them. */
   private readonly handshaking = new Map<string, { socket: net.Socket; timer: NodeJS.Timeout }>();
@@ -111,6 +122,12 @@ export class ConnectionAdmission {
         },
       );
     });
+    this.extraListeners = await duplicateListener(this.listener, ACCEPT_HANDLES - 1);
+    for (const extra of this.extraListeners) {
+      // What createServer's options set on the first: accepted paused, no Nagle delay.
+      Object.assign(extra, { pauseOnConnect: true, noDelay: true });
+      extra.on('connection', (socket: net.Socket) => this.admit(socket));
+    }
     return (this.listener.address() as net.AddressInfo).port;
   }
 
@@ -130,6 +147,8 @@ export class ConnectionAdmission {
     this.waiting = [];
     this.head = 0;
     this.listener.close();
+    for (const extra of this.extraListeners) extra.close();
+    this.extraListeners = [];
     this.injector = undefined;
   }
 

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../../server/controller.js';
 import { enrollTestAgent, openStream, type OpenStream } from '../support/agents.js';
@@ -118,5 +119,47 @@ describe('a connection that holds a handshake slot without a call (a real contro
     expect(silent.socket.destroyed).toBe(false);
     const metrics = await started.fetch('/metrics');
     expect(String(metrics.body)).toMatch(/wrtfleet_agent_handshakes_timed_out_total 1\b/);
+  });
+});
+
+describe('accepting while the event loop is busy (a real controller with mutual TLS)', () => {
+  it('takes several connections per event-loop turn: libuv accepts one per listening handle, and there are several', async () => {
+    const CONNECTIONS = 600;
+    const started = await controllerWith({ maxHandshakingConnections: 1, handshakeTimeoutSeconds: 30 });
+    const counts = () => started.controller.gateway.connectionCounts;
+    const accepted = () => counts().waiting + counts().handshaking;
+    let flood: ReturnType<typeof spawn> | undefined;
+    try {
+      // Every turn of this loop (the controller's too: it runs in this process) costs 5 ms from
+      // before the first connection arrives. They come from another process, which these busy
+      // turns do not slow.
+      const turns = await new Promise<number>((resolve) => {
+        let n = 0;
+        const turn = () => {
+          const start = Date.now();
+          while (Date.now() - start < 5);
+          if (accepted() > 0) n += 1;
+          if (accepted() >= CONNECTIONS || n >= 2_000 || Date.now() - began > 20_000) resolve(n);
+          else setImmediate(turn);
+        };
+        const began = Date.now();
+        flood = spawn(
+          process.execPath,
+          [
+            '-e',
+            `const net = require('node:net');
+             for (let i = 0; i < ${CONNECTIONS}; i++) net.connect(${started.controller.gateway.port}, '127.0.0.1').on('error', () => {});
+             setTimeout(() => {}, 60000);`,
+          ],
+          { stdio: 'ignore' },
+        );
+        turn();
+      });
+      expect(accepted()).toBe(CONNECTIONS);
+      // One listening handle takes one connection a turn: 600 turns at least.
+      expect(turns).toBeLessThan(CONNECTIONS / 3);
+    } finally {
+      flood?.kill();
+    }
   });
 });
