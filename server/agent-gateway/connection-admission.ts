@@ -98,8 +98,12 @@ export class ConnectionAdmission {
     private readonly credentials: ServerCredentials,
     private readonly options: ConnectionAdmissionOptions,
   ) {
+    this.listener = this.createListener();
+  }
+
+  private createListener(): net.Server {
     // Not read from until handed over: TLS reads the agent's hello from the socket then.
-    this.listener = net.createServer({ noDelay: true, pauseOnConnect: true }, (socket) => this.admit(socket));
+    return net.createServer({ noDelay: true, pauseOnConnect: true }, (socket) => this.admit(socket));
   }
 
   get inHandshake(): number {
@@ -122,12 +126,12 @@ export class ConnectionAdmission {
         },
       );
     });
-    this.extraListeners = await duplicateListener(this.listener, ACCEPT_HANDLES - 1);
-    for (const extra of this.extraListeners) {
-      // What createServer's options set on the first: accepted paused, no Nagle delay.
-      Object.assign(extra, { pauseOnConnect: true, noDelay: true });
-      extra.on('connection', (socket: net.Socket) => this.admit(socket));
-    }
+    this.extraListeners = await duplicateListener(
+      this.listener,
+      ACCEPT_HANDLES - 1,
+      this.options.backlog ?? DEFAULT_BACKLOG,
+      () => this.createListener(),
+    );
     return (this.listener.address() as net.AddressInfo).port;
   }
 
