@@ -78,14 +78,15 @@ describe('ControllerLink dials only on its own backoff', () => {
     expect(retries.slice(0, 3)).toEqual([999, 1599, 3199]);
   }, 30_000);
 
-  it('after a lost session, the first reconnection is spread over the controller’s reconnect spread when longer', async () => {
+  /** The delay of the first reconnection after a lost session, random() at 0.5. */
+  async function firstRetryAfterLoss(identity: string, spreadSeconds: number, jitterWindowMs: number) {
     const controller = new FakeController();
-    controller.reconnectSpreadSeconds = 40;
+    controller.reconnectSpreadSeconds = spreadSeconds;
     await controller.start();
     link = new ControllerLink({
       address: controller.address,
-      hello: async () => helloFor('redial-3').body!.value as never,
-      reconnect: { jitterWindowMs: 1_000, initialDelayMs: 100, maxDelayMs: 5_000 },
+      hello: async () => helloFor(identity).body!.value as never,
+      reconnect: { jitterWindowMs, initialDelayMs: 100, maxDelayMs: 5_000 },
       random: () => 0.5,
     });
     const retries: number[] = [];
@@ -94,32 +95,19 @@ describe('ControllerLink dials only on its own backoff', () => {
     link.start();
     const deadline = Date.now() + 10_000;
     while (link.sessions < 1 && Date.now() < deadline) await sleep(50);
-    expect(link.welcome?.reconnectSpreadSeconds).toBe(40);
+    expect(link.welcome?.reconnectSpreadSeconds).toBe(spreadSeconds);
     await controller.stop();
     while (retries.length < 1 && Date.now() < deadline) await sleep(50);
+    return retries[0];
+  }
+
+  it('after a lost session, the first reconnection is spread over the controller’s reconnect spread when longer', async () => {
     // Half of the controller's 40 s, not of the agent's own 1 s window.
-    expect(retries[0]).toBe(20_000);
+    expect(await firstRetryAfterLoss('redial-3', 40, 1_000)).toBe(20_000);
   }, 30_000);
 
   it('a controller naming a shorter spread than the agent’s own window does not shorten it', async () => {
-    const controller = new FakeController();
-    controller.reconnectSpreadSeconds = 1;
-    await controller.start();
-    link = new ControllerLink({
-      address: controller.address,
-      hello: async () => helloFor('redial-4').body!.value as never,
-      reconnect: { jitterWindowMs: 8_000, initialDelayMs: 100, maxDelayMs: 5_000 },
-      random: () => 0.5,
-    });
-    const retries: number[] = [];
-    link.on('retry', (delay: number) => retries.push(delay));
-    link.on('error', () => {});
-    link.start();
-    const deadline = Date.now() + 10_000;
-    while (link.sessions < 1 && Date.now() < deadline) await sleep(50);
-    await controller.stop();
-    while (retries.length < 1 && Date.now() < deadline) await sleep(50);
-    expect(retries[0]).toBe(4_000);
+    expect(await firstRetryAfterLoss('redial-4', 1, 8_000)).toBe(4_000);
   }, 30_000);
 
   it('a dropped channel leaves no orphan: a controller back 50 ms after a refusal gets no connection nobody uses', async () => {
