@@ -49,12 +49,13 @@ export const DEFAULT_HANDSHAKE_TIMEOUT_SECONDS = 3;
 const DEFAULT_BACKLOG = 4_096;
 /**
  * Listening handles on the agent port, all for its one socket. libuv (1.46, in Node 20) accepts
- * one connection per handle per event-loop turn; a controller busy with handshakes and results
- * turns 150-250 times a second, so with one handle a returning fleet waited in the kernel's accept
- * queue with handshake slots free, and past net.core.somaxconn its connections were dropped (a
- * TCP retransmission wait each). Each handle more is one accept more per turn.
+ * one connection per handle per event-loop turn, and a controller busy with a hundred handshakes
+ * turns only tens of times a second: with one handle a returning fleet waited in the kernel's
+ * accept queue with handshake slots free, and past net.core.somaxconn its connections were
+ * dropped (a TCP retransmission wait each). With eight, 10,008 agents still overflowed it in a
+ * restart. Each handle is one accept more per turn, for one descriptor.
  */
-const ACCEPT_HANDLES = 8;
+const ACCEPT_HANDLES = 64;
 /**
  * Agent connects one replica admits a second unless configured (WRTFLEET_AGENT_ADMISSION_RATE):
  * 170-330 were measured with mutual TLS on two cores shared with the agents (docs/BENCHMARKS.md).
