@@ -65,9 +65,9 @@ const MAX_RECONNECT_SPREAD_SECONDS = 600;
 
 /**
  * The Welcome's reconnect spread: how long `streams` agents need to come back through a replica
- * admitting `rate` a second. Arriving faster only queues them: libuv accepts one connection per
- * event-loop turn, so past the kernel's accept queue (net.core.somaxconn) connections are
- * dropped, and each drop costs its agent a TCP retransmission timeout (1 s, then 3, 7 ...).
+ * admitting `rate` a second. Arriving faster only queues them, and past the queues (the waiting
+ * list, then the kernel's, net.core.somaxconn) connections are dropped, each drop costing its
+ * agent a TCP retransmission timeout (1 s, then 3, 7 ...).
  */
 export function reconnectSpreadSeconds(streams: number, rate: number): number {
   // Rounded down: a fleet the replica admits within a second needs no spread beyond the agents' own.
