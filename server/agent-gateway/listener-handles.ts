@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import net from 'node:net';
+import type net from 'node:net';
 
 /** The child's whole program: every handle it is sent goes straight back. */
 const ECHO = "process.on('message', (m, h) => process.send(m, h));";

@@ -49,40 +49,49 @@ export function refreshOf(
 
 const MAX_ATTEMPTS = 3;
 
+/** Ids in one order: two overlapping set-wise UPDATEs lock their rows in the same order as far as the plan allows. */
+const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Runs an idempotent set-wise statement, again after a deadlock, at most MAX_ATTEMPTS times. */
+async function retryingDeadlocks(statement: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await statement();
+      return;
+    } catch (err) {
+      if (attempt >= MAX_ATTEMPTS || !isDeadlock(err)) throw err;
+    }
+  }
+}
+
 /**
  * One UPDATE for a batch of Hellos. A JSON document equal to the stored one is kept as it is
  * (`r.facts`), so PostgreSQL does not write its TOAST chunks again: facts rarely change, and a
  * reconnecting fleet would otherwise rewrite megabytes for nothing.
  */
 export async function refreshRouters(db: PrismaClient, rows: RouterRefresh[], now: Date): Promise<void> {
-  // Rows in id order: two overlapping batches lock in the same order as far as the plan allows;
-  // a deadlock that happens anyway is retried (the statement is idempotent).
-  const sorted = [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await db.$executeRawUnsafe(
-        `UPDATE "Router" AS r SET
-           status = 'online', "lastSeenAt" = $2, "connectedAt" = $2, "updatedAt" = $2,
-           "agentVersion" = v."agentVersion", placement = v.placement::"Placement",
-           soc = v.soc, arch = v.arch, endian = v.endian, kernel = v.kernel,
-           "openwrtVersion" = v."openwrtVersion", "openwrtTarget" = v."openwrtTarget", model = v.model,
-           facts = CASE WHEN v.facts IS NULL OR r.facts = v.facts THEN r.facts ELSE v.facts END,
-           capabilities = CASE WHEN r.capabilities = v.capabilities THEN r.capabilities ELSE v.capabilities END,
-           "liveState" = CASE WHEN v."liveState" IS NULL OR r."liveState" = v."liveState" THEN r."liveState" ELSE v."liveState" END,
-           "appliedRevisionId" = CASE WHEN v."setApplied" THEN v."appliedRevisionId" ELSE r."appliedRevisionId" END
-         FROM jsonb_to_recordset($1::jsonb) AS v(
-           id text, "agentVersion" text, placement text, soc text, arch text, endian text, kernel text,
-           "openwrtVersion" text, "openwrtTarget" text, model text, facts jsonb, capabilities jsonb,
-           "liveState" jsonb, "appliedRevisionId" text, "setApplied" boolean)
-         WHERE r.id = v.id`,
-        JSON.stringify(sorted),
-        now,
-      );
-      return;
-    } catch (err) {
-      if (attempt >= MAX_ATTEMPTS || !isDeadlock(err)) throw err;
-    }
-  }
+  // Rows in id order (byId); a deadlock that happens anyway is retried (the statement is idempotent).
+  const sorted = [...rows].sort((a, b) => byId(a.id, b.id));
+  await retryingDeadlocks(() =>
+    db.$executeRawUnsafe(
+      `UPDATE "Router" AS r SET
+         status = 'online', "lastSeenAt" = $2, "connectedAt" = $2, "updatedAt" = $2,
+         "agentVersion" = v."agentVersion", placement = v.placement::"Placement",
+         soc = v.soc, arch = v.arch, endian = v.endian, kernel = v.kernel,
+         "openwrtVersion" = v."openwrtVersion", "openwrtTarget" = v."openwrtTarget", model = v.model,
+         facts = CASE WHEN v.facts IS NULL OR r.facts = v.facts THEN r.facts ELSE v.facts END,
+         capabilities = CASE WHEN r.capabilities = v.capabilities THEN r.capabilities ELSE v.capabilities END,
+         "liveState" = CASE WHEN v."liveState" IS NULL OR r."liveState" = v."liveState" THEN r."liveState" ELSE v."liveState" END,
+         "appliedRevisionId" = CASE WHEN v."setApplied" THEN v."appliedRevisionId" ELSE r."appliedRevisionId" END
+       FROM jsonb_to_recordset($1::jsonb) AS v(
+         id text, "agentVersion" text, placement text, soc text, arch text, endian text, kernel text,
+         "openwrtVersion" text, "openwrtTarget" text, model text, facts jsonb, capabilities jsonb,
+         "liveState" jsonb, "appliedRevisionId" text, "setApplied" boolean)
+       WHERE r.id = v.id`,
+      JSON.stringify(sorted),
+      now,
+    ),
+  );
 }
 
 /** What an apply result changes on its router. */
@@ -105,7 +114,7 @@ export interface AppliedState {
 export async function recordAppliedState(tx: Prisma.TransactionClient, results: AppliedState[]): Promise<void> {
   const last = new Map(results.map((r) => [r.routerId, r]));
   const rows = [...last.values()]
-    .sort((a, b) => (a.routerId < b.routerId ? -1 : a.routerId > b.routerId ? 1 : 0))
+    .sort((a, b) => byId(a.routerId, b.routerId))
     .map((r) => ({ ...r, setRolledBack: r.rolledBackToId !== undefined, rolledBackToId: r.rolledBackToId ?? null }));
   await tx.$executeRawUnsafe(
     `UPDATE "Router" AS r SET
@@ -139,19 +148,14 @@ export async function markRoutersDisconnected(db: PrismaClient, ended: EndedSess
   const latest = new Map<string, number>();
   for (const e of ended) latest.set(e.id, Math.max(latest.get(e.id) ?? 0, e.sessionStartedAt.getTime()));
   const rows = [...latest]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => byId(a, b))
     .map(([id, startedAt]) => ({ id, startedAt: new Date(startedAt).toISOString() }));
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await db.$executeRawUnsafe(
-        `UPDATE "Router" AS r SET status = 'offline', "updatedAt" = now()
-         FROM jsonb_to_recordset($1::jsonb) AS v(id text, "startedAt" timestamptz)
-         WHERE r.id = v.id AND (r."connectedAt" IS NULL OR r."connectedAt" <= v."startedAt")`,
-        JSON.stringify(rows),
-      );
-      return;
-    } catch (err) {
-      if (attempt >= MAX_ATTEMPTS || !isDeadlock(err)) throw err;
-    }
-  }
+  await retryingDeadlocks(() =>
+    db.$executeRawUnsafe(
+      `UPDATE "Router" AS r SET status = 'offline', "updatedAt" = now()
+       FROM jsonb_to_recordset($1::jsonb) AS v(id text, "startedAt" timestamptz)
+       WHERE r.id = v.id AND (r."connectedAt" IS NULL OR r."connectedAt" <= v."startedAt")`,
+      JSON.stringify(rows),
+    ),
+  );
 }
