@@ -22,6 +22,7 @@ import { createInterface } from 'node:readline';
 import { newKeyAndCsr } from '../../agent/enrollment/agent-credentials.js';
 import { ControllerPki } from '../../server/pki/ca.js';
 import { agentServerCredentials } from '../../server/pki/grpc-credentials.js';
+import { cpuSeconds } from './process-readings.js';
 
 type Mode = 'h2c' | 'h2-mtls' | 'grpc-plain' | 'grpc-mtls';
 const MODES: Mode[] = ['h2c', 'h2-mtls', 'grpc-plain', 'grpc-mtls'];
@@ -136,12 +137,6 @@ async function rssKiB(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))![1]);
 }
 
-/** A process's CPU time (user + system) in ms, from /proc (clock ticks of 10 ms). */
-async function cpuMs(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).replace(/^.*\) /, '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 function child(args: string[]): { proc: ChildProcess; line: (prefix: string) => Promise<string> } {
   const proc = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -177,10 +172,10 @@ async function main(): Promise<void> {
       const port = Number((await server.line('PORT ')).split(' ')[1]);
       await sleep(1_000);
       const before = await rssKiB(server.proc.pid!);
-      const cpuBefore = await cpuMs(server.proc.pid!);
+      const cpuBefore = await cpuSeconds(server.proc.pid!);
       const clients = child(['connect', mode, dataDir, String(port), String(CONNECTIONS)]);
       const clientCpuMs = Number((await clients.line('UP ')).split(' ')[2]);
-      const serverCpuMs = (await cpuMs(server.proc.pid!)) - cpuBefore;
+      const serverCpuMs = ((await cpuSeconds(server.proc.pid!)) - cpuBefore) * 1000;
       await sleep(5_000);
       const after = await rssKiB(server.proc.pid!);
       console.log(

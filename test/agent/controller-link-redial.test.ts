@@ -54,15 +54,27 @@ describe('ControllerLink dials only on its own backoff', () => {
     expect(listener.dialedAt.at(-1)! - started).toBeGreaterThanOrEqual(2_900);
   });
 
-  it('after a lost session, retries against a controller that stays down go on at the jitter window’s scale', async () => {
+  /**
+   * Connects a link to a fake controller naming `spreadSeconds` in its Welcome, stops the
+   * controller (it stays down), and returns the link's first `count` retry delays.
+   */
+  async function retriesAfterLoss(
+    identity: string,
+    {
+      spreadSeconds,
+      jitterWindowMs,
+      random,
+      count,
+    }: { spreadSeconds: number; jitterWindowMs: number; random: number; count: number },
+  ) {
     const controller = new FakeController();
+    controller.reconnectSpreadSeconds = spreadSeconds;
     await controller.start();
     link = new ControllerLink({
       address: controller.address,
-      hello: async () => helloFor('redial-2').body!.value as never,
-      // random() near 1 takes each cap: the jitter window, then the backoff steps.
-      reconnect: { jitterWindowMs: 1_000, initialDelayMs: 100, maxDelayMs: 5_000 },
-      random: () => 0.9999,
+      hello: async () => helloFor(identity).body!.value as never,
+      reconnect: { jitterWindowMs, initialDelayMs: 100, maxDelayMs: 5_000 },
+      random: () => random,
     });
     const retries: number[] = [];
     link.on('retry', (delay: number) => retries.push(delay));
@@ -71,43 +83,44 @@ describe('ControllerLink dials only on its own backoff', () => {
     const deadline = Date.now() + 10_000;
     while (link.sessions < 1 && Date.now() < deadline) await sleep(50);
     expect(link.sessions).toBe(1);
-    await controller.stop();
-    while (retries.length < 3 && Date.now() < deadline + 10_000) await sleep(50);
-    // The jitter window first (999 ms); then, the controller refusing, 1.6 s and 3.2 s: the backoff
-    // goes on from the step that reaches the window, not from 100 ms, 200 ms ...
-    expect(retries.slice(0, 3)).toEqual([999, 1599, 3199]);
-  }, 30_000);
-
-  /** The delay of the first reconnection after a lost session, random() at 0.5. */
-  async function firstRetryAfterLoss(identity: string, spreadSeconds: number, jitterWindowMs: number) {
-    const controller = new FakeController();
-    controller.reconnectSpreadSeconds = spreadSeconds;
-    await controller.start();
-    link = new ControllerLink({
-      address: controller.address,
-      hello: async () => helloFor(identity).body!.value as never,
-      reconnect: { jitterWindowMs, initialDelayMs: 100, maxDelayMs: 5_000 },
-      random: () => 0.5,
-    });
-    const retries: number[] = [];
-    link.on('retry', (delay: number) => retries.push(delay));
-    link.on('error', () => {});
-    link.start();
-    const deadline = Date.now() + 10_000;
-    while (link.sessions < 1 && Date.now() < deadline) await sleep(50);
     expect(link.welcome?.reconnectSpreadSeconds).toBe(spreadSeconds);
     await controller.stop();
-    while (retries.length < 1 && Date.now() < deadline) await sleep(50);
-    return retries[0];
+    while (retries.length < count && Date.now() < deadline + 10_000) await sleep(50);
+    return retries.slice(0, count);
   }
+
+  it('after a lost session, retries against a controller that stays down go on at the jitter window’s scale', async () => {
+    // random() near 1 takes each cap: the jitter window first (999 ms); then, the controller
+    // refusing, 1.6 s and 3.2 s: the backoff goes on from the step that reaches the window, not
+    // from 100 ms, 200 ms ...
+    const retries = await retriesAfterLoss('redial-2', {
+      spreadSeconds: 0,
+      jitterWindowMs: 1_000,
+      random: 0.9999,
+      count: 3,
+    });
+    expect(retries).toEqual([999, 1599, 3199]);
+  }, 30_000);
 
   it('after a lost session, the first reconnection is spread over the controller’s reconnect spread when longer', async () => {
     // Half of the controller's 40 s, not of the agent's own 1 s window.
-    expect(await firstRetryAfterLoss('redial-3', 40, 1_000)).toBe(20_000);
+    const retries = await retriesAfterLoss('redial-3', {
+      spreadSeconds: 40,
+      jitterWindowMs: 1_000,
+      random: 0.5,
+      count: 1,
+    });
+    expect(retries).toEqual([20_000]);
   }, 30_000);
 
   it('a controller naming a shorter spread than the agent’s own window does not shorten it', async () => {
-    expect(await firstRetryAfterLoss('redial-4', 1, 8_000)).toBe(4_000);
+    const retries = await retriesAfterLoss('redial-4', {
+      spreadSeconds: 1,
+      jitterWindowMs: 8_000,
+      random: 0.5,
+      count: 1,
+    });
+    expect(retries).toEqual([4_000]);
   }, 30_000);
 
   it('a dropped channel leaves no orphan: a controller back 50 ms after a refusal gets no connection nobody uses', async () => {

@@ -2,14 +2,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stopFleet } from '../../agent/sim/simulated-fleet.js';
 import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';
 import type { Controller } from '../../server/controller.js';
-import { eventually, startTestController } from '../support/controller.js';
+import { startTestController } from '../support/controller.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
 import {
   appliedOnceEach,
   FAULT_TEST_LIVENESS,
-  startRolloutMidway,
   type HealthBody,
+  rolloutFinished,
   startFaultFleet,
+  startRolloutMidway,
 } from '../support/rollout-scenario.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 
@@ -56,14 +57,7 @@ describe('the network to PostgreSQL lost for a few seconds mid-rollout (PostgreS
     await new Promise((r) => setTimeout(r, OUTAGE_MS));
     await proxy.restore();
 
-    const done = await eventually(
-      async () => {
-        const r = (await api(`/v1/rollouts/${rollout.id}`)).body;
-        return r.state === 'running' ? undefined : r;
-      },
-      30_000,
-      'rollout finished',
-    );
+    const done = await rolloutFinished(api, rollout.id, 30_000);
     expect(readyWhileAway.status).toBe(503);
     expect(awayBody).toMatchObject({ status: 'degraded', checks: { database: { ok: false } } });
     expect(done).toMatchObject({ state: 'completed', counts: { applied: fleet.length, failed: 0, skipped: 0 } });

@@ -9,9 +9,10 @@ import { PrivateRedis } from '../support/private-redis.js';
 import {
   appliedOnceEach,
   FAULT_TEST_LIVENESS,
-  startRolloutMidway,
   healthOf,
+  rolloutFinished,
   startFaultFleet,
+  startRolloutMidway,
 } from '../support/rollout-scenario.js';
 
 /** How long the PostgreSQL server stays stopped before it is started again. */
@@ -56,14 +57,7 @@ describe('PostgreSQL stopped and started again mid-rollout (a private cluster + 
     await new Promise((r) => setTimeout(r, OUTAGE_MS));
     await postgres.startServer();
 
-    const done = await eventually(
-      async () => {
-        const r = (await api(`/v1/rollouts/${rollout.id}`)).body;
-        return r.state === 'running' ? undefined : r;
-      },
-      30_000,
-      'rollout finished',
-    );
+    const done = await rolloutFinished(api, rollout.id, 30_000);
     await eventually(async () => (await health('/readyz')).status === 200, 10_000, '/readyz 200 again');
 
     // Liveness stays 200 and names the database as what is missing; readiness says 503.

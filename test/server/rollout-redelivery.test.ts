@@ -6,6 +6,7 @@ import type { Controller } from '../../server/controller.js';
 import type { FleetBus } from '../../server/jobs/fleet-bus.js';
 import { createPgliteDatabase, type TestDatabase } from '../support/databases.js';
 import { authedFetch, eventually, startTestController } from '../support/controller.js';
+import { rolloutFinished } from '../support/rollout-scenario.js';
 
 const FAST = { jitterWindowMs: 300, initialDelayMs: 50, maxDelayMs: 500 };
 
@@ -71,14 +72,7 @@ describe('a batch whose desired-state publish was lost (embedded default)', () =
         },
       })
     ).body;
-    const done = await eventually(
-      async () => {
-        const r = (await api(`/v1/rollouts/${rollout.id}`)).body;
-        return r.state === 'running' ? undefined : r;
-      },
-      20_000,
-      'rollout finished',
-    );
+    const done = await rolloutFinished(api, rollout.id, 20_000);
     expect(dropped).toHaveLength(6);
     expect(done.state).toBe('completed');
     expect(done.counts).toMatchObject({ applied: 6, failed: 0 });

@@ -76,6 +76,18 @@ export async function startRolloutMidway(api: Api, fleetSize: number): Promise<R
   return midway;
 }
 
+/** Waits until the rollout stops running (completed, paused or aborted) and returns its view. */
+export async function rolloutFinished(api: Api, rolloutId: string, timeoutMs: number): Promise<RolloutView> {
+  return eventually(
+    async () => {
+      const r = (await api<RolloutView>(`/v1/rollouts/${rolloutId}`)).body;
+      return r.state === 'running' ? undefined : r;
+    },
+    timeoutMs,
+    'rollout finished',
+  );
+}
+
 /**
  * Every router got the rollout's revision applied exactly once: one applied result for it in
  * the controller's records (GET /v1/routers/{id}/apply-results), one apply on the router itself,
