@@ -1,44 +1,61 @@
+import { fork, type ChildProcess } from 'node:child_process';
 import { percentile } from '../statistics.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Times GET /v1/routers?limit=100 ten times a second until stopped; latencies by phase. */
-export class ListProbe {
-  private phase = 'idle';
-  readonly samples = new Map<string, number[]>();
-  private running = true;
-  private done: Promise<void>;
-  errors = 0;
+type Target = { url: string; token: string } | undefined;
 
-  constructor(private readonly controller: () => { url: string; token: string } | undefined) {
-    this.done = this.loop();
+/** What the parent tells the probe process, and what the probe process answers. */
+type ToProbe = { target: Target } | { phase: string } | { stop: true };
+type FromProbe = { sample: { phase: string; ms: number } } | { error: true };
+
+/**
+ * Times GET /v1/routers?limit=100 ten times a second until stopped; latencies by phase. The
+ * requests go out from a process of their own, as an operator's script would: timed from the
+ * bench's own event loop, which also reads the controller's log and polls its metrics, a
+ * latency would include the bench's own turns.
+ */
+export class ListProbe {
+  readonly samples = new Map<string, number[]>();
+  errors = 0;
+  private readonly child: ChildProcess;
+  private readonly exited: Promise<void>;
+  private lastTarget: Target;
+  private readonly watch: NodeJS.Timeout;
+
+  constructor(private readonly controller: () => Target) {
+    this.child = fork(import.meta.filename, ['--probe'], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.exited = new Promise((r) => this.child.once('exit', () => r()));
+    this.child.on('message', (m: FromProbe) => {
+      if ('error' in m) this.errors += 1;
+      else {
+        const list = this.samples.get(m.sample.phase) ?? [];
+        list.push(m.sample.ms);
+        this.samples.set(m.sample.phase, list);
+      }
+    });
+    // The controller changes across a kill -9 and restart: pass the new one on.
+    this.watch = setInterval(() => this.sendTarget(), 100);
+    this.sendTarget();
+  }
+
+  private sendTarget(): void {
+    const target = this.controller();
+    if (target?.url === this.lastTarget?.url && target?.token === this.lastTarget?.token) return;
+    this.lastTarget = target;
+    this.send({ target: target && { url: target.url, token: target.token } });
+  }
+
+  private send(m: ToProbe): void {
+    if (this.child.connected) this.child.send(m);
   }
 
   setPhase(phase: string): void {
-    this.phase = phase;
-  }
-
-  private async loop(): Promise<void> {
-    while (this.running) {
-      const c = this.controller();
-      const started = performance.now();
-      if (c && this.phase !== 'idle') {
-        try {
-          const res = await fetch(`${c.url}/v1/routers?limit=100`, {
-            headers: { authorization: `Bearer ${c.token}` },
-            signal: AbortSignal.timeout(10_000),
-          });
-          await res.arrayBuffer();
-          if (!res.ok) throw new Error(String(res.status));
-          const list = this.samples.get(this.phase) ?? [];
-          list.push(performance.now() - started);
-          this.samples.set(this.phase, list);
-        } catch {
-          this.errors += 1;
-        }
-      }
-      await sleep(Math.max(0, 100 - (performance.now() - started)));
-    }
+    this.sendTarget();
+    this.send({ phase });
   }
 
   summary(phase: string) {
@@ -48,7 +65,50 @@ export class ListProbe {
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    await this.done;
+    clearInterval(this.watch);
+    this.send({ stop: true });
+    await this.exited;
   }
 }
+
+/** The probe process: one request at a time, started every 100 ms, reported to the parent. */
+async function probeLoop(): Promise<void> {
+  let target: Target;
+  let phase = 'idle';
+  let running = true;
+  let warm: Target;
+  process.on('message', (m: ToProbe) => {
+    if ('target' in m) target = m.target;
+    else if ('phase' in m) phase = m.phase;
+    else running = false;
+  });
+  const report = (m: FromProbe) => process.send!(m);
+  while (running) {
+    const started = performance.now();
+    const c = target;
+    const during = phase;
+    if (c && during !== 'idle') {
+      try {
+        // The first request to a controller opens the connection and warms fetch: not timed.
+        if (warm !== c) {
+          await (await fetch(`${c.url}/healthz`, { signal: AbortSignal.timeout(10_000) })).arrayBuffer();
+          warm = c;
+        }
+        const timed = performance.now();
+        const res = await fetch(`${c.url}/v1/routers?limit=100`, {
+          headers: { authorization: `Bearer ${c.token}` },
+          signal: AbortSignal.timeout(10_000),
+        });
+        await res.arrayBuffer();
+        if (!res.ok) throw new Error(String(res.status));
+        report({ sample: { phase: during, ms: performance.now() - timed } });
+      } catch {
+        report({ error: true });
+      }
+    }
+    await sleep(Math.max(0, 100 - (performance.now() - started)));
+  }
+  process.disconnect();
+}
+
+if (process.argv.includes('--probe')) void probeLoop();

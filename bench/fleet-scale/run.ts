@@ -361,10 +361,14 @@ async function main() {
     note(`  agent fleet processes CPU (the other side, same machine): ${fmt(fleetCpu, 1)} s`);
     note(`  PostgreSQL transactions: ${(await transactions(db.databaseUrl!)) - tx0} for ${n} connects`);
     cpu0 = await cpuSeconds(c.process.pid!);
+    const [idleFleet0, idlePostgres0] = [await fleetCpuSeconds(fleet), await postgresCpuSeconds()];
     await sleep(IDLE_SECONDS * 1000);
     c = ctl.current!;
+    // Heartbeats and telemetry: what every other phase pays on top of its own work.
+    const perCore = (seconds: number) => `${fmt((seconds / IDLE_SECONDS) * 100, 1)} % of a core`;
     note(
-      `  controller CPU idle with ${n} streams: ${fmt((((await cpuSeconds(c.process.pid!)) - cpu0) / IDLE_SECONDS) * 100, 1)} % of a core`,
+      `  CPU idle with ${n} streams: controller ${perCore((await cpuSeconds(c.process.pid!)) - cpu0)}, ` +
+        `agent fleet ${perCore((await fleetCpuSeconds(fleet)) - idleFleet0)}, PostgreSQL ${perCore((await postgresCpuSeconds()) - idlePostgres0)}`,
     );
     const rssWith = await rssMiB(c.process.pid!);
     note(
