@@ -39,6 +39,12 @@ export interface ControllerConfig {
    */
   serveAgents?: boolean;
   /**
+   * Whether this replica runs background jobs (WRTFLEET_RUN_JOBS, default true): rollout steps,
+   * sweeps, command timeouts, telemetry rollups. One that does not only queues them for the
+   * others, so a rollout's batches never hold up the API it serves. Needs REDIS_URL.
+   */
+  runJobs?: boolean;
+  /**
    * The controller address onboarding gives the agents it installs (WRTFLEET_AGENT_ADDRESS: one
    * host:port, a comma-separated list of replicas, or a balancer's). Default: this replica's
    * gRPC address; required when the replica serves no agents.
@@ -238,9 +244,19 @@ function agentPlacement(env: NodeJS.ProcessEnv): { serveAgents: boolean; agentAd
   return { serveAgents, agentAddress };
 }
 
+function jobPlacement(env: NodeJS.ProcessEnv): { runJobs: boolean } {
+  const runJobs = env.WRTFLEET_RUN_JOBS === undefined || flag('WRTFLEET_RUN_JOBS', env.WRTFLEET_RUN_JOBS);
+  if (!runJobs && !env.REDIS_URL)
+    throw new ConfigError(
+      'WRTFLEET_RUN_JOBS=false needs REDIS_URL: without Redis no other replica can run this one’s jobs',
+    );
+  return { runJobs };
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerConfig {
   return {
     ...agentPlacement(env),
+    ...jobPlacement(env),
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: redisPrefix(env.WRTFLEET_REDIS_PREFIX),

@@ -117,6 +117,7 @@ export async function startController(
       config.redisUrl,
       logger.child({ component: 'jobs' }),
       config.redisPrefix ?? DEFAULT_REDIS_PREFIX,
+      config.runJobs !== false,
     );
     const redisBus = new RedisFleetBus(
       config.redisUrl,
@@ -288,6 +289,7 @@ export async function startController(
       httpUrl,
       console: `${httpUrl}/`,
       grpcAddress: grpcAddress || 'none (WRTFLEET_SERVE_AGENTS=false)',
+      jobs: config.runJobs === false ? 'queued for other replicas (WRTFLEET_RUN_JOBS=false)' : jobs.kind,
       agentAddress,
       docs: `${httpUrl}/docs`,
     },

@@ -1,6 +1,7 @@
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
 import { AgentMessage, AgentServiceService } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { Struct } from '../../proto/gen/google/protobuf/struct.js';
+import { encodeControllerMessage } from './controller-message-encoding.js';
 
 /** An agent message the controller could not decode, and the field that made it fail when known. */
 export interface UndecodableMessage {
@@ -56,8 +57,15 @@ export function isUndecodable(message: AgentMessage | UndecodableMessage): messa
   return 'undecodable' in message;
 }
 
-/** The generated service with Connect's requests decoded by decodeAgentMessage. */
+/**
+ * The generated service with Connect's requests decoded by decodeAgentMessage and its
+ * responses encoded by encodeControllerMessage (shared bodies encoded once).
+ */
 export const AgentServiceDefinition = {
   ...AgentServiceService,
-  connect: { ...AgentServiceService.connect, requestDeserialize: decodeAgentMessage },
+  connect: {
+    ...AgentServiceService.connect,
+    requestDeserialize: decodeAgentMessage,
+    responseSerialize: encodeControllerMessage,
+  },
 };

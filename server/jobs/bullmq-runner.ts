@@ -19,7 +19,7 @@ function connectionFromUrl(redisUrl: string) {
   };
 }
 
-/** Jobs on Redis: every replica runs a worker, any replica may enqueue. */
+/** Jobs on Redis: any replica may enqueue; each that `works` (WRTFLEET_RUN_JOBS) runs a worker. */
 export class BullMqJobRunner implements JobRunner {
   readonly kind = 'bullmq' as const;
   readonly queue: Queue;
@@ -36,6 +36,8 @@ export class BullMqJobRunner implements JobRunner {
     redisUrl: string,
     private readonly log: Logger,
     private readonly prefix = 'wrtfleet',
+    /** false: queue only; the jobs run on the replicas that work. */
+    private readonly works = true,
   ) {
     this.connection = connectionFromUrl(redisUrl);
     this.client = new Redis(connectionFromUrl(redisUrl));
@@ -89,6 +91,10 @@ export class BullMqJobRunner implements JobRunner {
   }
 
   async start(): Promise<void> {
+    if (!this.works) {
+      await this.queue.waitUntilReady();
+      return;
+    }
     this.worker = new Worker(
       QUEUE_NAME,
       async (job) => {

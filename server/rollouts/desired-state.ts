@@ -5,6 +5,10 @@ import type { AgentSession } from '../agent-gateway/agent-session.js';
 import type { ProfileSpec } from '../../core/profile-spec.js';
 import { effectiveSpec } from '../fleet/plan-preview.js';
 import { callBatcher } from '../../core/call-batcher.js';
+import { shareBody } from '../agent-gateway/controller-message-encoding.js';
+import type { ControllerMessage } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+
+type DesiredStateBody = Extract<NonNullable<ControllerMessage['body']>, { $case: 'desiredState' }>;
 
 /**
  * Pushes each router's desired revision down its stream, on the replica that holds the
@@ -36,6 +40,8 @@ export class DesiredStateDelivery {
       select: { id: true, desiredRolloutId: true, desiredRevision: { include: { profile: true } }, assignment: true },
     });
     const specs = new Map<string, ProfileSpec | Error>();
+    // One body per spec and rollout, encoded once for every stream it goes to.
+    const bodies = new Map<string, DesiredStateBody>();
     for (const router of routers) {
       const revision = router.desiredRevision;
       const session = this.gateway.sessions.get(router.id);
@@ -60,16 +66,22 @@ export class DesiredStateDelivery {
         );
         continue;
       }
-      session.send({
-        $case: 'desiredState',
-        value: {
-          profile: revision.profile.name,
-          revision: revision.number,
-          spec: spec as unknown as { [key: string]: unknown },
-          confirmWindowSeconds: spec.commitConfirm.windowSeconds,
-          rolloutId: router.desiredRolloutId ?? '',
-        },
-      });
+      const bodyKey = `${key}\u0000${router.desiredRolloutId ?? ''}`;
+      let body = bodies.get(bodyKey);
+      if (!body) {
+        body = shareBody({
+          $case: 'desiredState',
+          value: {
+            profile: revision.profile.name,
+            revision: revision.number,
+            spec: spec as unknown as { [key: string]: unknown },
+            confirmWindowSeconds: spec.commitConfirm.windowSeconds,
+            rolloutId: router.desiredRolloutId ?? '',
+          },
+        });
+        bodies.set(bodyKey, body);
+      }
+      session.send(body);
       this.sentOnStream.set(session, sentKey);
     }
   }

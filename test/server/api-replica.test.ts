@@ -48,7 +48,7 @@ describe('a replica that serves the API only (WRTFLEET_SERVE_AGENTS=false)', () 
       await db?.drop();
     });
 
-    it('listens for no agent, tells operators the agents’ replica, and drives a rollout through it', async () => {
+    it('listens for no agent, runs no job, tells operators the agents’ replica, and drives a rollout through it', async () => {
       db = await createPostgresDatabase();
       const a = await startTestController(db, { redisUrl: REDIS_URL, security: { insecureAgents: false } });
       agents = a.controller;
@@ -58,6 +58,8 @@ describe('a replica that serves the API only (WRTFLEET_SERVE_AGENTS=false)', () 
         security: { insecureAgents: false },
         grpcPort,
         serveAgents: false,
+        // Nor runs jobs: the rollout's steps are the agents' replica's to take.
+        runJobs: false,
         agentAddress: agents.grpcAddress,
       });
       api = b.controller;
