@@ -6,7 +6,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Target = { url: string; token: string } | undefined;
 
 /** What the parent tells the probe process, and what the probe process answers. */
-type ToProbe = { target: Target } | { phase: string } | { stop: true };
+type ToProbe = { kind: 'target'; target: Target | null } | { kind: 'phase'; phase: string } | { kind: 'stop' };
 type FromProbe = { sample: { phase: string; ms: number } } | { error: true };
 
 /**
@@ -46,7 +46,8 @@ export class ListProbe {
     const target = this.controller();
     if (target?.url === this.lastTarget?.url && target?.token === this.lastTarget?.token) return;
     this.lastTarget = target;
-    this.send({ target: target && { url: target.url, token: target.token } });
+    // null, not undefined: IPC's JSON drops a key whose value is undefined.
+    this.send({ kind: 'target', target: target ? { url: target.url, token: target.token } : null });
   }
 
   private send(m: ToProbe): void {
@@ -55,7 +56,7 @@ export class ListProbe {
 
   setPhase(phase: string): void {
     this.sendTarget();
-    this.send({ phase });
+    this.send({ kind: 'phase', phase });
   }
 
   summary(phase: string) {
@@ -66,7 +67,7 @@ export class ListProbe {
 
   async stop(): Promise<void> {
     clearInterval(this.watch);
-    this.send({ stop: true });
+    this.send({ kind: 'stop' });
     await this.exited;
   }
 }
@@ -78,8 +79,8 @@ async function probeLoop(): Promise<void> {
   let running = true;
   let warm: Target;
   process.on('message', (m: ToProbe) => {
-    if ('target' in m) target = m.target;
-    else if ('phase' in m) phase = m.phase;
+    if (m.kind === 'target') target = m.target ?? undefined;
+    else if (m.kind === 'phase') phase = m.phase;
     else running = false;
   });
   const report = (m: FromProbe) => process.send!(m);

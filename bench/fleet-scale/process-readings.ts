@@ -32,15 +32,15 @@ export async function rssMiB(pid: number): Promise<number> {
 
 /** CPU seconds (user + system) a process has used. */
 export async function cpuSeconds(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  const fields = await statFields(pid);
   // utime and stime, in clock ticks of 1/100 s (USER_HZ on Linux).
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /**
  * CPU seconds used so far by the PostgreSQL server's processes on this machine (all backends:
- * the controller's pool and the bench's own probes). Backends that exited are not counted,
- * so read it across a window in which the controller's pool stays open.
+ * the controller's pool and the bench's own probes), those that exited included: the
+ * postmaster reaps its backends, and the kernel adds their CPU to its children's time.
  */
 export async function postgresCpuSeconds(): Promise<number> {
   let total = 0;
@@ -49,6 +49,22 @@ export async function postgresCpuSeconds(): Promise<number> {
     const comm = await readFile(`/proc/${entry}/comm`, 'utf8').catch(() => '');
     if (comm.trim() !== 'postgres') continue;
     total += await cpuSeconds(Number(entry)).catch(() => 0);
+    // The postmaster is the one whose parent is not a postgres process.
+    const parent = await statFields(Number(entry))
+      .then((f) => readFile(`/proc/${f[1]}/comm`, 'utf8'))
+      .catch(() => '');
+    if (parent.trim() !== 'postgres') total += await reapedChildrenCpuSeconds(Number(entry)).catch(() => 0);
   }
   return total;
+}
+
+/** The fields of /proc/<pid>/stat after the command name (state first). */
+async function statFields(pid: number): Promise<string[]> {
+  return (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+}
+
+/** CPU seconds of a process's children that exited and were waited for (cutime + cstime). */
+async function reapedChildrenCpuSeconds(pid: number): Promise<number> {
+  const fields = await statFields(pid);
+  return (Number(fields[13]) + Number(fields[14])) / 100;
 }
