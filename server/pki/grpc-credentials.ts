@@ -1,39 +1,6 @@
-import { experimental, type ServerCredentials } from '@grpc/grpc-js';
+import { constants } from 'node:crypto';
+import { ServerCredentials } from '@grpc/grpc-js';
 import type { ControllerPki } from './ca.js';
-
-type CaListener = experimental.CaCertificateUpdateListener;
-type IdentityListener = experimental.IdentityCertificateUpdateListener;
-
-/**
- * An in-memory certificate provider (CA bundle and identity in one). grpc-js reads
- * providers through listeners; delivering on a microtask matters: the server registers its
- * own watcher only after subscribing to the provider, so a synchronous first delivery would
- * be lost and every connection dropped as "credentials not loaded".
- */
-class StaticCertificateProvider implements experimental.CertificateProvider {
-  private readonly caListeners = new Set<CaListener>();
-  private readonly identityListeners = new Set<IdentityListener>();
-
-  constructor(
-    private ca: Buffer,
-    private identity: { certificate: Buffer; privateKey: Buffer },
-  ) {}
-
-  addCaCertificateListener(listener: CaListener): void {
-    this.caListeners.add(listener);
-    queueMicrotask(() => listener({ caCertificate: this.ca }));
-  }
-  removeCaCertificateListener(listener: CaListener): void {
-    this.caListeners.delete(listener);
-  }
-  addIdentityCertificateListener(listener: IdentityListener): void {
-    this.identityListeners.add(listener);
-    queueMicrotask(() => listener(this.identity));
-  }
-  removeIdentityCertificateListener(listener: IdentityListener): void {
-    this.identityListeners.delete(listener);
-  }
-}
 
 /**
  * TLS for the agent endpoint: the server presents its certificate (chain with the CA) and
@@ -43,15 +10,30 @@ class StaticCertificateProvider implements experimental.CertificateProvider {
  *
  * grpc-js 1.14's `ServerCredentials.createSsl(ca, pairs, false)` would not even request a
  * client certificate (requestCert=false), and `true` rejects cert-less Enroll calls at the
- * handshake, so the certificate-provider credentials (requestCert=true,
- * rejectUnauthorized=false) are used instead.
+ * handshake, so the options are given to Node's TLS server directly.
+ *
+ * No session tickets: TLS 1.3 servers send two after every handshake, which grpc-js
+ * clients never use to resume (each reconnect is a full handshake), and Node holds 14 KiB
+ * per connection more with them (docs/BENCHMARKS.md, the transport's floor).
  */
+class AgentServerCredentials extends ServerCredentials {
+  constructor(pki: ControllerPki) {
+    super(
+      { requestCert: true, rejectUnauthorized: false },
+      {
+        ca: Buffer.from(pki.trustBundlePem),
+        cert: Buffer.from(pki.serverCertificateChainPem),
+        key: Buffer.from(pki.serverKeyPem),
+        secureOptions: constants.SSL_OP_NO_TICKET,
+      },
+    );
+  }
+
+  _equals(other: ServerCredentials): boolean {
+    return other === this;
+  }
+}
+
 export function agentServerCredentials(pki: ControllerPki): ServerCredentials {
-  const provider = new StaticCertificateProvider(Buffer.from(pki.trustBundlePem), {
-    certificate: Buffer.from(pki.serverCertificateChainPem),
-    privateKey: Buffer.from(pki.serverKeyPem),
-  });
-  // One object serves both roles, which also sidesteps grpc-js naming the two parameters
-  // of createCertificateProviderServerCredentials in the opposite order to its constructor.
-  return experimental.createCertificateProviderServerCredentials(provider, provider, false);
+  return new AgentServerCredentials(pki);
 }

@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import tls from 'node:tls';
 import { credentials as grpcCredentials, status as GrpcStatus } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentCredentials, enroll, keepRenewed, newKeyAndCsr } from '../../agent/enrollment/agent-credentials.js';
@@ -40,6 +41,28 @@ describe.each(BACKENDS)('agents: enrollment and mutual TLS on %s', (_name, creat
     expect(server.subjectAltName).toContain('IP Address:127.0.0.1');
     expect(server.subjectAltName).toContain('DNS:localhost');
     expect(server.verify(new X509Certificate(caPem()).publicKey)).toBe(true);
+  });
+
+  it('the agent port hands out no encrypted session tickets (they cost Node 14 KiB a connection; agents never resume)', async () => {
+    const [host, port] = [controller.grpcAddress.split(':')[0]!, Number(controller.grpcAddress.split(':')[1])];
+    const tickets = await new Promise<number[]>((resolve, reject) => {
+      const seen: number[] = [];
+      const socket = tls.connect({ host, port, ALPNProtocols: ['h2'], ca: caPem(), servername: 'localhost' });
+      socket.on('session', () => {
+        seen.push(socket.getTLSTicket()?.length ?? 0);
+        // TLS 1.3 servers send their tickets right after the handshake; two is OpenSSL's count.
+        if (seen.length === 2) {
+          socket.destroy();
+          resolve(seen);
+        }
+      });
+      socket.on('error', reject);
+      setTimeout(() => (socket.destroy(), resolve(seen)), 2_000);
+    });
+    // A stateless ticket carries the encrypted session (~500 bytes); without them OpenSSL sends
+    // a 32-byte session id instead, which Node's server keeps no state for.
+    expect(tickets.length).toBeGreaterThan(0);
+    for (const length of tickets) expect(length).toBeLessThanOrEqual(32);
   });
 
   it('an API-minted enrollment token enrolls an agent (CA pinned by fingerprint) that then connects over mTLS; audited; the token is spent', async () => {
