@@ -248,12 +248,18 @@ export async function startController(
     await jobs.every(SWEEP_JOB, sweepMs);
     await jobs.every(COMMAND_SWEEP_JOB, sweepMs);
     await telemetry.schedule(jobs);
-    // A replica that serves no agents never listens for them (WRTFLEET_SERVE_AGENTS=false).
     // The API's plugins and route schemas compile first: seconds of CPU that, with the agent
-    // port already open, let a returning fleet's connections overflow the accept queue.
+    // port already open, let a returning fleet's connections overflow the accept queue. The
+    // API then answers before the agent port opens: with the fleet's handshakes holding the
+    // loop, its listen took 11 s in a 10,008-agent restart, long enough for a liveness probe
+    // to take the controller for dead.
     await http.ready();
-    grpcPort = config.serveAgents === false ? 0 : await gateway.start();
+    // What the API tells agents meanwhile: the configured port (0, in tests: once it is open).
+    if (!agentAddress && config.serveAgents !== false && config.grpcPort)
+      agentAddress = `${config.grpcHost}:${config.grpcPort}`;
     await http.listen({ host: config.httpHost, port: config.httpPort });
+    // A replica that serves no agents never listens for them (WRTFLEET_SERVE_AGENTS=false).
+    grpcPort = config.serveAgents === false ? 0 : await gateway.start();
   } catch (err) {
     await gateway.stop().catch(() => {});
     await telemetry.close().catch(() => {});
@@ -282,7 +288,7 @@ export async function startController(
   const httpUrl = `http://${config.httpHost}:${httpPort}`;
   const grpcAddress = grpcPort ? `${config.grpcHost}:${grpcPort}` : '';
   agentAddress ||= grpcAddress;
-  security.attach(gateway, agentAddress);
+  security.attach(gateway, () => agentAddress);
   await onboarding.start();
   logger.info(
     {

@@ -42,7 +42,8 @@ export interface ControllerSecurity {
     signIn: SignInOptions;
   };
   /** Called once the gateway is listening: starts the revocation watch. */
-  attach(gateway: AgentGateway, grpcAddress: string): void;
+  /** Starts the revocation watch; `agentAddress` is read each time the API names where agents go. */
+  attach(gateway: AgentGateway, agentAddress: () => string): void;
   stop(): void;
 }
 
@@ -94,7 +95,7 @@ export async function startSecurity(
       perNamePer15Minutes: settings.signInFailuresPerName,
     },
   };
-  let grpcAddress = '';
+  let grpcAddress = () => '';
   return {
     settings,
     pki,
@@ -115,7 +116,7 @@ export async function startSecurity(
         credentials,
         audit,
         db,
-        grpcAddress: () => grpcAddress,
+        grpcAddress: () => grpcAddress(),
       },
       accounts,
       sessions,
