@@ -290,6 +290,10 @@ export async function startController(
   agentAddress ||= grpcAddress;
   security.attach(gateway, () => agentAddress);
   await onboarding.start();
+  if (config.runJobs === false)
+    logger.warn(
+      'WRTFLEET_RUN_JOBS=false: this replica runs no background job; rollouts, sweeps and command timeouts advance only while another replica on this Redis runs them',
+    );
   logger.info(
     {
       httpUrl,
