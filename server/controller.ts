@@ -151,7 +151,10 @@ export async function startController(
   const delivery = new DesiredStateDelivery(db.prisma, gateway, logger.child({ component: 'delivery' }));
   // Not thrown away: a database away at that moment would otherwise end the process (unhandled rejection).
   bus.onDesired(
-    (ids) => void delivery.deliver(ids).catch((err: unknown) => logger.error({ err }, 'sending desired states failed')),
+    (ids) =>
+      void delivery
+        .deliverPublished(ids)
+        .catch((err: unknown) => logger.error({ err }, 'sending desired states failed')),
   );
   bus.onResubscribed(
     () =>

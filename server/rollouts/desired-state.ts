@@ -5,8 +5,12 @@ import type { AgentSession } from '../agent-gateway/agent-session.js';
 import type { ProfileSpec } from '../../core/profile-spec.js';
 import { effectiveSpec } from '../fleet/plan-preview.js';
 import { callBatcher } from '../../core/call-batcher.js';
+import { retryWhileDatabaseAway } from '../storage/database-unavailable.js';
 import { shareBody } from '../agent-gateway/controller-message-encoding.js';
 import type { ControllerMessage } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+
+/** How long a published delivery waits for the database, as an agent message's store does. */
+const PUBLISHED_RETRY_MS = 120_000;
 
 type DesiredStateBody = Extract<NonNullable<ControllerMessage['body']>, { $case: 'desiredState' }>;
 
@@ -28,6 +32,19 @@ export class DesiredStateDelivery {
     private readonly gateway: AgentGateway,
     private readonly log: Logger,
   ) {}
+
+  /**
+   * Delivery of a fleet-bus message, tried again while the database is away: the bus sends a
+   * message once and the rollout has marked these routers sent, so a delivery lost to an
+   * outage would leave them waiting for the sweep's redelivery, a third of the result timeout.
+   */
+  async deliverPublished(routerIds: string[]): Promise<void> {
+    await retryWhileDatabaseAway(() => this.deliver(routerIds), {
+      giveUpAfterMs: PUBLISHED_RETRY_MS,
+      onWait: () =>
+        this.log.warn({ routers: routerIds.length }, 'database unavailable; desired states wait until it returns'),
+    });
+  }
 
   /** `running`: what agents said they run; a router already on its desired revision is not sent it again. */
   async deliver(routerIds: string[], running?: Map<string, { profile: string; revision: number }>): Promise<void> {

@@ -2,7 +2,7 @@
 // enums from here rather than from the generated folder.
 export { openDatabase, DEFAULT_PGLITE_DIR } from './database.js';
 export type { Database, OpenDatabaseOptions, StorageLogger } from './database.js';
-export { isDatabaseUnavailable } from './database-unavailable.js';
+export { isDatabaseUnavailable, retryWhileDatabaseAway } from './database-unavailable.js';
 export { StorageError } from './storage-error.js';
 export { parseDatabaseUrl } from './database-url.js';
 export { applyMigrations, diffDatabaseToSchema } from '../../prisma/tools/migrations.js';
