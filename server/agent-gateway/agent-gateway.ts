@@ -21,7 +21,7 @@ import {
 import { HelloRejected, validateHello } from './hello-validation.js';
 import { AgentServiceDefinition, isUndecodable, type UndecodableMessage } from './agent-message-decoding.js';
 import type { AgentSecurity } from '../pki/agent-authority.js';
-import { isDatabaseUnavailable } from '../storage/database-unavailable.js';
+import { isDatabaseUnavailable, retryWhileDatabaseAway } from '../storage/database-unavailable.js';
 import { DEFAULT_MAX_PENDING_HELLOS, HelloAdmission, RETRY_AFTER_METADATA } from './hello-admission.js';
 import {
   ConnectionAdmission,
@@ -89,8 +89,6 @@ export interface AgentGatewayOptions {
  * retried (the next heartbeat or sample says the same, newer).
  */
 const LOSSY_MESSAGES = new Set(['heartbeat', 'telemetry']);
-const STORE_RETRY_FIRST_MS = 250;
-const STORE_RETRY_MAX_DELAY_MS = 5_000;
 
 /**
  * The controller's gRPC face: accepts agent streams, checks that each starts with a valid
@@ -246,19 +244,19 @@ export class AgentGateway {
     write: () => Promise<void>,
     streamClosed: () => boolean,
   ): Promise<void> {
-    const giveUpAt = Date.now() + (this.options.storeRetryMs ?? 120_000);
-    for (let attempt = 0; ; attempt++) {
+    if (LOSSY_MESSAGES.has(kind)) {
       try {
         return await write();
       } catch (err) {
         if (!isDatabaseUnavailable(err) || streamClosed()) throw err;
-        if (LOSSY_MESSAGES.has(kind)) return;
-        if (Date.now() >= giveUpAt) throw err;
-        if (attempt === 0) this.log.warn({ kind }, 'database unavailable; holding an agent message until it returns');
-        const delay = Math.min(STORE_RETRY_MAX_DELAY_MS, STORE_RETRY_FIRST_MS * 2 ** attempt);
-        await new Promise((r) => setTimeout(r, delay));
+        return;
       }
     }
+    return retryWhileDatabaseAway(write, {
+      giveUpAfterMs: this.options.storeRetryMs,
+      keepTrying: () => !streamClosed(),
+      onWait: () => this.log.warn({ kind }, 'database unavailable; holding an agent message until it returns'),
+    });
   }
 
   private handleStream(stream: AgentStream): void {

@@ -41,8 +41,10 @@ export interface ControllerSecurity {
     sessions: OperatorSessions;
     signIn: SignInOptions;
   };
-  /** Called once the gateway is listening: starts the revocation watch. */
-  /** Starts the revocation watch; `agentAddress` is read each time the API names where agents go. */
+  /**
+   * Called once the gateway is listening: starts the revocation watch. `agentAddress` is read
+   * each time the API names where agents go.
+   */
   attach(gateway: AgentGateway, agentAddress: () => string): void;
   stop(): void;
 }

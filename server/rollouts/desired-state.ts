@@ -9,9 +9,6 @@ import { retryWhileDatabaseAway } from '../storage/database-unavailable.js';
 import { shareBody } from '../agent-gateway/controller-message-encoding.js';
 import type { ControllerMessage } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 
-/** How long a published delivery waits for the database, as an agent message's store does. */
-const PUBLISHED_RETRY_MS = 120_000;
-
 type DesiredStateBody = Extract<NonNullable<ControllerMessage['body']>, { $case: 'desiredState' }>;
 
 /**
@@ -34,13 +31,13 @@ export class DesiredStateDelivery {
   ) {}
 
   /**
-   * Delivery of a fleet-bus message, tried again while the database is away: the bus sends a
-   * message once and the rollout has marked these routers sent, so a delivery lost to an
-   * outage would leave them waiting for the sweep's redelivery, a third of the result timeout.
+   * Delivery of a fleet-bus message, tried again while the database is away (up to 120 s, as
+   * an agent message's store): the bus sends a message once and the rollout has marked these
+   * routers sent, so a delivery lost to an outage would leave them waiting for the sweep's
+   * redelivery, a third of the result timeout.
    */
   async deliverPublished(routerIds: string[]): Promise<void> {
     await retryWhileDatabaseAway(() => this.deliver(routerIds), {
-      giveUpAfterMs: PUBLISHED_RETRY_MS,
       onWait: () =>
         this.log.warn({ routers: routerIds.length }, 'database unavailable; desired states wait until it returns'),
     });

@@ -50,22 +50,25 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 /** The first wait before trying again, doubled each time up to the longest. */
 const RETRY_FIRST_MS = 250;
 const RETRY_LONGEST_MS = 5_000;
+/** How long work waits for the database unless told otherwise. */
+const DEFAULT_GIVE_UP_MS = 120_000;
 
 /**
  * Runs `work` again while it fails only because the database is away (after 250 ms, doubling
- * up to 5 s between tries), until it succeeds, fails for another reason, or `giveUpAfterMs`
- * has passed; then its last error is thrown. `onWait` is called before the first wait.
+ * up to 5 s between tries), until it succeeds, fails for another reason, `keepTrying` says no,
+ * or `giveUpAfterMs` (120 s) has passed; then its last error is thrown. `onWait` is called
+ * before the first wait.
  */
 export async function retryWhileDatabaseAway<T>(
   work: () => Promise<T>,
-  options: { giveUpAfterMs: number; onWait?: (err: unknown) => void },
+  options: { giveUpAfterMs?: number; keepTrying?: () => boolean; onWait?: (err: unknown) => void } = {},
 ): Promise<T> {
-  const giveUpAt = Date.now() + options.giveUpAfterMs;
+  const giveUpAt = Date.now() + (options.giveUpAfterMs ?? DEFAULT_GIVE_UP_MS);
   for (let attempt = 0; ; attempt++) {
     try {
       return await work();
     } catch (err) {
-      if (!isDatabaseUnavailable(err) || Date.now() >= giveUpAt) throw err;
+      if (!isDatabaseUnavailable(err) || options.keepTrying?.() === false || Date.now() >= giveUpAt) throw err;
       if (attempt === 0) options.onWait?.(err);
       await new Promise((r) => setTimeout(r, Math.min(RETRY_LONGEST_MS, RETRY_FIRST_MS * 2 ** attempt)));
     }
