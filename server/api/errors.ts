@@ -56,8 +56,8 @@ const MAX_QUOTED = 200;
 const quoted = (text: string) => (text.length > MAX_QUOTED ? `${text.slice(0, MAX_QUOTED)}…` : text);
 
 export interface ErrorsPluginOptions {
-  /** Answers a request no route matched before it becomes a 404 (the console's pages); null to decline. */
-  notFoundFallback?: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | null>;
+  /** Answers a request no route matched before it becomes a 404 (the console's pages); true once it has sent. */
+  notFoundFallback?: (request: FastifyRequest, reply: FastifyReply) => Promise<boolean>;
 }
 
 async function errorsPlugin(app: FastifyInstance, { notFoundFallback }: ErrorsPluginOptions) {

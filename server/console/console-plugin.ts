@@ -66,25 +66,30 @@ export function mayBeConsolePage(request: FastifyRequest): boolean {
  * handler asks it first (server/api/errors.ts); null means "not a page, answer 404".
  */
 export function consolePages({ distDir, building = () => false }: ConsolePluginOptions) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | null> => {
-    if (!mayBeConsolePage(request)) return null;
+  // Resolves true once it has sent: a FastifyReply is itself a thenable (resolving to undefined
+  // when the response ends), so returning the reply would read as "not handled" to the caller.
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
+    if (!mayBeConsolePage(request)) return false;
     const file = TOP_LEVEL_FILE.exec(pathOf(request.url));
     if (file) {
       const content = await readFile(path.join(distDir, file[1]!)).catch(() => null);
-      if (!content) return null;
-      return reply.header('cache-control', 'no-cache').type(TOP_LEVEL_TYPES[file[2]!]!).send(content);
+      if (!content) return false;
+      reply.header('cache-control', 'no-cache').type(TOP_LEVEL_TYPES[file[2]!]!).send(content);
+      return true;
     }
-    if (!acceptsHtml(request)) return null;
+    if (!acceptsHtml(request)) return false;
     const index = path.join(distDir, 'index.html');
     const html = existsSync(index) ? await readFile(index).catch(() => null) : null;
     if (!html) {
-      return reply
+      reply
         .status(503)
         .header('retry-after', '5')
         .header('cache-control', 'no-store')
         .type('text/html; charset=utf-8')
         .send(NOT_BUILT_PAGE(building()));
+      return true;
     }
-    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html);
+    reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html);
+    return true;
   };
 }

@@ -63,11 +63,18 @@ describe('the console shell, served by a real controller (simulated fleet)', () 
     });
 
     it('falls back to index.html for client routes, and leaves the API as it was', async () => {
+      const logged = ctl.logs.length;
       for (const path of ['/fleet', '/routers/some-id', '/rollouts/r1', '/access?x=1']) {
         const res = await fetch(`${ctl.url}${path}`, { headers: html });
         expect(res.status, path).toBe(200);
         expect(await res.text(), path).toContain('<div id="root"></div>');
       }
+      const favicon = await fetch(`${ctl.url}/favicon.svg`);
+      expect(favicon.status).toBe(200);
+      expect(favicon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+      await favicon.arrayBuffer();
+      // A page is answered once: no 404 sent on top of it (fastify would log "Reply was already sent").
+      expect(ctl.logs.slice(logged).join('\n')).not.toMatch(/already sent|"level":[45]0/);
       // An unknown API path is still the API's: 401 without a token, 404 with one, JSON either way.
       const anonymous = await fetch(`${ctl.url}/v1/nothing-here`, { headers: html });
       expect(anonymous.status).toBe(401);
