@@ -15,6 +15,7 @@ import { describeConnectError, parseDatabaseUrl } from './database-url.js';
 import { restrictToOwner } from './owner-only.js';
 import type { PostgresLocation } from './database-url.js';
 import { DatabaseAvailability } from './database-availability.js';
+import { isDatabaseUnavailable } from './database-unavailable.js';
 import { StorageError } from './storage-error.js';
 
 /** The subset of pino's API storage logs through (a pino Logger fits). */
@@ -134,7 +135,12 @@ async function openPostgres(
   }
 
   // One pool, shared by Prisma's adapter and queryRows, so the connection limit stays poolSize.
-  const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
+  let reportConnectFailure: (error: Error) => void = () => {};
+  const pool = new pg.Pool({
+    ...connection,
+    max: options.poolSize ?? 10,
+    Client: clientReportingConnectFailures((error) => reportConnectFailure(error)),
+  });
   let closing = false;
   // Our listener, not the Prisma adapter's (onPoolError): the adapter attaches its own on first
   // use and removes it in $disconnect, before pool.end(), which does not wait for its connections
@@ -146,6 +152,16 @@ async function openPostgres(
     logger.debug({ err: error.message, where: location.where }, 'idle PostgreSQL connection failed');
     availability.lost(error.message);
   });
+  // The pool hears only its idle connections fail; when every connection is in use (mid-rollout),
+  // the outage is seen by the connections themselves, and must still be reported, and its end.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => {
+      if (!closing) availability.lost(error.message);
+    });
+  });
+  reportConnectFailure = (error) => {
+    if (!closing && isDatabaseUnavailable(error)) availability.lost(error.message);
+  };
   const pageQueries = concurrencyGate(pageQueryConcurrency());
   const adapter = new PrismaPg(pool);
   const prisma = new PrismaClient({ adapter });
@@ -167,6 +183,25 @@ async function openPostgres(
           await pool.end();
         }
       })()),
+  };
+}
+
+/**
+ * A pool connection that passes a failed connect to `report` as well: with no connection open
+ * (a quiet controller), a refused connect is the first and only sign that PostgreSQL went away,
+ * and the pool itself says nothing of it.
+ */
+function clientReportingConnectFailures(report: (error: Error) => void): typeof pg.Client {
+  return class extends pg.Client {
+    override connect(): Promise<pg.Client>;
+    override connect(callback: (err: Error) => void): void;
+    override connect(callback?: (err: Error) => void): Promise<pg.Client> | void {
+      if (!callback) return super.connect();
+      super.connect((err: Error) => {
+        if (err) report(err);
+        callback(err);
+      });
+    }
   };
 }
 
