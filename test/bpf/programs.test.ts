@@ -10,7 +10,7 @@ import { readElf, readRodata } from '../../agent/datapath/elf.js';
 import { bpfObjectFor, CHAIN_OBJECT, configuredObject, type ObjectName } from '../../agent/datapath/programs.js';
 import { DEFAULT_REWRITE, PROGRAM_NAMES, type ProgramName } from '../../core/programs.js';
 import { ether, findIpv4, ip4, ipv4, ipv6, linuxSynOptions, oddTsSynOptions, onesSum, tcp, TCP_SYN } from './frames.js';
-import { RET_CONTINUE, TestProgram } from './progrun.js';
+import { RET_CONTINUE, TestProgram, type RunResult } from './progrun.js';
 import {
   TTL,
   WINDOW,
@@ -22,6 +22,21 @@ import {
   expected,
   assertSameModuloChecksums,
 } from './program-cases.js';
+
+/** Runs frames[i] through program(cases[i].raw), a batch per framing; results in the frames' order. */
+async function runEach(
+  cases: readonly { raw?: boolean }[],
+  frames: readonly Buffer[],
+  program: (raw: boolean) => TestProgram,
+): Promise<RunResult[]> {
+  const results: RunResult[] = [];
+  for (const raw of [false, true]) {
+    const at = cases.flatMap((c, i) => (!!c.raw === raw ? [i] : []));
+    const ran = await program(raw).runMany(at.map((i) => frames[i]!));
+    for (const [k, i] of at.entries()) results[i] = ran[k]!;
+  }
+  return results;
+}
 
 const programs = new Map<string, TestProgram>();
 const get = (name: ProgramName, raw = false) => programs.get(`${name}:${raw ? 'raw' : 'eth'}`)!;
@@ -71,11 +86,11 @@ for (const name of PROGRAM_NAMES) {
     });
 
     it('leaves garbage and truncated frames byte-for-byte unchanged', async () => {
-      const prog = get(name);
-      for (const c of garbageCases()) {
-        const r = await prog.run(c.frame);
-        expect(r.retval, c.name).toBe(RET_CONTINUE);
-        expect(r.out.toString('hex'), c.name).toBe(c.frame.toString('hex'));
+      const cases = garbageCases();
+      const results = await get(name).runMany(cases.map((c) => c.frame));
+      for (const [i, c] of cases.entries()) {
+        expect(results[i]!.retval, c.name).toBe(RET_CONTINUE);
+        expect(results[i]!.out.toString('hex'), c.name).toBe(c.frame.toString('hex'));
       }
     });
   });
@@ -115,13 +130,18 @@ describe('wf_chain: the merged program equals its programs run in sequence', () 
 
   for (const subset of SUBSETS) {
     it(`${subset.join(' + ')}: every TCP case, IPv6 frame and garbage frame`, async () => {
-      for (const c of [...tcpCases(), ...ipv6Cases(), ...garbageCases()]) {
-        const raw = !!c.raw;
-        let sequential = c.frame;
-        for (const n of subset) sequential = (await get(n, raw).run(sequential)).out;
-        const r = await chain(subset, raw).run(c.frame);
-        expect(r.retval, c.name).toBe(RET_CONTINUE);
-        expect(r.out.toString('hex'), `${subset.join('+')} / ${c.name}`).toBe(sequential.toString('hex'));
+      const cases = [...tcpCases(), ...ipv6Cases(), ...garbageCases()];
+      // Each program in turn over every frame (one bpftool process per program and framing).
+      let sequential = cases.map((c) => c.frame);
+      for (const n of subset) sequential = (await runEach(cases, sequential, (raw) => get(n, raw))).map((r) => r.out);
+      const merged = await runEach(
+        cases,
+        cases.map((c) => c.frame),
+        (raw) => chain(subset, raw),
+      );
+      for (const [i, c] of cases.entries()) {
+        expect(merged[i]!.retval, c.name).toBe(RET_CONTINUE);
+        expect(merged[i]!.out.toString('hex'), `${subset.join('+')} / ${c.name}`).toBe(sequential[i]!.toString('hex'));
       }
     });
   }
