@@ -6,6 +6,7 @@ import { collectFacts, type RouterFacts } from '../../core/facts/index.js';
 import { helloMessage } from '../hello.js';
 import { FixtureHost } from './fixture-host.js';
 import { SimulatedCounters } from './simulated-counters.js';
+import { canonicalJson } from '../../core/canonical-json.js';
 import { resolvePlan } from '../../core/plan.js';
 import { validateProfileSpec } from '../../core/profile-spec.js';
 import type { Plan } from '../../core/plan/types.js';
@@ -68,15 +69,38 @@ const SIMULATED_FLOWS = { software: 40, hardware: 120 };
 /** What a simulated router reports as its agent's RSS (a proxy shares one process). */
 const SIMULATED_RSS_BYTES = 24 * 1024 * 1024;
 
+/**
+ * What the simulated routers resolved, by the desired spec's canonical JSON and (for plans) the
+ * facts object. Validation and planning are pure, and the routers of one model share their facts:
+ * a simulated fleet validates each spec once and resolves each (model, spec) plan once, as it
+ * reads each captured tree once. Real routers each do it on their own CPU, in parallel; here
+ * every simulated router shares the machine with the controller being measured.
+ */
+const MEMO_SIZE = 32;
+const validatedSpecs = new Map<string, ReturnType<typeof validateProfileSpec>>();
+const resolvedPlans = new WeakMap<RouterFacts, Map<string, Plan>>();
+
+function remember<V>(memo: Map<string, V>, key: string, compute: () => V): V {
+  let value = memo.get(key);
+  if (value === undefined) {
+    value = compute();
+    // Oldest first out: a long test run sends many specs, a fleet a few.
+    if (memo.size >= MEMO_SIZE) memo.delete(memo.keys().next().value!);
+    memo.set(key, value);
+  }
+  return value;
+}
+
 /** After answering a reboot, the stream stays up this long so the answer leaves first. */
 const REBOOT_ANSWER_MS = 300;
 
 /**
  * A router that cannot exist on this machine (MIPS, a hardware offload engine), simulated
  * above the contract: its facts come from a captured file tree, its agent speaks the real
- * gRPC protocol, and it resolves the real plan for every desired state; only the kernel
- * work is skipped. It honours commit-confirmed: without ConfirmApply within the window it
- * rolls back to what it ran before and says so.
+ * gRPC protocol, and it resolves the real plan for every desired state (once per model and
+ * spec, shared: see `resolvedPlans`); only the kernel work is skipped. It honours
+ * commit-confirmed: without ConfirmApply within the window it rolls back to what it ran
+ * before and says so.
  */
 export class SimulatedRouter implements SimulatedCommandTarget {
   readonly link: ControllerLink;
@@ -314,7 +338,8 @@ export class SimulatedRouter implements SimulatedCommandTarget {
     const outcome = this.options.outcome?.(desired) ?? 'apply';
     if (outcome === 'silent') return;
     if (this.options.applyDelayMs) await new Promise((r) => setTimeout(r, this.options.applyDelayMs));
-    const spec = validateProfileSpec(desired.spec ?? {});
+    const specKey = canonicalJson(desired.spec ?? {});
+    const spec = remember(validatedSpecs, specKey, () => validateProfileSpec(desired.spec ?? {}));
     const base = {
       resultId: randomUUID(),
       profile: desired.profile,
@@ -336,8 +361,9 @@ export class SimulatedRouter implements SimulatedCommandTarget {
       });
       return;
     }
-    this.facts ??= await collectFacts(new FixtureHost(this.options.root));
-    const plan = resolvePlan(spec.spec, { facts: this.facts });
+    const facts = (this.facts ??= await collectFacts(new FixtureHost(this.options.root)));
+    if (!resolvedPlans.has(facts)) resolvedPlans.set(facts, new Map());
+    const plan = remember(resolvedPlans.get(facts)!, specKey, () => resolvePlan(spec.spec, { facts }));
     if (!plan.satisfiable || outcome === 'fail') {
       const error = !plan.satisfiable
         ? plan.refusals.map((r) => r.reason).join('; ')
