@@ -113,12 +113,10 @@ export async function startController(
       import('./jobs/bullmq-runner.js'),
       import('./jobs/redis-fleet-bus.js'),
     ]);
-    jobs = new BullMqJobRunner(
-      config.redisUrl,
-      logger.child({ component: 'jobs' }),
-      config.redisPrefix ?? DEFAULT_REDIS_PREFIX,
-      config.runJobs !== false,
-    );
+    jobs = new BullMqJobRunner(config.redisUrl, logger.child({ component: 'jobs' }), {
+      prefix: config.redisPrefix ?? DEFAULT_REDIS_PREFIX,
+      works: config.runJobs !== false,
+    });
     const redisBus = new RedisFleetBus(
       config.redisUrl,
       logger.child({ component: 'bus' }),

@@ -19,6 +19,13 @@ function connectionFromUrl(redisUrl: string) {
   };
 }
 
+export interface BullMqJobRunnerOptions {
+  /** The installation's key prefix (WRTFLEET_REDIS_PREFIX; default wrtfleet). */
+  prefix?: string;
+  /** false: queue only; the jobs run on the replicas that work (WRTFLEET_RUN_JOBS; default true). */
+  works?: boolean;
+}
+
 /** Jobs on Redis: any replica may enqueue; each that `works` (WRTFLEET_RUN_JOBS) runs a worker. */
 export class BullMqJobRunner implements JobRunner {
   readonly kind = 'bullmq' as const;
@@ -32,13 +39,16 @@ export class BullMqJobRunner implements JobRunner {
   /** What `every` scheduled, kept to schedule again when Redis returns. */
   private readonly schedules = new Map<string, number>();
 
+  private readonly prefix: string;
+  private readonly works: boolean;
+
   constructor(
     redisUrl: string,
     private readonly log: Logger,
-    private readonly prefix = 'wrtfleet',
-    /** false: queue only; the jobs run on the replicas that work. */
-    private readonly works = true,
+    options: BullMqJobRunnerOptions = {},
   ) {
+    this.prefix = options.prefix ?? 'wrtfleet';
+    this.works = options.works ?? true;
     this.connection = connectionFromUrl(redisUrl);
     this.client = new Redis(connectionFromUrl(redisUrl));
     this.redis = new RedisAvailability(this.client, log, 'background jobs (rollout steps, sweeps) wait');
@@ -47,7 +57,7 @@ export class BullMqJobRunner implements JobRunner {
     this.redis.onBack(async () => {
       for (const [name, everyMs] of this.schedules) await this.schedule(name, everyMs);
     });
-    this.queue = new Queue(QUEUE_NAME, { connection: this.client, prefix });
+    this.queue = new Queue(QUEUE_NAME, { connection: this.client, prefix: this.prefix });
     this.queue.on('error', (err) => this.connectionError(err));
   }
 

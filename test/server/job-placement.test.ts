@@ -27,7 +27,7 @@ describe('a replica that runs no jobs (WRTFLEET_RUN_JOBS=false)', () => {
   it('queues what it is asked to, and a replica that works runs it', async () => {
     const prefix = `wf-test-${randomUUID().slice(0, 8)}`;
     const ran: string[] = [];
-    const queueOnly = new BullMqJobRunner(REDIS_URL, log, prefix, false);
+    const queueOnly = new BullMqJobRunner(REDIS_URL, log, { prefix, works: false });
     closers.push(() => queueOnly.close());
     queueOnly.register('job.probe', async (data) => void ran.push(`queue-only:${String(data.n)}`));
     await queueOnly.start();
@@ -38,7 +38,7 @@ describe('a replica that runs no jobs (WRTFLEET_RUN_JOBS=false)', () => {
     expect(ran).toEqual([]);
     expect(await queueOnly.depth()).toBe(2);
 
-    const worker = new BullMqJobRunner(REDIS_URL, log, prefix);
+    const worker = new BullMqJobRunner(REDIS_URL, log, { prefix });
     closers.push(() => worker.close());
     worker.register('job.probe', async (data) => void ran.push(`worker:${String(data.n)}`));
     await worker.start();

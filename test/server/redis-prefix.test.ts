@@ -34,7 +34,7 @@ describe('the Redis prefix of an installation', () => {
   });
 
   it('puts every BullMQ key under the prefix', async () => {
-    const runner = new BullMqJobRunner(REDIS_URL, log, one);
+    const runner = new BullMqJobRunner(REDIS_URL, log, { prefix: one });
     closers.push(() => runner.close());
     await runner.queue.add('probe', {});
     const redis = new Redis(REDIS_URL);
