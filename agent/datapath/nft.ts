@@ -55,7 +55,9 @@ export function nftRules(cfg: RewriteConfig, ifaces: string[]): string[] {
   if (cfg.programs.includes('set_ip_id_zero')) rules.push(`${oif} ip id != 0 ip id set 0`);
   if (cfg.programs.includes('set_ip_ttl')) {
     rules.push(`${oif} ip ttl != ${cfg.ttl} ip ttl set ${cfg.ttl}`);
-    if (cfg.ipv6HopLimit) rules.push(`${oif} ip6 hoplimit != ${cfg.ttl} ip6 hoplimit set ${cfg.ttl}`);
+    // 2-254: neighbour discovery (255) and MLD (1) keep theirs, as in the eBPF program and iptables.
+    if (cfg.ipv6HopLimit)
+      rules.push(`${oif} ip6 hoplimit 2-254 ip6 hoplimit != ${cfg.ttl} ip6 hoplimit set ${cfg.ttl}`);
   }
   if (cfg.programs.includes('set_tcp_syn_window'))
     rules.push(`${oif} ip protocol tcp ${firstSyn} tcp window != ${cfg.synWindow} tcp window set ${cfg.synWindow}`);

@@ -47,6 +47,8 @@
 #define WF_IPV4_FRAG_OFF_MASK 0x1FFF /* fragment offset bits of frag_off; non-zero = not the first fragment */
 #define WF_IPV6_HLEN 40
 #define WF_IPV6_HOP_LIMIT_OFF 7
+#define WF_IPV6_HOP_LIMIT_LINK 1 /* MLD (RFC 3810) and other link-local-only traffic */
+#define WF_IPV6_HOP_LIMIT_ND 255 /* neighbour discovery: receivers drop any other (RFC 4861) */
 #define WF_IPPROTO_TCP 6
 
 /* TCP (RFC 9293, RFC 7323). */

@@ -36,14 +36,21 @@ static __always_inline __u32 wf_ip_ttl_apply(struct iphdr *iph, __u32 sum)
 	return wf_csum_edit_word(sum, old, new);
 }
 
-/* The IPv6 rewrite, when switched on: no header checksum to update. 1 when bytes changed. */
+/*
+ * The IPv6 rewrite, when switched on: no header checksum to update. 1 when bytes changed.
+ * Hop limits 1 and 255 are left alone, as the iptables fallback's `--hl-gt 1 --hl-lt 255`:
+ * neighbour discovery sent with any other than 255 is dropped by its receiver (IPv6 on the
+ * WAN stops), and MLD must not leave the link.
+ */
 static __always_inline int wf_set_ipv6_hop_limit(struct wf_pkt *pk, __u32 l3off)
 {
-	__u8 *ip6;
+	__u8 *ip6, hop_limit;
 
 	if (!wf_cfg_ipv6_hop_limit || !wf_ptr(pk, l3off, WF_IPV6_HOP_LIMIT_OFF + 1, &ip6))
 		return 0;
-	if ((ip6[0] >> WF_IP_VERSION_SHIFT) != WF_IPV6_VERSION || ip6[WF_IPV6_HOP_LIMIT_OFF] == wf_cfg_ttl)
+	hop_limit = ip6[WF_IPV6_HOP_LIMIT_OFF];
+	if ((ip6[0] >> WF_IP_VERSION_SHIFT) != WF_IPV6_VERSION || hop_limit == wf_cfg_ttl ||
+	    hop_limit <= WF_IPV6_HOP_LIMIT_LINK || hop_limit == WF_IPV6_HOP_LIMIT_ND)
 		return 0;
 	/* A header cut before the addresses is garbage, not IPv6: leave it alone. */
 	if (l3off + WF_IPV6_HLEN > pk->skb->len)

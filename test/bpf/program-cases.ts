@@ -153,6 +153,11 @@ export function ipv6Cases(): Case[] {
       name: `${l2name}: IPv6 hop limit 3`,
       frame: ether(v6, { ...l2, ...(l2.pppoe ? { pppoe: 0x0057 } : { ethertype: 0x86dd }) }),
     })),
+    // Left alone: neighbour discovery (255) and MLD (1) must keep their hop limits.
+    ...[255, 1].map((hopLimit) => ({
+      name: `IPv6 hop limit ${hopLimit}`,
+      frame: ether(ipv6(Buffer.alloc(16, 7), { hopLimit, nextHeader: 58 }), { ethertype: 0x86dd }),
+    })),
     {
       name: 'IPv6 hop limit already the target',
       frame: ether(ipv6(Buffer.alloc(16, 7), { hopLimit: TTL }), { ethertype: 0x86dd }),

@@ -202,6 +202,15 @@ describe('what each program changes (spot checks on decoded fields)', () => {
     const rawV6 = ipv6(Buffer.alloc(16), { hopLimit: 9, src: Buffer.from('20010db886dd00000000000000000001', 'hex') });
     expect((await get('set_ip_ttl', true).run(rawV6)).out[7]).toBe(TTL);
 
+    // Neighbour discovery (255) and MLD (1) keep theirs; the limits next to them are rewritten.
+    const limits = [0, 1, 2, 254, 255];
+    const framed = limits.map((hopLimit) =>
+      ether(ipv6(Buffer.alloc(16, 7), { hopLimit, nextHeader: 58 }), { ethertype: 0x86dd }),
+    );
+    const ran = await get('set_ip_ttl').runMany(framed);
+    expect(ran.map((r) => r.out[14 + 7])).toEqual([0, 1, TTL, TTL, 255]);
+    expect(ran.map((r) => r.retval)).toEqual(limits.map(() => RET_CONTINUE));
+
     const off = await TestProgram.load('set_ip_ttl', { ttl: TTL, ipv6HopLimit: false }, 'ethernet', 'v6off');
     try {
       const f = ether(v6, { ethertype: 0x86dd });

@@ -447,6 +447,24 @@ describe('switching layouts in place', () => {
   );
 });
 
+describe('the IPv6 hop limit (ipv6HopLimit on)', () => {
+  it.each(['tcx', 'cls_bpf'] as const)(
+    '%s: rewritten on the wire, neighbour discovery (255) left alone',
+    async (mode) => {
+      await topo.addDefaultRoute();
+      await topo.addIpv6().catch(() => undefined); // the second mode finds them added
+      const rewrite = { ...REWRITE, ipv6HopLimit: true };
+      await applyEbpf(topo.router, { rewrite, pinRoot: topo.pinRoot, layout: 'merged', mode });
+      try {
+        expect(await topo.ping6HopLimits()).toEqual([rewrite.ttl, rewrite.ttl, rewrite.ttl]);
+        expect(await topo.neighbourDiscoveryWorks()).toBe(true);
+      } finally {
+        await detachEbpf(topo.router, { pinRoot: topo.pinRoot });
+      }
+    },
+  );
+});
+
 function findTtl(pk: { data: Buffer }[]): number[] {
   return pk.map((p) => p.data[14 + 8]!);
 }

@@ -6,7 +6,6 @@
  * checksums, the IPv6 hop limit; and idempotent and removable. A missing backend or kernel target
  * fails the suite; nothing is skipped.
  */
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalHost } from '../../core/host/local-host.js';
 import type { RewriteConfig } from '../../core/programs.js';
@@ -29,8 +28,6 @@ const REWRITE: RewriteConfig = {
   ipv6HopLimit: true,
 };
 const topo = new Topology();
-const V6 = { router: 'fd21:3::1', peer: 'fd21:3::2' };
-
 async function requireBackend(command: string): Promise<void> {
   const local = new LocalHost();
   for (const bin of [command, `${command}-save`, `${command}-restore`, command.replace('iptables', 'ip6tables')]) {
@@ -62,49 +59,10 @@ async function requireBackend(command: string): Promise<void> {
   await topo.router.run([six, '-t', 'mangle', '-X', 'wf_probe']);
 }
 
-/** The hop limits of ICMPv6 echo requests arriving at the peer (tcpdump -v text: the parsers here are IPv4's). */
-async function hopLimitsOfPing6(): Promise<number[]> {
-  const td = spawn(
-    'nsenter',
-    [
-      `--net=/run/netns/${topo.ns.peer}`,
-      'tcpdump',
-      '-i',
-      'up0',
-      '-Q',
-      'in',
-      '-n',
-      '-v',
-      '-l',
-      'icmp6 and ip6[40] == 128',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  let err = '';
-  td.stdout!.on('data', (d) => (out += String(d)));
-  td.stderr!.on('data', (d) => (err += String(d)));
-  for (let i = 0; i < 50 && !err.includes('listening'); i++) await new Promise((res) => setTimeout(res, 100));
-  const ping = await topo.router.run(['ping', '-6', '-c', '3', '-i', '0.2', '-W', '2', V6.peer]);
-  await new Promise((res) => setTimeout(res, 300));
-  const done = new Promise((res) => td.once('exit', res));
-  td.kill('SIGINT');
-  await done;
-  if (ping.code !== 0) throw new Error(`ping -6: ${ping.stdout}${ping.stderr}`);
-  return [...out.matchAll(/hlim (\d+)/g)].map((m) => Number(m[1]));
-}
-
 beforeAll(async () => {
   await topo.create();
   await topo.addDefaultRoute();
-  const local = new LocalHost();
-  for (const [ns, dev, addr] of [
-    [topo.ns.router, 'wan0', V6.router],
-    [topo.ns.peer, 'up0', V6.peer],
-  ] as const) {
-    const r = await local.run(['ip', '-n', ns, 'addr', 'add', `${addr}/64`, 'dev', dev, 'nodad']);
-    if (r.code !== 0) throw new Error(`ip addr add ${addr}: ${r.stderr}`);
-  }
+  await topo.addIpv6();
   await topo.startIperfServer();
 }, 120_000);
 
@@ -170,7 +128,8 @@ for (const command of ['iptables-legacy', 'iptables-nft']) {
     }
 
     it('wire: the IPv6 hop limit is rewritten by HL --hl-set, neighbour discovery (255) is not', async () => {
-      expect(await hopLimitsOfPing6()).toEqual([REWRITE.ttl, REWRITE.ttl, REWRITE.ttl]);
+      expect(await topo.ping6HopLimits()).toEqual([REWRITE.ttl, REWRITE.ttl, REWRITE.ttl]);
+      expect(await topo.neighbourDiscoveryWorks()).toBe(true);
     });
 
     it('the rules counted the packets they rewrote', async () => {

@@ -26,6 +26,7 @@ beforeAll(async () => {
   await topo.create();
   await requireFeatures(topo, ['nftables']);
   await topo.addDefaultRoute();
+  await topo.addIpv6();
   await topo.startIperfServer();
 }, 120_000);
 
@@ -76,6 +77,12 @@ describe('nftables fallback', () => {
       if (!offloadOn) expect(rep.fullChecksums).toBe(rep.tcp);
     });
   }
+
+  it('wire: the IPv6 hop limit is rewritten, neighbour discovery (255) is not', async () => {
+    await applyNft(topo.router, { rewrite: REWRITE });
+    expect(await topo.ping6HopLimits()).toEqual([REWRITE.ttl, REWRITE.ttl, REWRITE.ttl]);
+    expect(await topo.neighbourDiscoveryWorks()).toBe(true);
+  });
 
   it('counters in the ruleset moved (the rules, not the stack, did the work)', async () => {
     const list = (await topo.router.run(['nft', 'list', 'table', 'inet', NFT_TABLE])).stdout;

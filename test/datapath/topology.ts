@@ -23,6 +23,9 @@ export const ADDR = {
   peer: '10.213.2.2',
 };
 
+/** IPv6 on the WAN link, added by addIpv6 (the hop-limit rewrite and neighbour discovery). */
+export const ADDR6 = { router: 'fd21:3::1', peer: 'fd21:3::2' };
+
 const local = new LocalHost();
 
 async function sh(argv: string[], timeoutMs = 30_000): Promise<string> {
@@ -92,6 +95,55 @@ export class Topology {
 
   async addDefaultRoute(): Promise<void> {
     await sh(['ip', '-n', this.ns.router, 'route', 'replace', 'default', 'via', ADDR.peer, 'dev', 'wan0']);
+  }
+
+  /** ADDR6 on wan0 and up0, without duplicate address detection (usable at once). */
+  async addIpv6(): Promise<void> {
+    await sh(['ip', '-n', this.ns.router, 'addr', 'add', `${ADDR6.router}/64`, 'dev', 'wan0', 'nodad']);
+    await sh(['ip', '-n', this.ns.peer, 'addr', 'add', `${ADDR6.peer}/64`, 'dev', 'up0', 'nodad']);
+  }
+
+  /** The hop limits of three ICMPv6 echo requests from the router as they arrive at the peer. */
+  async ping6HopLimits(): Promise<number[]> {
+    const td = spawn(
+      'nsenter',
+      [
+        `--net=/run/netns/${this.ns.peer}`,
+        'tcpdump',
+        '-i',
+        'up0',
+        '-Q',
+        'in',
+        '-n',
+        '-v',
+        '-l',
+        'icmp6 and ip6[40] == 128',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    td.stdout!.on('data', (d) => (out += String(d)));
+    td.stderr!.on('data', (d) => (err += String(d)));
+    for (let i = 0; i < 50 && !err.includes('listening'); i++) await new Promise((res) => setTimeout(res, 100));
+    const ping = await this.router.run(['ping', '-6', '-c', '3', '-i', '0.2', '-W', '2', ADDR6.peer]);
+    await new Promise((res) => setTimeout(res, 300));
+    const done = new Promise((res) => td.once('exit', res));
+    td.kill('SIGINT');
+    await done;
+    if (ping.code !== 0) throw new Error(`ping -6: ${ping.stdout}${ping.stderr}`);
+    return [...out.matchAll(/hlim (\d+)/g)].map((m) => Number(m[1]));
+  }
+
+  /**
+   * Whether the router still finds the peer by neighbour discovery: its neighbour entry is
+   * flushed, so the next ping first sends a solicitation, which the peer drops unless it
+   * arrives with hop limit 255 (RFC 4861).
+   */
+  async neighbourDiscoveryWorks(): Promise<boolean> {
+    await sh(['ip', '-n', this.ns.router, '-6', 'neigh', 'flush', 'dev', 'wan0']);
+    const ping = await this.router.run(['ping', '-6', '-c', '1', '-W', '4', ADDR6.peer]);
+    return ping.code === 0;
   }
 
   async delDefaultRoute(): Promise<void> {
