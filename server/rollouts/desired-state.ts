@@ -12,6 +12,14 @@ import type { ControllerMessage } from '../../proto/gen/wrtfleet/agent/v1/agent.
 type DesiredStateBody = Extract<NonNullable<ControllerMessage['body']>, { $case: 'desiredState' }>;
 
 /**
+ * Sends written in one turn of the event loop before the others get theirs: a batch of 2,500
+ * written at once held the loop for up to 0.2 s (a CPU profile of a 3,000-router rollout), and
+ * the API's requests waited behind it.
+ */
+const SENDS_PER_TURN = 250;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
  * Pushes each router's desired revision down its stream, on the replica that holds the
  * stream: when a rollout dispatches it (via the fleet bus) and whenever the agent
  * (re)connects running something else, unless it rolled that rollout's revision back.
@@ -56,7 +64,12 @@ export class DesiredStateDelivery {
     const specs = new Map<string, ProfileSpec | Error>();
     // One body per spec and rollout, encoded once for every stream it goes to.
     const bodies = new Map<string, DesiredStateBody>();
+    let sentThisTurn = 0;
     for (const router of routers) {
+      if (sentThisTurn === SENDS_PER_TURN) {
+        await nextTurn();
+        sentThisTurn = 0;
+      }
       const revision = router.desiredRevision;
       const session = this.gateway.sessions.get(router.id);
       if (!revision || !session) continue;
@@ -97,6 +110,7 @@ export class DesiredStateDelivery {
       }
       session.send(body);
       this.sentOnStream.set(session, sentKey);
+      sentThisTurn++;
     }
   }
 
