@@ -448,11 +448,12 @@ describe('switching layouts in place', () => {
 });
 
 describe('the IPv6 hop limit (ipv6HopLimit on)', () => {
+  beforeAll(() => topo.addIpv6());
+
   it.each(['tcx', 'cls_bpf'] as const)(
     '%s: rewritten on the wire, neighbour discovery (255) left alone',
     async (mode) => {
       await topo.addDefaultRoute();
-      await topo.addIpv6().catch(() => undefined); // the second mode finds them added
       const rewrite = { ...REWRITE, ipv6HopLimit: true };
       await applyEbpf(topo.router, { rewrite, pinRoot: topo.pinRoot, layout: 'merged', mode });
       try {

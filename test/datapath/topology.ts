@@ -105,33 +105,14 @@ export class Topology {
 
   /** The hop limits of three ICMPv6 echo requests from the router as they arrive at the peer. */
   async ping6HopLimits(): Promise<number[]> {
-    const td = spawn(
-      'nsenter',
-      [
-        `--net=/run/netns/${this.ns.peer}`,
-        'tcpdump',
-        '-i',
-        'up0',
-        '-Q',
-        'in',
-        '-n',
-        '-v',
-        '-l',
-        'icmp6 and ip6[40] == 128',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
     let out = '';
-    let err = '';
-    td.stdout!.on('data', (d) => (out += String(d)));
-    td.stderr!.on('data', (d) => (err += String(d)));
-    for (let i = 0; i < 50 && !err.includes('listening'); i++) await new Promise((res) => setTimeout(res, 100));
-    const ping = await this.router.run(['ping', '-6', '-c', '3', '-i', '0.2', '-W', '2', ADDR6.peer]);
-    await new Promise((res) => setTimeout(res, 300));
-    const done = new Promise((res) => td.once('exit', res));
-    td.kill('SIGINT');
-    await done;
-    if (ping.code !== 0) throw new Error(`ping -6: ${ping.stdout}${ping.stderr}`);
+    let ping: Awaited<ReturnType<NetnsHost['run']>> | undefined;
+    await this.whileTcpdump(
+      ['-n', '-v', '-l', 'icmp6 and ip6[40] == 128'],
+      async () => void (ping = await this.router.run(['ping', '-6', '-c', '3', '-i', '0.2', '-W', '2', ADDR6.peer])),
+      (text) => (out += text),
+    );
+    if (ping!.code !== 0) throw new Error(`ping -6: ${ping!.stdout}${ping!.stderr}`);
     return [...out.matchAll(/hlim (\d+)/g)].map((m) => Number(m[1]));
   }
 
@@ -169,32 +150,20 @@ export class Topology {
     throw new Error('iperf3 server did not start');
   }
 
-  /** Runs `fn` while tcpdump captures IPv4 packets arriving at the peer; returns them. */
-  async capture(fn: () => Promise<void>, label: string): Promise<PcapPacket[]> {
-    const file = join(this.work, `${label}.pcap`);
-    const td = spawn(
-      'nsenter',
-      [
-        `--net=/run/netns/${this.ns.peer}`,
-        'tcpdump',
-        '-i',
-        'up0',
-        '-Q',
-        'in',
-        '-s',
-        '0',
-        '-U',
-        '--immediate-mode',
-        '-n',
-        '-w',
-        file,
-        'ip',
-      ],
-      {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
+  /**
+   * Runs `fn` while tcpdump listens for packets arriving at the peer's up0 (`args`: output and
+   * filter), then stops it once they have had time to land; its standard output goes to `onOutput`.
+   */
+  private async whileTcpdump(
+    args: string[],
+    fn: () => Promise<void>,
+    onOutput?: (text: string) => void,
+  ): Promise<void> {
+    const td = spawn('nsenter', [`--net=/run/netns/${this.ns.peer}`, 'tcpdump', '-i', 'up0', '-Q', 'in', ...args], {
+      stdio: ['ignore', onOutput ? 'pipe' : 'ignore', 'pipe'],
+    });
     let err = '';
+    td.stdout?.on('data', (d) => onOutput!(String(d)));
     td.stderr!.on('data', (d) => (err += String(d)));
     for (let i = 0; i < 50 && !err.includes('listening'); i++) await new Promise((res) => setTimeout(res, 100));
     if (!err.includes('listening')) {
@@ -209,6 +178,12 @@ export class Topology {
       td.kill('SIGINT');
       await done;
     }
+  }
+
+  /** Runs `fn` while tcpdump captures IPv4 packets arriving at the peer; returns them. */
+  async capture(fn: () => Promise<void>, label: string): Promise<PcapPacket[]> {
+    const file = join(this.work, `${label}.pcap`);
+    await this.whileTcpdump(['-s', '0', '-U', '--immediate-mode', '-n', '-w', file, 'ip'], fn);
     const pcap = readPcap(file);
     rmSync(file, { force: true });
     if (pcap.linktype !== 1) throw new Error(`unexpected linktype ${pcap.linktype}`);
