@@ -362,8 +362,9 @@ export class SimulatedRouter implements SimulatedCommandTarget {
       return;
     }
     const facts = (this.facts ??= await collectFacts(new FixtureHost(this.options.root)));
-    if (!resolvedPlans.has(facts)) resolvedPlans.set(facts, new Map());
-    const plan = remember(resolvedPlans.get(facts)!, specKey, () => resolvePlan(spec.spec, { facts }));
+    let plans = resolvedPlans.get(facts);
+    if (!plans) resolvedPlans.set(facts, (plans = new Map()));
+    const plan = remember(plans, specKey, () => resolvePlan(spec.spec, { facts }));
     if (!plan.satisfiable || outcome === 'fail') {
       const error = !plan.satisfiable
         ? plan.refusals.map((r) => r.reason).join('; ')

@@ -135,33 +135,29 @@ async function openPostgres(
   }
 
   // One pool, shared by Prisma's adapter and queryRows, so the connection limit stays poolSize.
-  let reportConnectFailure: (error: Error) => void = () => {};
+  let closing = false;
+  const availability = new DatabaseAvailability(() => pool.query('SELECT 1'), logger, location.where);
   const pool = new pg.Pool({
     ...connection,
     max: options.poolSize ?? 10,
-    Client: clientReportingConnectFailures((error) => reportConnectFailure(error)),
+    Client: clientReportingConnectFailures((error) => {
+      if (!closing && isDatabaseUnavailable(error)) availability.lost(error.message);
+    }),
   });
-  let closing = false;
   // Our listener, not the Prisma adapter's (onPoolError): the adapter attaches its own on first
   // use and removes it in $disconnect, before pool.end(), which does not wait for its connections
   // to finish closing. A server that terminates them meanwhile (DROP DATABASE WITH (FORCE), a
   // restart) then raised an 'error' nobody listened to: an uncaught exception (seen in CI).
-  const availability = new DatabaseAvailability(() => pool.query('SELECT 1'), logger, location.where);
   pool.on('error', (error) => {
-    if (closing) return;
-    logger.debug({ err: error.message, where: location.where }, 'idle PostgreSQL connection failed');
-    availability.lost(error.message);
+    if (!closing) logger.debug({ err: error.message, where: location.where }, 'idle PostgreSQL connection failed');
   });
-  // The pool hears only its idle connections fail; when every connection is in use (mid-rollout),
-  // the outage is seen by the connections themselves, and must still be reported, and its end.
+  // Every connection reports its own failure, idle or in use: the pool hears only its idle ones,
+  // and mid-rollout every connection can be busy; the outage must still be reported, and its end.
   pool.on('connect', (client) => {
     client.on('error', (error) => {
       if (!closing) availability.lost(error.message);
     });
   });
-  reportConnectFailure = (error) => {
-    if (!closing && isDatabaseUnavailable(error)) availability.lost(error.message);
-  };
   const pageQueries = concurrencyGate(pageQueryConcurrency());
   const adapter = new PrismaPg(pool);
   const prisma = new PrismaClient({ adapter });
