@@ -1,7 +1,8 @@
 /**
  * Prisma's createMany against bulkInsert (server/storage/bulk-insert.ts), side by side on
  * PostgreSQL: controller CPU (user + system of this process) to insert one rollout batch of
- * rows into each table the rollout writes per router: AuditEvent, ApplyResult, Assignment.
+ * rows into each table a rollout inserts into per router: AuditEvent and ApplyResult. (Assignments
+ * are now upserted in SQL by claimBatch: `npm run -s bench:rollout-batch`.)
  * The rows are shaped as the controller writes them (an apply's evidence, an event's `after`).
  *
  * Run: npm run -s bench:bulk-insert   (knobs: WF_BENCH_ROWS (2500), WF_BENCH_ROUNDS (5))
@@ -9,7 +10,6 @@
 import { randomUUID } from 'node:crypto';
 import { AUDIT_COLUMNS } from '../../server/audit/audit-log.js';
 import { APPLY_RESULT_COLUMNS } from '../../server/fleet/router-registry.js';
-import { ASSIGNMENT_COLUMNS } from '../../server/rollouts/rollout-targets.js';
 import { bulkInsert } from '../../server/storage/bulk-insert.js';
 import { openDatabase } from '../../server/storage/index.js';
 import { createPostgresDatabase } from '../../test/support/databases.js';
@@ -26,7 +26,6 @@ await prisma.$executeRawUnsafe(
   `INSERT INTO "Router"(id, name, identity, "updatedAt") SELECT x, 'r-' || x, 'i-' || x, now() FROM unnest($1::text[]) x`,
   routerIds,
 );
-const profile = await prisma.profile.create({ data: { name: 'bench' } });
 
 // What an agent reports after applying a plan (shape of agent/apply's evidence, ~600 bytes).
 const evidence = {
@@ -78,29 +77,6 @@ const tables: {
           skipDuplicates: true,
           returning: ['routerId', 'agentResultId'],
         },
-      ),
-  },
-  {
-    name: 'Assignment (no JSON, skip duplicates)',
-    clear: () => prisma.$executeRawUnsafe('TRUNCATE "Assignment"'),
-    prisma: () =>
-      prisma.assignment.createMany({
-        data: routerIds.map((routerId) => ({ routerId, profileId: profile.id, pinnedRevision: 2 })),
-        skipDuplicates: true,
-      }),
-    bulk: () =>
-      bulkInsert(
-        prisma,
-        'Assignment',
-        ASSIGNMENT_COLUMNS,
-        routerIds.map((routerId) => ({
-          id: randomUUID(),
-          routerId,
-          profileId: profile.id,
-          pinnedRevision: 2,
-          updatedAt: new Date(),
-        })),
-        { skipDuplicates: true },
       ),
   },
 ];

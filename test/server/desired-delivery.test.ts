@@ -6,27 +6,30 @@ import type { AgentSession } from '../../server/agent-gateway/agent-session.js';
 import { DEFAULT_PROFILE_SPEC } from '../../core/profile-spec.js';
 import { DesiredStateDelivery } from '../../server/rollouts/desired-state.js';
 
-const revision = {
-  id: 'rev-1',
-  profileId: 'p-1',
-  number: 3,
-  spec: DEFAULT_PROFILE_SPEC,
-  profile: { name: 'edge' },
-};
+/** The revision's row as the delivery reads it. */
+const revision = { id: 'rev-1', profileId: 'p-1', number: 3, spec: DEFAULT_PROFILE_SPEC, profileName: 'edge' };
 
-/** Routers on their streams here, each wanting revision 3 of "edge" (`db` answers with them). */
-function fleetOf(count: number, findMany: (routers: unknown[]) => Promise<unknown[]>) {
+/**
+ * Routers on their streams here, each wanting revision 3 of "edge". `db` answers the routers'
+ * query through `query` (which may fail as the database would) and the revisions' query with
+ * the one revision.
+ */
+function fleetOf(count: number, query: (routers: unknown[]) => Promise<unknown[]>) {
   const routers = Array.from({ length: count }, (_, i) => ({
     id: `router-${i + 1}`,
     desiredRolloutId: 'rollout-1',
-    assignment: null,
-    desiredRevision: revision,
+    desiredRevisionId: revision.id,
+    assignedProfileId: null,
+    overrides: null,
   }));
   const sent: string[] = [];
   const sessions = new Map(
     routers.map((r) => [r.id, { send: () => void sent.push(r.id) } as unknown as AgentSession] as const),
   );
-  const db = { router: { findMany: () => findMany(routers) } } as unknown as PrismaClient;
+  const db = {
+    $queryRaw: async (sql: TemplateStringsArray) =>
+      sql.join('?').includes('FROM "ProfileRevision"') ? [revision] : query(routers),
+  } as unknown as PrismaClient;
   const gateway = { sessions } as unknown as AgentGateway;
   return { delivery: new DesiredStateDelivery(db, gateway, pino({ level: 'silent' })), sent, routers };
 }
