@@ -11,6 +11,7 @@ import { Prisma, type PrismaClient } from '../../prisma/generated/client/client.
 import { DEFAULT_PROFILE_SPEC } from '../../core/profile-spec.js';
 import { desiredStatesOf } from '../../server/rollouts/desired-state.js';
 import { claimBatch, type BatchToClaim } from '../../server/rollouts/rollout-targets.js';
+import { waitingTargets } from '../../server/rollouts/target-outcomes.js';
 import { bulkInsert } from '../../server/storage/bulk-insert.js';
 import { openDatabase } from '../../server/storage/index.js';
 import { createPostgresDatabase } from '../../test/support/databases.js';
@@ -79,6 +80,18 @@ function prismaDesiredStates(db: PrismaClient, routerIds: string[]) {
   });
 }
 
+/** finishTargets' read as it was: the targets waiting for a burst's routers, the rollout joined by Prisma. */
+function prismaWaitingTargets(db: PrismaClient, routerIds: string[]) {
+  return db.rolloutTarget.findMany({
+    where: {
+      routerId: { in: routerIds },
+      state: { in: ['sent', 'skipped'] },
+      rollout: { state: { in: ['running', 'paused'] } },
+    },
+    select: { rolloutId: true, routerId: true, state: true, rollout: { select: { revisionId: true } } },
+  });
+}
+
 const tdb = await createPostgresDatabase();
 const db = await openDatabase({ databaseUrl: tdb.databaseUrl });
 const prisma = db.prisma;
@@ -105,8 +118,10 @@ const routers = await prisma.router.findMany({ select: { id: true, status: true,
 /** A new rollout of profile `i` (alternating, so assignments move each round) with every router pending. */
 async function newBatch(i: number): Promise<BatchToClaim> {
   const revision = revisions[i % 2]!;
+  // One rollout running at a time, as the engine would have it: each router waits in one.
+  await prisma.rollout.updateMany({ where: { state: 'running' }, data: { state: 'completed' } });
   const rollout = await prisma.rollout.create({
-    data: { revisionId: revision.id, selector: {}, strategy: {}, batchCount: 1, createdBy: 'bench' },
+    data: { revisionId: revision.id, selector: {}, strategy: {}, batchCount: 1, createdBy: 'bench', state: 'running' },
   });
   await prisma.$executeRawUnsafe(
     `INSERT INTO "RolloutTarget"("rolloutId", "routerId", batch, "updatedAt") SELECT $1, x, 0, now() FROM unnest($2::text[]) x`,
@@ -130,6 +145,9 @@ type Measures = Record<'prisma' | 'sql', { cpu: number[]; wall: number[] }>;
 const measures = (): Measures => ({ prisma: { cpu: [], wall: [] }, sql: { cpu: [], wall: [] } });
 const claim = measures();
 const read = measures();
+const finish = measures();
+/** A burst of results as the registry passes them on (APPLY_BATCH_MAX). */
+const burst = routerIds.slice(0, 500);
 const scratch: number[] = [];
 // One warm-up round, not counted.
 for (let round = -1, i = 0; round < ROUNDS; round++) {
@@ -139,13 +157,28 @@ for (let round = -1, i = 0; round < ROUNDS; round++) {
   const sqlClaim = await cpuMs(() => claimBatch(prisma, second), counted(claim, 'sql'));
   const prismaRead = await cpuMs(() => prismaDesiredStates(prisma, routerIds), counted(read, 'prisma'));
   const sqlRead = await cpuMs(() => desiredStatesOf(prisma, routerIds), counted(read, 'sql'));
+  const prismaFinish = await cpuMs(() => prismaWaitingTargets(prisma, burst), counted(finish, 'prisma'));
+  const sqlFinish = await cpuMs(() => waitingTargets(prisma, burst), counted(finish, 'sql'));
   if (round < 0) continue;
   claim.prisma.cpu.push(prismaClaim);
   claim.sql.cpu.push(sqlClaim);
   read.prisma.cpu.push(prismaRead);
   read.sql.cpu.push(sqlRead);
+  finish.prisma.cpu.push(prismaFinish);
+  finish.sql.cpu.push(sqlFinish);
 }
-// The two reads must agree on what each router is to be sent.
+// Each pair must agree: what each router is to be sent, which targets a burst finishes.
+const waiting = (rows: { rolloutId: string; routerId: string; state: string; revisionId: string }[]) =>
+  rows.map((t) => `${t.rolloutId} ${t.routerId} ${t.state} ${t.revisionId}`).sort();
+const prismaWaiting = (await prismaWaitingTargets(prisma, burst)).map((t) => ({
+  ...t,
+  revisionId: t.rollout.revisionId,
+}));
+if (
+  prismaWaiting.length === 0 ||
+  JSON.stringify(waiting(prismaWaiting)) !== JSON.stringify(waiting(await waitingTargets(prisma, burst)))
+)
+  throw new Error('the two reads of waiting targets disagree');
 const a = await prismaDesiredStates(prisma, routerIds);
 const b = new Map((await desiredStatesOf(prisma, routerIds)).map((r) => [r.id, r]));
 for (const r of a) {
@@ -164,5 +197,6 @@ const report = (name: string, m: Measures) =>
 console.log(`${ROUTERS} routers per batch, ${ROUNDS} rounds alternating; median (min-max)`);
 report('claim a batch', claim);
 report("read the batch's desired states", read);
+report(`find the targets a burst of ${burst.length} results finishes`, finish);
 await db.close();
 await tdb.drop();
