@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../../prisma/generated/client/client.js';
 import { DEFAULT_PROFILE_SPEC } from '../../core/profile-spec.js';
 import { desiredStatesOf } from '../../server/rollouts/desired-state.js';
-import { claimBatch, type BatchToClaim } from '../../server/rollouts/rollout-targets.js';
+import { claimBatch, onlyWaitingForResults, type BatchToClaim } from '../../server/rollouts/rollout-targets.js';
 import { waitingTargets } from '../../server/rollouts/target-outcomes.js';
 import { bulkInsert } from '../../server/storage/bulk-insert.js';
 import { openDatabase } from '../../server/storage/index.js';
@@ -92,6 +92,29 @@ function prismaWaitingTargets(db: PrismaClient, routerIds: string[]) {
   });
 }
 
+/**
+ * What an advance read before it found the batch still waiting (rollout-engine.ts's step): the
+ * rollout with its revision and profile, the overdue targets failed, the batch's pending targets
+ * with their routers, and those in flight counted.
+ */
+async function prismaAdvanceReads(db: PrismaClient, rolloutId: string) {
+  const rollout = await db.rollout.findUnique({
+    where: { id: rolloutId },
+    include: { revision: { include: { profile: true } } },
+  });
+  if (!rollout) throw new Error('no rollout');
+  await db.rolloutTarget.updateMany({
+    where: { rolloutId, state: 'sent', sentAt: { lt: new Date(Date.now() - 180_000) } },
+    data: { state: 'failed', error: 'no apply result within 180 s', finishedAt: new Date() },
+  });
+  const pending = await db.rolloutTarget.findMany({
+    where: { rolloutId, batch: rollout.currentBatch, state: 'pending' },
+    include: { router: { select: { id: true, status: true, decommissionedAt: true } } },
+  });
+  const inFlight = await db.rolloutTarget.count({ where: { rolloutId, batch: rollout.currentBatch, state: 'sent' } });
+  return pending.length === 0 && inFlight > 0;
+}
+
 const tdb = await createPostgresDatabase();
 const db = await openDatabase({ databaseUrl: tdb.databaseUrl });
 const prisma = db.prisma;
@@ -146,6 +169,7 @@ const measures = (): Measures => ({ prisma: { cpu: [], wall: [] }, sql: { cpu: [
 const claim = measures();
 const read = measures();
 const finish = measures();
+const advance = measures();
 /** A burst of results as the registry passes them on (APPLY_BATCH_MAX). */
 const burst = routerIds.slice(0, 500);
 const scratch: number[] = [];
@@ -159,6 +183,11 @@ for (let round = -1, i = 0; round < ROUNDS; round++) {
   const sqlRead = await cpuMs(() => desiredStatesOf(prisma, routerIds), counted(read, 'sql'));
   const prismaFinish = await cpuMs(() => prismaWaitingTargets(prisma, burst), counted(finish, 'prisma'));
   const sqlFinish = await cpuMs(() => waitingTargets(prisma, burst), counted(finish, 'sql'));
+  const prismaAdvance = await cpuMs(() => prismaAdvanceReads(prisma, second.rolloutId), counted(advance, 'prisma'));
+  const sqlAdvance = await cpuMs(
+    () => onlyWaitingForResults(prisma, second.rolloutId, Date.now()),
+    counted(advance, 'sql'),
+  );
   if (round < 0) continue;
   claim.prisma.cpu.push(prismaClaim);
   claim.sql.cpu.push(sqlClaim);
@@ -166,8 +195,14 @@ for (let round = -1, i = 0; round < ROUNDS; round++) {
   read.sql.cpu.push(sqlRead);
   finish.prisma.cpu.push(prismaFinish);
   finish.sql.cpu.push(sqlFinish);
+  advance.prisma.cpu.push(prismaAdvance);
+  advance.sql.cpu.push(sqlAdvance);
 }
-// Each pair must agree: what each router is to be sent, which targets a burst finishes.
+// Each pair must agree: what each router is to be sent, which targets a burst finishes, and
+// that the batch just claimed waits for its results.
+const last = (await prisma.rollout.findFirstOrThrow({ where: { state: 'running' } })).id;
+if (!(await prismaAdvanceReads(prisma, last)) || !(await onlyWaitingForResults(prisma, last, Date.now())))
+  throw new Error('the batch just claimed should be waiting for its results');
 const waiting = (rows: { rolloutId: string; routerId: string; state: string; revisionId: string }[]) =>
   rows.map((t) => `${t.rolloutId} ${t.routerId} ${t.state} ${t.revisionId}`).sort();
 const prismaWaiting = (await prismaWaitingTargets(prisma, burst)).map((t) => ({
@@ -198,5 +233,6 @@ console.log(`${ROUTERS} routers per batch, ${ROUNDS} rounds alternating; median 
 report('claim a batch', claim);
 report("read the batch's desired states", read);
 report(`find the targets a burst of ${burst.length} results finishes`, finish);
+report('an advance finding the batch still waiting', advance);
 await db.close();
 await tdb.drop();

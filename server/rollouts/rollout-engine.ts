@@ -1,5 +1,5 @@
 import { finishTargets, recoverMissedResults } from './target-outcomes.js';
-import { claimBatch, claimRedeliveries, insertTargets } from './rollout-targets.js';
+import { claimBatch, claimRedeliveries, insertTargets, onlyWaitingForResults } from './rollout-targets.js';
 import { rerunCoalescer } from '../../core/rerun-coalescer.js';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
@@ -144,6 +144,8 @@ export class RolloutEngine {
   );
 
   private async step(rolloutId: string, options: { recoverMissedResults?: boolean }): Promise<void> {
+    // Most advances come after a burst of results while the batch still waits for others.
+    if (!options.recoverMissedResults && (await onlyWaitingForResults(this.db, rolloutId, Date.now()))) return;
     for (let guard = 0; guard < 10_000; guard++) {
       const rollout = await this.db.rollout.findUnique({
         where: { id: rolloutId },

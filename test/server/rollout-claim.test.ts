@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE_SPEC } from '../../core/profile-spec.js';
-import { claimBatch } from '../../server/rollouts/rollout-targets.js';
+import { claimBatch, onlyWaitingForResults } from '../../server/rollouts/rollout-targets.js';
 import { openDatabase, type Database } from '../../server/storage/index.js';
 import { BACKENDS, type TestDatabase } from '../support/databases.js';
 
 /**
  * What claiming a rollout batch writes, row by row, on both backends (the statements are SQL
- * of our own, not Prisma's): the targets' states, the assignments and the desired revisions.
+ * of our own, not Prisma's): the targets' states, the assignments and the desired revisions;
+ * then whether the batch only waits for results, which lets an advance return at once.
  */
 describe.each(BACKENDS)('claiming a rollout batch on %s', (_name, create) => {
   let tdb: TestDatabase;
@@ -94,5 +95,27 @@ describe.each(BACKENDS)('claiming a rollout batch on %s', (_name, create) => {
 
     // Claimed once: a second advance finds nothing pending and claims nothing.
     expect(await claimBatch(prisma, batch)).toEqual({ sent: [], skipped: [] });
+
+    // The batch only waits for results while the rollout runs, something is sent, nothing is
+    // pending and nothing is overdue; otherwise the advance must take its full step.
+    const waiting = (at: number) => onlyWaitingForResults(prisma, rollout.id, at);
+    const now = Date.now();
+    expect(await waiting(now)).toBe(false); // still scheduled
+    await prisma.rollout.update({
+      where: { id: rollout.id },
+      data: { state: 'running', strategy: { resultTimeoutSeconds: 60 } },
+    });
+    expect(await waiting(now)).toBe(true);
+    expect(await waiting(now + 61_000)).toBe(false); // the oldest sent is overdue
+    await prisma.rolloutTarget.update({
+      where: { rolloutId_routerId: { rolloutId: rollout.id, routerId: fresh.id } },
+      data: { state: 'pending' },
+    });
+    expect(await waiting(now)).toBe(false); // a target of the batch is pending
+    await prisma.rolloutTarget.updateMany({
+      where: { rolloutId: rollout.id, state: { in: ['sent', 'pending'] } },
+      data: { state: 'applied' },
+    });
+    expect(await waiting(now)).toBe(false); // nothing in flight: the batch is to be judged
   });
 });

@@ -23,8 +23,9 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
   let api: ReturnType<typeof authedFetch>;
   let token: string;
   let fleet: SimulatedRouter[] = [];
-  /** Identities whose next applies fail (scripted by each test). */
+  /** Identities whose next applies fail, or that never answer (scripted by each test). */
   const failing = new Set<string>();
+  const silent = new Set<string>();
 
   beforeAll(async () => {
     db = await createPostgresDatabase();
@@ -41,7 +42,7 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
       fixtureRoots: roots,
       perModel: 4,
       reconnect: FAST,
-      outcome: (identity) => (failing.has(identity) ? 'fail' : 'apply'),
+      outcome: (identity) => (failing.has(identity) ? 'fail' : silent.has(identity) ? 'silent' : 'apply'),
     });
     await eventually(async () => controller.gateway.sessions.size === 12, 15_000, '12 agents connected');
   });
@@ -195,15 +196,20 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
     expect(routers.every((r: RouterSummary) => r.appliedRevision?.revision === revision)).toBe(true);
   });
 
-  it('pauses by itself when the canary fails, resumes on request, and aborts', async () => {
+  /** A new revision of "home" with this TTL, on top of its latest. */
+  const reviseHome = async (ttl: number) => {
     const revise = await api('/v1/profiles/home', {
       method: 'PUT',
       body: {
-        spec: { l3Rewrite: { ttl: { value: 99 } } },
+        spec: { l3Rewrite: { ttl: { value: ttl } } },
         baseRevision: (await api('/v1/profiles/home')).body.revision,
       },
     });
     expect(revise.status).toBe(201);
+  };
+
+  it('pauses by itself when the canary fails, resumes on request, and aborts', async () => {
+    await reviseHome(99);
     for (const r of fleet) failing.add(r['options'].identity);
     const created = await api('/v1/rollouts', {
       method: 'POST',
@@ -233,6 +239,36 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
     expect(actions).toEqual(
       expect.arrayContaining(['rollout.created', 'rollout.paused', 'rollout.resumed', 'rollout.completed']),
     );
+  });
+
+  it('a router that never answers fails its target after the result timeout, and the rollout pauses', async () => {
+    await reviseHome(77);
+    const [quiet, answering] = (await api('/v1/routers?limit=2')).body.items as RouterSummary[];
+    silent.add(quiet!.identity);
+    try {
+      const created = await api('/v1/rollouts', {
+        method: 'POST',
+        body: {
+          profile: 'home',
+          selector: { ids: [quiet!.id, answering!.id] },
+          strategy: { canary: 0, batchSize: 2, resultTimeoutSeconds: 5 },
+        },
+      });
+      expect(created.status).toBe(201);
+      // The answering router's result comes first: its advance finds the batch still waiting.
+      // The silent one is judged by a later advance, once its 5 s have passed.
+      const paused = await waitFor(created.body.id, 'paused', 30_000);
+      expect(paused.counts).toMatchObject({ applied: 1, failed: 1 });
+      expect(paused.pauseReason).toMatch(/1 of 2 routers failed/);
+      const targets = await controller.db.prisma.rolloutTarget.findMany({ where: { rolloutId: created.body.id } });
+      expect(targets.find((t) => t.routerId === quiet!.id)).toMatchObject({
+        state: 'failed',
+        error: 'no apply result within 5 s',
+      });
+      await api(`/v1/rollouts/${created.body.id}/abort`, { method: 'POST' });
+    } finally {
+      silent.clear();
+    }
   });
 
   it('the audit chain verifies, and an edited row is named as the first broken link', async () => {
