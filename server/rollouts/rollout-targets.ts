@@ -41,8 +41,8 @@ export interface BatchToClaim {
  * Returns what this call claimed; nothing when another advance claimed the batch first.
  *
  * Two statements in SQL whatever the batch's size, each given its routers as one JSON
- * parameter (as bulkInsert does). Prisma's six calls cost the controller 36-39 ms of CPU for
- * 2,500 routers, these about 10 ms (`npm run -s bench:rollout-batch`).
+ * parameter (as bulkInsert does). Prisma's six calls cost the controller 40.2 ms of CPU for
+ * 2,500 routers, these 11.2 ms (`npm run -s bench:rollout-batch`).
  */
 export async function claimBatch(db: PrismaClient, batch: BatchToClaim) {
   const { rolloutId, revisionId, profileId, revisionNumber, routers } = batch;
