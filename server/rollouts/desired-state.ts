@@ -6,6 +6,7 @@ import type { ProfileSpec } from '../../core/profile-spec.js';
 import { effectiveSpec } from '../fleet/plan-preview.js';
 import { callBatcher } from '../../core/call-batcher.js';
 import { retryWhileDatabaseAway } from '../storage/database-unavailable.js';
+import { idRows } from '../storage/id-rows.js';
 import { shareBody } from '../agent-gateway/controller-message-encoding.js';
 import type { ControllerMessage } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 
@@ -241,13 +242,13 @@ export async function desiredStatesOf(db: PrismaClient, routerIds: string[]) {
   >`
     SELECT r.id, r."desiredRolloutId", r."desiredRevisionId", a."profileId" AS "assignedProfileId", a.overrides
       FROM "Router" r LEFT JOIN "Assignment" a ON a."routerId" = r.id
-     WHERE r.id IN (SELECT jsonb_array_elements_text(${JSON.stringify(routerIds)}::jsonb))
+     WHERE r.id IN ${idRows(routerIds)}
        AND r."desiredRevisionId" IS NOT NULL`;
   if (rows.length === 0) return [];
   const revisions = await db.$queryRaw<(Omit<DesiredRevision, 'profile'> & { profileName: string })[]>`
     SELECT v.id, v."profileId", v.number, v.spec, p.name AS "profileName"
       FROM "ProfileRevision" v JOIN "Profile" p ON p.id = v."profileId"
-     WHERE v.id IN (SELECT jsonb_array_elements_text(${JSON.stringify([...new Set(rows.map((r) => r.desiredRevisionId))])}::jsonb))`;
+     WHERE v.id IN ${idRows([...new Set(rows.map((r) => r.desiredRevisionId))])}`;
   const byId = new Map<string, DesiredRevision>(
     revisions.map(({ profileName, ...v }) => [v.id, { ...v, profile: { name: profileName } }]),
   );

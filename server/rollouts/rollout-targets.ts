@@ -1,5 +1,6 @@
 import type { Prisma, PrismaClient } from '../../prisma/generated/client/client.js';
 import { bulkInsert, type ColumnType } from '../storage/bulk-insert.js';
+import { idRows } from '../storage/id-rows.js';
 import { DEFAULT_STRATEGY, type Strategy } from './rollout-strategy.js';
 
 /** A rollout's targets: created, claimed a batch at a time for sending, and waited on. */
@@ -76,14 +77,13 @@ export async function claimBatch(db: PrismaClient, batch: BatchToClaim) {
       const skipped = claimedRows.skipped ?? [];
       const claimed = [...sent, ...skipped].filter((id) => eligible.has(id));
       if (claimed.length) {
-        const claimedJson = JSON.stringify(claimed);
         // The router's assignment follows the rollout; its overrides survive if the profile
         // stays. Created where the router had none.
         await tx.$executeRaw`
           WITH assigned AS (
             INSERT INTO "Assignment" (id, "routerId", "profileId", "pinnedRevision", "updatedAt")
             SELECT gen_random_uuid()::text, c.id, ${profileId}, ${revisionNumber}, ${now}::timestamptz
-              FROM jsonb_array_elements_text(${claimedJson}::jsonb) AS c(id)
+              FROM ${idRows(claimed)} AS c(id)
             ON CONFLICT ("routerId") DO UPDATE
                SET "pinnedRevision" = EXCLUDED."pinnedRevision",
                    overrides = CASE WHEN "Assignment"."profileId" = EXCLUDED."profileId"
@@ -93,7 +93,7 @@ export async function claimBatch(db: PrismaClient, batch: BatchToClaim) {
           )
           UPDATE "Router"
              SET "desiredRevisionId" = ${revisionId}, "desiredRolloutId" = ${rolloutId}, "updatedAt" = ${now}::timestamptz
-           WHERE id IN (SELECT jsonb_array_elements_text(${claimedJson}::jsonb))`;
+           WHERE id IN ${idRows(claimed)}`;
       }
       return { sent: sent.map((routerId) => ({ routerId })), skipped: skipped.map((routerId) => ({ routerId })) };
     },

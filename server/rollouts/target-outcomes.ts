@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import { idRows } from '../storage/id-rows.js';
 import type { TargetState } from './rollout-strategy.js';
 
 /** An apply result as the rollout engine needs it. */
@@ -57,7 +58,7 @@ export function waitingTargets(db: PrismaClient, routerIds: string[]) {
   return db.$queryRaw<{ rolloutId: string; routerId: string; state: TargetState; revisionId: string }[]>`
     SELECT t."rolloutId", t."routerId", t.state::text AS state, o."revisionId"
       FROM "RolloutTarget" t JOIN "Rollout" o ON o.id = t."rolloutId"
-     WHERE t."routerId" IN (SELECT jsonb_array_elements_text(${JSON.stringify(routerIds)}::jsonb))
+     WHERE t."routerId" IN ${idRows(routerIds)}
        AND t.state IN ('sent', 'skipped') AND o.state IN ('running', 'paused')`;
 }
 

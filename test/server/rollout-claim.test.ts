@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE_SPEC } from '../../core/profile-spec.js';
 import { claimBatch, onlyWaitingForResults } from '../../server/rollouts/rollout-targets.js';
-import { openDatabase, type Database } from '../../server/storage/index.js';
-import { BACKENDS, type TestDatabase } from '../support/databases.js';
+import { BACKENDS } from '../support/databases.js';
+import { openedDatabase } from '../support/opened-database.js';
 
 /**
  * What claiming a rollout batch writes, row by row, on both backends (the statements are SQL
@@ -10,19 +10,10 @@ import { BACKENDS, type TestDatabase } from '../support/databases.js';
  * then whether the batch only waits for results, which lets an advance return at once.
  */
 describe.each(BACKENDS)('claiming a rollout batch on %s', (_name, create) => {
-  let tdb: TestDatabase;
-  let db: Database;
-  beforeAll(async () => {
-    tdb = await create();
-    db = await openDatabase({ databaseUrl: tdb.databaseUrl, dataDir: tdb.dataDir });
-  }, 120_000);
-  afterAll(async () => {
-    await db?.close();
-    await tdb?.drop();
-  });
+  const opened = openedDatabase(create);
 
   it('sends to online routers, skips offline ones, and moves assignments to the rollout', async () => {
-    const prisma = db.prisma;
+    const prisma = opened.db.prisma;
     const spec = DEFAULT_PROFILE_SPEC as object;
     const home = await prisma.profile.create({ data: { name: 'home', latestRevision: 2 } });
     const other = await prisma.profile.create({ data: { name: 'other', latestRevision: 1 } });

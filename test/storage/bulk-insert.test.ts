@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditLog, eventHash, GENESIS_HASH } from '../../server/audit/audit-log.js';
 import { verifyAuditChain } from '../../server/audit/audit-verify.js';
 import { bulkInsert, type ColumnType } from '../../server/storage/bulk-insert.js';
-import { openDatabase, type Database } from '../../server/storage/index.js';
-import { BACKENDS, createPostgresDatabase, type TestDatabase } from '../support/databases.js';
+import { BACKENDS, createPostgresDatabase } from '../support/databases.js';
+import { openedDatabase } from '../support/opened-database.js';
 
 const ROUTER_COLUMNS: Record<string, ColumnType> = {
   id: 'text',
@@ -18,16 +18,7 @@ const ROUTER_COLUMNS: Record<string, ColumnType> = {
 };
 
 describe.each(BACKENDS)('bulkInsert: many rows, one parameter, on %s', (_name, create) => {
-  let tdb: TestDatabase;
-  let db: Database;
-  beforeAll(async () => {
-    tdb = await create();
-    db = await openDatabase({ databaseUrl: tdb.databaseUrl, dataDir: tdb.dataDir });
-  }, 120_000);
-  afterAll(async () => {
-    await db?.close();
-    await tdb?.drop();
-  });
+  const opened = openedDatabase(create);
 
   it('stores each value as Prisma reads it back: enums, JSON, NULLs, times to the millisecond', async () => {
     const at = new Date('2026-12-02T17:49:49.444Z');
@@ -41,8 +32,8 @@ describe.each(BACKENDS)('bulkInsert: many rows, one parameter, on %s', (_name, c
       decommissionedAt: i === 1 ? at : null,
       updatedAt: at,
     }));
-    expect(await bulkInsert(db.prisma, 'Router', ROUTER_COLUMNS, rows)).toEqual([]);
-    const back = await db.prisma.router.findMany({
+    expect(await bulkInsert(opened.db.prisma, 'Router', ROUTER_COLUMNS, rows)).toEqual([]);
+    const back = await opened.db.prisma.router.findMany({
       where: { name: { startsWith: 'bulk-' } },
       select: { name: true, status: true, liveState: true, decommissionedAt: true, updatedAt: true, seriesKey: true },
       orderBy: { seriesKey: 'asc' },
@@ -58,15 +49,15 @@ describe.each(BACKENDS)('bulkInsert: many rows, one parameter, on %s', (_name, c
     const id = randomUUID();
     const one = { id, name: `dup-${id}`, identity: `dup-${id}`, status: 'online', updatedAt: new Date() };
     const other = { ...one, id: randomUUID(), name: `dup2-${id}`, identity: `dup2-${id}` };
-    await bulkInsert(db.prisma, 'Router', ROUTER_COLUMNS, [one]);
-    const inserted = await bulkInsert(db.prisma, 'Router', ROUTER_COLUMNS, [one, other], {
+    await bulkInsert(opened.db.prisma, 'Router', ROUTER_COLUMNS, [one]);
+    const inserted = await bulkInsert(opened.db.prisma, 'Router', ROUTER_COLUMNS, [one, other], {
       skipDuplicates: true,
       returning: ['id', 'name'],
     });
     expect(inserted).toEqual([{ id: other.id, name: other.name }]);
     const third = { ...one, id: randomUUID(), name: `dup3-${id}`, identity: `dup3-${id}` };
-    await expect(bulkInsert(db.prisma, 'Router', ROUTER_COLUMNS, [third, one])).rejects.toThrow(/23505|unique/i);
-    expect(await db.prisma.router.count({ where: { name: third.name } })).toBe(0);
+    await expect(bulkInsert(opened.db.prisma, 'Router', ROUTER_COLUMNS, [third, one])).rejects.toThrow(/23505|unique/i);
+    expect(await opened.db.prisma.router.count({ where: { name: third.name } })).toBe(0);
   });
 
   it('inserts nothing and sends no statement for no rows', async () => {
@@ -76,24 +67,15 @@ describe.each(BACKENDS)('bulkInsert: many rows, one parameter, on %s', (_name, c
 });
 
 describe('the audit log appends with bulkInsert and retries a tail another writer took (PostgreSQL)', () => {
-  let tdb: TestDatabase;
-  let db: Database;
-  beforeAll(async () => {
-    tdb = await createPostgresDatabase();
-    db = await openDatabase({ databaseUrl: tdb.databaseUrl });
-  }, 120_000);
-  afterAll(async () => {
-    await db?.close();
-    await tdb?.drop();
-  });
+  const opened = openedDatabase(createPostgresDatabase);
 
   it('an append racing a writer without the lock lands after it, and the chain verifies', async () => {
-    const audit = new AuditLog(db.prisma);
+    const audit = new AuditLog(opened.db.prisma);
     await audit.append({ actor: 'system', action: 'test.first', targetType: 'test' });
-    const tail = await db.prisma.auditEvent.findFirst({ orderBy: { seq: 'desc' } });
+    const tail = await opened.db.prisma.auditEvent.findFirst({ orderBy: { seq: 'desc' } });
     expect(tail?.prevHash).toBe(GENESIS_HASH);
     // Another writer, not taking the advisory lock, holds an uncommitted event on the same tail.
-    const rogue = new pg.Client({ connectionString: tdb.databaseUrl });
+    const rogue = new pg.Client({ connectionString: opened.testDatabase.databaseUrl });
     const rogueEvent = {
       id: randomUUID(),
       at: new Date(),
@@ -125,9 +107,9 @@ describe('the audit log appends with bulkInsert and retries a tail another write
     } finally {
       await rogue.end();
     }
-    const events = await db.prisma.auditEvent.findMany({ orderBy: { seq: 'asc' } });
+    const events = await opened.db.prisma.auditEvent.findMany({ orderBy: { seq: 'asc' } });
     expect(events.map((e) => e.action)).toEqual(['test.first', 'test.rogue', 'test.after']);
     expect(events[2]!.prevHash).toBe(rogueHash);
-    expect(await verifyAuditChain(db.prisma)).toMatchObject({ ok: true, checked: 3 });
+    expect(await verifyAuditChain(opened.db.prisma)).toMatchObject({ ok: true, checked: 3 });
   });
 });

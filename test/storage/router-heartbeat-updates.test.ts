@@ -1,7 +1,7 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../server/storage/index.js';
-import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
+import { describe, expect, it } from 'vitest';
+import { createPostgresDatabase } from '../support/databases.js';
+import { openedDatabase } from '../support/opened-database.js';
 
 /** A fact sheet of about the size a real router reports (the Router row is ~1.2 KB with it). */
 const FACTS = {
@@ -11,33 +11,24 @@ const FACTS = {
 };
 
 describe('heartbeats on PostgreSQL', () => {
-  let test: TestDatabase;
-  let db: Database;
-  beforeAll(async () => {
-    test = await createPostgresDatabase();
-    db = await openDatabase({ databaseUrl: test.databaseUrl! });
-  });
-  afterAll(async () => {
-    await db?.close();
-    await test?.drop();
-  });
+  const opened = openedDatabase(createPostgresDatabase);
 
   it('update routers in place (HOT): no index entry is rewritten, the table does not grow', async () => {
-    await db.prisma.$executeRaw`
+    await opened.db.prisma.$executeRaw`
       INSERT INTO "Router" (id, name, identity, status, facts, capabilities, tags, "updatedAt")
       SELECT gen_random_uuid()::text, 'hb-' || g, 'hb:' || g, 'online', ${JSON.stringify(FACTS)}::jsonb,
              ${JSON.stringify(FACTS)}::jsonb, ARRAY['site:a'], now()
         FROM generate_series(1, 2000) g`;
     // Heartbeats arrive in no order related to where rows lie: each flush touches routers all over the table.
-    const ids = (await db.prisma.router.findMany({ select: { id: true }, orderBy: { identity: 'asc' } }))
+    const ids = (await opened.db.prisma.router.findMany({ select: { id: true }, orderBy: { identity: 'asc' } }))
       .map((r) => r.id)
       .sort();
     const size = async () =>
-      Number((await db.prisma.$queryRaw<{ n: bigint }[]>`SELECT pg_relation_size('"Router"') AS n`)[0]!.n);
+      Number((await opened.db.prisma.$queryRaw<{ n: bigint }[]>`SELECT pg_relation_size('"Router"') AS n`)[0]!.n);
     const sizeBefore = await size();
     // What RouterRegistry.flushSeen writes, three heartbeats of every router, in its batches, on
     // one connection: a backend reports its table counters only when it flushes them.
-    const client = new pg.Client({ connectionString: test.databaseUrl! });
+    const client = new pg.Client({ connectionString: opened.testDatabase.databaseUrl! });
     await client.connect();
     try {
       for (let round = 0; round < 3; round++)
@@ -50,7 +41,7 @@ describe('heartbeats on PostgreSQL', () => {
     } finally {
       await client.end();
     }
-    const [stats] = await db.prisma.$queryRaw<{ updated: bigint; hot: bigint }[]>`
+    const [stats] = await opened.db.prisma.$queryRaw<{ updated: bigint; hot: bigint }[]>`
       SELECT n_tup_upd AS updated, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = 'Router'`;
     expect(Number(stats!.updated)).toBe(3 * ids.length);
     // 0.94 with the migration's 30 % of free space on each page, 0.43 without (fillfactor 100).
