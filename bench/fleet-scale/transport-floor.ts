@@ -5,7 +5,8 @@
  * process, clients in another:
  *   - h2c:        Node's http2 server, plaintext;
  *   - h2-mtls:    Node's http2 server over TLS, client certificates requested and verified;
- *   - grpc-plain: @grpc/grpc-js server, one bidirectional stream per connection, plaintext;
+ *   - grpc-plain: @grpc/grpc-js server with the agent port's options (AGENT_SERVER_OPTIONS), one
+ *                 bidirectional stream per connection, plaintext;
  *   - grpc-mtls:  the same over the controller's own agent credentials (agentServerCredentials).
  * What the controller holds per stream beyond the grpc-mtls row is the controller's own.
  *
@@ -21,6 +22,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { newKeyAndCsr } from '../../agent/enrollment/agent-credentials.js';
 import { ControllerPki } from '../../server/pki/ca.js';
+import { AGENT_SERVER_OPTIONS } from '../../server/agent-gateway/agent-gateway.js';
 import { agentServerCredentials } from '../../server/pki/grpc-credentials.js';
 import { cpuSeconds } from './process-readings.js';
 
@@ -75,7 +77,7 @@ async function serve(mode: Mode, dataDir: string): Promise<void> {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     port = (server.address() as { port: number }).port;
   } else {
-    const server = new Server({ 'grpc.keepalive_permit_without_calls': 1 });
+    const server = new Server(AGENT_SERVER_OPTIONS);
     server.addService(holdService, {
       hold: (call: { write(b: Buffer): void; on(e: string, f: () => void): void }) => {
         call.write(Buffer.from('welcome'));

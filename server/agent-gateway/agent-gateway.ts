@@ -109,6 +109,18 @@ export interface AgentGatewayEvents {
   commandResult?(routerId: string, result: CommandResult): Promise<void>;
 }
 
+/** The agent port's gRPC server options (`bench:transport-floor` measures the transport with them). */
+export const AGENT_SERVER_OPTIONS = {
+  // Agents behind NAT keep the stream idle between heartbeats; allow their keepalives.
+  'grpc.keepalive_permit_without_calls': 1,
+  'grpc.http2.min_ping_interval_without_data_ms': 10_000,
+  // A Hello with facts is a few KiB; nothing legitimate comes near this.
+  'grpc.max_receive_message_length': 1024 * 1024,
+  // Channelz keeps a registry entry, call counters and closures for every connection, and the
+  // controller serves no channelz: off, a connection holds 1.5 KiB less (docs/BENCHMARKS.md).
+  'grpc.enable_channelz': 0,
+} as const;
+
 export class AgentGateway {
   readonly sessions = new Map<string, AgentSession>();
   /** The most streams this replica has held: the fleet that returns to it after a restart. */
@@ -117,13 +129,7 @@ export class AgentGateway {
   /** Streams this replica closed, by gRPC status name (/metrics). */
   readonly closedStreams = new Map<string, number>();
   private readonly listeners: AgentGatewayEvents[] = [];
-  private readonly server = new Server({
-    // Agents behind NAT keep the stream idle between heartbeats; allow their keepalives.
-    'grpc.keepalive_permit_without_calls': 1,
-    'grpc.http2.min_ping_interval_without_data_ms': 10_000,
-    // A Hello with facts is a few KiB; nothing legitimate comes near this.
-    'grpc.max_receive_message_length': 1024 * 1024,
-  });
+  private readonly server = new Server(AGENT_SERVER_OPTIONS);
   private livenessTimer: NodeJS.Timeout | undefined;
   private connections: ConnectionAdmission | undefined;
   private boundPort = 0;
