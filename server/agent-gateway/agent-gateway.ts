@@ -118,6 +118,7 @@ export const AGENT_SERVER_OPTIONS = {
   'grpc.max_receive_message_length': 1024 * 1024,
   // Channelz keeps a registry entry, call counters and closures for every connection, and the
   // controller serves no channelz: off, a connection holds 1.5 KiB less (docs/BENCHMARKS.md).
+  // grpc-js's forceShutdown then destroys no session; stop() destroys them through admission.
   'grpc.enable_channelz': 0,
 } as const;
 
@@ -230,6 +231,7 @@ export class AgentGateway {
     await new Promise<void>((resolve) => {
       const force = setTimeout(() => {
         this.server.forceShutdown();
+        this.connections?.destroyHandedOver();
         resolve();
       }, 2_000);
       this.server.tryShutdown(() => {

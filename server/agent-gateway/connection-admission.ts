@@ -84,6 +84,8 @@ export class ConnectionAdmission {
   /** The same socket's other listening handles (duplicateListener). */
   private extraListeners: net.Server[] = [];
   private injector: ReturnType<Server['createConnectionInjector']> | undefined;
+  /** The injector after stop(): its sessions can still be destroyed. */
+  private stoppedInjector: ReturnType<Server['createConnectionInjector']> | undefined;
   /** Connections handed to gRPC without a call yet, by peer, with the timer that expires them. */
   private readonly handshaking = new Map<string, { socket: net.Socket; timer: NodeJS.Timeout }>();
   /** Accepted, not read from, in arrival order; `head` is the next to hand over (those before it are cleared). */
@@ -143,7 +145,8 @@ export class ConnectionAdmission {
 
   /**
    * Stops accepting and resets the waiting connections. Those already handed over are the
-   * gRPC server's to close (its shutdown closes the injector's sessions too).
+   * gRPC server's to close: its graceful shutdown closes them, and `destroyHandedOver` ends
+   * those still open after it.
    */
   stop(): void {
     for (const { timer } of this.handshaking.values()) clearTimeout(timer);
@@ -154,7 +157,16 @@ export class ConnectionAdmission {
     this.listener.close();
     for (const extra of this.extraListeners) extra.close();
     this.extraListeners = [];
+    this.stoppedInjector = this.injector;
     this.injector = undefined;
+  }
+
+  /**
+   * Destroys every connection handed to gRPC that is still open. grpc-js's forceShutdown
+   * destroys only the sessions it records for channelz, which the agent port turns off.
+   */
+  destroyHandedOver(): void {
+    this.stoppedInjector?.drain(0);
   }
 
   private admit(socket: net.Socket): void {
