@@ -109,6 +109,9 @@ export interface AgentGatewayEvents {
   commandResult?(routerId: string, result: CommandResult): Promise<void>;
 }
 
+/** How long a stop waits for the disconnects of the streams it closed to be written. */
+const DISCONNECT_WAIT_ON_STOP_MS = 3_000;
+
 /** The agent port's gRPC server options (`bench:transport-floor` measures the transport with them). */
 export const AGENT_SERVER_OPTIONS = {
   // Agents behind NAT keep the stream idle between heartbeats; allow their keepalives.
@@ -130,6 +133,8 @@ export class AgentGateway {
   /** Streams this replica closed, by gRPC status name (/metrics). */
   readonly closedStreams = new Map<string, number>();
   private readonly listeners: AgentGatewayEvents[] = [];
+  /** Disconnects being written: a stop waits for them, so the database closes after them. */
+  private readonly disconnecting = new Set<Promise<void>>();
   private readonly server = new Server(AGENT_SERVER_OPTIONS);
   private livenessTimer: NodeJS.Timeout | undefined;
   private connections: ConnectionAdmission | undefined;
@@ -239,6 +244,13 @@ export class AgentGateway {
         resolve();
       });
     });
+    // Bounded: a stream's queue may be waiting out a database outage.
+    let waited: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(this.disconnecting),
+      new Promise((r) => (waited = setTimeout(r, DISCONNECT_WAIT_ON_STOP_MS).unref())),
+    ]);
+    clearTimeout(waited);
   }
 
   /**
@@ -450,9 +462,11 @@ export class AgentGateway {
       session = undefined;
       if (this.sessions.get(ended.routerId) === ended) {
         this.sessions.delete(ended.routerId);
-        queue = queue
+        const recorded = (queue = queue
           .then(() => this.sink.markDisconnected(ended.routerId, ended.startedAt))
-          .catch((err: unknown) => this.log.error({ err, routerId: ended.routerId }, 'failed to record disconnect'));
+          .catch((err: unknown) => this.log.error({ err, routerId: ended.routerId }, 'failed to record disconnect')));
+        this.disconnecting.add(recorded);
+        void recorded.finally(() => this.disconnecting.delete(recorded));
         this.log.info({ routerId: ended.routerId, identity: ended.identity }, 'agent disconnected');
       }
     };

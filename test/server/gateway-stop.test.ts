@@ -1,6 +1,9 @@
+import path from 'node:path';
 import { credentials, getChannelzHandlers, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AgentServiceClient } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import { openDatabase } from '../../server/storage/index.js';
+import { openStream } from '../support/agents.js';
 import { startTestController } from '../support/controller.js';
 import { createPgliteDatabase, type TestDatabase } from '../support/databases.js';
 
@@ -46,5 +49,25 @@ describe('the agent port with channelz off', () => {
     expect(ended, 'the stream was still open 6 s after the stop').toBeDefined();
     expect(ended!.code).not.toBe(GrpcStatus.OK);
     expect(ended!.at - stoppedAt).toBeLessThan(4_000);
+  });
+
+  it('records the disconnects of the streams it closes before the database closes', async () => {
+    const stopped = await createPgliteDatabase();
+    try {
+      const { controller, logs } = await startTestController(stopped);
+      const agent = openStream(controller.grpcAddress, credentials.createInsecure(), 'agent-of-stopped');
+      await agent.welcome;
+      await controller.close();
+      expect(logs.filter((l) => l.includes('failed to record disconnect'))).toEqual([]);
+      const db = await openDatabase({ dataDir: path.join(stopped.dataDir, 'pglite') });
+      try {
+        const routers = await db.prisma.router.findMany({ select: { identity: true, status: true } });
+        expect(routers).toEqual([{ identity: 'agent-of-stopped', status: 'offline' }]);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      await stopped.drop();
+    }
   });
 });
