@@ -13,6 +13,7 @@ import {
   type Hello,
   type Welcome,
 } from '../proto/gen/wrtfleet/agent/v1/agent.js';
+import { controllerChannelOptions } from './enrollment/controller-server-name.js';
 
 /** What an agent sends up the stream, minus the envelope the link fills in. */
 export type AgentBody = NonNullable<AgentMessage['body']>;
@@ -220,6 +221,7 @@ export class ControllerLink extends EventEmitter {
     const options = this.options;
     const credentials = typeof options.credentials === 'function' ? options.credentials() : options.credentials;
     return new AgentServiceClient(address, credentials ?? grpcCredentials.createInsecure(), {
+      ...controllerChannelOptions(address),
       // Keepalives notice a dead path (NAT timeout, unplugged WAN) without waiting for TCP.
       'grpc.keepalive_time_ms': 30_000,
       'grpc.keepalive_timeout_ms': 10_000,

@@ -1,5 +1,6 @@
 import { createHash, createPublicKey, webcrypto, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createSecureContext, connect as tlsConnect, type DetailedPeerCertificate } from 'node:tls';
@@ -14,6 +15,7 @@ import { AgentServiceClient, type EnrollResponse, type Renewed } from '../../pro
 import { concurrencyGate } from '../../core/concurrency-gate.js';
 import { controllerAddresses } from '../controller-link.js';
 import { heapSettler } from '../heap-settle.js';
+import { CONTROLLER_VERIFY_OPTIONS, controllerChannelOptions } from './controller-server-name.js';
 
 const KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 
@@ -87,7 +89,7 @@ export async function fetchPinnedCa(address: string, fingerprint: string, timeou
         port,
         rejectUnauthorized: false,
         ALPNProtocols: ['h2'],
-        servername: /^[\d.]+$|:/.test(host) ? undefined : host,
+        servername: isIP(host) ? undefined : host, // an IP address is no server name (controller-server-name.ts)
       },
       () => {
         const peer = socket.getPeerCertificate(true);
@@ -158,9 +160,11 @@ async function enrollAt(options: EnrollOptions): Promise<AgentIdentity> {
   if (!caPem)
     throw new EnrollmentError('enrollment needs the controller CA (caPem) or its fingerprint (caFingerprint)');
   const { keyPem, csrPem } = await newKeyAndCsr(options.identity);
-  const client = new AgentServiceClient(options.address, grpcCredentials.createSsl(Buffer.from(caPem)), {
-    'grpc.use_local_subchannel_pool': 1,
-  });
+  const client = new AgentServiceClient(
+    options.address,
+    grpcCredentials.createSsl(Buffer.from(caPem), null, null, CONTROLLER_VERIFY_OPTIONS),
+    { ...controllerChannelOptions(options.address), 'grpc.use_local_subchannel_pool': 1 },
+  );
   try {
     const response = await new Promise<EnrollResponse>((resolve, reject) => {
       client.enroll(
@@ -216,7 +220,10 @@ export class AgentCredentials {
         cert: this.current.certificatePem,
         ca: this.current.caPem,
       });
-      this.built = { for: this.current, credentials: grpcCredentials.createFromSecureContext(context) };
+      this.built = {
+        for: this.current,
+        credentials: grpcCredentials.createFromSecureContext(context, CONTROLLER_VERIFY_OPTIONS),
+      };
     }
     return this.built.credentials;
   }

@@ -6,6 +6,7 @@ import tls from 'node:tls';
 import { credentials as grpcCredentials, status as GrpcStatus } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentCredentials, enroll, keepRenewed, newKeyAndCsr } from '../../agent/enrollment/agent-credentials.js';
+import { CONTROLLER_VERIFY_OPTIONS } from '../../agent/enrollment/controller-server-name.js';
 import { ControllerLink } from '../../agent/controller-link.js';
 import type { Controller } from '../../server/controller.js';
 import { ControllerPki } from '../../server/pki/ca.js';
@@ -167,7 +168,11 @@ describe.each(BACKENDS)('agents: enrollment and mutual TLS on %s', (_name, creat
   });
 
   it('TLS without a client certificate: Connect is refused with UNAUTHENTICATED and nothing is registered', async () => {
-    const s = openStream(controller.grpcAddress, grpcCredentials.createSsl(Buffer.from(caPem())), 'lab:anonymous');
+    const s = openStream(
+      controller.grpcAddress,
+      grpcCredentials.createSsl(Buffer.from(caPem()), null, null, CONTROLLER_VERIFY_OPTIONS),
+      'lab:anonymous',
+    );
     const end = await s.ended;
     expect(end.code).toBe(GrpcStatus.UNAUTHENTICATED);
     expect(end.details).toMatch(/client certificate/);
@@ -195,6 +200,7 @@ describe.each(BACKENDS)('agents: enrollment and mutual TLS on %s', (_name, creat
         Buffer.from(caPem()),
         Buffer.from(keyPem),
         Buffer.from(forged.certificatePem),
+        CONTROLLER_VERIFY_OPTIONS,
       );
       const end = await openStream(controller.grpcAddress, creds, 'lab:router-a').ended;
       expect(end.code).toBe(GrpcStatus.UNAUTHENTICATED);

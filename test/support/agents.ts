@@ -6,6 +6,7 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 import { AgentCredentials } from '../../agent/enrollment/agent-credentials.js';
+import { CONTROLLER_VERIFY_OPTIONS, controllerChannelOptions } from '../../agent/enrollment/controller-server-name.js';
 import {
   AgentServiceClient,
   type AgentMessage,
@@ -57,7 +58,10 @@ export interface OpenStream {
 
 /** One raw Connect stream with the given credentials, saying Hello as `identity`. */
 export function openStream(address: string, credentials: ChannelCredentials, identity: string): OpenStream {
-  const client = new AgentServiceClient(address, credentials, { 'grpc.use_local_subchannel_pool': 1 });
+  const client = new AgentServiceClient(address, credentials, {
+    ...controllerChannelOptions(address),
+    'grpc.use_local_subchannel_pool': 1,
+  });
   const stream = client.connect();
   const received: ControllerMessage[] = [];
   let onWelcome: (m: ControllerMessage) => void = () => {};
@@ -106,8 +110,13 @@ export function rawEnroll(
 ): Promise<{ code: number; details: string; response?: EnrollResponse }> {
   const client = new AgentServiceClient(
     controller.grpcAddress,
-    grpcCredentials.createSsl(Buffer.from(controller.security.pki!.caCertificatePem)),
-    { 'grpc.use_local_subchannel_pool': 1 },
+    grpcCredentials.createSsl(
+      Buffer.from(controller.security.pki!.caCertificatePem),
+      null,
+      null,
+      CONTROLLER_VERIFY_OPTIONS,
+    ),
+    { ...controllerChannelOptions(controller.grpcAddress), 'grpc.use_local_subchannel_pool': 1 },
   );
   return new Promise((resolve) => {
     client.enroll(
