@@ -162,13 +162,18 @@ export class AgentGateway {
           );
         security.enroll(call.request, call.getPeer()).then(
           (response) => callback(null, response),
-          (err: { code?: unknown; message?: string }) => {
+          (err: { code?: unknown; message?: string; retryAfterMs?: unknown }) => {
             const known = typeof err.code === 'number';
             if (!known) this.log.error({ err }, 'enrollment failed');
+            // A refusal past a limit says when to come back, as a refused Hello does.
+            const trailers = new Metadata();
+            if (known && typeof err.retryAfterMs === 'number')
+              trailers.set(RETRY_AFTER_METADATA, String(err.retryAfterMs));
             callback(
               {
                 code: known ? (err.code as GrpcStatus) : GrpcStatus.INTERNAL,
                 details: known ? err.message : 'enrollment failed; see the controller log',
+                metadata: trailers,
               },
               null,
             );

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AccountChange, OperatorAccounts } from '../auth/operator-accounts.js';
 import { RoleSchema } from '../auth/operator-roles.js';
 import { ApiError, errorBodySchema } from './errors.js';
+import type { PasswordGuard } from './password-guard.js';
 import { auditContext } from './request-context.js';
 import { AccountName, NewPassword, NoQuery, Nullable, Printable, Timestamp } from './shared-schemas.js';
 
@@ -21,6 +22,8 @@ const refused = { 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySche
 
 export interface AccountsPluginOptions {
   accounts: OperatorAccounts;
+  /** The limits on failed password checks, shared with sign-in: a wrong current password counts as a failed sign-in. */
+  guard: PasswordGuard;
 }
 
 /** The account of a change, or the API error its failure is. */
@@ -42,7 +45,7 @@ function refuseOwn(request: FastifyRequest, name: string, what: string) {
  * disable or enable, reset the password, delete; and an account's own password change. Every
  * change is audited with the caller as actor; passwords are never returned or recorded.
  */
-export const accountsPlugin: FastifyPluginAsyncTypebox<AccountsPluginOptions> = async (app, { accounts }) => {
+export const accountsPlugin: FastifyPluginAsyncTypebox<AccountsPluginOptions> = async (app, { accounts, guard }) => {
   app.get(
     '/v1/accounts',
     {
@@ -147,25 +150,42 @@ export const accountsPlugin: FastifyPluginAsyncTypebox<AccountsPluginOptions> = 
       schema: {
         tags: ['session'],
         summary: "Change the signed-in account's own password (needs the current one)",
-        description: "The account's other sessions end; this one stays signed in.",
+        description:
+          "The account's other sessions end; this one stays signed in. A wrong current password is 403 and " +
+          'counts as a failed sign-in of the account and of the address: past their limits the change is 429 ' +
+          'with Retry-After, and 503 with Retry-After when too many password checks wait at once.',
         body: Type.Object(
           { currentPassword: Printable(1024), newPassword: NewPassword },
           { additionalProperties: false },
         ),
-        response: { 204: Type.Null(), ...refused },
+        response: { 204: Type.Null(), ...refused, 429: errorBodySchema, 503: errorBodySchema },
       },
     },
     async (request, reply) => {
       const { actor, operatorSession } = request;
       if (actor.kind !== 'account')
         throw new ApiError(400, 'not_an_account', 'an API token has no password; sign in with an account');
-      const result = await accounts.changeOwnPassword(
-        actor.owner,
-        request.body.currentPassword,
-        request.body.newPassword,
-        { ...auditContext(request), keepSessionHash: operatorSession?.idHash },
+      const name = actor.owner;
+      // A stolen session cookie must not make this a way around the sign-in limits.
+      const audited = { actor: actor.id, targetType: 'account', targetId: name, context: { address: request.ip } };
+      const result = await guard.run(
+        {
+          reply,
+          address: request.ip,
+          name,
+          requestId: request.id,
+          what: 'password checks',
+          limited: { ...audited, action: 'account.password_change_limited' },
+        },
+        () =>
+          accounts.changeOwnPassword(name, request.body.currentPassword, request.body.newPassword, {
+            ...auditContext(request),
+            keepSessionHash: operatorSession?.idHash,
+          }),
+        (r) =>
+          !r.ok && r.reason === 'wrong_password' ? { ...audited, action: 'account.password_change_failed' } : null,
       );
-      changed(result, actor.owner);
+      changed(result, name);
       return reply.status(204).send(null);
     },
   );

@@ -1,12 +1,12 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Actor } from '../auth/api-tokens.js';
-import { FailureLimiter } from '../auth/failure-limiter.js';
 import type { OperatorAccounts } from '../auth/operator-accounts.js';
 import { RoleSchema, roleOfScopes, scopesOfRole } from '../auth/operator-roles.js';
 import { SESSION_COOKIE, type OperatorSessions, type SessionInfo } from '../auth/operator-sessions.js';
 import { ApiError, errorBodySchema } from './errors.js';
+import { UNKNOWN_ACCOUNT, type PasswordGuard } from './password-guard.js';
 import { AccountName, NoQuery, Nullable, Printable, Timestamp } from './shared-schemas.js';
 
 export const SessionView = Type.Object({
@@ -27,16 +27,6 @@ export const SessionView = Type.Object({
   fleetName: Type.String(),
 });
 
-/** How many failed sign-ins are allowed before 429 (server/auth/security-config.ts holds the knobs). */
-export interface SignInLimits {
-  /** Failed sign-ins from one address per minute. */
-  perAddressPerMinute: number;
-  /** Failed sign-ins naming one account per 15 minutes, from any address. */
-  perNamePer15Minutes: number;
-}
-
-export const DEFAULT_SIGN_IN_LIMITS: SignInLimits = { perAddressPerMinute: 20, perNamePer15Minutes: 10 };
-
 export interface SessionPluginOptions {
   /** The name the console shows in its header. */
   fleetName: string;
@@ -45,7 +35,8 @@ export interface SessionPluginOptions {
   audit: AuditLog;
   /** Mark the cookie Secure even on plain HTTP (the controller behind a TLS-terminating proxy). */
   cookieSecure?: boolean;
-  signInLimits?: SignInLimits;
+  /** The limits on failed password checks, shared with the password change. */
+  guard: PasswordGuard;
 }
 
 function viewOf(actor: Actor, session: SessionInfo | null, fleetName: string) {
@@ -65,13 +56,10 @@ function viewOf(actor: Actor, session: SessionInfo | null, fleetName: string) {
 /**
  * Signing in to the console and who am I. POST /v1/session trades a name and password for a
  * session cookie (HttpOnly, SameSite=Strict, Secure over TLS); DELETE ends it. Failed sign-ins
- * are limited per address and per account name, and audited.
+ * are limited per address and per account name, and audited (PasswordGuard).
  */
 export const sessionPlugin: FastifyPluginAsyncTypebox<SessionPluginOptions> = async (app, opts) => {
-  const { fleetName, accounts, sessions, audit } = opts;
-  const limits = opts.signInLimits ?? DEFAULT_SIGN_IN_LIMITS;
-  const byAddress = new FailureLimiter(limits.perAddressPerMinute);
-  const byName = new FailureLimiter(limits.perNamePer15Minutes, 15 * 60_000);
+  const { fleetName, accounts, sessions, audit, guard } = opts;
 
   const cookieOptions = (request: FastifyRequest) => ({
     httpOnly: true,
@@ -79,14 +67,6 @@ export const sessionPlugin: FastifyPluginAsyncTypebox<SessionPluginOptions> = as
     secure: opts.cookieSecure === true || request.protocol === 'https',
     path: '/',
   });
-
-  const refuseWhenLimited = (request: FastifyRequest, reply: FastifyReply, name: string) => {
-    const now = Date.now();
-    const wait = Math.max(byAddress.retryAfterSeconds(request.ip, now), byName.retryAfterSeconds(name, now));
-    if (wait === 0) return;
-    reply.header('retry-after', String(wait));
-    throw new ApiError(429, 'too_many_failures', `too many failed sign-ins; retry in ${wait} s`);
-  };
 
   app.get(
     '/v1/session',
@@ -112,30 +92,47 @@ export const sessionPlugin: FastifyPluginAsyncTypebox<SessionPluginOptions> = as
         description:
           'Answers the session (with its csrfToken, to send as X-CSRF-Token on every write) and sets the ' +
           'HttpOnly cookie wrtfleet_session. A wrong name or password, or a disabled account, is 401 alike; ' +
-          'too many failures from one address or for one name are 429 with Retry-After.',
+          'too many failures from one address or for one name are 429 with Retry-After, and too many ' +
+          'password checks waiting at once 503 with Retry-After.',
         security: [],
         body: Type.Object({ name: AccountName, password: Printable(1024) }, { additionalProperties: false }),
-        response: { 200: SessionView, 400: errorBodySchema, 401: errorBodySchema, 429: errorBodySchema },
+        response: {
+          200: SessionView,
+          400: errorBodySchema,
+          401: errorBodySchema,
+          429: errorBodySchema,
+          503: errorBodySchema,
+        },
       },
     },
     async (request, reply) => {
       const { name, password } = request.body;
-      refuseWhenLimited(request, reply, name);
-      const account = await accounts.verify(name, password);
-      if (!account) {
-        byAddress.recordFailure(request.ip);
-        byName.recordFailure(name);
-        const limited = byAddress.retryAfterSeconds(request.ip) > 0 || byName.retryAfterSeconds(name) > 0;
-        // The address is who acted: an unknown caller has no other name. The password is never recorded.
-        await audit.append({
-          actor: `address:${request.ip}`,
-          action: limited ? 'session.sign_in_limited' : 'session.sign_in_failed',
-          targetType: 'account',
-          targetId: name,
+      // The address is who acted: an unknown caller has no other name. The password is never
+      // recorded, nor a name that is no account's, nor the name of a refusal (never looked up).
+      const caller = `address:${request.ip}`;
+      const checked = await guard.run(
+        {
+          reply,
+          address: request.ip,
+          name,
           requestId: request.id,
-        });
+          what: 'sign-ins',
+          limited: { actor: caller, action: 'session.sign_in_limited', targetType: 'account', targetId: null },
+        },
+        () => accounts.verify(name, password),
+        (result) =>
+          result.ok
+            ? null
+            : {
+                actor: caller,
+                action: 'session.sign_in_failed',
+                targetType: 'account',
+                targetId: result.reason === 'unknown_name' ? UNKNOWN_ACCOUNT : name,
+              },
+      );
+      if (!checked.ok)
         throw new ApiError(401, 'sign_in_failed', 'the name or the password is wrong, or the account is disabled');
-      }
+      const { account } = checked;
       const { id, session } = await audit.record(async (tx) => {
         const started = await sessions.start(account.name, tx);
         return {

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog, AuditTransaction } from '../audit/audit-log.js';
-import { decoyHash, hashPassword, verifyPassword } from './password-hash.js';
+import { decoyHash, hashPassword, passwordChecks, verifyPassword } from './password-hash.js';
 import { isRole, type Role } from './operator-roles.js';
 import type { OperatorSessions } from './operator-sessions.js';
 
@@ -24,6 +24,13 @@ export function accountView(row: AccountRow) {
   };
 }
 export type AccountView = ReturnType<typeof accountView>;
+
+/**
+ * The outcome of a sign-in's check. The caller answers every failure alike; the reason is for
+ * the audit, which must not record an unknown name (it may be a password typed in the wrong field).
+ */
+export type SignInCheck =
+  { ok: true; account: AccountView } | { ok: false; reason: 'unknown_name' | 'wrong_password' | 'disabled' };
 
 /** The outcome of a change to an account that may not exist. */
 export type AccountChange =
@@ -123,10 +130,15 @@ export class OperatorAccounts {
     newPassword: string,
     ctx: ChangeContext & { keepSessionHash?: string },
   ): Promise<AccountChange> {
-    const row = await this.db.operatorAccount.findUnique({ where: { name } });
-    if (!row) return { ok: false, reason: 'not_found' };
-    if (!(await verifyPassword(oldPassword, row.passwordHash))) return { ok: false, reason: 'wrong_password' };
-    const passwordHash = await hashPassword(newPassword);
+    // The lookup and both hashes take one slot of the process-wide bound (GateFull when none is free).
+    const checked = await passwordChecks(async () => {
+      const row = await this.db.operatorAccount.findUnique({ where: { name } });
+      if (!row) return 'not_found' as const;
+      if (!(await verifyPassword(oldPassword, row.passwordHash))) return 'wrong_password' as const;
+      return { passwordHash: await hashPassword(newPassword) };
+    });
+    if (typeof checked === 'string') return { ok: false, reason: checked };
+    const { passwordHash } = checked;
     const result = await this.audit.record(async (tx) => {
       const updated = await tx.operatorAccount.update({ where: { name }, data: { passwordHash } });
       await endSessions(tx, name, ctx.keepSessionHash);
@@ -155,15 +167,21 @@ export class OperatorAccounts {
   }
 
   /**
-   * The account a name and password sign in as, or null: unknown name, wrong password or
-   * disabled account alike (the caller is told nothing more). An unknown name still costs a
-   * full scrypt verification, so timing does not reveal which names exist.
+   * The account a name and password sign in as, or why not: unknown name, wrong password or
+   * disabled account (the caller is told nothing more). An unknown name still costs a full
+   * scrypt verification, so timing does not reveal which names exist. The check waits for a
+   * slot of the process-wide bound, and throws GateFull when too many wait already.
    */
-  async verify(name: string, password: string): Promise<AccountView | null> {
-    const row = await this.db.operatorAccount.findUnique({ where: { name } });
-    const matches = await verifyPassword(password, row?.passwordHash ?? (await decoyHash()));
-    if (!row || !matches || row.disabled) return null;
-    return accountView(row);
+  async verify(name: string, password: string): Promise<SignInCheck> {
+    // The lookup waits for the slot too: a check refused as busy costs no query either.
+    const { row, matches } = await passwordChecks(async () => {
+      const found = await this.db.operatorAccount.findUnique({ where: { name } });
+      return { row: found, matches: await verifyPassword(password, found?.passwordHash ?? (await decoyHash())) };
+    });
+    if (!row) return { ok: false, reason: 'unknown_name' };
+    if (!matches) return { ok: false, reason: 'wrong_password' };
+    if (row.disabled) return { ok: false, reason: 'disabled' };
+    return { ok: true, account: accountView(row) };
   }
 
   private event(

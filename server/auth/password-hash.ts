@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { boundedConcurrencyGate } from '../../core/concurrency-gate.js';
 
 /**
  * scrypt parameters: N=2^15, r=8, p=1 costs 32 MiB and ~0.1-0.3 s per hash (0.23 s median on
@@ -11,6 +12,15 @@ const PARALLELISM = 1;
 const KEY_LENGTH = 32;
 const SALT_BYTES = 16;
 const MAX_MEM = 128 * COST * BLOCK_SIZE * 2;
+
+/**
+ * The password checks (sign-in, own password change) running at once, process-wide, and how
+ * many may wait. scrypt runs on libuv's four pool threads, which file and DNS work share: a
+ * burst that started one hash per request queued another operator's sign-in behind all of
+ * them (14.8 s at 150 requests). Two at once leave threads free; 16 waiting is about 2 s at
+ * 0.23 s a hash, and a check past that is refused at once (GateFull, a 503 with Retry-After).
+ */
+export const passwordChecks = boundedConcurrencyGate(2, 16);
 
 /** The shortest password an account may have. */
 export const MIN_PASSWORD_LENGTH = 12;

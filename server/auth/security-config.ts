@@ -20,8 +20,13 @@ export interface SecurityConfig {
   dataKey?: string;
   /** Earlier data keys (base64, comma-separated in the env), still accepted for decryption during rotation. */
   previousDataKeys: string[];
-  /** Failed REST authentications one client IP may make per minute before 429 (also failed sign-ins). */
+  /**
+   * Failed REST authentications one client IP may make per minute before 429 (also failed
+   * sign-ins); failed enrollments per token and per router identity per minute.
+   */
   authFailuresPerMinute: number;
+  /** Failed enrollments from one peer address per minute: a ceiling, since routers behind one NAT share it. */
+  enrollFailuresPerAddress: number;
   /** Failed console sign-ins naming one account per 15 minutes, from any address, before 429. */
   signInFailuresPerName: number;
   /** A console session ends after this long without a request (WRTFLEET_SESSION_IDLE_MINUTES). */
@@ -38,6 +43,7 @@ export const DEFAULT_SECURITY: SecurityConfig = {
   clientCertificateLifetimeSeconds: 24 * 3600,
   previousDataKeys: [],
   authFailuresPerMinute: 20,
+  enrollFailuresPerAddress: 200,
   signInFailuresPerName: 10,
   sessionIdleSeconds: 30 * 60,
   sessionAbsoluteSeconds: 12 * 3600,

@@ -5,6 +5,7 @@ import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
 import type { SecurityRoutesOptions } from '../api/security.js';
 import type { SignInOptions } from '../api/http-api.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import { RepeatedEventAudit } from '../audit/repeated-events.js';
 import type { ControllerConfig } from '../config.js';
 import { AgentAuthority } from '../pki/agent-authority.js';
 import { ControllerPki } from '../pki/ca.js';
@@ -31,6 +32,8 @@ export interface ControllerSecurity {
   /** Operator accounts and their console sessions. */
   accounts: OperatorAccounts;
   sessions: OperatorSessions;
+  /** Failed and refused password checks, audited aggregated (the HTTP API writes them, and its close the last counts). */
+  failedAttempts: RepeatedEventAudit;
   /** For the AgentGateway options: TLS credentials and the per-stream checks (undefined when insecure). */
   gateway: { credentials?: ServerCredentials; security?: AgentAuthority };
   /** Spread into createHttpApi's deps. */
@@ -83,19 +86,25 @@ export async function startSecurity(
   const credentials = new RouterCredentials(db, box, log);
   await credentials.resealStale();
   const enrollmentTokens = new EnrollmentTokens(db);
-  const authority = new AgentAuthority(db, pki, enrollmentTokens, audit, log, settings.authFailuresPerMinute);
+  const authority = new AgentAuthority(db, pki, enrollmentTokens, audit, log, {
+    perToken: settings.authFailuresPerMinute,
+    perIdentity: settings.authFailuresPerMinute,
+    perAddress: settings.enrollFailuresPerAddress,
+  });
   const reenrollment = new Reenrollment(db, enrollmentTokens, audit);
   const sessions = new OperatorSessions(db, {
     idleSeconds: settings.sessionIdleSeconds,
     absoluteSeconds: settings.sessionAbsoluteSeconds,
   });
   const accounts = new OperatorAccounts(db, audit, sessions);
+  const failedAttempts = new RepeatedEventAudit(audit, log);
   const signIn: SignInOptions = {
     cookieSecure: settings.sessionCookieSecure,
     limits: {
       perAddressPerMinute: settings.authFailuresPerMinute,
       perNamePer15Minutes: settings.signInFailuresPerName,
     },
+    failedAttempts,
   };
   let grpcAddress = () => '';
   return {
@@ -107,6 +116,7 @@ export async function startSecurity(
     credentials,
     accounts,
     sessions,
+    failedAttempts,
     gateway: pki ? { credentials: agentServerCredentials(pki), security: authority } : {},
     http: {
       auth: { authFailuresPerMinute: settings.authFailuresPerMinute },

@@ -5,14 +5,13 @@ import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { EnrollRequest, EnrollResponse, RenewRequest, Renewed } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
 import { IdentityRefused } from '../agent-gateway/agent-gateway.js';
-import { ROUTER_IDENTITY_PATTERN } from '../agent-gateway/hello-validation.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { isDatabaseUnavailable } from '../storage/database-unavailable.js';
 import type { EnrollmentTokens } from '../auth/enrollment-tokens.js';
-import { FailureLimiter } from '../auth/failure-limiter.js';
 import { CertificateRequestRejected, peerCertificateInfo, type ControllerPki, type IssuedCertificate } from './ca.js';
-import { admitEnrollment, peerAddress } from './enrollment-admission.js';
+import { admitEnrollment, checkEnrollRequest, peerAddress } from './enrollment-admission.js';
 import { commitEnrollment, EnrollRefused, GENERIC_TOKEN_REFUSAL, recordCertificate } from './enrollment-commit.js';
+import { DEFAULT_ENROLLMENT_LIMITS, EnrollmentLimits, type EnrollmentLimitSettings } from './enrollment-limits.js';
 
 export { EnrollRefused } from './enrollment-commit.js';
 
@@ -40,8 +39,6 @@ export interface AgentSecurity {
   ): Promise<Renewed>;
 }
 
-const MAX_NAME = 128;
-
 /**
  * Trust between the controller and its agents: enrollment (token + CSR -> client
  * certificate), the certificate check on every Connect stream (an agent speaks only for the
@@ -52,7 +49,7 @@ const MAX_NAME = 128;
 export class AgentAuthority implements AgentSecurity {
   private watchTimer: NodeJS.Timeout | undefined;
   private gateway: AgentGateway | undefined;
-  private readonly enrollFailures: FailureLimiter;
+  private readonly enrollLimits: EnrollmentLimits;
 
   constructor(
     private readonly db: PrismaClient,
@@ -61,10 +58,10 @@ export class AgentAuthority implements AgentSecurity {
     private readonly enrollmentTokens: EnrollmentTokens,
     private readonly audit: AuditLog,
     private readonly log: Logger,
-    /** Failed enrollments (bad token, refused identity) one peer address may make per minute. */
-    enrollFailuresPerMinute = 20,
+    /** Failed enrollments (bad token, refused identity) allowed per token, identity and peer address. */
+    enrollLimits: EnrollmentLimitSettings = DEFAULT_ENROLLMENT_LIMITS,
   ) {
-    this.enrollFailures = new FailureLimiter(enrollFailuresPerMinute);
+    this.enrollLimits = new EnrollmentLimits(enrollLimits, log);
   }
 
   /**
@@ -142,54 +139,35 @@ export class AgentAuthority implements AgentSecurity {
   }
 
   /**
-   * Enroll, behind the REST API's failed-auth limit per peer address: past it, every call
-   * from that address gets RESOURCE_EXHAUSTED for the rest of the window, valid token or
-   * not, without touching the database or the log.
+   * Enroll, behind the failed-enrollment limits per token, identity and peer address
+   * (EnrollmentLimits): a call takes its slots before anything is looked up and keeps them
+   * only when its token or identity is refused; past a limit it is RESOURCE_EXHAUSTED without
+   * touching the database or the log.
    */
   async enroll(request: EnrollRequest, peer: string): Promise<EnrollResponse> {
-    const address = peerAddress(peer);
-    const wait = this.enrollFailures.retryAfterSeconds(address);
-    if (wait > 0)
-      throw new EnrollRefused(
-        GrpcStatus.RESOURCE_EXHAUSTED,
-        `too many failed enrollments from this address; retry in ${wait} s`,
-      );
+    const { identity, requestedName } = checkEnrollRequest(request);
+    const slots = this.enrollLimits.reserve({ token: request.token, identity, address: peerAddress(peer) });
     try {
-      return await this.admitAndIssue(request, peer);
+      const response = await this.admitAndIssue(request, identity, requestedName, peer);
+      slots.release();
+      return response;
     } catch (err) {
       if (
         err instanceof EnrollRefused &&
         (err.code === GrpcStatus.UNAUTHENTICATED || err.code === GrpcStatus.PERMISSION_DENIED)
-      ) {
-        this.enrollFailures.recordFailure(address);
-        if (this.enrollFailures.retryAfterSeconds(address) > 0)
-          this.log.warn(
-            { peer: address },
-            'enrollment failures from this address reached the limit; refusing it for now',
-          );
-      }
+      )
+        slots.failed();
+      else slots.release();
       throw err;
     }
   }
 
-  private async admitAndIssue(request: EnrollRequest, peer: string): Promise<EnrollResponse> {
-    const identity = request.router?.identity ?? '';
-    const requestedName = request.router?.name ?? '';
-    if (!ROUTER_IDENTITY_PATTERN.test(identity)) {
-      throw new EnrollRefused(
-        GrpcStatus.INVALID_ARGUMENT,
-        'router.identity must be 1-128 characters of [A-Za-z0-9._:,@/+-], starting with a letter or digit',
-      );
-    }
-    // eslint-disable-next-line no-control-regex -- matching control characters is the point: a name with one is refused
-    if (requestedName.length > MAX_NAME || /[\u0000-\u001f\u007f]/.test(requestedName)) {
-      throw new EnrollRefused(
-        GrpcStatus.INVALID_ARGUMENT,
-        `router.name must be at most ${MAX_NAME} printable characters`,
-      );
-    }
-    if (!request.csrPem) throw new EnrollRefused(GrpcStatus.INVALID_ARGUMENT, 'csrPem is required');
-
+  private async admitAndIssue(
+    request: EnrollRequest,
+    identity: string,
+    requestedName: string,
+    peer: string,
+  ): Promise<EnrollResponse> {
     const { row: token, problem } = await this.enrollmentTokens.inspect(request.token);
     if (!token || problem) {
       this.log.warn({ peer, identity, tokenId: token?.id, problem }, 'enrollment refused');

@@ -1,5 +1,35 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import type { EnrollRequest } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import { ROUTER_IDENTITY_PATTERN } from '../agent-gateway/hello-validation.js';
 import type { EnrollmentTokenRow } from '../auth/enrollment-tokens.js';
+import { EnrollRefused } from './enrollment-commit.js';
+
+const MAX_NAME = 128;
+
+/**
+ * The identity and name an Enroll call asks for, or INVALID_ARGUMENT naming the field. Checked
+ * before anything is counted or looked up: a malformed call is no failed enrollment.
+ */
+export function checkEnrollRequest(request: EnrollRequest): { identity: string; requestedName: string } {
+  const identity = request.router?.identity ?? '';
+  const requestedName = request.router?.name ?? '';
+  if (!ROUTER_IDENTITY_PATTERN.test(identity)) {
+    throw new EnrollRefused(
+      GrpcStatus.INVALID_ARGUMENT,
+      'router.identity must be 1-128 characters of [A-Za-z0-9._:,@/+-], starting with a letter or digit',
+    );
+  }
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point: a name with one is refused
+  if (requestedName.length > MAX_NAME || /[\u0000-\u001f\u007f]/.test(requestedName)) {
+    throw new EnrollRefused(
+      GrpcStatus.INVALID_ARGUMENT,
+      `router.name must be at most ${MAX_NAME} printable characters`,
+    );
+  }
+  if (!request.csrPem) throw new EnrollRefused(GrpcStatus.INVALID_ARGUMENT, 'csrPem is required');
+  return { identity, requestedName };
+}
 
 /** What an accepted enrollment token may do for the identity it was presented with. */
 export type EnrollmentAdmission =

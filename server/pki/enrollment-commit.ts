@@ -4,11 +4,15 @@ import type { EnrollmentTokenRow, EnrollmentTokens } from '../auth/enrollment-to
 import type { IssuedCertificate } from './ca.js';
 import type { EnrollmentAdmission } from './enrollment-admission.js';
 
-/** A refused Enroll call: the gRPC status and a message safe to show the caller. */
+/**
+ * A refused Enroll call: the gRPC status and a message safe to show the caller, and for a
+ * RESOURCE_EXHAUSTED when to try again (sent as the wrtfleet-retry-after-ms trailer).
+ */
 export class EnrollRefused extends Error {
   constructor(
     readonly code: GrpcStatus,
     message: string,
+    readonly retryAfterMs?: number,
   ) {
     super(message);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { concurrencyGate } from '../../core/concurrency-gate.js';
+import { boundedConcurrencyGate, concurrencyGate, GateFull } from '../../core/concurrency-gate.js';
 
 describe('concurrencyGate (database page queries, enrollment, onboarding)', () => {
   it('never runs more than its limit, starts waiters in arrival order, and passes results and errors through', async () => {
@@ -35,5 +35,32 @@ describe('concurrencyGate (database page queries, enrollment, onboarding)', () =
     let ranAt = -1;
     await gate(async () => void (ranAt = running));
     expect(ranAt).toBe(0);
+  });
+});
+
+describe('boundedConcurrencyGate (password checks)', () => {
+  it('runs at most its limit, queues at most maxWaiting, refuses the rest at once, and counts what started', async () => {
+    const gate = boundedConcurrencyGate(2, 3);
+    const releases: (() => void)[] = [];
+    const task = () => new Promise<void>((resolve) => releases.push(resolve));
+    const admitted = Array.from({ length: 5 }, () => gate(task));
+    const refusedAt = Date.now();
+    const refused = await Promise.allSettled(Array.from({ length: 4 }, () => gate(task)));
+    expect(Date.now() - refusedAt).toBeLessThan(100);
+    expect(refused.map((r) => r.status === 'rejected' && r.reason instanceof GateFull)).toEqual(Array(4).fill(true));
+    expect([gate.running, gate.waiting, gate.started]).toEqual([2, 3, 2]);
+    // A finished task hands its slot to the first waiter: the queue shrinks, the running count holds.
+    releases.shift()!();
+    await new Promise((r) => setTimeout(r, 0));
+    expect([gate.running, gate.waiting, gate.started]).toEqual([2, 2, 3]);
+    // A slot in the queue is free again.
+    const late = gate(task);
+    expect(gate.waiting).toBe(3);
+    while (gate.started < 6 || releases.length > 0) {
+      releases.shift()?.();
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    await Promise.all([...admitted, late]);
+    expect([gate.running, gate.waiting, gate.started]).toEqual([0, 0, 6]);
   });
 });

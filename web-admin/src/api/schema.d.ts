@@ -5480,7 +5480,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with an account name and password; sets the session cookie
-         * @description Answers the session (with its csrfToken, to send as X-CSRF-Token on every write) and sets the HttpOnly cookie wrtfleet_session. A wrong name or password, or a disabled account, is 401 alike; too many failures from one address or for one name are 429 with Retry-After.
+         * @description Answers the session (with its csrfToken, to send as X-CSRF-Token on every write) and sets the HttpOnly cookie wrtfleet_session. A wrong name or password, or a disabled account, is 401 alike; too many failures from one address or for one name are 429 with Retry-After, and too many password checks waiting at once 503 with Retry-After.
          */
         post: {
             parameters: {
@@ -5578,6 +5578,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
             };
         };
         /**
@@ -5653,7 +5671,7 @@ export interface paths {
         get?: never;
         /**
          * Change the signed-in account's own password (needs the current one)
-         * @description The account's other sessions end; this one stays signed in.
+         * @description The account's other sessions end; this one stays signed in. A wrong current password is 403 and counts as a failed sign-in of the account and of the address: past their limits the change is 429 with Retry-After, and 503 with Retry-After when too many password checks wait at once.
          */
         put: {
             parameters: {
@@ -5717,6 +5735,42 @@ export interface paths {
                 };
                 /** @description Default Response */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
