@@ -141,12 +141,18 @@ export interface HttpLimits {
   idleTimeoutSeconds: number;
   /** A streamed response ends with an error marker after this long (WRTFLEET_HTTP_STREAM_MAX_SECONDS). */
   streamMaxSeconds: number;
+  /**
+   * Streamed responses one caller (an account, or a token owner) may have open at once on a
+   * replica; past it, 429 (WRTFLEET_HTTP_MAX_STREAMS_PER_CALLER).
+   */
+  maxStreamsPerCaller: number;
 }
 
 export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   requestTimeoutSeconds: 30,
   idleTimeoutSeconds: 60,
   streamMaxSeconds: 3600,
+  maxStreamsPerCaller: 16,
 };
 
 export class ConfigError extends Error {}
@@ -208,6 +214,11 @@ function securityConfigFromEnv(env: NodeJS.ProcessEnv): SecurityConfig {
     dataKey: env.WRTFLEET_DATA_KEY || undefined,
     previousDataKeys: list(env.WRTFLEET_DATA_KEY_PREVIOUS),
     authFailuresPerMinute: positive('WRTFLEET_AUTH_FAILURES_PER_MINUTE', env.WRTFLEET_AUTH_FAILURES_PER_MINUTE, 20),
+    enrollFailuresPerAddress: positive(
+      'WRTFLEET_ENROLL_FAILURES_PER_ADDRESS',
+      env.WRTFLEET_ENROLL_FAILURES_PER_ADDRESS,
+      DEFAULT_SECURITY.enrollFailuresPerAddress,
+    ),
     signInFailuresPerName: positive(
       'WRTFLEET_SIGN_IN_FAILURES_PER_NAME',
       env.WRTFLEET_SIGN_IN_FAILURES_PER_NAME,
@@ -311,6 +322,13 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerC
         'WRTFLEET_HTTP_STREAM_MAX_SECONDS',
         env.WRTFLEET_HTTP_STREAM_MAX_SECONDS,
         DEFAULT_HTTP_LIMITS.streamMaxSeconds,
+      ),
+      maxStreamsPerCaller: Math.round(
+        positive(
+          'WRTFLEET_HTTP_MAX_STREAMS_PER_CALLER',
+          env.WRTFLEET_HTTP_MAX_STREAMS_PER_CALLER,
+          DEFAULT_HTTP_LIMITS.maxStreamsPerCaller,
+        ),
       ),
     },
     security: securityConfigFromEnv(env),

@@ -92,9 +92,11 @@ async function errorsPlugin(app: FastifyInstance, { notFoundFallback }: ErrorsPl
 
   app.setNotFoundHandler(async (request, reply) => {
     if (notFoundFallback && (await notFoundFallback(request, reply))) return reply;
+    // The path is not echoed: it is caller text that may carry a credential or markup, and
+    // the caller has it already; the log has it (redacted) under the request id.
     return reply.status(404).send({
       error: 'not_found',
-      message: `no route ${request.method} ${quoted(request.url.split('?')[0] ?? '')}`,
+      message: `no ${request.method} route at this path; the API's routes are listed at /docs`,
       requestId: request.id,
     });
   });

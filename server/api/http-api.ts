@@ -25,6 +25,7 @@ import errorsPlugin from './errors.js';
 import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.js';
 import { requestLogSerializer } from './request-log.js';
 import requestGuardsPlugin from './request-guards.js';
+import streamSlotsPlugin from './stream-slots.js';
 import { healthPlugin } from './health.js';
 import { metricsPlugin, type ControllerMetrics } from './metrics.js';
 import { profilesPlugin } from './profiles.js';
@@ -35,8 +36,10 @@ import { fleetTablePlugin } from './fleet-table.js';
 import type { OnboardingService } from '../onboarding/onboarding-service.js';
 import { jobsPlugin } from './jobs.js';
 import { onboardingPlugin } from './onboarding.js';
-import { sessionPlugin, type SignInLimits } from './session.js';
+import { sessionPlugin } from './session.js';
 import { accountsPlugin } from './accounts.js';
+import { DEFAULT_SIGN_IN_LIMITS, PasswordGuard, type SignInLimits } from './password-guard.js';
+import { RepeatedEventAudit } from '../audit/repeated-events.js';
 import type { OperatorAccounts } from '../auth/operator-accounts.js';
 import type { OperatorSessions } from '../auth/operator-sessions.js';
 import { consolePages, consolePlugin, type ConsolePluginOptions } from '../console/console-plugin.js';
@@ -48,6 +51,11 @@ export interface SignInOptions {
   /** Secure even on plain HTTP (behind a TLS proxy); over TLS it is always Secure. */
   cookieSecure?: boolean;
   limits?: SignInLimits;
+  /**
+   * Where failed and refused password checks are audited, aggregated (server/auth/security.ts
+   * makes it); without, the API makes its own. Either way the API's close writes its counts.
+   */
+  failedAttempts?: RepeatedEventAudit;
 }
 
 export interface HttpApiDeps {
@@ -121,6 +129,7 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
 
   await app.register(errorsPlugin, { notFoundFallback: deps.console ? consolePages(deps.console) : undefined });
   await app.register(requestGuardsPlugin);
+  await app.register(streamSlotsPlugin, { perCaller: limits.maxStreamsPerCaller });
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.0.3',
@@ -182,15 +191,20 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
   await app.register(auditPlugin, { db: deps.db, streamMaxSeconds });
   await app.register(telemetryPlugin, { db: deps.db, telemetry: deps.telemetry });
   await app.register(metricsPlugin, { metrics: deps.metrics });
+  // The password checks' only writer is this API: it closes before the database, so its close
+  // is when the counts of open windows are written.
+  const failedAttempts = deps.signIn?.failedAttempts ?? new RepeatedEventAudit(deps.audit, deps.logger);
+  app.addHook('onClose', () => failedAttempts.close());
+  const guard = new PasswordGuard(deps.signIn?.limits ?? DEFAULT_SIGN_IN_LIMITS, failedAttempts);
   await app.register(sessionPlugin, {
     fleetName: deps.fleetName ?? 'wrtfleet',
     accounts: deps.accounts,
     sessions: deps.sessions,
     audit: deps.audit,
     cookieSecure: deps.signIn?.cookieSecure,
-    signInLimits: deps.signIn?.limits,
+    guard,
   });
-  await app.register(accountsPlugin, { accounts: deps.accounts });
+  await app.register(accountsPlugin, { accounts: deps.accounts, guard });
   if (deps.console) await app.register(consolePlugin, deps.console);
   if (deps.onboarding) {
     await app.register(onboardingPlugin, { onboarding: deps.onboarding });

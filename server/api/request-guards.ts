@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from './errors.js';
 
@@ -57,7 +58,48 @@ export function checkRequestPart(part: Part, value: unknown): void {
   }
 }
 
+/** Methods whose body Fastify never reads, so its body limit never applies to them. */
+const UNREAD_BODY = new Set(['GET', 'HEAD', 'TRACE']);
+
+/** Reads and drops a body up to `limit` bytes; false once it passes the limit (the rest stays unread). */
+function discardUpTo(raw: IncomingMessage, limit: number): Promise<boolean> {
+  // A request already torn down emits nothing more; waiting for it would never end.
+  if (raw.destroyed) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    let size = 0;
+    const settle = (within: boolean) => {
+      raw.off('data', onData).off('end', onEnd).off('close', onEnd).off('error', onEnd);
+      resolve(within);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return;
+      raw.pause();
+      settle(false);
+    };
+    // A client gone midway is not a body too large; whatever answers it goes nowhere.
+    const onEnd = () => settle(true);
+    raw.on('data', onData).on('end', onEnd).on('close', onEnd).on('error', onEnd);
+  });
+}
+
+/**
+ * A body larger than the route's limit is a 413 before authentication or routing looks at it,
+ * and the connection closes rather than read the rest. Fastify bounds only the bodies it parses;
+ * a GET or HEAD body it leaves unread, so an event stream would answer while a client that
+ * writes its whole body first waits forever. A chunked GET or HEAD body is read up to the limit.
+ */
+async function refuseLargeBodies(request: FastifyRequest, reply: FastifyReply) {
+  const limit = request.routeOptions.bodyLimit;
+  const declared = Number(request.headers['content-length'] ?? 0);
+  const chunked = request.headers['transfer-encoding'] !== undefined && UNREAD_BODY.has(request.method);
+  if (declared <= limit && (!chunked || (await discardUpTo(request.raw, limit)))) return;
+  reply.header('connection', 'close');
+  throw new ApiError(413, 'payload_too_large', `the request body is larger than this route accepts (${limit} bytes)`);
+}
+
 async function requestGuardsPlugin(app: FastifyInstance) {
+  app.addHook('onRequest', refuseLargeBodies);
   app.addHook('preValidation', async (request: FastifyRequest) => {
     checkRequestPart('params', request.params);
     checkRequestPart('querystring', request.query);

@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { streamCaller } from './stream-slots.js';
 
 /** The error body a stream ends with: the API's error shape (server/api/errors.ts). */
 export interface StreamErrorBody {
@@ -46,10 +47,20 @@ export interface StreamOptions {
  * A streamed 200 that always ends. The status line goes out with the first chunk, so a
  * producer that fails before writing anything answers through the error handler as JSON;
  * one that fails later, or runs past the time limit, ends the stream with an error marker
- * and closes it. The failure is logged under the request id the marker carries.
+ * and closes it. The failure is logged under the request id the marker carries. Each open
+ * stream holds one of its caller's slots (server/api/stream-slots.ts): past them, a 429.
  */
 export async function streamResponse(request: FastifyRequest, reply: FastifyReply, options: StreamOptions) {
   const res = reply.raw;
+  if (request.method === 'HEAD') {
+    // Node writes no body for HEAD, so headers that wait for the first chunk would never go
+    // out: a HEAD gets the stream's headers at once, and no producer runs for it.
+    reply.hijack();
+    res.writeHead(200, options.headers);
+    res.end();
+    return;
+  }
+  const release = request.server.streamSlots.acquire(streamCaller(request));
   let started = false;
   let clientGone = false;
   let expired = false;
@@ -59,6 +70,7 @@ export async function streamResponse(request: FastifyRequest, reply: FastifyRepl
   };
   const onClose = () => {
     clientGone = true;
+    release();
     wakeAll();
   };
   res.on('close', onClose);
@@ -135,6 +147,7 @@ export async function streamResponse(request: FastifyRequest, reply: FastifyRepl
   } finally {
     clearTimeout(limit);
     res.off('close', onClose);
+    release();
   }
   // A producer that wrote nothing (an empty export) still answers 200 with an empty body.
   begin();

@@ -104,4 +104,52 @@ describe('errors answered before routing have the one error shape', () => {
     expect(incoming.at(-1)).toContain('limit=5');
     expect(incoming.at(-1)).toContain('token=[redacted]');
   });
+
+  it('credentials under any credential-like name, or shaped like a token under any name, never reach the log', async () => {
+    const secrets = {
+      csrf: 'plantedcsrf0001',
+      jwt: 'plantedjwt0002',
+      pwd: 'plantedpwd0003',
+      bearer: 'plantedbearer0004',
+      xsrf_value: 'plantedxsrf0005',
+      'p%61ssword': 'plantedencoded0006',
+      note: 'wft_plantedapitoken0007',
+      id: 'wfe_plantedenrollment0008',
+      q: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwbGFudGVkIn0.plantedsignature0009',
+      s: `Bearer%20plantedheader0010`,
+    };
+    const query = Object.entries(secrets)
+      .map(([name, value]) => `${name}=${value}`)
+      .join('&');
+    // A token pasted into the path is as much a leak as one in the query.
+    for (const path of [`/v1/routers?${query}&limit=7`, `/v1/tokens/wft_plantedinpath0011?limit=8`]) {
+      const res = await fetch(`${controller.httpUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      await res.text();
+    }
+    const log = logs.join('\n');
+    for (const planted of [...Object.values(secrets), 'wft_plantedinpath0011'])
+      expect(log, `${planted} in the log`).not.toContain(planted.replace('Bearer%20', ''));
+    const incoming = logs.filter((l) => l.includes('incoming request'));
+    expect(incoming.some((l) => l.includes('limit=7') && l.includes('csrf=[redacted]'))).toBe(true);
+    expect(incoming.some((l) => l.includes('/v1/tokens/[redacted]?limit=8'))).toBe(true);
+  });
+
+  it('a 404 for an unknown route does not echo its path', async () => {
+    const marker = 'unknown-route-marker';
+    for (const method of ['GET', 'POST', 'DELETE']) {
+      const res = await fetch(`${controller.httpUrl}/v1/${marker}/wft_x?token=abc`, {
+        method,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(res.status, method).toBe(404);
+      const text = await res.text();
+      expect(JSON.parse(text)).toEqual({
+        error: 'not_found',
+        message: expect.any(String),
+        requestId: expect.any(String),
+      });
+      expect(text, method).not.toContain(marker);
+      expect(text).not.toContain('/v1/');
+    }
+  });
 });
