@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 /**
  * `npm run test:unit`: the tests of pure modules (plan, profile spec, facts parsing, capability
  * table, canonical JSON, counters parsing, telemetry deltas and windows, the bundle's section loader,
- * the repository layout, the console's own logic).
+ * the repository layout, the install policy, the console's own logic).
  * No root, no kernel, no PostgreSQL or Redis: seconds on a laptop. `npm test` runs them too,
  * with everything else.
  */
@@ -16,6 +16,7 @@ export const UNIT_TESTS = [
   'test/agent-apply/transaction-transcripts.test.ts',
   'test/onboarding/packages-transcripts.test.ts',
   'test/repo/layout.test.ts',
+  'test/repo/install-policy.test.ts',
   'test/web-admin/logic/**/*.test.ts',
   'test/telemetry/counter-deltas.test.ts',
   'test/telemetry/series-window.test.ts',
