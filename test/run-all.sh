@@ -52,4 +52,11 @@ npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$
 node -e 'const r=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));
   console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));' "$report" || true
 rm -f "$report"
+
+# The other supported Node lines, each on its own node (test/compat/run.sh); it runs whatever the
+# suite's outcome, and either failing fails `npm test`.
+echo "== compatibility tier (test/compat/run.sh)"
+compat=0
+bash test/compat/run.sh || compat=$?
+if [ "$status" = 0 ]; then status=$compat; fi
 exit "$status"
