@@ -9,6 +9,7 @@ import { defineConfig } from 'vitest/config';
  */
 export const UNIT_TESTS = [
   'test/core/**/*.test.ts',
+  'test/agent/controller-server-name.test.ts',
   'test/agent/counters.test.ts',
   'test/agent/iso-time.test.ts',
   'test/agent/state-store.test.ts',

@@ -27,6 +27,7 @@ wrtfleet demo: controller on ${controller.db.kind} (${controller.db.location})
   try: curl -H "Authorization: Bearer $(cat ${tokenFile})" ${controller.httpUrl}/v1/routers
 `);
   const roots = await fixtureModels(defaultFixturesDir());
+  const fleetStopping = new AbortController();
   const fleet = await startSimulatedFleet({
     controller: controller.grpcAddress,
     fixtureRoots: roots,
@@ -38,13 +39,18 @@ wrtfleet demo: controller on ${controller.db.kind} (${controller.db.location})
       : undefined,
     // A demo restart should show the fleet back within seconds, not a production jitter window.
     reconnect: { jitterWindowMs: 2_000, maxDelayMs: 5_000 },
+    // One router that cannot enroll is reported and retried; the controller and the others go on.
+    onEnrollFailure: (identity, error, retryInMs) =>
+      console.error(`router ${identity}: enrollment failed (${error.message}); retrying in ${retryInMs / 1000} s`),
+    signal: fleetStopping.signal,
   });
-  console.log(`${fleet.length} simulated routers started. Press Ctrl-C to stop.`);
+  console.log(`${fleet.length} of ${roots.length * perModel} simulated routers started. Press Ctrl-C to stop.`);
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
     console.log('\nstopping the simulated fleet and the controller...');
+    fleetStopping.abort();
     await stopFleet(fleet);
     await controller.close();
     console.log('stopped.');

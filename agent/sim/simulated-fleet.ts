@@ -31,6 +31,40 @@ export interface SimulatedFleetOptions {
   confirmWindowSeconds?: number;
   /** Each router's apply log, its name first. */
   log?: (message: string) => void;
+  /**
+   * Given, a router whose enrollment fails is reported here and enrolled again after a
+   * backoff (1 s doubling to 60 s) until `signal` aborts, while the rest of the fleet runs;
+   * it joins the returned list once enrolled. Absent, an enrollment failure rejects the start.
+   */
+  onEnrollFailure?: (identity: string, error: Error, retryInMs: number) => void;
+  signal?: AbortSignal;
+}
+
+const ENROLL_RETRY_FIRST_MS = 1_000;
+const ENROLL_RETRY_MAX_MS = 60_000;
+
+/** Retries one router's enrollment with a doubling backoff; undefined once the signal aborts. */
+async function enrollUntilDone(
+  identity: string,
+  first: Promise<AgentCredentials | undefined>,
+  again: () => Promise<AgentCredentials>,
+  options: SimulatedFleetOptions,
+): Promise<AgentCredentials | undefined> {
+  let attempt = first;
+  for (let delay = ENROLL_RETRY_FIRST_MS; ; delay = Math.min(delay * 2, ENROLL_RETRY_MAX_MS)) {
+    try {
+      return await attempt;
+    } catch (err) {
+      if (options.signal?.aborted) return undefined;
+      options.onEnrollFailure!(identity, err as Error, delay);
+      const waited = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(true), delay);
+        options.signal?.addEventListener('abort', () => (clearTimeout(timer), resolve(false)), { once: true });
+      });
+      if (!waited) return undefined;
+      attempt = again();
+    }
+  }
 }
 
 /**
@@ -56,31 +90,54 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
     const facts: RouterFacts = await collectFacts(new FixtureHost(root));
     for (const serial of serials(options)) {
       const identity = `sim.${model}:${serial}`;
-      const credentials = await enrolled.get(identity);
-      const router = new SimulatedRouter({
-        root,
-        facts,
-        controller: options.controller,
-        identity,
-        name: `${model}-${serial}`,
-        reconnect: options.reconnect,
-        credentials: credentials?.linkCredentials,
-        applyDelayMs:
-          typeof options.applyDelayMs === 'function' ? options.applyDelayMs(identity) : options.applyDelayMs,
-        telemetryIntervalMs: options.telemetryIntervalMs,
-        outcome: options.outcome ? (desired) => options.outcome!(identity, desired) : undefined,
-        commandOutcome: options.commandOutcome ? (command) => options.commandOutcome!(identity, command) : undefined,
-        commandDelayMs: options.commandDelayMs,
-        rebootDelayMs: options.rebootDelayMs,
-        confirmWindowSeconds: options.confirmWindowSeconds,
-        log: options.log ? (message) => options.log!(`${identity}: ${message}`) : undefined,
-      });
-      if (credentials) keepRenewed(router.link, credentials);
-      router.start();
-      routers.push(router);
+      const name = `${model}-${serial}`;
+      const start = (credentials: AgentCredentials | undefined) => {
+        if (options.signal?.aborted) return;
+        routers.push(startRouter(options, { root, facts, identity, name, credentials }));
+      };
+      if (options.onEnrollFailure && options.credentialsFor) {
+        const first = enrolled.get(identity)!;
+        const ok = await first.then(
+          () => true,
+          () => false,
+        );
+        if (ok) start(await first);
+        else {
+          // The rest of the fleet starts now; this router joins once it enrolls.
+          const again = () => options.credentialsFor!(identity, name);
+          void enrollUntilDone(identity, first, again, options).then((c) => c && start(c));
+        }
+      } else start(await enrolled.get(identity));
     }
   }
   return routers;
+}
+
+function startRouter(
+  options: SimulatedFleetOptions,
+  r: { root: string; facts: RouterFacts; identity: string; name: string; credentials: AgentCredentials | undefined },
+): SimulatedRouter {
+  const { root, facts, identity, credentials } = r;
+  const router = new SimulatedRouter({
+    root,
+    facts,
+    controller: options.controller,
+    identity,
+    name: r.name,
+    reconnect: options.reconnect,
+    credentials: credentials?.linkCredentials,
+    applyDelayMs: typeof options.applyDelayMs === 'function' ? options.applyDelayMs(identity) : options.applyDelayMs,
+    telemetryIntervalMs: options.telemetryIntervalMs,
+    outcome: options.outcome ? (desired) => options.outcome!(identity, desired) : undefined,
+    commandOutcome: options.commandOutcome ? (command) => options.commandOutcome!(identity, command) : undefined,
+    commandDelayMs: options.commandDelayMs,
+    rebootDelayMs: options.rebootDelayMs,
+    confirmWindowSeconds: options.confirmWindowSeconds,
+    log: options.log ? (message) => options.log!(`${identity}: ${message}`) : undefined,
+  });
+  if (credentials) keepRenewed(router.link, credentials);
+  router.start();
+  return router;
 }
 
 /** The synthetic serials of each model: 001, 002, ... from firstSerial. */
