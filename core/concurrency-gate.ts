@@ -6,19 +6,7 @@
 export type ConcurrencyGate = <T>(task: () => Promise<T>) => Promise<T>;
 
 export function concurrencyGate(limit: number): ConcurrencyGate {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async (task) => {
-    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    else running += 1;
-    try {
-      return await task();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else running -= 1;
-    }
-  };
+  return boundedConcurrencyGate(limit, Infinity);
 }
 
 /** A bounded gate's answer when `maxWaiting` tasks wait already: the caller says "busy" at once. */
@@ -40,8 +28,8 @@ export interface BoundedGate {
 }
 
 /**
- * Like `concurrencyGate`, but a task arriving while `maxWaiting` others wait is refused with
- * GateFull instead of queued: a burst costs a bounded wait, never an unbounded one.
+ * `concurrencyGate` with a bounded queue: a task arriving while `maxWaiting` others wait is
+ * refused with GateFull instead of queued, so a burst costs a bounded wait, never an unbounded one.
  */
 export function boundedConcurrencyGate(limit: number, maxWaiting: number): BoundedGate {
   let running = 0;

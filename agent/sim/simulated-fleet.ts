@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReconnectPolicy } from '../controller-link.js';
 import { enrollConcurrently, keepRenewed, type AgentCredentials } from '../enrollment/agent-credentials.js';
 import { collectFacts, type RouterFacts } from '../../core/facts/index.js';
@@ -43,26 +44,25 @@ export interface SimulatedFleetOptions {
 const ENROLL_RETRY_FIRST_MS = 1_000;
 const ENROLL_RETRY_MAX_MS = 60_000;
 
-/** Retries one router's enrollment with a doubling backoff; undefined once the signal aborts. */
-async function enrollUntilDone(
+/** Enrolls one router again after `error`, with a doubling backoff; undefined once the signal aborts. */
+async function retryEnrollment(
   identity: string,
-  first: Promise<AgentCredentials | undefined>,
-  again: () => Promise<AgentCredentials>,
+  name: string,
+  error: Error,
   options: SimulatedFleetOptions,
 ): Promise<AgentCredentials | undefined> {
-  let attempt = first;
   for (let delay = ENROLL_RETRY_FIRST_MS; ; delay = Math.min(delay * 2, ENROLL_RETRY_MAX_MS)) {
+    options.onEnrollFailure!(identity, error, delay);
     try {
-      return await attempt;
+      await sleep(delay, undefined, { signal: options.signal });
+    } catch {
+      return undefined; // aborted: the fleet is stopping
+    }
+    try {
+      return await options.credentialsFor!(identity, name);
     } catch (err) {
       if (options.signal?.aborted) return undefined;
-      options.onEnrollFailure!(identity, err as Error, delay);
-      const waited = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(true), delay);
-        options.signal?.addEventListener('abort', () => (clearTimeout(timer), resolve(false)), { once: true });
-      });
-      if (!waited) return undefined;
-      attempt = again();
+      error = err as Error;
     }
   }
 }
@@ -95,19 +95,16 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
         if (options.signal?.aborted) return;
         routers.push(startRouter(options, { root, facts, identity, name, credentials }));
       };
-      if (options.onEnrollFailure && options.credentialsFor) {
-        const first = enrolled.get(identity)!;
-        const ok = await first.then(
-          () => true,
-          () => false,
-        );
-        if (ok) start(await first);
-        else {
-          // The rest of the fleet starts now; this router joins once it enrolls.
-          const again = () => options.credentialsFor!(identity, name);
-          void enrollUntilDone(identity, first, again, options).then((c) => c && start(c));
-        }
-      } else start(await enrolled.get(identity));
+      let credentials: AgentCredentials | undefined;
+      try {
+        credentials = await enrolled.get(identity);
+      } catch (err) {
+        if (!options.onEnrollFailure) throw err;
+        // The rest of the fleet starts now; this router joins once it enrolls.
+        void retryEnrollment(identity, name, err as Error, options).then((c) => c && start(c));
+        continue;
+      }
+      start(credentials);
     }
   }
   return routers;

@@ -42,11 +42,6 @@ export class StreamSlots {
       else this.held.delete(caller);
     };
   }
-
-  /** Streams `caller` holds now (for tests and diagnostics). */
-  openFor(caller: string): number {
-    return this.held.get(caller) ?? 0;
-  }
 }
 
 /**

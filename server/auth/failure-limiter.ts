@@ -102,25 +102,29 @@ export class FailureLimiter {
   }
 }
 
+/** `reserveAll`'s answer: every slot taken (`filled[i]`: slot i took its window's last one), or which limiter was full. */
+export type ReservedAll =
+  { ok: true; filled: boolean[]; release(): void } | { ok: false; retryAfterSeconds: number; full: number };
+
 /**
- * Reserves one slot in each of several limiters, all or none: when one is full the others
- * give theirs back, and the wait returned is the longest of all (a shorter one would only
- * bring the caller back to another refusal).
+ * Reserves one slot in each of several limiters, all or none: when one is full (`full`, its
+ * index) the others give theirs back, and the wait returned is the longest of all (a shorter
+ * one would only bring the caller back to another refusal).
  */
-export function reserveAll(slots: [FailureLimiter, string][], now = Date.now()): Reserved {
+export function reserveAll(slots: [FailureLimiter, string][], now = Date.now()): ReservedAll {
   const taken: Reservation[] = [];
-  for (const [limiter, key] of slots) {
+  for (const [full, [limiter, key]] of slots.entries()) {
     const reserved = limiter.reserve(key, now);
     if (!reserved.ok) {
       for (const t of taken) t.release();
       const waits = slots.map(([l, k]) => l.retryAfterSeconds(k, now));
-      return { ok: false, retryAfterSeconds: Math.max(reserved.retryAfterSeconds, ...waits) };
+      return { ok: false, retryAfterSeconds: Math.max(reserved.retryAfterSeconds, ...waits), full };
     }
     taken.push(reserved);
   }
   return {
     ok: true,
-    filledWindow: taken.some((t) => t.filledWindow),
+    filled: taken.map((t) => t.filledWindow),
     release: () => taken.forEach((t) => t.release()),
   };
 }

@@ -1,7 +1,7 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { hashToken } from '../auth/api-tokens.js';
-import { FailureLimiter, type Reservation } from '../auth/failure-limiter.js';
+import { FailureLimiter, reserveAll } from '../auth/failure-limiter.js';
 import { EnrollRefused } from './enrollment-commit.js';
 
 /** Failed enrollments (a refused token or identity) allowed per minute, by what they name. */
@@ -51,23 +51,17 @@ export class EnrollmentLimits {
   reserve(call: { token: string; identity: string; address: string }): EnrollmentSlots {
     // A hash keys the token: the map never holds a secret, and a long one costs 64 characters.
     const keys = [hashToken(call.token), call.identity, call.address];
-    const taken: Reservation[] = [];
-    for (const [i, { limiter, what }] of this.limiters.entries()) {
-      const reserved = limiter.reserve(keys[i]!);
-      if (!reserved.ok) {
-        for (const t of taken) t.release();
-        throw new EnrollRefused(
-          GrpcStatus.RESOURCE_EXHAUSTED,
-          `too many failed enrollments ${what}; retry in ${reserved.retryAfterSeconds} s`,
-          reserved.retryAfterSeconds * 1000,
-        );
-      }
-      taken.push(reserved);
-    }
+    const slots = reserveAll(this.limiters.map(({ limiter }, i) => [limiter, keys[i]!]));
+    if (!slots.ok)
+      throw new EnrollRefused(
+        GrpcStatus.RESOURCE_EXHAUSTED,
+        `too many failed enrollments ${this.limiters[slots.full]!.what}; retry in ${slots.retryAfterSeconds} s`,
+        slots.retryAfterSeconds * 1000,
+      );
     return {
-      release: () => taken.forEach((t) => t.release()),
+      release: slots.release,
       failed: () => {
-        const filled = this.limiters.filter((_, i) => taken[i]!.filledWindow).map((l) => l.what);
+        const filled = this.limiters.filter((_, i) => slots.filled[i]).map((l) => l.what);
         if (filled.length > 0)
           this.log.warn(
             { peer: call.address, identity: call.identity, limits: filled },

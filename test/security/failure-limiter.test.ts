@@ -53,7 +53,7 @@ describe('FailureLimiter.reserve: an attempt is counted before it is checked', (
       ],
       t0,
     );
-    expect(refused).toEqual({ ok: false, retryAfterSeconds: 900 });
+    expect(refused).toEqual({ ok: false, retryAfterSeconds: 900, full: 1 });
     // The address's slot taken before the name was found full was given back: 4 remain.
     for (let i = 0; i < 4; i++) expect(perAddress.reserve('10.0.0.1', t0).ok).toBe(true);
     expect(perAddress.reserve('10.0.0.1', t0).ok).toBe(false);
