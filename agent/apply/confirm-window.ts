@@ -11,7 +11,14 @@ import type { Plan } from '../../core/plan.js';
 import type { ApplyContext } from './apply-context.js';
 import { restoreIncomplete, type ApplyResultFields } from './apply-result.js';
 import type { AgentState, PendingConfirm } from './state-store.js';
-import { restoreSnapshot, type AppliedRecord, type RestoreReport, type Snapshot } from './transaction.js';
+import { readLive } from './live.js';
+import {
+  restoreSnapshot,
+  summarizeDatapath,
+  type AppliedRecord,
+  type RestoreReport,
+  type Snapshot,
+} from './transaction.js';
 
 /** The window the DesiredState asks for, else the plan's own. */
 export function confirmWindowSeconds(desired: DesiredState, plan: Plan): number {
@@ -44,6 +51,7 @@ export function rolledBackResult(
   p: PendingConfirm,
   reason: string,
   restore: RestoreReport,
+  datapath?: Record<string, unknown>,
 ): Omit<ApplyResultFields, 'startedAt'> {
   const to = p.previous ? `${p.previous.profile}@${p.previous.revision}` : 'the state before wrtfleet applied anything';
   return {
@@ -57,8 +65,22 @@ export function rolledBackResult(
         ? { profile: p.previous.profile, revision: p.previous.revision, planHash: p.previous.planHash }
         : null,
       snapshotTakenAt: p.snapshot.takenAt,
+      ...(datapath ? { datapath } : {}),
     },
   };
+}
+
+/**
+ * What runs after a rollback, read back as an apply does: the controller's live state (the
+ * router page's programs) follows it. A read that fails leaves the evidence without it.
+ */
+async function datapathAfterRestore(ctx: ApplyContext): Promise<Record<string, unknown> | undefined> {
+  try {
+    return summarizeDatapath(await readLive(ctx.host, ctx.paths));
+  } catch (err) {
+    ctx.log(`reading the datapath after the rollback failed: ${(err as Error).message}`);
+    return undefined;
+  }
 }
 
 export interface ConfirmWindowOptions {
@@ -125,7 +147,11 @@ export class ConfirmWindow {
     await ctx.save();
     ctx.log(`${p.profile}@${p.revision} rolled back: ${reason}${restore.ok ? '' : ` (${restoreIncomplete(restore)})`}`);
     this.options.emit('rolledBack', { profile: p.profile, revision: p.revision, reason, restore });
-    await ctx.result(ApplyResult_Status.STATUS_ROLLED_BACK, { ...rolledBackResult(p, reason, restore), startedAt });
+    const datapath = await datapathAfterRestore(ctx);
+    await ctx.result(ApplyResult_Status.STATUS_ROLLED_BACK, {
+      ...rolledBackResult(p, reason, restore, datapath),
+      startedAt,
+    });
   }
 
   /** ROLLBACK of a confirmed revision: one level back, to what ran before it. '' on success, else the error text. */
@@ -136,17 +162,24 @@ export class ConfirmWindow {
     const startedAt = ctx.now();
     const { profile, revision, planHash } = st.applied;
     const rollback = st.rollback;
+    const to = rollback.previous;
     const restore = await ctx.followingWan(() => restoreSnapshot(ctx.host, ctx.paths, rollback.snapshot));
     st.applied = st.rollback.previous;
     st.rollback = null;
     st.bootId = await ctx.bootId();
     await ctx.save();
+    const datapath = await datapathAfterRestore(ctx);
     await ctx.result(ApplyResult_Status.STATUS_ROLLED_BACK, {
       profile,
       revision,
       planHash,
-      error: 'rollback requested by the controller',
-      evidence: { restore },
+      error: `rollback requested by the controller: rolled back to ${to ? `${to.profile}@${to.revision}` : 'the state before wrtfleet applied anything'}`,
+      // As the unconfirmed rollback's evidence: the controller sets what the router runs from `rolledBackTo`.
+      evidence: {
+        restore,
+        rolledBackTo: to ? { profile: to.profile, revision: to.revision, planHash: to.planHash } : null,
+        ...(datapath ? { datapath } : {}),
+      },
       startedAt,
     });
     return restoreIncomplete(restore);

@@ -36,6 +36,8 @@ export interface SimulatedCommandTarget {
   reportApply(status: ApplyResult_Status, revision: AppliedRevision, error: string): void;
   reportDrift(revision: AppliedRevision | undefined): void;
   rollBackUnconfirmed(reason: string): void;
+  /** ROLLBACK of a confirmed revision; false when there is nothing to go back to. */
+  rollBackConfirmed(reason: string): boolean;
 }
 
 const named = (a: AppliedRevision | undefined) => (a ? `${a.profile}@${a.revision}` : 'nothing of wrtfleet');
@@ -66,10 +68,7 @@ export async function runSimulatedCommand(command: Command, target: SimulatedCom
         target.rollBackUnconfirmed('rollback requested by the controller');
         return succeeded(`rolled back ${named(from)} (not yet confirmed); the router runs ${named(target.applied)}`);
       }
-      if (!from || !target.previous) return refused('nothing to roll back');
-      target.applied = target.previous;
-      target.previous = undefined;
-      target.reportApply(ApplyResult_Status.STATUS_ROLLED_BACK, from, 'rollback requested by the controller');
+      if (!target.rollBackConfirmed('rollback requested by the controller')) return refused('nothing to roll back');
       return succeeded(`rolled back ${named(from)}; the router runs ${named(target.applied)}`);
     }
     case Command_Kind.KIND_DETACH: {

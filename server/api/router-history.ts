@@ -1,6 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import { decodeCursor, encodeCursor, InvalidCursor } from '../storage/keyset-cursor.js';
+import { REVISION_STATES, revisionOutlook } from '../fleet/revision-outlook.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { IdParam, NoQuery, Nullable, Page, PageLimit, StringEnum, Timestamp } from './shared-schemas.js';
 
@@ -46,6 +47,24 @@ const RevisionsView = Type.Object({
   assignment: Nullable(
     Type.Object({ profile: Type.String(), pinnedRevision: Nullable(Type.Integer()), overrides: Type.Any() }),
   ),
+  state: StringEnum(REVISION_STATES, {
+    description:
+      'in_step: runs what the controller wants; held_after_rollback: a rollback set what it runs and the controller now wants that; ' +
+      'on_its_way / waiting_for_router: the desired revision is sent / is sent when it connects; failed: the desired revision failed here; ' +
+      'nothing_to_run; decommissioned',
+  }),
+  next: Type.String({ description: 'What the router does next, and what would change it, in words' }),
+  rollback: Nullable(
+    Type.Object(
+      {
+        revision: RevisionRef,
+        to: Nullable(RevisionRef),
+        at: Timestamp,
+        reason: Type.String(),
+      },
+      { description: 'The rollback that set what the router runs, while it holds (state held_after_rollback)' },
+    ),
+  ),
 });
 
 export interface RouterHistoryPluginOptions {
@@ -79,6 +98,8 @@ export const routerHistoryPlugin: FastifyPluginAsyncTypebox<RouterHistoryPluginO
       where: { id },
       select: {
         id: true,
+        status: true,
+        decommissionedAt: true,
         desiredRolloutId: true,
         appliedRevision: { select: { number: true, profile: { select: { name: true } } } },
         desiredRevision: { select: { number: true, profile: { select: { name: true } } } },
@@ -187,17 +208,41 @@ export const routerHistoryPlugin: FastifyPluginAsyncTypebox<RouterHistoryPluginO
     },
     async (request) => {
       const r = await mustExist(request.params.id);
-      return {
-        applied: r.appliedRevision
-          ? { profile: r.appliedRevision.profile.name, revision: r.appliedRevision.number }
-          : null,
-        desired: r.desiredRevision
+      const applied = r.appliedRevision
+        ? { profile: r.appliedRevision.profile.name, revision: r.appliedRevision.number }
+        : null;
+      const desired = r.desiredRevision
+        ? { profile: r.desiredRevision.profile.name, revision: r.desiredRevision.number, rolloutId: r.desiredRolloutId }
+        : null;
+      const last = await db.applyResult.findFirst({
+        where: { routerId: r.id },
+        orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
+        select: {
+          status: true,
+          error: true,
+          startedAt: true,
+          finishedAt: true,
+          revision: { select: { number: true, profile: { select: { name: true } } } },
+        },
+      });
+      const outlook = revisionOutlook({
+        applied,
+        desired,
+        status: r.status,
+        decommissionedAt: r.decommissionedAt,
+        lastResult: last
           ? {
-              profile: r.desiredRevision.profile.name,
-              revision: r.desiredRevision.number,
-              rolloutId: r.desiredRolloutId,
+              status: last.status,
+              revision: last.revision ? { profile: last.revision.profile.name, revision: last.revision.number } : null,
+              error: last.error,
+              at: last.finishedAt ?? last.startedAt,
             }
           : null,
+      });
+      return {
+        ...outlook,
+        applied,
+        desired,
         assignment: r.assignment
           ? {
               profile: r.assignment.profile.name,

@@ -131,6 +131,54 @@ export async function recordAppliedState(tx: Prisma.TransactionClient, results: 
   );
 }
 
+/** A rollback a router reported: the revision it undid and the one it runs now (null: nothing). */
+export interface ReportedRollback {
+  routerId: string;
+  fromRevisionId: string;
+  toRevisionId: string | null;
+}
+
+/**
+ * After a rollback the controller wants what the router runs: its desired revision moves to the
+ * one it rolled back to and its assignment is pinned there (removed when it runs nothing), so
+ * applied, desired and assignment agree and nothing sends the undone revision again by itself. Only
+ * where the desired revision is still the one undone: a newer rollout's choice stands. Returns
+ * the routers moved.
+ */
+export async function followRollbacks(
+  tx: Prisma.TransactionClient,
+  rollbacks: ReportedRollback[],
+): Promise<Set<string>> {
+  if (rollbacks.length === 0) return new Set();
+  const rows = await tx.$queryRawUnsafe<{ routerId: string }[]>(
+    `WITH v AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS v("routerId" text, "fromRevisionId" text, "toRevisionId" text)
+     ), moved AS (
+       UPDATE "Router" AS r SET "desiredRevisionId" = v."toRevisionId", "desiredRolloutId" = NULL, "updatedAt" = now()
+         FROM v
+        WHERE r.id = v."routerId" AND r."desiredRevisionId" = v."fromRevisionId"
+       RETURNING r.id AS "routerId", v."toRevisionId"
+     ), pinned AS (
+       INSERT INTO "Assignment" (id, "routerId", "profileId", "pinnedRevision", "updatedAt")
+       SELECT gen_random_uuid()::text, m."routerId", pr."profileId", pr.number, now()
+         FROM moved m JOIN "ProfileRevision" pr ON pr.id = m."toRevisionId"
+       ON CONFLICT ("routerId") DO UPDATE
+          SET "pinnedRevision" = EXCLUDED."pinnedRevision",
+              overrides = CASE WHEN "Assignment"."profileId" = EXCLUDED."profileId" THEN "Assignment".overrides END,
+              "profileId" = EXCLUDED."profileId",
+              "updatedAt" = EXCLUDED."updatedAt"
+       RETURNING "routerId"
+     ), released AS (
+       DELETE FROM "Assignment" AS a USING moved m
+        WHERE a."routerId" = m."routerId" AND m."toRevisionId" IS NULL
+       RETURNING a."routerId"
+     )
+     SELECT "routerId" FROM moved`,
+    JSON.stringify(rollbacks),
+  );
+  return new Set(rows.map((r) => r.routerId));
+}
+
 /** A stream that ended: its router, and when the stream began. */
 export interface EndedSession {
   id: string;

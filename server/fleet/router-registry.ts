@@ -15,6 +15,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { concurrencyGate } from '../../core/concurrency-gate.js';
 import { callBatcher } from '../../core/call-batcher.js';
 import {
+  followRollbacks,
   markRoutersDisconnected,
   recordAppliedState,
   refreshOf,
@@ -442,9 +443,19 @@ export class RouterRegistry implements AgentReportSink {
             // What now runs, as the agent read it back: the live state stays true between Hellos
             // (telemetry history groups routers by it).
             datapath:
-              r.status === 'applied' && !r.timing.beforeHello ? datapathStateOfEvidence(r.result.evidence) : null,
+              (r.status === 'applied' || r.status === 'rolled_back') && !r.timing.beforeHello
+                ? datapathStateOfEvidence(r.result.evidence)
+                : null,
           })),
         );
+      const held = await followRollbacks(
+        tx,
+        current.flatMap((r) =>
+          r.status === 'rolled_back' && r.revisionId && r.rolledBackToId !== undefined
+            ? [{ routerId: r.routerId, fromRevisionId: r.revisionId, toRevisionId: r.rolledBackToId }]
+            : [],
+        ),
+      );
       return {
         result: current,
         event: fresh.map((r) => ({
@@ -459,6 +470,9 @@ export class RouterRegistry implements AgentReportSink {
             error: r.error ?? undefined,
             planHash: r.result.planHash,
             ...(r.timing.undone ? { undone: 'the router no longer ran this revision when it reconnected' } : {}),
+            ...(held.has(r.routerId) && r.rolledBackToId !== undefined
+              ? { desiredNow: rolledBackToOf(r.result.evidence) ?? null }
+              : {}),
           },
         })),
       };
