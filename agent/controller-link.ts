@@ -37,6 +37,11 @@ export interface ReconnectPolicy {
    * check waits a random time in [0.5, 1.5] x this, so a returning replica is not stormed.
    */
   homeCheckMs: number;
+  /**
+   * After the controller refused this router for good (refusal()): how long until it is asked
+   * once more, in case an operator let it back in (each check waits [0.5, 1.5] x this).
+   */
+  refusedCheckMs: number;
 }
 
 export const DEFAULT_RECONNECT_POLICY: ReconnectPolicy = {
@@ -46,6 +51,8 @@ export const DEFAULT_RECONNECT_POLICY: ReconnectPolicy = {
   maxDelayMs: 20_000,
   jitterWindowMs: 10_000,
   homeCheckMs: 60_000,
+  // Hourly: a refusal needs an operator; what it costs is one handshake an hour per router.
+  refusedCheckMs: 3_600_000,
 };
 
 /** gRPC target schemes whose value is itself a resolver's list (`ipv4:a:1,b:2`): kept whole. */
@@ -94,6 +101,38 @@ export function retryAfterHint(error: Pick<ServiceError, 'code' | 'metadata'> | 
   return Math.min(MAX_RETRY_AFTER_MS, Math.round(value));
 }
 
+/** What a link reports, once, when the controller refused its router for good. */
+export interface Refusal {
+  /** The gRPC status and the controller's words. */
+  code: grpcStatus;
+  details: string;
+  /** What happened and what to do, for the agent's log. */
+  message: string;
+  /** When the link asks again (ms from now). */
+  checkInMs: number;
+}
+
+/**
+ * Whether the controller refused the router itself rather than this attempt: PERMISSION_DENIED
+ * is what it answers for a revoked certificate, a decommissioned router and an identity it does
+ * not accept (server/pki/agent-authority.ts, server/fleet/router-registry.ts), on a new stream
+ * or when its revocation watch closes a live one. Dialling again changes none of these; only
+ * an operator does (a re-enrolment, a registration).
+ */
+export function refusedForGood(error: Pick<ServiceError, 'code'> | undefined): boolean {
+  return error?.code === grpcStatus.PERMISSION_DENIED;
+}
+
+/** The one log line of a refusal: the controller's words, and what brings the router back. */
+export function refusalMessage(details: string, checkInMs: number): string {
+  return (
+    `the controller refused this router (${details || 'permission denied'}): its certificate was revoked or ` +
+    `the router was decommissioned. The agent stops dialling and asks again only every ` +
+    `${Math.round(checkInMs / 60_000)} min or so. To bring it back, re-enroll it: an admin mints a token with ` +
+    `POST /v1/routers/{id}/re-enroll, then the agent enrolls again with it (new credentials).`
+  );
+}
+
 /**
  * Delay before reconnect attempt number `attempt` (0-based) after failures: exponential
  * backoff with full jitter (uniform in [0, min(max, initial * 2^attempt)]), which spreads
@@ -126,13 +165,16 @@ export interface ControllerLinkOptions {
   random?: () => number;
 }
 
-export type LinkState = 'idle' | 'connecting' | 'connected' | 'waiting' | 'stopped';
+/** `refused`: the controller refused the router for good; the link only checks now and then. */
+export type LinkState = 'idle' | 'connecting' | 'connected' | 'waiting' | 'refused' | 'stopped';
 
 /**
  * The agent's one long-lived stream to the controller: dials out (routers sit behind
  * NAT), says Hello, heartbeats, and reconnects with backoff and jitter for as long as it
  * runs. Messages from the controller are emitted as 'message'; lifecycle as 'state',
- * 'welcome' and 'disconnected' (with the gRPC status that ended the stream).
+ * 'welcome' and 'disconnected' (with the gRPC status that ended the stream); 'refused' (a
+ * Refusal) once when the controller refuses the router for good, after which it stops
+ * dialling but for a rare check (ReconnectPolicy.refusedCheckMs).
  */
 export class ControllerLink extends EventEmitter {
   readonly addresses: string[];
@@ -160,6 +202,8 @@ export class ControllerLink extends EventEmitter {
   private holdUntil = 0;
   /** Number of streams that reached Welcome; tests and telemetry read it. */
   sessions = 0;
+  /** Set while the controller refuses this router for good (cleared by a Welcome). */
+  private _refusal: Refusal | undefined;
 
   constructor(private readonly options: ControllerLinkOptions) {
     super();
@@ -247,6 +291,11 @@ export class ControllerLink extends EventEmitter {
     return this._welcome;
   }
 
+  /** The controller's refusal of this router, while it lasts. */
+  get refusal(): Refusal | undefined {
+    return this._refusal;
+  }
+
   start(): void {
     if (this._state !== 'idle') return;
     void this.connect();
@@ -323,13 +372,15 @@ export class ControllerLink extends EventEmitter {
       clearTimeout(this.homeTimer);
       if (this.stream === stream) this.stream = undefined;
       this.emit('disconnected', { code: error?.code ?? grpcStatus.OK, details: error?.details ?? 'stream ended' });
-      this.scheduleReconnect(established, retryAfterHint(error));
+      if (refusedForGood(error)) this.scheduleRefusedCheck(error!);
+      else this.scheduleReconnect(established, retryAfterHint(error));
     };
 
     stream.on('data', (message: ControllerMessage) => {
       if (message.body?.$case === 'welcome' && !established) {
         established = true;
         this.failures = 0;
+        this._refusal = undefined;
         this.sessions += 1;
         this._welcome = message.body.value;
         this.setState('connected');
@@ -389,6 +440,29 @@ export class ControllerLink extends EventEmitter {
    */
   private reconnectSpreadMs(): number {
     return Math.max(this.policy.jitterWindowMs, (this._welcome?.reconnectSpreadSeconds ?? 0) * 1000);
+  }
+
+  /**
+   * Refused for good: one report, then only a rare check. A decommissioned router retrying on
+   * the usual backoff was a warning in the controller's log every few seconds, forever, and
+   * nothing on the agent's side said why or what to do.
+   */
+  private scheduleRefusedCheck(error: ServiceError): void {
+    if (this._state === 'stopped') return;
+    // Nothing will change on this channel's side; the check opens a fresh one.
+    this.dropClient(this.current);
+    this.setState('refused');
+    const checkInMs = Math.floor(this.policy.refusedCheckMs * (0.5 + this.random()));
+    const first = this._refusal === undefined;
+    this._refusal = {
+      code: error.code,
+      details: error.details,
+      message: refusalMessage(error.details, this.policy.refusedCheckMs),
+      checkInMs,
+    };
+    if (first) this.emit('refused', this._refusal);
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => void this.connect(), checkInMs);
   }
 
   private scheduleReconnect(afterEstablishedSession: boolean, retryAfterMs?: number): void {

@@ -192,7 +192,8 @@ switch (command) {
       log: (m) => console.error(`agent: ${m}`),
     });
     agent.link.on('welcome', (w) => console.error(`agent: connected as router ${w.routerId}`));
-    agent.link.on('disconnected', (d) => console.error(`agent: disconnected (${d.details})`));
+    // While refused for good the link's rare checks are refused too: the refusal was said once.
+    agent.link.on('disconnected', (d) => agent.link.refusal || console.error(`agent: disconnected (${d.details})`));
     agent.link.on('retry', (ms) => console.error(`agent: reconnecting in ${ms} ms`));
     agent.start();
     // With --expose-gc (the procd init script): the garbage of periodic work does not pile up either.
@@ -236,6 +237,7 @@ switch (command) {
       confirmWindowSeconds: integerFlag('confirm-window-seconds', 1, 3_600),
       reconnect: jitter === undefined ? undefined : { jitterWindowMs: jitter },
       log: values['log-applies'] ? (m) => console.error(`agent: ${m}`) : undefined,
+      onRefused: (identity, message) => console.error(`agent: router ${identity}: ${message}`),
     }).catch((err: Error) => fail(err.message));
     console.error(
       `agent: started ${agents.length} simulated routers against ${values.controller}${credentialsFor ? ' over mTLS' : ' (plaintext)'}`,

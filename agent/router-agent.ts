@@ -6,7 +6,7 @@ import { ApplyManager } from './apply/manager.js';
 import { FileStateStore, MemoryStateStore, type StateStore } from './apply/state-store.js';
 import type { TransactionOptions } from './apply/transaction.js';
 import { predictCapabilities, type PredictedCapabilities } from '../core/capabilities.js';
-import { ControllerLink, type ReconnectPolicy } from './controller-link.js';
+import { ControllerLink, type ReconnectPolicy, type Refusal } from './controller-link.js';
 import { DriftWatcher } from './drift/index.js';
 import { tcxHelperBinaryFor } from './datapath/programs.js';
 import { collectFacts, type RouterFacts } from '../core/facts/index.js';
@@ -118,6 +118,8 @@ export class RouterAgent {
     );
     // A link error (e.g. Hello could not be built because SSH is down) is retried by the link itself.
     this.link.on('error', (err: Error) => this.log(`link: ${err.message}`));
+    // Refused for good (revoked, decommissioned): said once, with what to do; the link stops dialling.
+    this.link.on('refused', (r: Refusal) => this.log(r.message));
   }
 
   private log(message: string): void {

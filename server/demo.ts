@@ -42,6 +42,8 @@ wrtfleet demo: controller on ${controller.db.kind} (${controller.db.location})
     // One router that cannot enroll is reported and retried; the controller and the others go on.
     onEnrollFailure: (identity, error, retryInMs) =>
       console.error(`router ${identity}: enrollment failed (${error.message}); retrying in ${retryInMs / 1000} s`),
+    // A decommissioned one (or one whose certificate was revoked) is told once and stops dialling.
+    onRefused: (identity, message) => console.error(`router ${identity}: ${message}`),
     signal: fleetStopping.signal,
   });
   console.log(`${fleet.length} of ${roots.length * perModel} simulated routers started. Press Ctrl-C to stop.`);

@@ -1,7 +1,13 @@
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ReconnectPolicy } from '../controller-link.js';
-import { enrollConcurrently, keepRenewed, type AgentCredentials } from '../enrollment/agent-credentials.js';
+import type { ReconnectPolicy, Refusal } from '../controller-link.js';
+import { status as grpcStatus } from '@grpc/grpc-js';
+import {
+  enrollConcurrently,
+  keepRenewed,
+  EnrollmentError,
+  type AgentCredentials,
+} from '../enrollment/agent-credentials.js';
 import { collectFacts, type RouterFacts } from '../../core/facts/index.js';
 import { FixtureHost } from './fixture-host.js';
 import { SimulatedRouter, type SimulatedOutcome } from './simulated-router.js';
@@ -38,8 +44,18 @@ export interface SimulatedFleetOptions {
    * it joins the returned list once enrolled. Absent, an enrollment failure rejects the start.
    */
   onEnrollFailure?: (identity: string, error: Error, retryInMs: number) => void;
+  /**
+   * A router the controller refused for good (decommissioned, its certificate revoked): told
+   * once, with what to do. Its link then only checks rarely (ReconnectPolicy.refusedCheckMs),
+   * and an enrollment refused that way is not retried.
+   */
+  onRefused?: (identity: string, message: string) => void;
   signal?: AbortSignal;
 }
+
+/** An enrollment the controller refused for the router itself (decommissioned): retrying cannot help. */
+const enrollmentRefusedForGood = (err: unknown) =>
+  err instanceof EnrollmentError && err.code === grpcStatus.PERMISSION_DENIED;
 
 const ENROLL_RETRY_FIRST_MS = 1_000;
 const ENROLL_RETRY_MAX_MS = 60_000;
@@ -52,6 +68,13 @@ async function retryEnrollment(
   options: SimulatedFleetOptions,
 ): Promise<AgentCredentials | undefined> {
   for (let delay = ENROLL_RETRY_FIRST_MS; ; delay = Math.min(delay * 2, ENROLL_RETRY_MAX_MS)) {
+    if (enrollmentRefusedForGood(error)) {
+      options.onRefused?.(
+        identity,
+        `${error.message}: not enrolling it again; an admin brings it back with POST /v1/routers/{id}/re-enroll`,
+      );
+      return undefined;
+    }
     options.onEnrollFailure!(identity, error, delay);
     try {
       await sleep(delay, undefined, { signal: options.signal });
@@ -133,6 +156,7 @@ function startRouter(
     log: options.log ? (message) => options.log!(`${identity}: ${message}`) : undefined,
   });
   if (credentials) keepRenewed(router.link, credentials);
+  if (options.onRefused) router.link.on('refused', (r: Refusal) => options.onRefused!(identity, r.message));
   router.start();
   return router;
 }

@@ -12,6 +12,7 @@ import { validateProfileSpec } from '../../core/profile-spec.js';
 import type { Plan } from '../../core/plan/types.js';
 import {
   ApplyResult_Status,
+  DatapathState_Mode,
   OffloadState_Mode,
   Command_Kind,
   type AppliedRevision,
@@ -298,7 +299,43 @@ export class SimulatedRouter implements SimulatedCommandTarget {
       facts: this.facts,
       predicted: predictCapabilities(this.facts),
       applied: this.applied,
+      live: this.liveState(),
     });
+  }
+
+  /**
+   * What it runs, as the real agent reads it back for its Hello (agent/router-agent.ts,
+   * liveMessage): the fleet table lists and filters routers by it.
+   */
+  private liveState() {
+    const plan = this.running;
+    const mode = plan?.datapath.mode ?? 'none';
+    const offload = plan?.offload.mode ?? 'off';
+    return {
+      datapath: {
+        mode:
+          mode === 'ebpf'
+            ? plan!.datapath.attach === 'tcx'
+              ? DatapathState_Mode.MODE_TCX
+              : DatapathState_Mode.MODE_CLS_BPF
+            : mode === 'nftables'
+              ? DatapathState_Mode.MODE_NFTABLES
+              : mode === 'iptables'
+                ? DatapathState_Mode.MODE_IPTABLES
+                : DatapathState_Mode.MODE_NONE,
+        interfaces: mode === 'none' ? [] : [this.wan()],
+        programs: mode === 'ebpf' ? plan!.datapath.programs.map((p) => p.name) : [],
+      },
+      offload: {
+        mode:
+          offload === 'hardware'
+            ? OffloadState_Mode.MODE_HARDWARE
+            : offload === 'software'
+              ? OffloadState_Mode.MODE_SOFTWARE
+              : OffloadState_Mode.MODE_OFF,
+        reason: 'simulated',
+      },
+    };
   }
 
   start(): void {
@@ -437,26 +474,66 @@ export class SimulatedRouter implements SimulatedCommandTarget {
         evidence: {
           simulated: true,
           datapathMode: plan.datapath.mode,
-          datapath: {
-            ebpf:
-              plan.datapath.mode === 'ebpf'
-                ? [
-                    {
-                      ifname: this.wan(),
-                      mode: plan.datapath.attach,
-                      programs: plan.datapath.programs.map((p) => ({ program: p.name })),
-                    },
-                  ]
-                : [],
-            nftables: plan.datapath.mode === 'nftables' ? { table: 'inet wrtfleet', interfaces: [this.wan()] } : null,
-            iptables:
-              plan.datapath.mode === 'iptables' ? { chain: 'mangle wrtfleet_egress', interfaces: [this.wan()] } : null,
-          },
+          datapath: this.datapathEvidence(plan),
           offload: plan.offload.mode,
         },
         planHash: plan.planHash,
       },
     });
+  }
+
+  /** What a plan puts on the router, in the real agent's evidence shape (agent/apply/transaction.ts, summarizeDatapath). */
+  private datapathEvidence(plan: Pick<Plan, 'datapath'> | undefined) {
+    const mode = plan?.datapath.mode ?? 'none';
+    return {
+      ebpf:
+        plan && mode === 'ebpf'
+          ? [
+              {
+                ifname: this.wan(),
+                mode: plan.datapath.attach,
+                programs: plan.datapath.programs.map((p) => ({ program: p.name })),
+              },
+            ]
+          : [],
+      nftables: mode === 'nftables' ? { table: 'inet wrtfleet', interfaces: [this.wan()] } : null,
+      iptables: mode === 'iptables' ? { chain: 'mangle wrtfleet_egress', interfaces: [this.wan()] } : null,
+    };
+  }
+
+  /**
+   * ROLLBACK of a confirmed revision, as the real agent does it (agent/apply/confirm-window.ts,
+   * rollbackConfirmed): one level back, reported ROLLED_BACK with what runs now. False: nothing to roll back.
+   */
+  rollBackConfirmed(reason: string): boolean {
+    const from = this.applied;
+    if (!from || from.pendingConfirm || !this.previous) return false;
+    const to = this.previous;
+    this.applied = to;
+    this.previous = undefined;
+    this.run(this.runningBefore);
+    this.runningBefore = undefined;
+    this.history.push({ profile: from.profile, revision: from.revision, status: 'rolled_back' });
+    this.options.log?.(`rolled back ${from.profile}@${from.revision}: ${reason}; runs ${to.profile}@${to.revision}`);
+    this.report({
+      $case: 'applyResult',
+      value: {
+        resultId: randomUUID(),
+        profile: from.profile,
+        revision: from.revision,
+        status: ApplyResult_Status.STATUS_ROLLED_BACK,
+        error: `${reason}: rolled back to ${to.profile}@${to.revision}`,
+        evidence: {
+          simulated: true,
+          rolledBackTo: { profile: to.profile, revision: to.revision, planHash: to.planHash },
+          datapath: this.datapathEvidence(this.running),
+        },
+        planHash: from.planHash,
+        startedAt: new Date(),
+        finishedAt: new Date(),
+      },
+    });
+    return true;
   }
 
   /** Restores what ran before the unconfirmed apply and reports it ROLLED_BACK, saying why. */
@@ -481,6 +558,7 @@ export class SimulatedRouter implements SimulatedCommandTarget {
         evidence: {
           simulated: true,
           rolledBackTo: to ? { profile: to.profile, revision: to.revision, planHash: to.planHash } : null,
+          datapath: this.datapathEvidence(this.running),
         },
         planHash: unconfirmed.planHash,
         startedAt: new Date(),

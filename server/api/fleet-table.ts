@@ -49,6 +49,7 @@ export const fleetTablePlugin: FastifyPluginAsyncTypebox<FleetTablePluginOptions
       schema: {
         tags: ['routers'],
         summary: 'How many routers match a filter: total, online, offline, never seen, drifted, failed, pending',
+        description: 'Decommissioned routers are not counted unless the filter asks for them (`decommissioned`).',
         querystring: RouterFilterQuery,
         response: { 200: RouterCountsSchema, 400: errorBodySchema },
       },
@@ -118,7 +119,8 @@ export const fleetTablePlugin: FastifyPluginAsyncTypebox<FleetTablePluginOptions
         tags: ['routers'],
         summary: 'Tag, untag or assign a profile to many routers: by ids, or all that match a filter',
         description:
-          `Give exactly one of \`ids\` or \`filter\` (the listing's filter; {} is every router), at most ` +
+          `Give exactly one of \`ids\` or \`filter\` (the listing's filter; {} is every router not ` +
+          `decommissioned), at most ` +
           `${MAX_MATCHING_IDS} routers. Each changed router is its own audit event. \`assign\` sets the profile ` +
           '(optionally pinned) without overrides, as PUT /v1/routers/{id}/assignment does without them.',
         body: Type.Object(

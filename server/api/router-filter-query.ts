@@ -2,16 +2,27 @@ import { Type, type Static } from '@fastify/type-provider-typebox';
 import {
   APPLY_RESULTS,
   CONNECTION_STATUSES,
+  DECOMMISSIONED,
   DRIFT_STATES,
   PLACEMENTS,
   REVISION_STATES,
   type RouterFilter,
 } from '../fleet/router-filter.js';
+import { CAPABILITY_STATES, DATAPATH_MODES, OFFLOAD_MODES } from '../fleet/router-abilities.js';
 import { ApiError } from './errors.js';
 import { StringEnum } from './shared-schemas.js';
 
 const TAG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/;
 const MAX_TAGS = 16;
+
+const capability = (what: string) =>
+  Type.Optional(
+    StringEnum(CAPABILITY_STATES, {
+      description:
+        `${what}: yes (probed, or predicted where nothing was probed), probed (the probe found it), ` +
+        'predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported)',
+    }),
+  );
 
 /**
  * The fleet table's filter, the same fields in a query string (GET /v1/routers, /counts, /ids,
@@ -42,6 +53,21 @@ export const routerFilterFields = {
   ),
   q: Type.Optional(
     Type.String({ minLength: 1, maxLength: 128, description: 'Case-insensitive substring of the name' }),
+  ),
+  hardwareOffload: capability('Hardware flow offload'),
+  softwareOffload: capability('Software flow offload'),
+  ebpf: capability('eBPF (our TC programs load)'),
+  tcx: capability('TCX attach (bpf_link)'),
+  datapath: Type.Optional(
+    StringEnum(DATAPATH_MODES, { description: 'The datapath the router runs, as its agent last reported it' }),
+  ),
+  offload: Type.Optional(
+    StringEnum(OFFLOAD_MODES, { description: 'The flow offload the router runs, as its agent last reported it' }),
+  ),
+  decommissioned: Type.Optional(
+    StringEnum(DECOMMISSIONED, {
+      description: 'Decommissioned routers are left out (exclude, the default); include them, or list only them',
+    }),
   ),
 };
 

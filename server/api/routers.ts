@@ -6,6 +6,7 @@ import { jsonDiff } from '../audit/json-diff.js';
 import { EffectiveProfileError, overlay, type PlanPreview } from '../fleet/plan-preview.js';
 import { InvalidCursor, type RouterDirectory } from '../fleet/router-directory.js';
 import { SORTS } from '../fleet/router-sort.js';
+import { DATAPATH_MODES, OFFLOAD_MODES } from '../fleet/router-abilities.js';
 import { routerFilterFields, routerFilterOf } from './router-filter-query.js';
 import { PROFILE_NAME_PATTERN } from '../profiles/profile-store.js';
 import { ApiError, errorBodySchema } from './errors.js';
@@ -21,6 +22,12 @@ import {
   Tag,
   Timestamp,
 } from './shared-schemas.js';
+
+/** One capability as the listing shows it; `capabilities` of a single router has the reasons. */
+const CapabilityFlag = Type.Object({
+  predicted: Nullable(Type.Boolean({ description: 'Predicted from the facts (null: not said)' })),
+  probed: Nullable(Type.Boolean({ description: 'Found by the on-router probe (null: not probed)' })),
+});
 
 const RouterSummary = Type.Object(
   {
@@ -48,6 +55,26 @@ const RouterSummary = Type.Object(
     ),
     lastApplyStatus: Nullable(StringEnum(['pending', 'applied', 'failed', 'rolled_back'] as const)),
     drifted: Nullable(Type.Boolean({ description: 'Whether the last drift report found differences' })),
+    hardwareOffload: CapabilityFlag,
+    softwareOffload: CapabilityFlag,
+    ebpf: CapabilityFlag,
+    tcx: CapabilityFlag,
+    datapath: Nullable(
+      StringEnum(
+        DATAPATH_MODES.filter((m) => m !== 'unknown'),
+        {
+          description: 'The datapath it runs, as its agent last reported it (null: never reported)',
+        },
+      ),
+    ),
+    offload: Nullable(
+      StringEnum(
+        OFFLOAD_MODES.filter((m) => m !== 'unknown'),
+        {
+          description: 'The flow offload it runs, as its agent last reported it (null: never reported)',
+        },
+      ),
+    ),
     decommissionedAt: Nullable(Timestamp),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -251,8 +278,10 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
         tags: ['routers'],
         summary: 'List routers, filtered and sorted, with keyset pagination',
         description:
-          'Oldest first unless `sort` says otherwise (`name`, `-name` for descending, and so on). A cursor belongs ' +
-          'to the sort it was made for. Filters combine with AND.',
+          'By name unless `sort` says otherwise, in natural order (digit runs compare as numbers: r2 before r10; ' +
+          'letters case-insensitively); `-name` for descending, `created` oldest first, and so on. A cursor ' +
+          'belongs to the sort it was made for. Filters combine with AND. Decommissioned routers are left out ' +
+          'unless `decommissioned` is include or only.',
         querystring: Type.Object(
           {
             limit: PageLimit(500, 50),

@@ -2,6 +2,8 @@ import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { Database } from '../storage/database.js';
 import { createHash } from 'node:crypto';
 import { InvalidCursor } from '../storage/keyset-cursor.js';
+import { ABILITY_ITEM_SQL, abilityView } from './router-abilities.js';
+import { liveStateView } from './live-state-view.js';
 import { filterConditions, SqlParams, type RouterFilter } from './router-filter.js';
 import {
   afterCursor,
@@ -92,7 +94,8 @@ type SummaryRow = {
   drifted: boolean | null;
 };
 
-function summaryView(r: SummaryRow) {
+/** A router as the listing shows it; `capabilities` and `liveState` only for abilityView's columns. */
+function summaryView(r: SummaryRow, capabilities: unknown, liveState: unknown) {
   return {
     id: r.id,
     name: r.name,
@@ -117,6 +120,7 @@ function summaryView(r: SummaryRow) {
       : null,
     lastApplyStatus: r.lastApplyStatus,
     drifted: r.drifted,
+    ...abilityView(capabilities, liveState),
     decommissionedAt: r.decommissionedAt?.toISOString() ?? null,
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
@@ -137,6 +141,7 @@ function isoUtc(column: string): string {
 const PAGE_COLUMNS = [
   'id',
   'name',
+  '"nameKey"',
   'identity',
   'status',
   '"lastSeenAt"',
@@ -155,6 +160,8 @@ const PAGE_COLUMNS = [
   '"desiredRevisionId"',
   '"lastApplyStatus"',
   'drifted',
+  'capabilities',
+  '"liveState"',
   '"decommissionedAt"',
   '"createdAt"',
   '"updatedAt"',
@@ -197,6 +204,7 @@ export class RouterDirectory {
                 CASE WHEN dr.number IS NULL OR dp.name IS NULL THEN NULL
                      ELSE json_build_object('profile', dp.name, 'revision', dr.number) END AS "desiredRevision",
                 r."lastApplyStatus", r.drifted,
+                ${ABILITY_ITEM_SQL},
                 ${isoUtc('decommissionedAt')}, ${isoUtc('createdAt')}, ${isoUtc('updatedAt')},
                 ${sortValueText(sort)} AS sk
            FROM (SELECT ${PAGE_COLUMNS} FROM "Router" r
@@ -242,7 +250,7 @@ export class RouterDirectory {
   }
 
   /**
-   * The ids of the routers that match, in name order, at most `max`; `total` says how many
+   * The ids of the routers that match, in the listing's default (name) order, at most `max`; `total` says how many
    * match, so a caller can refuse a selection larger than it may act on.
    */
   async matchingIds(filter: RouterFilter, max = MAX_MATCHING_IDS): Promise<{ ids: string[]; total: number }> {
@@ -250,7 +258,7 @@ export class RouterDirectory {
     const conditions = filterConditions(filter, sql);
     const text = `SELECT r.id, count(*) OVER ()::int AS total FROM "Router" r
        ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''}
-       ORDER BY r.name LIMIT ${sql.param(max)}`;
+       ORDER BY r."nameKey", r.id LIMIT ${sql.param(max)}`;
     const rows = await this.database.queryRows<{ id: string; total: number }>(
       text,
       sql.values,
@@ -299,14 +307,13 @@ export class RouterDirectory {
     // The latest telemetry sample lives with the telemetry history (written in batches there).
     const telemetry = await this.db.telemetryBaseline.findUnique({
       where: { routerKey: seriesKey },
-      select: { latest: true },
+      select: { at: true, latest: true },
     });
     return {
-      ...summaryView(summary),
+      ...summaryView(summary, capabilities, liveState),
       facts: facts ?? null,
       capabilities: capabilities ?? null,
-      liveState:
-        liveState || telemetry ? { ...liveState, ...(telemetry ? { telemetry: telemetry.latest } : {}) } : null,
+      liveState: liveStateView(liveState, telemetry, summary.connectedAt),
     };
   }
 }

@@ -1,3 +1,5 @@
+import { abilityConditions, type AbilityFilter } from './router-abilities.js';
+
 /**
  * The fleet table's filter, shared by the listing, its counts, bulk actions "on all that match"
  * and the id resolution the console uses to start a command or rollout on such a selection.
@@ -12,8 +14,13 @@ export const REVISION_STATES = ['in_sync', 'pending'] as const;
 export const DRIFT_STATES = ['drifted', 'clean', 'unreported'] as const;
 /** The newest apply result's status, or none before the first. */
 export const APPLY_RESULTS = ['applied', 'failed', 'rolled_back', 'pending', 'none'] as const;
+/**
+ * Decommissioned routers are out of the live fleet: left out unless asked for (`include` them
+ * with the rest, or `only` them). `exclude` is the default said out loud.
+ */
+export const DECOMMISSIONED = ['exclude', 'include', 'only'] as const;
 
-export interface RouterFilter {
+export interface RouterFilter extends AbilityFilter {
   status?: ConnectionStatus;
   soc?: string;
   model?: string;
@@ -27,6 +34,7 @@ export interface RouterFilter {
   tags?: string[];
   /** Case-insensitive substring of the name. */
   q?: string;
+  decommissioned?: (typeof DECOMMISSIONED)[number];
 }
 
 /** Collects bound parameters: `param(v)` returns its placeholder. */
@@ -66,10 +74,16 @@ export function filterConditions(filter: RouterFilter, sql: SqlParams): string[]
   else if (filter.applyResult) c.push(`r."lastApplyStatus" = CAST(${sql.param(filter.applyResult)} AS "ApplyStatus")`);
   if (filter.tags?.length) c.push(`r.tags @> CAST(${sql.param(filter.tags)} AS text[])`);
   if (filter.q) c.push(`r.name ILIKE ${sql.param(`%${likeLiteral(filter.q)}%`)}`);
+  c.push(...abilityConditions(filter, sql));
+  const decommissioned = filter.decommissioned ?? 'exclude';
+  if (decommissioned === 'exclude') c.push(`r."decommissionedAt" IS NULL`);
+  if (decommissioned === 'only') c.push(`r."decommissionedAt" IS NOT NULL`);
   return c;
 }
 
-/** Whether the filter names no criterion at all (then "all that match" is the whole fleet). */
+/** Whether the filter names no criterion at all (then "all that match" is the whole live fleet). */
 export function isEmptyFilter(filter: RouterFilter): boolean {
-  return Object.values(filter).every((v) => v === undefined || (Array.isArray(v) && v.length === 0));
+  return Object.entries(filter).every(
+    ([k, v]) => v === undefined || (Array.isArray(v) && v.length === 0) || (k === 'decommissioned' && v === 'exclude'),
+  );
 }

@@ -38,7 +38,8 @@ const COLUMNS: Record<SortKey, SortColumn> = {
     nullable: false,
     valid: isInstant,
   },
-  name: { column: 'r.name', text: 'r.name', cast: (p) => p, nullable: false, valid: anyText },
+  // Natural order (r2 before r10), the same on every backend: see the column's migration.
+  name: { column: 'r."nameKey"', text: 'r."nameKey"', cast: (p) => p, nullable: false, valid: anyText },
   status: {
     column: 'r.status',
     text: 'r.status::text',
@@ -64,8 +65,11 @@ export interface ParsedSort {
   sort: Sort;
 }
 
+/** The order a listing without `sort` has: by name, as a person would list them. */
+export const DEFAULT_SORT: Sort = 'name';
+
 export function parseSort(sort: Sort | undefined): ParsedSort {
-  const s = sort ?? 'created';
+  const s = sort ?? DEFAULT_SORT;
   const descending = s.startsWith('-');
   return { key: (descending ? s.slice(1) : s) as SortKey, descending, sort: s };
 }

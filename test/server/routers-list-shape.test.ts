@@ -41,6 +41,16 @@ describe.each(BACKENDS)('GET /v1/routers items equal the single-router view (%s)
         agentVersion: '0.1.0',
         placement: 'proxy',
         tags: ['group:canary', 'site:ams'],
+        capabilities: {
+          predicted: {
+            hardwareOffload: { value: true, reason: 'PPE' },
+            softwareOffload: { value: true, reason: 'fw4' },
+            ebpf: { value: true, reason: '6.6' },
+            tcx: { value: true, reason: '6.6' },
+          },
+          probed: { ebpf: { value: true, reason: 'loaded' }, tcx: { value: false, reason: 'no bpf_link' } },
+        },
+        liveState: { datapath: { mode: 3, interfaces: ['wan'], programs: [] }, offload: { mode: 3, reason: '' } },
         lastSeenAt: new Date('2026-11-30T05:06:07.089Z'),
         connectedAt: new Date('2026-11-30T05:00:00.001Z'),
         decommissionedAt: new Date('2026-12-01T00:00:00.000Z'),
@@ -67,7 +77,8 @@ describe.each(BACKENDS)('GET /v1/routers items equal the single-router view (%s)
   });
 
   it('every field, nulls, nested objects, escaping and timestamps to the millisecond', async () => {
-    const list = await api<RouterPage>('/v1/routers?limit=10');
+    // `full` is decommissioned: listed only when asked for.
+    const list = await api<RouterPage>('/v1/routers?limit=10&sort=created&decommissioned=include');
     expect(list.status).toBe(200);
     expect(list.body.items.map((r) => r.name)).toEqual(['full', 'bare', 'no-target']);
     expect(list.body.nextCursor).toBeNull();
@@ -82,16 +93,30 @@ describe.each(BACKENDS)('GET /v1/routers items equal the single-router view (%s)
       model: 'Xiaomi "AX" \\ 3000',
       openwrt: { version: '24.10.0', target: 'ramips/mt7621' },
       appliedRevision: { profile: 'shape-check', revision: 3 },
+      hardwareOffload: { predicted: true, probed: null },
+      ebpf: { predicted: true, probed: true },
+      tcx: { predicted: true, probed: false },
+      datapath: 'cls_bpf',
+      offload: 'hardware',
       lastSeenAt: '2026-11-30T05:06:07.089Z',
       createdAt: '2026-01-02T03:04:05.678Z',
     });
-    expect(list.body.items[1]).toMatchObject({ openwrt: null, appliedRevision: null, tags: [], lastSeenAt: null });
+    expect(list.body.items[1]).toMatchObject({
+      openwrt: null,
+      appliedRevision: null,
+      tags: [],
+      lastSeenAt: null,
+      ebpf: { predicted: null, probed: null },
+      datapath: null,
+      offload: null,
+    });
   });
 
   it('the cursor of a page continues after its last item (millisecond ties broken by id)', async () => {
-    const first = await api<RouterPage>('/v1/routers?limit=1');
+    const query = '/v1/routers?limit=1&sort=created&decommissioned=include';
+    const first = await api<RouterPage>(query);
     expect(first.body.items.map((r) => r.name)).toEqual(['full']);
-    const second = await api<RouterPage>(`/v1/routers?limit=1&cursor=${encodeURIComponent(first.body.nextCursor!)}`);
+    const second = await api<RouterPage>(`${query}&cursor=${encodeURIComponent(first.body.nextCursor!)}`);
     expect(second.body.items.map((r) => r.name)).toEqual(['bare']);
   });
 });

@@ -62,7 +62,7 @@ describe('the Fleet page (real controller, simulated fleet, Chromium)', () => {
     expect((await bodyRows().allInnerTexts()).every((row) => row.includes('MT7621'))).toBe(true);
     await eventually(async () => (await count('total')) === String(DEMO_ROUTERS / 3), 10_000, 'filtered counts');
 
-    await page.getByRole('button', { name: /^Name/ }).click();
+    // The table is by name already (the default order): one click turns it around.
     await page.getByRole('button', { name: /^Name/ }).click();
     await page.waitForURL(/[?&]sort=-name/);
     await eventually(async () => {
@@ -326,5 +326,55 @@ describe('the Fleet page (real controller, simulated fleet, Chromium)', () => {
     } finally {
       await viewer.context.close();
     }
+  });
+  // Last: it decommissions a demo router, which the tests above count on.
+  it('finds routers by what they can do and run, and hides decommissioned ones unless asked for', async () => {
+    const api = async (path: string, init: RequestInit = {}) =>
+      (await fetch(`${ctl.url}${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${ctl.token}`, 'content-type': 'application/json' },
+      }).then((r) => r.json())) as Record<string, unknown> & { total: number };
+    await signInWithToken(page, ctl.url, ctl.token, '/fleet');
+    await waitForRows(DEMO_ROUTERS);
+    for (const header of ['Can', 'Datapath', 'Offload'])
+      expect(await page.getByRole('columnheader', { name: header }).count()).toBe(1);
+    // Without a sort the table is by name: the header says so.
+    expect(await page.locator('th[aria-sort="ascending"]').innerText()).toContain('Name');
+
+    // MT7621 and MT7986 offload in hardware, QCA9558 does not.
+    const hardware = (await api('/v1/routers/counts?hardwareOffload=yes')).total;
+    expect(hardware).toBeGreaterThan(0);
+    expect(hardware).toBeLessThan(DEMO_ROUTERS);
+    await page.getByLabel('HW offload', { exact: true }).selectOption('yes');
+    await page.waitForURL(/[?&]hardwareOffload=yes/);
+    await waitForRows(hardware);
+    const abilities = await page.getByRole('table').locator('tbody td.wf-fleet-abilities').allInnerTexts();
+    expect(abilities.every((cell) => cell.includes('HW offload'))).toBe(true);
+    await eventually(async () => (await count('total')) === String(hardware), 10_000, 'offload counts');
+    await screenshotThemes(page, 'fleet-abilities');
+    await page.getByLabel('HW offload', { exact: true }).selectOption('');
+
+    const running = (await api('/v1/routers/counts?datapath=none')).total;
+    await page.getByLabel('Datapath', { exact: true }).selectOption('none');
+    await page.waitForURL(/[?&]datapath=none/);
+    await eventually(async () => (await count('total')) === String(running), 10_000, 'datapath counts');
+    await page.getByLabel('Datapath', { exact: true }).selectOption('');
+    await waitForRows(DEMO_ROUTERS);
+
+    const retired = ctl.fleet[0]!;
+    const items = (await api('/v1/routers?limit=100')).items as { id: string; identity: string }[];
+    const id = items.find((r) => r.identity === retired.identity)!.id;
+    await api(`/v1/routers/${id}/decommission`, { method: 'POST', body: '{}' });
+    await eventually(async () => (await count('total')) === String(DEMO_ROUTERS - 1), 15_000, 'live counts');
+    await waitForRows(DEMO_ROUTERS - 1);
+    await page.getByLabel('Decommissioned').selectOption('only');
+    await page.waitForURL(/[?&]decommissioned=only/);
+    await waitForRows(1);
+    expect(await bodyRows().first().innerText()).toContain('decommissioned');
+    expect(await count('total')).toBe('1');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshotThemes(page, 'fleet-decommissioned');
+    await page.getByLabel('Decommissioned').selectOption('');
+    await waitForRows(DEMO_ROUTERS - 1);
   });
 });

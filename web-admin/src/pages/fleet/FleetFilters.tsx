@@ -3,7 +3,11 @@ import { Field } from '../../components/Field.js';
 import {
   activeFilterCount,
   APPLY_RESULTS,
+  CAPABILITY_STATES,
+  DATAPATH_MODES,
+  DECOMMISSIONED,
   DRIFT_STATES,
+  OFFLOAD_MODES,
   PLACEMENTS,
   REVISION_STATES,
   STATUSES,
@@ -26,6 +30,49 @@ const LABELS: Record<string, string> = {
   failed: 'Failed',
   rolled_back: 'Rolled back',
   none: 'None yet',
+};
+
+/** Values whose words differ by filter ("none" is no apply result yet, or no datapath running). */
+const CAPABILITY_LABELS: Record<string, string> = {
+  yes: 'Yes',
+  probed: 'Probed',
+  predicted: 'Predicted, not probed',
+  no: 'No',
+  unknown: 'Not reported',
+};
+const MODE_LABELS: Record<string, string> = {
+  tcx: 'eBPF (TCX)',
+  cls_bpf: 'eBPF (cls_bpf)',
+  nftables: 'nftables',
+  iptables: 'iptables',
+  none: 'None',
+  hardware: 'Hardware',
+  software: 'Software',
+  off: 'Off',
+  unsupported: 'Unsupported',
+  unknown: 'Not reported',
+};
+const DECOMMISSIONED_LABELS: Record<string, string> = { include: 'Included', only: 'Only these' };
+
+/** Every filter key, for "Clear filters". */
+const CLEARED: { [K in keyof Required<FleetFilter>]: undefined } = {
+  q: undefined,
+  status: undefined,
+  soc: undefined,
+  model: undefined,
+  release: undefined,
+  placement: undefined,
+  revisionState: undefined,
+  drift: undefined,
+  applyResult: undefined,
+  tag: undefined,
+  hardwareOffload: undefined,
+  softwareOffload: undefined,
+  ebpf: undefined,
+  tcx: undefined,
+  datapath: undefined,
+  offload: undefined,
+  decommissioned: undefined,
 };
 
 /** A text filter that applies itself a moment after typing stops (no Apply button to find). */
@@ -61,15 +108,18 @@ function ChoiceFilter(props: {
   label: string;
   value: string | undefined;
   choices: readonly string[];
+  labels?: Record<string, string>;
+  /** What no choice means (Any, or the API's default). */
+  unset?: string;
   onChange(v: string | undefined): void;
 }) {
   return (
     <Field label={props.label}>
       <select value={props.value ?? ''} onChange={(e) => props.onChange(e.target.value || undefined)}>
-        <option value="">Any</option>
+        <option value="">{props.unset ?? 'Any'}</option>
         {props.choices.map((c) => (
           <option key={c} value={c}>
-            {LABELS[c] ?? c}
+            {(props.labels ?? LABELS)[c] ?? c}
           </option>
         ))}
       </select>
@@ -133,6 +183,45 @@ export function FleetFilters({
           choices={APPLY_RESULTS}
           onChange={(v) => onChange({ applyResult: v as FleetFilter['applyResult'] })}
         />
+        {(
+          [
+            ['hardwareOffload', 'HW offload'],
+            ['softwareOffload', 'SW offload'],
+            ['ebpf', 'eBPF'],
+            ['tcx', 'TCX'],
+          ] as const
+        ).map(([key, label]) => (
+          <ChoiceFilter
+            key={key}
+            label={label}
+            value={filter[key]}
+            choices={CAPABILITY_STATES}
+            labels={CAPABILITY_LABELS}
+            onChange={(v) => onChange({ [key]: v as FleetFilter[typeof key] })}
+          />
+        ))}
+        <ChoiceFilter
+          label="Datapath"
+          value={filter.datapath}
+          choices={DATAPATH_MODES}
+          labels={MODE_LABELS}
+          onChange={(v) => onChange({ datapath: v as FleetFilter['datapath'] })}
+        />
+        <ChoiceFilter
+          label="Offload"
+          value={filter.offload}
+          choices={OFFLOAD_MODES}
+          labels={MODE_LABELS}
+          onChange={(v) => onChange({ offload: v as FleetFilter['offload'] })}
+        />
+        <ChoiceFilter
+          label="Decommissioned"
+          value={filter.decommissioned}
+          choices={DECOMMISSIONED}
+          labels={DECOMMISSIONED_LABELS}
+          unset="Hidden"
+          onChange={(v) => onChange({ decommissioned: v as FleetFilter['decommissioned'] })}
+        />
         <TextFilter
           label="Tags"
           value={filter.tag?.join(',')}
@@ -147,24 +236,7 @@ export function FleetFilters({
           }
         />
         {active > 0 ? (
-          <button
-            type="button"
-            className="wf-button wf-button--link"
-            onClick={() =>
-              onChange({
-                q: undefined,
-                status: undefined,
-                soc: undefined,
-                model: undefined,
-                release: undefined,
-                placement: undefined,
-                revisionState: undefined,
-                drift: undefined,
-                applyResult: undefined,
-                tag: undefined,
-              })
-            }
-          >
+          <button type="button" className="wf-button wf-button--link" onClick={() => onChange(CLEARED)}>
             Clear filters ({active})
           </button>
         ) : null}

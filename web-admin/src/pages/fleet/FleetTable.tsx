@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { Link } from '../../app/navigation.js';
 import { pathFor } from '../../app/route-match.js';
-import type { FleetView, SortColumn } from './fleet-query.js';
+import { DEFAULT_SORT, type FleetView, type SortColumn } from './fleet-query.js';
 import { isSelected, pageState, type Selection } from './fleet-selection.js';
 import type { RouterRow } from './fleet-types.js';
 
@@ -27,6 +27,49 @@ function lastSeen(at: string | null): string {
   return `${Math.round(seconds / 86_400)} d ago`;
 }
 
+const CAPABILITY_NAMES = [
+  ['hardwareOffload', 'HW offload'],
+  ['softwareOffload', 'SW offload'],
+  ['ebpf', 'eBPF'],
+  ['tcx', 'TCX'],
+] as const;
+
+/**
+ * What a router can do: each capability it has, marked when only predicted (its probe has not
+ * confirmed it); one the probe refuted is struck through, so a wrong prediction shows.
+ */
+function Capabilities({ router }: { router: RouterRow }) {
+  const shown = CAPABILITY_NAMES.flatMap(([key, label]) => {
+    const { predicted, probed } = router[key];
+    if (probed === true) return [{ key, label, kind: 'probed', title: `${label}: probed` }];
+    if (probed === false && predicted === true)
+      return [{ key, label, kind: 'refuted', title: `${label}: predicted, but the probe found it missing` }];
+    if (probed === null && predicted === true)
+      return [{ key, label, kind: 'predicted', title: `${label}: predicted, not probed yet` }];
+    return [];
+  });
+  if (!shown.length) return <>—</>;
+  return (
+    <>
+      {shown.map((c) => (
+        <span key={c.key} className={`wf-fleet-ability wf-fleet-ability--${c.kind}`} title={c.title}>
+          {c.kind === 'refuted' ? <del>{c.label}</del> : c.label}
+          {c.kind === 'predicted' ? <span className="wf-visually-hidden"> (predicted)</span> : null}
+          {c.kind === 'refuted' ? <span className="wf-visually-hidden"> (probe found it missing)</span> : null}
+        </span>
+      ))}
+    </>
+  );
+}
+
+const DATAPATH_WORDS: Record<string, string> = {
+  tcx: 'eBPF · TCX',
+  cls_bpf: 'eBPF · cls_bpf',
+  nftables: 'nftables',
+  iptables: 'iptables',
+  none: 'none',
+};
+
 function SortHeader({
   column,
   label,
@@ -38,7 +81,8 @@ function SortHeader({
   view: FleetView;
   onSort(c: SortColumn): void;
 }) {
-  const current = view.sort?.column === column ? view.sort : undefined;
+  const sort = view.sort ?? DEFAULT_SORT;
+  const current = sort.column === column ? sort : undefined;
   return (
     <th scope="col" aria-sort={current ? (current.descending ? 'descending' : 'ascending') : 'none'}>
       <button type="button" className="wf-fleet-sort" onClick={() => onSort(column)}>
@@ -88,6 +132,9 @@ export function FleetTable({ rows, view, selection, selectable, onSort, onToggle
             <th scope="col">Desired</th>
             <th scope="col">Last apply</th>
             <th scope="col">Drift</th>
+            <th scope="col">Can</th>
+            <th scope="col">Datapath</th>
+            <th scope="col">Offload</th>
             <th scope="col">Tags</th>
             <SortHeader column="lastSeen" label="Last seen" view={view} onSort={onSort} />
           </tr>
@@ -110,6 +157,11 @@ export function FleetTable({ rows, view, selection, selectable, onSort, onToggle
                 ) : null}
                 <td>
                   <Link to={pathFor('/routers/:id', { id: router.id })}>{router.name}</Link>
+                  {router.decommissionedAt ? (
+                    <span className="wf-status wf-status--decommissioned" title={router.decommissionedAt}>
+                      decommissioned
+                    </span>
+                  ) : null}
                 </td>
                 <td>
                   <span className={`wf-status wf-status--${router.status}`}>{router.status.replace('_', ' ')}</span>
@@ -143,6 +195,11 @@ export function FleetTable({ rows, view, selection, selectable, onSort, onToggle
                     'none'
                   )}
                 </td>
+                <td className="wf-fleet-abilities">
+                  <Capabilities router={router} />
+                </td>
+                <td>{router.datapath ? DATAPATH_WORDS[router.datapath] : '—'}</td>
+                <td>{router.offload ?? '—'}</td>
                 <td className="wf-fleet-tags">
                   {router.tags.length
                     ? router.tags.map((t) => (

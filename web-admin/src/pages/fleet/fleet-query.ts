@@ -8,6 +8,12 @@ export const PLACEMENTS = ['on_router', 'proxy', 'unknown'] as const;
 export const REVISION_STATES = ['in_sync', 'pending'] as const;
 export const DRIFT_STATES = ['drifted', 'clean', 'unreported'] as const;
 export const APPLY_RESULTS = ['applied', 'failed', 'rolled_back', 'pending', 'none'] as const;
+/** A capability: yes (probed, or predicted where unprobed), probed, predicted only, no, unknown. */
+export const CAPABILITY_STATES = ['yes', 'probed', 'predicted', 'no', 'unknown'] as const;
+export const DATAPATH_MODES = ['tcx', 'cls_bpf', 'nftables', 'iptables', 'none', 'unknown'] as const;
+export const OFFLOAD_MODES = ['hardware', 'software', 'off', 'unsupported', 'unknown'] as const;
+/** Decommissioned routers are left out unless asked for (the API's default, `exclude`). */
+export const DECOMMISSIONED = ['include', 'only'] as const;
 export const SORT_COLUMNS = ['name', 'status', 'soc', 'model', 'release', 'lastSeen'] as const;
 export type SortColumn = (typeof SORT_COLUMNS)[number];
 
@@ -22,6 +28,13 @@ export interface FleetFilter {
   applyResult?: (typeof APPLY_RESULTS)[number];
   tag?: string[];
   q?: string;
+  hardwareOffload?: (typeof CAPABILITY_STATES)[number];
+  softwareOffload?: (typeof CAPABILITY_STATES)[number];
+  ebpf?: (typeof CAPABILITY_STATES)[number];
+  tcx?: (typeof CAPABILITY_STATES)[number];
+  datapath?: (typeof DATAPATH_MODES)[number];
+  offload?: (typeof OFFLOAD_MODES)[number];
+  decommissioned?: (typeof DECOMMISSIONED)[number];
 }
 
 export interface FleetView {
@@ -37,7 +50,17 @@ const CHOICES = {
   revisionState: REVISION_STATES,
   drift: DRIFT_STATES,
   applyResult: APPLY_RESULTS,
+  hardwareOffload: CAPABILITY_STATES,
+  softwareOffload: CAPABILITY_STATES,
+  ebpf: CAPABILITY_STATES,
+  tcx: CAPABILITY_STATES,
+  datapath: DATAPATH_MODES,
+  offload: OFFLOAD_MODES,
+  decommissioned: DECOMMISSIONED,
 } as const;
+
+/** The API's order without `sort`: by name, ascending (natural order). */
+export const DEFAULT_SORT = { column: 'name', descending: false } as const;
 
 const oneOf = <T extends readonly string[]>(values: T, v: string | null): T[number] | undefined =>
   v !== null && (values as readonly string[]).includes(v) ? (v as T[number]) : undefined;
@@ -88,6 +111,13 @@ export function searchOfView(view: FleetView): URLSearchParams {
     'revisionState',
     'drift',
     'applyResult',
+    'hardwareOffload',
+    'softwareOffload',
+    'ebpf',
+    'tcx',
+    'datapath',
+    'offload',
+    'decommissioned',
   ] as const) {
     const v = f[key];
     if (v) search.set(key, v);
@@ -130,7 +160,8 @@ export function withFilter(view: FleetView, change: Partial<FleetFilter>): Fleet
 
 /** Clicking a column: ascending, then descending, then ascending again; back to the first page. */
 export function withSortToggled(view: FleetView, column: SortColumn): FleetView {
-  const descending = view.sort?.column === column ? !view.sort.descending : false;
+  const current = view.sort ?? DEFAULT_SORT;
+  const descending = current.column === column ? !current.descending : false;
   return { filter: view.filter, sort: { column, descending } };
 }
 
