@@ -1,5 +1,12 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Prisma, PrismaClient } from '../../prisma/generated/client/client.js';
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import {
+  auditEventsPage,
+  auditTargetNames,
+  targetKey,
+  type AuditEventRow,
+  type AuditFilter,
+} from '../audit/audit-query.js';
 import { verifyAudit } from '../audit/audit-verify.js';
 import { UnauditedKind } from '../audit/audit-completeness.js';
 import { ApiError, errorBodySchema } from './errors.js';
@@ -7,7 +14,15 @@ import { ndjsonErrorLine, streamResponse } from './streamed-response.js';
 import { INT64_MAX, Nullable, Page, PageLimit, StringEnum, Timestamp } from './shared-schemas.js';
 
 const Filters = {
-  router: Type.Optional(Type.String({ maxLength: 64, description: 'Router id' })),
+  router: Type.Optional(
+    Type.String({
+      maxLength: 64,
+      description:
+        "Router id: the router's own events, and those of the command jobs and rollouts that targeted it " +
+        '(their `command.*` and `rollout.*` events, which keep their own target), so who acted on the router, ' +
+        'and why, is in its history',
+    }),
+  ),
   profile: Type.Optional(Type.String({ maxLength: 64, description: 'Profile name' })),
   rollout: Type.Optional(Type.String({ maxLength: 64, description: 'Rollout id' })),
   command: Type.Optional(Type.String({ maxLength: 64, description: 'Command job id' })),
@@ -28,22 +43,12 @@ type FilterQuery = {
   to?: string;
 };
 
-function whereOf(q: FilterQuery): Prisma.AuditEventWhereInput {
-  const and: Prisma.AuditEventWhereInput[] = [];
-  if (q.router) and.push({ targetType: 'router', targetId: q.router });
-  if (q.profile) and.push({ targetType: 'profile', targetId: q.profile });
-  if (q.rollout) and.push({ targetType: 'rollout', targetId: q.rollout });
-  if (q.command) and.push({ targetType: 'command_job', targetId: q.command });
-  if (q.actor) and.push({ actor: q.actor });
-  if (q.action) and.push({ action: q.action });
-  if (q.from) and.push({ at: { gte: new Date(q.from) } });
-  if (q.to) and.push({ at: { lt: new Date(q.to) } });
-  return { AND: and };
+function filterOf(q: FilterQuery): AuditFilter {
+  const { from, to, ...rest } = q;
+  return { ...rest, ...(from ? { from: new Date(from) } : {}), ...(to ? { to: new Date(to) } : {}) };
 }
 
-type EventRow = Awaited<ReturnType<PrismaClient['auditEvent']['findFirstOrThrow']>>;
-
-export function auditEventView(e: EventRow) {
+export function auditEventView(e: AuditEventRow) {
   return {
     seq: e.seq.toString(),
     id: e.id,
@@ -77,6 +82,18 @@ const EventView = Type.Object({
   hash: Type.String(),
 });
 
+const PageEventView = Type.Object({
+  ...EventView.properties,
+  targetName: Nullable(
+    Type.String({
+      description:
+        "The target's display name, read with the page (names change; the event keeps the id): a router's name, " +
+        'a rollout\'s profile@revision, a command job\'s kind ("rollback on lyon-1" for one router), an onboarding ' +
+        "job's host, a token's name, a profile's or account's own name; null when there is none",
+    }),
+  ),
+});
+
 export interface AuditPluginOptions {
   db: PrismaClient;
   /** The longest an export may stream (server/config.ts). */
@@ -106,26 +123,31 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
           { additionalProperties: false },
         ),
         response: {
-          200: Page(EventView),
+          200: Page(PageEventView),
           400: errorBodySchema,
         },
       },
     },
     async (request) => {
       const { limit, cursor, order = 'asc', ...filters } = request.query;
-      const where = whereOf(filters);
       // The pattern bounds the digits; the value must also fit the bigint sequence column.
       if (cursor && BigInt(cursor) > INT64_MAX)
         throw new ApiError(400, 'invalid_request', 'invalid querystring parameter: cursor is past the last event', [
           { path: '/cursor', in: 'querystring', message: 'is past the last event' },
         ]);
       // The cursor is the last event of the previous page: the next one continues past it either way.
-      if (cursor)
-        (where.AND as Prisma.AuditEventWhereInput[]).push({
-          seq: order === 'asc' ? { gt: BigInt(cursor) } : { lt: BigInt(cursor) },
-        });
-      const rows = await db.auditEvent.findMany({ where, orderBy: { seq: order }, take: limit + 1 });
-      const items = rows.slice(0, limit).map(auditEventView);
+      const rows = await auditEventsPage(db, {
+        filter: filterOf(filters),
+        order,
+        after: cursor ? BigInt(cursor) : undefined,
+        limit: limit + 1,
+      });
+      const page = rows.slice(0, limit);
+      const names = await auditTargetNames(db, page);
+      const items = page.map((e) => ({
+        ...auditEventView(e),
+        targetName: e.targetId ? (names.get(targetKey(e.targetType, e.targetId)) ?? null) : null,
+      }));
       return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.seq : null };
     },
   );
@@ -137,6 +159,7 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
         tags: ['audit'],
         summary: 'Every matching event as JSON lines (application/x-ndjson), streamed',
         description:
+          'The events as stored (no `targetName`), oldest first, with the filters of `GET /v1/audit`. ' +
           'A bad filter is a 400 before the first line. An export that fails midway, or runs past the ' +
           'stream time limit, ends with one last line in the error shape ({"error", "message", "requestId"}).',
         querystring: Type.Object(Filters, { additionalProperties: false }),
@@ -145,13 +168,8 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
       },
     },
     async (request, reply) => {
-      const base = whereOf(request.query);
-      const page = (after: bigint | undefined) =>
-        db.auditEvent.findMany({
-          where: { AND: [base, ...(after !== undefined ? [{ seq: { gt: after } }] : [])] },
-          orderBy: { seq: 'asc' },
-          take: 2000,
-        });
+      const filter = filterOf(request.query);
+      const page = (after: bigint | undefined) => auditEventsPage(db, { filter, order: 'asc', after, limit: 2000 });
       await streamResponse(request, reply, {
         headers: {
           'content-type': 'application/x-ndjson',

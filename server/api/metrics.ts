@@ -90,13 +90,13 @@ export class ControllerMetrics {
     });
     new Gauge({
       name: 'wrtfleet_rollout_targets',
-      help: 'Routers of active (running or paused) rollouts, by per-router state',
+      help: 'Routers of rollouts not ended (running, soaking, awaiting approval, paused), by per-router state',
       labelNames: ['state'],
       registers: [this.registry],
       async collect() {
         const groups = await db.rolloutTarget.groupBy({
           by: ['state'],
-          where: { rollout: { state: { in: ['running', 'paused'] } } },
+          where: { rollout: { state: { in: ['running', 'soaking', 'awaiting_approval', 'paused'] } } },
           _count: { _all: true },
         });
         this.reset();

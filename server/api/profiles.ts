@@ -7,10 +7,20 @@ import { INT32_MAX, Page, PageLimit, RevisionNumber, Timestamp } from './shared-
 
 const NameParam = Type.Object({ name: Type.String({ pattern: PROFILE_NAME_PATTERN }) });
 
+/**
+ * A revision stores its spec with every default filled in at write (ProfileStore.save keeps
+ * what validateProfileSpec returns), so what the API shows is what routers apply: no
+ * `effectiveSpec` beside it, and no default changed later can change an old revision.
+ */
+const STORED_SPEC_DESCRIPTION =
+  "The revision's spec as stored, and as routers apply it before any per-router overrides: every field present. Each field the saving request left out holds the profile spec schema's `default` of the time it was saved (a spec that only turns on `l3Rewrite.ttl` is stored with `ipid`, `tcpts` and `tcpwin.enabled` on as well), so a later change of a default never changes what a revision means.";
+
+const StoredSpec = Type.Any({ description: STORED_SPEC_DESCRIPTION });
+
 const RevisionView = Type.Object({
   profile: Type.String(),
   revision: Type.Integer(),
-  spec: Type.Any(),
+  spec: StoredSpec,
   createdBy: Type.String(),
   createdAt: Timestamp,
 });
@@ -71,7 +81,7 @@ export const profilesPlugin: FastifyPluginAsyncTypebox<ProfilesPluginOptions> = 
         tags: ['profiles'],
         summary: 'Create a profile or add a revision (idempotent when the spec is unchanged)',
         description:
-          'Send `baseRevision`: the revision your change starts from (0 or absent to create). If someone added a revision since, the answer is 409 and nothing is written. A spec equal to the latest revision writes nothing and answers 200 with `changed: false`.',
+          "Send `baseRevision`: the revision your change starts from (0 or absent to create). If someone added a revision since, the answer is 409 and nothing is written. The spec is stored with every default filled in, not as sent: a field left out takes its `default` from the spec schema below, and the answer's `spec` is what was stored. A spec equal to the latest revision once defaults are filled in writes nothing and answers 200 with `changed: false`.",
         params: NameParam,
         body: Type.Object(
           { spec: ProfileSpecSchema, baseRevision: Type.Optional(Type.Integer({ minimum: 0, maximum: INT32_MAX })) },
@@ -83,14 +93,14 @@ export const profilesPlugin: FastifyPluginAsyncTypebox<ProfilesPluginOptions> = 
             revision: Type.Integer(),
             changed: Type.Boolean(),
             created: Type.Boolean(),
-            spec: Type.Any(),
+            spec: StoredSpec,
           }),
           201: Type.Object({
             name: Type.String(),
             revision: Type.Integer(),
             changed: Type.Boolean(),
             created: Type.Boolean(),
-            spec: Type.Any(),
+            spec: StoredSpec,
           }),
           400: errorBodySchema,
           409: errorBodySchema,

@@ -10,24 +10,45 @@ import {
   type RolloutEngine,
   type RolloutView,
 } from '../rollouts/rollout-engine.js';
-import { StrategyInputSchema, TARGET_STATES } from '../rollouts/rollout-strategy.js';
+import { planVerdicts, summarize } from '../rollouts/plan-verdicts.js';
+import { ROLLOUT_STATES, StrategyInputSchema, StrategySchema, TARGET_STATES } from '../rollouts/rollout-strategy.js';
 import { ApiError, errorBodySchema } from './errors.js';
 import { auditContext } from './request-context.js';
 import { pollAsEvents } from './streamed-response.js';
-import { IdParam, Nullable, Page, PageLimit, PlanPreviewView, RevisionNumber, Timestamp } from './shared-schemas.js';
+import {
+  IdParam,
+  Nullable,
+  Page,
+  PageLimit,
+  PlanPreviewView,
+  RevisionNumber,
+  StringEnum,
+  Timestamp,
+} from './shared-schemas.js';
 
 const RolloutViewSchema = Type.Object({
   id: Type.String(),
   profile: Type.String(),
   revision: Type.Integer(),
   selector: Type.Any(),
-  strategy: Type.Any(),
-  state: Type.String(),
-  pauseReason: Nullable(Type.String()),
+  strategy: StrategySchema,
+  state: StringEnum(ROLLOUT_STATES, {
+    description:
+      '`soaking`: a batch finished, waiting `strategy.soakSeconds` before its health gates; `awaiting_approval`: ' +
+      'the first batch passed them and the rollout waits for POST /v1/rollouts/{id}/promote',
+  }),
+  pauseReason: Nullable(Type.String({ description: 'Why it is paused, in words; null unless paused' })),
+  pauseGate: Nullable(
+    Type.String({ description: 'The health gate that paused it (apply, drift, telemetry); null for other pauses' }),
+  ),
+  soakUntil: Nullable(Type.String({ format: 'date-time', description: 'While soaking: when the soak ends' })),
   currentBatch: Type.Integer(),
   batchCount: Type.Integer(),
   total: Type.Integer(),
   finished: Type.Integer(),
+  leftOut: Type.Integer({
+    description: 'Targets left out from the start because the plan refuses them (skipped, batch -1, never sent)',
+  }),
   counts: Type.Record(Type.String(), Type.Integer()),
   createdBy: Type.String(),
   createdAt: Type.String(),
@@ -77,8 +98,21 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
         response: {
           200: Type.Object({
             matched: Type.Integer(),
-            items: Type.Array(PlanPreviewView),
-            summary: Type.Record(Type.String(), Type.Integer()),
+            items: Type.Array(PlanPreviewView, { description: 'The first `limit` matched routers, each in detail' }),
+            summary: Type.Object(
+              {
+                satisfiable: Type.Integer(),
+                refused: Type.Integer({
+                  description: 'The plan refuses these routers (what POST /v1/rollouts `skipRefused` leaves out)',
+                }),
+                changing: Type.Integer({ description: 'Satisfiable, and the plan differs from what the router runs' }),
+                unchanged: Type.Integer({ description: 'Satisfiable, and the same plan as the router runs' }),
+              },
+              {
+                description:
+                  'Over every matched router, not only the items: satisfiable + refused = matched, changing + unchanged = satisfiable',
+              },
+            ),
           }),
           400: errorBodySchema,
         },
@@ -100,18 +134,20 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
         take: limit,
       });
       const items = [];
-      const summary: Record<string, number> = { satisfiable: 0, refused: 0, changing: 0, unchanged: 0 };
       try {
-        for (const r of routers) {
-          const p = (await previews.forRouter(r.id, { profile, revision }))!;
-          items.push(p);
-          summary[p.plan?.satisfiable ? 'satisfiable' : 'refused']! += 1;
-          summary[p.changes.length ? 'changing' : 'unchanged']! += 1;
-        }
+        for (const r of routers) items.push((await previews.forRouter(r.id, { profile, revision }))!);
       } catch (err) {
         if (err instanceof EffectiveProfileError) throw new ApiError(400, 'invalid_request', err.message);
         throw err;
       }
+      const chosen = await db.profileRevision.findFirst({
+        where: { profile: { name: profile }, ...(revision !== undefined ? { number: revision } : {}) },
+        orderBy: { number: 'desc' },
+      });
+      if (!chosen)
+        throw new ApiError(400, 'invalid_request', `profile ${profile} has no revision ${revision ?? ''}`.trim());
+      // The same verdicts a rollout with skipRefused acts on, for every matched router.
+      const summary = matched > 0 ? summarize(await planVerdicts(db, chosen, where, profile)) : summarize([]);
       return { matched, items, summary };
     },
   );
@@ -129,6 +165,16 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
             selector: SelectorSchema,
             strategy: Type.Optional(StrategyInputSchema),
             startAt: Type.Optional(Timestamp),
+            skipRefused: Type.Optional(
+              Type.Boolean({
+                default: false,
+                description:
+                  'Leave out the routers the plan refuses, judged as POST /v1/plan-preview judges them (its ' +
+                  '`summary.refused`): they become targets `skipped` in batch -1 with the refusal as their error, ' +
+                  'are never sent the revision and keep their desired state; batches are made of the others. ' +
+                  'Refused with 400 when the plan refuses every matched router',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -161,9 +207,7 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
         querystring: Type.Object(
           {
             limit: PageLimit(200, 20),
-            state: Type.Optional(
-              Type.Union(['scheduled', 'running', 'paused', 'completed', 'aborted'].map((s) => Type.Literal(s))),
-            ),
+            state: Type.Optional(Type.Union(ROLLOUT_STATES.map((s) => Type.Literal(s)))),
           },
           { additionalProperties: false },
         ),
@@ -172,7 +216,7 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
     },
     async (request) => {
       const rows = await db.rollout.findMany({
-        where: request.query.state ? { state: request.query.state as 'running' } : {},
+        where: request.query.state ? { state: request.query.state } : {},
         orderBy: { createdAt: 'desc' },
         take: request.query.limit,
         select: { id: true },
@@ -260,13 +304,23 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
     },
   );
 
-  for (const action of ['pause', 'resume', 'abort'] as const) {
+  const ACTIONS = {
+    pause: 'Pause a rollout (running, scheduled or soaking)',
+    resume:
+      'Resume a paused rollout: the failures so far are accepted, and a batch a health gate paused on goes on without soaking again',
+    abort:
+      'Abort a rollout: unsent routers keep what they have, and routers it was sent to that did not apply it ' +
+      '(waiting, failed, rolled back, offline) get back the desired revision and assignment they had before it, ' +
+      'each audited as router.desired.restored',
+    promote: 'Promote a rollout awaiting approval after its first batch: the next batch goes out',
+  } as const;
+  for (const action of ['pause', 'resume', 'abort', 'promote'] as const) {
     app.post(
       `/v1/rollouts/:id/${action}`,
       {
         schema: {
           tags: ['rollouts'],
-          summary: `${action[0]!.toUpperCase()}${action.slice(1)} a rollout`,
+          summary: ACTIONS[action],
           params: IdParam,
           response: { 200: RolloutViewSchema, 404: errorBodySchema, 409: errorBodySchema },
         },

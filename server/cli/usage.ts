@@ -10,11 +10,12 @@ export const USAGE = `usage: wrtfleet [--url URL] [--token TOKEN] [--json] <comm
   profiles apply -f FILE.yaml|json [--name NAME]     create or add a revision (no-op if unchanged)
   plan preview --router ID [--profile NAME [--revision N]]
   plan preview --profile NAME [--revision N] SELECTOR
-  rollout create --profile NAME [--revision N] SELECTOR [--canary N] [--batch M] [--max-failure-ratio R] [--start-at ISO] [--watch]
+  rollout create --profile NAME [--revision N] SELECTOR [--canary N] [--batch M] [--max-failure-ratio R]
+                 [--soak SECONDS] [--promote auto|manual] [--skip-refused] [--start-at ISO] [--watch]
   rollout ls
   rollout status ID
   rollout watch ID                                  live progress bar until it ends
-  rollout pause|resume|abort ID
+  rollout pause|resume|abort|promote ID             promote: send the next batch of one awaiting approval
   command re-probe|re-apply|rollback|check-drift|detach|reboot|diagnostics (--id ID | SELECTOR)
           [--timeout S] [--deadline S] [--max-in-flight N] [--watch]   exit 3 unless every router succeeded
   command ls

@@ -62,7 +62,11 @@ export class JobRecord {
     }
   }
 
-  /** Ends the job: state, message (the error unless it succeeded) and result on the row, then its audit event. */
+  /**
+   * Ends the job: state, message (the error unless it succeeded) and result on the row, then its
+   * audit event. A failed or cancelled job keeps the step and percent it stopped at, so the
+   * operator sees where it went wrong; only a success moves on to "done".
+   */
   async finish(
     state: 'succeeded' | 'failed' | 'cancelled',
     message: string,
@@ -76,8 +80,7 @@ export class JobRecord {
           where: { id: this.jobId },
           data: {
             state,
-            step: 'done',
-            percent: state === 'succeeded' ? 100 : undefined,
+            ...(state === 'succeeded' ? { step: 'done', percent: 100 } : {}),
             message,
             error: state === 'succeeded' ? null : message,
             result: result as object,

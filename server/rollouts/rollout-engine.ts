@@ -1,34 +1,31 @@
 import { finishTargets, recoverMissedResults } from './target-outcomes.js';
-import { claimBatch, claimRedeliveries, insertTargets, onlyWaitingForResults } from './rollout-targets.js';
+import { claimBatch, claimRedeliveries, onlyWaitingForResults } from './rollout-targets.js';
 import { rerunCoalescer } from '../../core/rerun-coalescer.js';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
-import type { AuditLog, AuditTransaction } from '../audit/audit-log.js';
-import { selectorWhere, type Selector } from '../fleet/selector.js';
+import type { AuditEntry, AuditLog, AuditTransaction } from '../audit/audit-log.js';
 import type { FleetBus } from '../jobs/fleet-bus.js';
 import type { JobRunner } from '../jobs/job-runner.js';
+import { releaseUnapplied } from './abort-release.js';
 import {
-  batchCountFor,
-  batchOf,
   DEFAULT_STRATEGY,
-  FINISHED,
-  TARGET_STATES,
+  holdsAfter,
   UNFINISHED,
+  type RolloutState,
   type Strategy,
   type TargetState,
 } from './rollout-strategy.js';
+import { createRollout, type RolloutRequest } from './rollout-create.js';
+import { endSoak, startSoak } from './rollout-soak.js';
+import { rolloutCounts, rolloutView } from './rollout-view.js';
 
-export class RolloutRefused extends Error {}
+export type { RolloutView } from './rollout-view.js';
+
+export { RolloutRefused, type RolloutRequest } from './rollout-create.js';
 export class RolloutNotFound extends Error {}
 export class RolloutStateConflict extends Error {}
 
-export interface RolloutRequest {
-  profile: string;
-  revision?: number;
-  selector: Selector;
-  strategy?: Partial<Strategy>;
-  startAt?: Date;
-}
+type Ctx = { actor: string; requestId?: string };
 
 export const ADVANCE_JOB = 'rollout.advance';
 export const SWEEP_JOB = 'rollout.sweep';
@@ -42,84 +39,35 @@ export const SWEEP_JOB = 'rollout.sweep';
  */
 export class RolloutEngine {
   constructor(
-    private readonly db: PrismaClient,
-    private readonly audit: AuditLog,
+    readonly db: PrismaClient,
+    readonly audit: AuditLog,
     private readonly jobs: JobRunner,
     private readonly bus: FleetBus,
-    private readonly log: Logger,
+    readonly log: Logger,
   ) {
     jobs.register(ADVANCE_JOB, async (data) => this.advance(String(data.rolloutId)));
     jobs.register(SWEEP_JOB, async () => this.sweep());
   }
 
-  async create(request: RolloutRequest, ctx: { actor: string; requestId?: string }) {
-    const strategy: Strategy = { ...DEFAULT_STRATEGY, ...request.strategy };
-    const profile = await this.db.profile.findUnique({ where: { name: request.profile } });
-    if (!profile) throw new RolloutRefused(`no profile named ${request.profile}`);
-    const number = request.revision ?? profile.latestRevision;
-    const revision = await this.db.profileRevision.findUnique({
-      where: { profileId_number: { profileId: profile.id, number } },
-    });
-    if (!revision) throw new RolloutRefused(`profile ${request.profile} has no revision ${number}`);
-    const routers = await this.db.router.findMany({
-      where: selectorWhere(request.selector),
-      select: { id: true },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    });
-    if (routers.length === 0)
-      throw new RolloutRefused('the selector matches no router (decommissioned routers are never targeted)');
-    const startAt = request.startAt ?? new Date();
-    const scheduled = startAt.getTime() > Date.now();
-    // The rollout, its targets and its rollout.created event commit together: a sweep that saw the
-    // rollout before all its targets were stored would find early batches empty and move past them.
-    const rollout = await this.audit.record(async (tx) => {
-      const created = await tx.rollout.create({
-        data: {
-          revisionId: revision.id,
-          selector: request.selector as object,
-          strategy: strategy as object,
-          state: scheduled ? 'scheduled' : 'running',
-          batchCount: batchCountFor(routers.length, strategy),
-          startAt,
-          createdBy: ctx.actor,
-        },
-      });
-      await insertTargets(
-        tx,
-        created.id,
-        routers.map((r, i) => ({ routerId: r.id, batch: batchOf(i, strategy) })),
-      );
-      return {
-        result: created,
-        event: {
-          actor: ctx.actor,
-          action: 'rollout.created',
-          targetType: 'rollout',
-          targetId: created.id,
-          after: {
-            profile: request.profile,
-            revision: number,
-            selector: request.selector,
-            strategy,
-            targets: routers.length,
-            startAt,
-          },
-          requestId: ctx.requestId,
-        },
-      };
-    });
-    await this.kick(rollout.id, scheduled ? startAt.getTime() - Date.now() : undefined);
-    return rollout;
+  /** A new rollout, its targets and its event, stored together; then its first step is queued. */
+  async create(request: RolloutRequest, ctx: Ctx) {
+    return createRollout(this, request, ctx);
   }
 
-  async kick(rolloutId: string, delayMs?: number): Promise<void> {
-    await this.jobs.enqueue(ADVANCE_JOB, { rolloutId }, { coalesceKey: rolloutId, delayMs });
+  async kick(rolloutId: string, delayMs?: number, coalesceKey = rolloutId): Promise<void> {
+    await this.jobs.enqueue(ADVANCE_JOB, { rolloutId }, { coalesceKey, delayMs });
   }
 
   /** Safety net for lost jobs and timeouts: every active rollout is advanced periodically. */
   async sweep(): Promise<void> {
     const active = await this.db.rollout.findMany({
-      where: { OR: [{ state: 'running' }, { state: 'scheduled', startAt: { lte: new Date() } }] },
+      where: {
+        OR: [
+          { state: 'running' },
+          { state: 'scheduled', startAt: { lte: new Date() } },
+          { state: 'soaking', soakUntil: { lte: new Date() } },
+        ],
+      },
       select: { id: true },
     });
     for (const r of active) await this.advance(r.id, { recoverMissedResults: true });
@@ -157,9 +105,14 @@ export class RolloutEngine {
         await this.db.rollout.updateMany({ where: { id: rolloutId, state: 'scheduled' }, data: { state: 'running' } });
         continue;
       }
-      if (rollout.state !== 'running') return;
       const strategy = { ...DEFAULT_STRATEGY, ...(rollout.strategy as Partial<Strategy>) };
       const batch = rollout.currentBatch;
+      if (rollout.state === 'soaking') {
+        if (rollout.soakUntil && rollout.soakUntil.getTime() > Date.now()) return;
+        if (await endSoak(this, rollout, strategy)) continue;
+        return;
+      }
+      if (rollout.state !== 'running') return;
 
       if (options.recoverMissedResults) {
         await recoverMissedResults(this.db, rolloutId, rollout.revisionId);
@@ -232,6 +185,11 @@ export class RolloutEngine {
       if (next) {
         if (next.batch < batch)
           this.log.warn({ rolloutId, batch, next: next.batch }, 'rollout going back to a batch never sent');
+        // Before a later batch: soak, gates, maybe a promote, unless an operator waived them.
+        if (next.batch > batch && holdsAfter(batch, strategy) && rollout.gatesWaivedBatch !== batch) {
+          if (await startSoak(this, rolloutId, batch, strategy)) continue;
+          return;
+        }
         await this.db.rollout.updateMany({
           where: {
             id: rolloutId,
@@ -334,55 +292,95 @@ export class RolloutEngine {
       );
   }
 
-  async pause(rolloutId: string, ctx: { actor: string; requestId?: string }) {
-    return this.transition(rolloutId, ['running', 'scheduled'], 'paused', 'rollout.paused', ctx, {
-      extra: { pauseReason: `paused by ${ctx.actor}` },
+  async pause(rolloutId: string, ctx: Ctx) {
+    return this.transition(rolloutId, ['running', 'scheduled', 'soaking'], 'paused', 'rollout.paused', ctx, {
+      extra: { pauseReason: `paused by ${ctx.actor}`, pauseGate: null, soakUntil: null },
     });
   }
 
-  async resume(rolloutId: string, ctx: { actor: string; requestId?: string }) {
-    // Resuming accepts the failures seen so far; only new ones pause the rollout again.
+  /**
+   * Resuming accepts the failures seen so far (only new ones pause the rollout again) and, when a
+   * health gate paused it, that gate's verdict: the rollout goes on without soaking that batch again.
+   */
+  async resume(rolloutId: string, ctx: Ctx) {
     const counts = await this.counts(rolloutId);
+    const before = await this.db.rollout.findUnique({ where: { id: rolloutId } });
     const result = await this.transition(rolloutId, ['paused'], 'running', 'rollout.resumed', ctx, {
-      extra: { pauseReason: null, acceptedFailures: counts.failed + counts.rolled_back },
+      extra: {
+        pauseReason: null,
+        pauseGate: null,
+        acceptedFailures: counts.failed + counts.rolled_back,
+        ...(before?.pauseGate ? { gatesWaivedBatch: before.currentBatch } : {}),
+      },
     });
     await this.kick(rolloutId);
     return result;
   }
 
-  async abort(rolloutId: string, ctx: { actor: string; requestId?: string }) {
-    const finishedAt = new Date();
-    return this.transition(rolloutId, ['running', 'paused', 'scheduled'], 'aborted', 'rollout.aborted', ctx, {
-      extra: { finishedAt },
-      // Routers not reached yet keep what they run; offline ones no longer wait for this revision.
-      alongside: async (tx) => {
-        const unreached = await tx.rolloutTarget.findMany({
-          where: { rolloutId, state: { in: ['pending', 'skipped'] } },
-          select: { routerId: true },
-        });
-        await tx.router.updateMany({
-          where: { id: { in: unreached.map((u) => u.routerId) }, desiredRolloutId: rolloutId },
-          data: { desiredRevisionId: null, desiredRolloutId: null },
-        });
-        await tx.rolloutTarget.updateMany({
-          where: { rolloutId, state: 'pending' },
-          data: { state: 'skipped', error: 'rollout aborted', finishedAt },
-        });
-      },
+  /** An operator approves what the first batch showed: the next batch goes out. */
+  async promote(rolloutId: string, ctx: Ctx) {
+    const result = await this.transition(rolloutId, ['awaiting_approval'], 'running', 'rollout.promoted', ctx, {
+      extra: {},
     });
+    await this.kick(rolloutId);
+    return result;
+  }
+
+  async abort(rolloutId: string, ctx: Ctx) {
+    const finishedAt = new Date();
+    let republish: string[] = [];
+    const view = await this.transition(
+      rolloutId,
+      ['running', 'paused', 'scheduled', 'soaking', 'awaiting_approval'],
+      'aborted',
+      'rollout.aborted',
+      ctx,
+      {
+        extra: { finishedAt, pauseReason: null, pauseGate: null, soakUntil: null },
+        // Routers not reached yet keep what they run; those reached that did not apply the revision
+        // (offline ones included) get back the desired state and assignment they had.
+        alongside: async (tx) => {
+          const rollout = await tx.rollout.findUniqueOrThrow({
+            where: { id: rolloutId },
+            include: { revision: { include: { profile: { select: { name: true } } } } },
+          });
+          const released = await releaseUnapplied(
+            tx,
+            {
+              id: rolloutId,
+              profileId: rollout.revision.profileId,
+              revisionNumber: rollout.revision.number,
+              profile: rollout.revision.profile.name,
+            },
+            ctx,
+          );
+          republish = released.republish;
+          await tx.rolloutTarget.updateMany({
+            where: { rolloutId, state: 'pending' },
+            data: { state: 'skipped', error: 'rollout aborted', finishedAt },
+          });
+          return { after: { released: released.events.length }, events: released.events };
+        },
+      },
+    );
+    if (republish.length) await this.bus.publishDesired(republish);
+    return view;
   }
 
   /**
    * Moves a rollout from one of `from` to `to`: the state, whatever goes `alongside` it and
-   * the event commit together, or the rollout stays as it was.
+   * the events commit together, or the rollout stays as it was.
    */
   private async transition(
     rolloutId: string,
-    from: ('scheduled' | 'running' | 'paused')[],
-    to: 'paused' | 'running' | 'aborted',
+    from: RolloutState[],
+    to: RolloutState,
     action: string,
-    ctx: { actor: string; requestId?: string },
-    change: { extra: Record<string, unknown>; alongside?: (tx: AuditTransaction) => Promise<void> },
+    ctx: Ctx,
+    change: {
+      extra: Record<string, unknown>;
+      alongside?: (tx: AuditTransaction) => Promise<{ after: Record<string, unknown>; events: AuditEntry[] }>;
+    },
   ) {
     const before = await this.db.rollout.findUnique({ where: { id: rolloutId } });
     if (!before) throw new RolloutNotFound(`no rollout ${rolloutId}`);
@@ -392,62 +390,35 @@ export class RolloutEngine {
         data: { state: to, ...change.extra },
       });
       if (count === 0) return { result: false, event: null };
-      await change.alongside?.(tx);
+      const extra = await change.alongside?.(tx);
       return {
         result: true,
-        event: {
-          actor: ctx.actor,
-          action,
-          targetType: 'rollout',
-          targetId: rolloutId,
-          before: { state: before.state },
-          after: { state: to },
-          requestId: ctx.requestId,
-        },
+        event: [
+          {
+            actor: ctx.actor,
+            action,
+            targetType: 'rollout',
+            targetId: rolloutId,
+            before: { state: before.state },
+            after: { state: to, ...extra?.after },
+            requestId: ctx.requestId,
+          },
+          ...(extra?.events ?? []),
+        ],
       };
     });
     if (!moved)
       throw new RolloutStateConflict(
-        `rollout is ${before.state}; it can only be ${to === 'running' ? 'resumed' : to} from ${from.join(' or ')}`,
+        `rollout is ${before.state}; it can only be ${action.replace('rollout.', '')} from ${from.join(' or ')}`,
       );
     return this.view(rolloutId);
   }
 
-  async counts(rolloutId: string): Promise<Record<TargetState, number>> {
-    const groups = await this.db.rolloutTarget.groupBy({ by: ['state'], where: { rolloutId }, _count: { _all: true } });
-    const counts = Object.fromEntries(TARGET_STATES.map((s) => [s, 0])) as Record<TargetState, number>;
-    for (const g of groups) counts[g.state as TargetState] = g._count._all;
-    return counts;
+  counts(rolloutId: string): Promise<Record<TargetState, number>> {
+    return rolloutCounts(this.db, rolloutId);
   }
 
-  async view(rolloutId: string) {
-    const r = await this.db.rollout.findUnique({
-      where: { id: rolloutId },
-      include: { revision: { include: { profile: { select: { name: true } } } } },
-    });
-    if (!r) return null;
-    const counts = await this.counts(rolloutId);
-    const total = Object.values(counts).reduce((a, b) => a + b, 0);
-    const finished = FINISHED.reduce((a, s) => a + counts[s], 0);
-    return {
-      id: r.id,
-      profile: r.revision.profile.name,
-      revision: r.revision.number,
-      selector: r.selector,
-      strategy: r.strategy,
-      state: r.state,
-      pauseReason: r.pauseReason,
-      currentBatch: r.currentBatch,
-      batchCount: r.batchCount,
-      total,
-      finished,
-      counts,
-      createdBy: r.createdBy,
-      createdAt: r.createdAt.toISOString(),
-      startAt: r.startAt.toISOString(),
-      finishedAt: r.finishedAt?.toISOString() ?? null,
-    };
+  view(rolloutId: string) {
+    return rolloutView(this.db, rolloutId);
   }
 }
-
-export type RolloutView = NonNullable<Awaited<ReturnType<RolloutEngine['view']>>>;

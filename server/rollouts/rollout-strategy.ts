@@ -27,6 +27,24 @@ const strategyFields = {
     default: 180,
     description: 'A sent router with no result after this long counts as failed',
   }),
+  soakSeconds: Type.Integer({
+    minimum: 0,
+    maximum: 604_800,
+    default: 0,
+    description:
+      'Wait this long after each batch before the next (state `soaking`), then judge the health gates on the ' +
+      "batch's routers: no drift reported during the soak, no failed or rolled-back apply since they applied, and " +
+      'telemetry counters moving (a sample arrived during the soak and, where the plan counts packets, its counters ' +
+      'grew). A gate that fails pauses the rollout with the reason. Longer than the telemetry interval (4 ' +
+      'heartbeats, 60 s by default) plus the flush (5 s), or the telemetry gate cannot see a sample. 0: no soak, ' +
+      'and no gates unless `promote` is `manual`',
+  }),
+  promote: Type.Union([Type.Literal('auto'), Type.Literal('manual')], {
+    default: 'auto',
+    description:
+      '`manual`: after the first batch (the canary) and its soak and gates, the rollout waits in state ' +
+      '`awaiting_approval` until POST /v1/rollouts/{id}/promote; `auto` goes on by itself',
+  }),
 };
 export const StrategySchema = Type.Object(strategyFields, { additionalProperties: false });
 /**
@@ -39,11 +57,33 @@ export const StrategyInputSchema = Type.Object(
     batchSize: Type.Optional(strategyFields.batchSize),
     maxFailureRatio: Type.Optional(strategyFields.maxFailureRatio),
     resultTimeoutSeconds: Type.Optional(strategyFields.resultTimeoutSeconds),
+    soakSeconds: Type.Optional(strategyFields.soakSeconds),
+    promote: Type.Optional(strategyFields.promote),
   },
   { additionalProperties: false },
 );
 export type Strategy = Static<typeof StrategySchema>;
-export const DEFAULT_STRATEGY: Strategy = { canary: 1, batchSize: 50, maxFailureRatio: 0, resultTimeoutSeconds: 180 };
+export const DEFAULT_STRATEGY: Strategy = {
+  canary: 1,
+  batchSize: 50,
+  maxFailureRatio: 0,
+  resultTimeoutSeconds: 180,
+  soakSeconds: 0,
+  promote: 'auto',
+};
+
+export const ROLLOUT_STATES = [
+  'scheduled',
+  'running',
+  'soaking',
+  'awaiting_approval',
+  'paused',
+  'completed',
+  'aborted',
+] as const;
+export type RolloutState = (typeof ROLLOUT_STATES)[number];
+/** States in which a rollout has not ended: it can still be paused (some of them), promoted or aborted. */
+export const ACTIVE_STATES: RolloutState[] = ['scheduled', 'running', 'soaking', 'awaiting_approval', 'paused'];
 
 export const TARGET_STATES = ['pending', 'sent', 'applied', 'failed', 'rolled_back', 'skipped'] as const;
 export type TargetState = (typeof TARGET_STATES)[number];
@@ -52,13 +92,21 @@ export const FINISHED: TargetState[] = ['applied', 'failed', 'rolled_back', 'ski
 export const UNFINISHED: TargetState[] = ['pending', 'sent'];
 
 /** Which batch a router falls in: the canary first, then fixed-size batches. */
-export function batchOf(index: number, strategy: Strategy): number {
+export function batchOf(index: number, strategy: Pick<Strategy, 'canary' | 'batchSize'>): number {
   if (index < strategy.canary) return 0;
   const offset = strategy.canary > 0 ? 1 : 0;
   return offset + Math.floor((index - strategy.canary) / strategy.batchSize);
 }
 
-export function batchCountFor(total: number, strategy: Strategy): number {
+/**
+ * Whether the rollout holds after `batch` (soak, gates, maybe approval) before dispatching
+ * another: only when a batch remains, and the strategy soaks or asks for a promote after the first.
+ */
+export function holdsAfter(batch: number, strategy: Strategy): boolean {
+  return strategy.soakSeconds > 0 || (strategy.promote === 'manual' && batch === 0);
+}
+
+export function batchCountFor(total: number, strategy: Pick<Strategy, 'canary' | 'batchSize'>): number {
   if (total === 0) return 0;
   return batchOf(total - 1, strategy) + 1;
 }

@@ -12,11 +12,25 @@ const TARGET_COLUMNS: Record<string, ColumnType> = {
   updatedAt: 'timestamptz',
 };
 
-/** Every target of a new rollout, pending, in one statement however many routers it has. */
+const LEFT_OUT_COLUMNS: Record<string, ColumnType> = {
+  ...TARGET_COLUMNS,
+  state: '"RolloutTargetState"',
+  error: 'text',
+  finishedAt: 'timestamptz',
+};
+
+/** The batch of a router the rollout leaves out from the start (the plan refused it): before the first. */
+export const LEFT_OUT_BATCH = -1;
+
+/**
+ * Every target of a new rollout in one statement however many routers it has: pending, and
+ * those `leftOut` (the plan refused them) `skipped` with the reason, in batch -1, never sent.
+ */
 export async function insertTargets(
   tx: Prisma.TransactionClient,
   rolloutId: string,
   targets: { routerId: string; batch: number }[],
+  leftOut: { routerId: string; reason: string }[] = [],
 ): Promise<void> {
   const now = new Date();
   await bulkInsert(
@@ -25,6 +39,21 @@ export async function insertTargets(
     TARGET_COLUMNS,
     targets.map((t) => ({ rolloutId, ...t, updatedAt: now })),
   );
+  if (leftOut.length)
+    await bulkInsert(
+      tx,
+      'RolloutTarget',
+      LEFT_OUT_COLUMNS,
+      leftOut.map((t) => ({
+        rolloutId,
+        routerId: t.routerId,
+        batch: LEFT_OUT_BATCH,
+        state: 'skipped',
+        error: `left out, the plan refuses it: ${t.reason}`,
+        finishedAt: now,
+        updatedAt: now,
+      })),
+    );
 }
 
 export interface BatchToClaim {
@@ -38,7 +67,8 @@ export interface BatchToClaim {
 
 /**
  * Claims a batch's pending targets in one transaction: online routers become `sent`, the others
- * `skipped`, and every router claimed gets the revision as its desired state and assignment.
+ * `skipped`, and every router claimed gets the revision as its desired state and assignment;
+ * each target keeps what they were before (an abort gives them back: `abort-release.ts`).
  * Returns what this call claimed; nothing when another advance claimed the batch first.
  *
  * Two statements in SQL whatever the batch's size, each given its routers as one JSON
@@ -78,9 +108,22 @@ export async function claimBatch(db: PrismaClient, batch: BatchToClaim) {
       const claimed = [...sent, ...skipped].filter((id) => eligible.has(id));
       if (claimed.length) {
         // The router's assignment follows the rollout; its overrides survive if the profile
-        // stays. Created where the router had none.
+        // stays. Created where the router had none. The targets note the desired state and
+        // assignment from before: every part of one statement reads the same snapshot, so
+        // `prior` sees the rows as they were before `assigned` and the UPDATE change them.
         await tx.$executeRaw`
-          WITH assigned AS (
+          WITH prior AS (
+            UPDATE "RolloutTarget" AS t
+               SET "desiredSetAt" = ${now}::timestamptz,
+                   "priorDesiredRevisionId" = r."desiredRevisionId",
+                   "priorDesiredRolloutId" = r."desiredRolloutId",
+                   "priorAssignment" = (
+                     SELECT jsonb_build_object('profileId', a."profileId", 'pinnedRevision', a."pinnedRevision",
+                                               'overrides', a.overrides)
+                       FROM "Assignment" a WHERE a."routerId" = r.id)
+              FROM "Router" r
+             WHERE t."rolloutId" = ${rolloutId} AND t."routerId" = r.id AND r.id IN ${idRows(claimed)}
+          ), assigned AS (
             INSERT INTO "Assignment" (id, "routerId", "profileId", "pinnedRevision", "updatedAt")
             SELECT gen_random_uuid()::text, c.id, ${profileId}, ${revisionNumber}, ${now}::timestamptz
               FROM ${idRows(claimed)} AS c(id)

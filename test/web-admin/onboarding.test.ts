@@ -115,6 +115,52 @@ describe('the Onboarding page (real controller, a router over real SSH)', () => 
     expect(await page.getByRole('row').count()).toBe(DEMO_ROUTERS + 2);
   }, 150_000);
 
+  it('shows a failed onboarding stopped at its step with its error; Retry opens the form filled in, and runs again', async () => {
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Onboarding' }).click();
+    await fillOneRouter();
+    await page.getByLabel('Password', { exact: true }).fill('not-the-password');
+    await page.getByRole('button', { name: 'Onboard router' }).click();
+    const row = jobRows().first();
+    await expect.poll(() => row.getAttribute('data-state'), { timeout: 60_000 }).toBe('failed');
+    // Where it stopped and why, not "done": the job never got past connecting.
+    await expect.poll(async () => (await row.locator('td').allInnerTexts())[5]).toMatch(/authentication failed/);
+    const cells = await row.locator('td').allInnerTexts();
+    expect(cells[4]).toBe('stopped at connect');
+    expect(cells[3]).not.toContain('100%');
+    const failed = await ctl.controller.db.prisma.job.findFirst({ orderBy: { createdAt: 'desc' } });
+    expect(failed).toMatchObject({ state: 'failed', step: 'connect' });
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshotThemes(page, 'onboarding-failed');
+
+    // The credential is not kept with a job: Retry brings back the form with the target, the
+    // password left to type again, and the cursor in it.
+    await row.getByRole('button', { name: `Retry ${router.addr.router}` }).click();
+    await page.getByRole('heading', { name: `Retry onboarding ${router.addr.router}` }).waitFor();
+    expect(await page.getByLabel('Host', { exact: true }).inputValue()).toBe(router.addr.router);
+    expect(await page.getByLabel('User').inputValue()).toBe('root');
+    expect(await page.getByLabel('Placement').inputValue()).toBe('proxy');
+    expect(await page.getByLabel('Host-key fingerprint pin').inputValue()).toBe(router.hostKeyFingerprint);
+    expect(await page.getByLabel('Tags').inputValue()).toBe('site:lab, group:console');
+    expect(await page.getByLabel('Name').inputValue()).toBe(NAME);
+    const password = page.getByLabel('Password', { exact: true });
+    expect(await password.inputValue()).toBe('');
+    expect(await password.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshotThemes(page, 'onboarding-retry');
+
+    await password.fill(router.password);
+    await page.getByRole('button', { name: 'Onboard router' }).click();
+    const retried = jobRows().first();
+    await expect.poll(() => retried.getAttribute('data-job')).not.toBe(failed!.id);
+    await expect.poll(() => retried.getAttribute('data-state'), { timeout: 60_000 }).toBe('succeeded');
+    // Onboarded by the test before: the same target, found online, nothing to do.
+    expect(await retried.innerText()).toMatch(/retry[\s\S]*already onboarded/);
+    await page.getByRole('heading', { name: 'One router' }).waitFor();
+    // Leave the page, as the test before did: the next one starts with no job listed.
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Fleet' }).click();
+    await page.getByRole('heading', { name: 'Fleet', level: 1 }).waitFor();
+  }, 120_000);
+
   it('refuses an upload that is not CSV or YAML, or has bad rows, naming them, and starts nothing', async () => {
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Onboarding' }).click();
     await page.getByRole('button', { name: 'Inventory file' }).click();

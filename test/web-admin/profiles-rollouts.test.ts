@@ -295,13 +295,37 @@ describe('the Profiles and Rollouts pages (real controller, 12 simulated routers
     await page.getByText('Paused: paused by token:tester').waitFor();
     expect(await page.getByRole('button', { name: 'Resume' }).count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Pause' }).count()).toBe(0);
-    // Abort asks first: dismissed, nothing happens.
-    page.once('dialog', (d) => void d.dismiss());
-    await page.getByRole('button', { name: 'Abort' }).click();
+    // Abort asks first, in the page's own dialog (never the browser's): cancelled, nothing happens.
+    const nativeDialogs: string[] = [];
+    const onNative = (d: { message(): string; dismiss(): Promise<void> }) => {
+      nativeDialogs.push(d.message());
+      void d.dismiss();
+    };
+    page.on('dialog', onNative);
+    const abort = page.getByRole('button', { name: 'Abort', exact: true });
+    const dialog = page.getByRole('dialog', { name: /^Abort rollout / });
+    await abort.click();
+    await dialog.waitFor();
+    expect(await dialog.innerText()).toMatch(/go back to the revision and\s+assignment they had before/);
+    await screenshotThemes(page, 'rollout-abort-dialog');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
     expect((await api(`/v1/rollouts/${scheduled.id}`)).state).toBe('paused');
-    page.once('dialog', (d) => void d.accept());
-    await page.getByRole('button', { name: 'Abort' }).click();
+    await abort.click();
+    await dialog.getByRole('button', { name: 'Abort rollout' }).click();
     await page.getByTestId('rollout-state').getByText('aborted').waitFor();
+    // Aborted is not paused: the banner goes with the pause.
+    await expect.poll(() => page.getByText(/^Paused:/).count(), { timeout: 5_000 }).toBe(0);
+    expect(nativeDialogs).toEqual([]);
+    page.off('dialog', onNative);
+    // The routers follow: never sent, each is skipped with the abort as its reason.
+    const rows = page.getByRole('table', { name: 'Routers of the rollout' }).locator('tbody tr');
+    await expect
+      .poll(async () => (await rows.allInnerTexts()).filter((r) => /skipped\s+rollout aborted/.test(r)).length, {
+        timeout: 5_000,
+      })
+      .toBe(4);
+    await screenshotThemes(page, 'rollout-aborted');
   });
 
   it("keeps the editor's text when the session ends mid-edit, and saves it after signing in again", async () => {

@@ -191,8 +191,23 @@ describe('the router and audit pages (simulated fleet, Chromium)', () => {
       await page.getByRole('link', { name: 'Audit history' }).click();
       await page.getByRole('heading', { name: 'Audit', level: 1 }).waitFor();
       await page.getByRole('listitem').filter({ hasText: 'drift.reported' }).first().waitFor();
-      expect(await page.getByLabel('Router id').inputValue()).toBe(decodeURIComponent(routerPath.split('/').pop()!));
-      expect(await page.locator('.wf-audit-event__action').first().innerText()).toBe('drift.reported');
+      const routerId = decodeURIComponent(routerPath.split('/').pop()!);
+      expect(await page.getByLabel('Router id').inputValue()).toBe(routerId);
+      const { name } = (await api(`/v1/routers/${routerId}`)).body;
+      // Who asked for the drift check is in the router's history: the command's own events,
+      // named by kind and router, beside the agent's report, named by the router's name.
+      const command = page.getByRole('listitem').filter({ hasText: 'command.created' }).first();
+      await command.waitFor();
+      expect(await command.innerText()).toContain('token:tester');
+      expect(await command.getByRole('link', { name: `command_job check_drift on ${name}` }).count()).toBe(1);
+      const drift = page.getByRole('listitem').filter({ hasText: 'drift.reported' }).first();
+      expect(await drift.getByRole('link', { name: `router ${name}` }).getAttribute('href')).toBe(routerPath);
+      // The rollout that reached the router is there too, named profile@revision.
+      await page.getByRole('listitem').filter({ hasText: 'rollout.created' }).getByText('rollout home@1').waitFor();
+      expect(await page.locator('.wf-audit-event__target').allInnerTexts()).not.toContainEqual(
+        expect.stringContaining('…'),
+      );
+      await screenshotThemes(page, 'audit-router');
       await page.getByRole('button', { name: 'Clear' }).click();
       await page.waitForURL((u) => u.search === '');
 
@@ -206,6 +221,9 @@ describe('the router and audit pages (simulated fleet, Chromium)', () => {
       expect(actions.at(-1)).toBe('rollout.created');
       expect(actions).toContain('rollout.completed');
       expect(actions.every((a) => a.startsWith('rollout.'))).toBe(true);
+      expect(await created.getByRole('link', { name: 'rollout home@1' }).getAttribute('href')).toBe(
+        `/rollouts/${rolloutId}`,
+      );
 
       await created.getByRole('button', { name: 'Show diff' }).click();
       const diff = created.getByRole('region', { name: /Before and after of event/ });
@@ -233,6 +251,19 @@ describe('the router and audit pages (simulated fleet, Chromium)', () => {
       await screenshotThemes(page, 'audit');
       expect(problems.errors).toEqual([]);
       expect(problems.cspViolations).toEqual([]);
+    });
+
+    it('shows a long profile name whole', async () => {
+      const name = 'ttl64-office-hours-with-hardware-offload';
+      const put = await api(`/v1/profiles/${name}`, { method: 'PUT', body: { spec: SPEC } });
+      expect([200, 201]).toContain(put.status);
+      await page.getByRole('button', { name: 'Clear' }).click();
+      await page.waitForURL((u) => u.search === '');
+      await page.getByLabel('Profile name').fill(name);
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      const row = page.getByRole('listitem').filter({ hasText: 'profile.created' });
+      await row.waitFor();
+      expect(await row.locator('.wf-audit-event__target').innerText()).toBe(`profile ${name}`);
     });
 
     it('refuses a time range the wrong way round at its field, and keeps the filters in a shared link', async () => {

@@ -22,6 +22,13 @@ describe("the audit page's filters", () => {
     expect(filtersFromSearch(search)).toEqual(filters);
   });
 
+  it('carry a command job, as the command page links to its events', () => {
+    const filters = filtersFromSearch(new URLSearchParams('command=j1'));
+    expect(filters).toEqual({ command: 'j1' });
+    expect(apiQueryOf(filters)).toEqual({ command: 'j1' });
+    expect(filterProblems({ command: 'x'.repeat(65) })).toEqual({ command: 'at most 64 characters' });
+  });
+
   it('turn times into ISO instants for the API, and refuse what is not one', () => {
     expect(instantOf('2026-03-01T10:00:00Z')).toBe('2026-03-01T10:00:00.000Z');
     expect(instantOf('2026-03-01T12:00+02:00')).toBe('2026-03-01T10:00:00.000Z');

@@ -12,8 +12,12 @@ describe("the rollout wizard's strategy fields", () => {
   it('turns the fields into the API strategy; a percentage becomes a ratio', () => {
     expect(checkStrategy({ ...DEFAULT_STRATEGY_FIELDS, failurePercent: '12.5' }, now)).toEqual({
       ok: true,
-      strategy: { canary: 1, batchSize: 50, maxFailureRatio: 0.125 },
+      strategy: { canary: 1, batchSize: 50, maxFailureRatio: 0.125, soakSeconds: 0, promote: 'auto' },
       startAt: undefined,
+    });
+    expect(checkStrategy({ ...DEFAULT_STRATEGY_FIELDS, soakSeconds: '300', promote: 'manual' }, now)).toMatchObject({
+      ok: true,
+      strategy: { soakSeconds: 300, promote: 'manual' },
     });
     const later = checkStrategy({ ...DEFAULT_STRATEGY_FIELDS, startAt: '2026-12-02T05:30:00Z' }, now);
     expect(later).toMatchObject({ ok: true, startAt: '2026-12-02T05:30:00.000Z' });
@@ -21,13 +25,24 @@ describe("the rollout wizard's strategy fields", () => {
 
   it('names each bad field with the bound it broke', () => {
     expect(
-      checkStrategy({ canary: '-1', batchSize: '0', failurePercent: '150', startAt: '2026-12-01T00:00:00Z' }, now),
+      checkStrategy(
+        {
+          canary: '-1',
+          batchSize: '0',
+          failurePercent: '150',
+          soakSeconds: '604801',
+          promote: 'manual',
+          startAt: '2026-12-01T00:00:00Z',
+        },
+        now,
+      ),
     ).toEqual({
       ok: false,
       errors: {
         canary: 'canary size: a whole number',
         batchSize: 'batch size: 1 to 10000',
         failurePercent: 'failure threshold: a percentage from 0 to 100',
+        soakSeconds: 'soak time: 0 to 604800 (seconds)',
         startAt: 'start time: in the past (leave empty to start now)',
       },
     });
@@ -44,8 +59,8 @@ describe("the rollout wizard's strategy fields", () => {
         { canary: 0, batchSize: 5 },
         { canary: 3, batchSize: 4 },
       ]) {
-        expect(batchCount(total, { ...strategy, maxFailureRatio: 0 }), `${total} ${JSON.stringify(strategy)}`).toBe(
-          batchCountFor(total, { ...strategy, maxFailureRatio: 0, resultTimeoutSeconds: 180 }),
+        expect(batchCount(total, strategy), `${total} ${JSON.stringify(strategy)}`).toBe(
+          batchCountFor(total, strategy),
         );
       }
     }

@@ -791,7 +791,7 @@ export interface paths {
                     profile?: string;
                     /** @description Rollout id */
                     rollout?: string;
-                    /** @description Router id */
+                    /** @description Router id: the router's own events, and those of the command jobs and rollouts that targeted it (their `command.*` and `rollout.*` events, which keep their own target), so who acted on the router, and why, is in its history */
                     router?: string;
                     to?: string;
                 };
@@ -821,6 +821,8 @@ export interface paths {
                                 requestId: string | null;
                                 seq: string;
                                 targetId: string | null;
+                                /** @description The target's display name, read with the page (names change; the event keeps the id): a router's name, a rollout's profile@revision, a command job's kind ("rollback on lyon-1" for one router), an onboarding job's host, a token's name, a profile's or account's own name; null when there is none */
+                                targetName: string | null;
                                 targetType: string;
                             }[];
                             nextCursor: string | null;
@@ -864,7 +866,7 @@ export interface paths {
         };
         /**
          * Every matching event as JSON lines (application/x-ndjson), streamed
-         * @description A bad filter is a 400 before the first line. An export that fails midway, or runs past the stream time limit, ends with one last line in the error shape ({"error", "message", "requestId"}).
+         * @description The events as stored (no `targetName`), oldest first, with the filters of `GET /v1/audit`. A bad filter is a 400 before the first line. An export that fails midway, or runs past the stream time limit, ends with one last line in the error shape ({"error", "message", "requestId"}).
          */
         get: {
             parameters: {
@@ -879,7 +881,7 @@ export interface paths {
                     profile?: string;
                     /** @description Rollout id */
                     rollout?: string;
-                    /** @description Router id */
+                    /** @description Router id: the router's own events, and those of the command jobs and rollouts that targeted it (their `command.*` and `rollout.*` events, which keep their own target), so who acted on the router, and why, is in its history */
                     router?: string;
                     to?: string;
                 };
@@ -2408,6 +2410,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description The first `limit` matched routers, each in detail */
                             items: {
                                 applied: {
                                     planHash: string | null;
@@ -2431,8 +2434,15 @@ export interface paths {
                                 routerId: string;
                             }[];
                             matched: number;
+                            /** @description Over every matched router, not only the items: satisfiable + refused = matched, changing + unchanged = satisfiable */
                             summary: {
-                                [key: string]: number;
+                                /** @description Satisfiable, and the plan differs from what the router runs */
+                                changing: number;
+                                /** @description The plan refuses these routers (what POST /v1/rollouts `skipRefused` leaves out) */
+                                refused: number;
+                                satisfiable: number;
+                                /** @description Satisfiable, and the same plan as the router runs */
+                                unchanged: number;
                             };
                         };
                     };
@@ -2541,6 +2551,7 @@ export interface paths {
                             createdBy: string;
                             profile: string;
                             revision: number;
+                            /** @description The revision's spec as stored, and as routers apply it before any per-router overrides: every field present. Each field the saving request left out holds the profile spec schema's `default` of the time it was saved (a spec that only turns on `l3Rewrite.ttl` is stored with `ipid`, `tcpts` and `tcpwin.enabled` on as well), so a later change of a default never changes what a revision means. */
                             spec: unknown;
                         };
                     };
@@ -2567,7 +2578,7 @@ export interface paths {
         };
         /**
          * Create a profile or add a revision (idempotent when the spec is unchanged)
-         * @description Send `baseRevision`: the revision your change starts from (0 or absent to create). If someone added a revision since, the answer is 409 and nothing is written. A spec equal to the latest revision writes nothing and answers 200 with `changed: false`.
+         * @description Send `baseRevision`: the revision your change starts from (0 or absent to create). If someone added a revision since, the answer is 409 and nothing is written. The spec is stored with every default filled in, not as sent: a field left out takes its `default` from the spec schema below, and the answer's `spec` is what was stored. A spec equal to the latest revision once defaults are filled in writes nothing and answers 200 with `changed: false`.
          */
         put: {
             parameters: {
@@ -2710,6 +2721,7 @@ export interface paths {
                             created: boolean;
                             name: string;
                             revision: number;
+                            /** @description The revision's spec as stored, and as routers apply it before any per-router overrides: every field present. Each field the saving request left out holds the profile spec schema's `default` of the time it was saved (a spec that only turns on `l3Rewrite.ttl` is stored with `ipid`, `tcpts` and `tcpwin.enabled` on as well), so a later change of a default never changes what a revision means. */
                             spec: unknown;
                         };
                     };
@@ -2725,6 +2737,7 @@ export interface paths {
                             created: boolean;
                             name: string;
                             revision: number;
+                            /** @description The revision's spec as stored, and as routers apply it before any per-router overrides: every field present. Each field the saving request left out holds the profile spec schema's `default` of the time it was saved (a spec that only turns on `l3Rewrite.ttl` is stored with `ipid`, `tcpts` and `tcpwin.enabled` on as well), so a later change of a default never changes what a revision means. */
                             spec: unknown;
                         };
                     };
@@ -2809,6 +2822,7 @@ export interface paths {
                                 createdBy: string;
                                 profile: string;
                                 revision: number;
+                                /** @description The revision's spec as stored, and as routers apply it before any per-router overrides: every field present. Each field the saving request left out holds the profile spec schema's `default` of the time it was saved (a spec that only turns on `l3Rewrite.ttl` is stored with `ipid`, `tcpts` and `tcpwin.enabled` on as well), so a later change of a default never changes what a revision means. */
                                 spec: unknown;
                             }[];
                             nextCursor: string | null;
@@ -2875,6 +2889,7 @@ export interface paths {
                             createdBy: string;
                             profile: string;
                             revision: number;
+                            /** @description The revision's spec as stored, and as routers apply it before any per-router overrides: every field present. Each field the saving request left out holds the profile spec schema's `default` of the time it was saved (a spec that only turns on `l3Rewrite.ttl` is stored with `ipid`, `tcpts` and `tcpwin.enabled` on as well), so a later change of a default never changes what a revision means. */
                             spec: unknown;
                         };
                     };
@@ -2919,7 +2934,7 @@ export interface paths {
             parameters: {
                 query: {
                     limit: number;
-                    state?: "scheduled" | "running" | "paused" | "completed" | "aborted";
+                    state?: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "aborted";
                 };
                 header?: never;
                 path?: never;
@@ -2945,13 +2960,58 @@ export interface paths {
                                 finished: number;
                                 finishedAt: string | null;
                                 id: string;
+                                /** @description Targets left out from the start because the plan refuses them (skipped, batch -1, never sent) */
+                                leftOut: number;
+                                /** @description The health gate that paused it (apply, drift, telemetry); null for other pauses */
+                                pauseGate: string | null;
+                                /** @description Why it is paused, in words; null unless paused */
                                 pauseReason: string | null;
                                 profile: string;
                                 revision: number;
                                 selector: unknown;
+                                /**
+                                 * Format: date-time
+                                 * @description While soaking: when the soak ends
+                                 */
+                                soakUntil: string | null;
                                 startAt: string;
-                                state: string;
-                                strategy: unknown;
+                                /**
+                                 * @description `soaking`: a batch finished, waiting `strategy.soakSeconds` before its health gates; `awaiting_approval`: the first batch passed them and the rollout waits for POST /v1/rollouts/{id}/promote
+                                 * @enum {string}
+                                 */
+                                state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "aborted";
+                                strategy: {
+                                    /**
+                                     * @description Routers per batch after the canary
+                                     * @default 50
+                                     */
+                                    batchSize: number;
+                                    /**
+                                     * @description Routers in the first batch; 0 skips the canary
+                                     * @default 1
+                                     */
+                                    canary: number;
+                                    /**
+                                     * @description Pause when (failed + rolled back) / finished exceeds this after a batch; 0 pauses on the first failure
+                                     * @default 0
+                                     */
+                                    maxFailureRatio: number;
+                                    /**
+                                     * @description `manual`: after the first batch (the canary) and its soak and gates, the rollout waits in state `awaiting_approval` until POST /v1/rollouts/{id}/promote; `auto` goes on by itself
+                                     * @default auto
+                                     */
+                                    promote: "auto" | "manual";
+                                    /**
+                                     * @description A sent router with no result after this long counts as failed
+                                     * @default 180
+                                     */
+                                    resultTimeoutSeconds: number;
+                                    /**
+                                     * @description Wait this long after each batch before the next (state `soaking`), then judge the health gates on the batch's routers: no drift reported during the soak, no failed or rolled-back apply since they applied, and telemetry counters moving (a sample arrived during the soak and, where the plan counts packets, its counters grew). A gate that fails pauses the rollout with the reason. Longer than the telemetry interval (4 heartbeats, 60 s by default) plus the flush (5 s), or the telemetry gate cannot see a sample. 0: no soak, and no gates unless `promote` is `manual`
+                                     * @default 0
+                                     */
+                                    soakSeconds: number;
+                                };
                                 total: number;
                             }[];
                         };
@@ -2988,6 +3048,11 @@ export interface paths {
                             /** @description Tags the router must all carry */
                             tags?: string[];
                         };
+                        /**
+                         * @description Leave out the routers the plan refuses, judged as POST /v1/plan-preview judges them (its `summary.refused`): they become targets `skipped` in batch -1 with the refusal as their error, are never sent the revision and keep their desired state; batches are made of the others. Refused with 400 when the plan refuses every matched router
+                         * @default false
+                         */
+                        skipRefused?: boolean;
                         /** Format: date-time */
                         startAt?: string;
                         strategy?: {
@@ -3007,10 +3072,20 @@ export interface paths {
                              */
                             maxFailureRatio?: number;
                             /**
+                             * @description `manual`: after the first batch (the canary) and its soak and gates, the rollout waits in state `awaiting_approval` until POST /v1/rollouts/{id}/promote; `auto` goes on by itself
+                             * @default auto
+                             */
+                            promote?: "auto" | "manual";
+                            /**
                              * @description A sent router with no result after this long counts as failed
                              * @default 180
                              */
                             resultTimeoutSeconds?: number;
+                            /**
+                             * @description Wait this long after each batch before the next (state `soaking`), then judge the health gates on the batch's routers: no drift reported during the soak, no failed or rolled-back apply since they applied, and telemetry counters moving (a sample arrived during the soak and, where the plan counts packets, its counters grew). A gate that fails pauses the rollout with the reason. Longer than the telemetry interval (4 heartbeats, 60 s by default) plus the flush (5 s), or the telemetry gate cannot see a sample. 0: no soak, and no gates unless `promote` is `manual`
+                             * @default 0
+                             */
+                            soakSeconds?: number;
                         };
                     };
                 };
@@ -3033,13 +3108,58 @@ export interface paths {
                             finished: number;
                             finishedAt: string | null;
                             id: string;
+                            /** @description Targets left out from the start because the plan refuses them (skipped, batch -1, never sent) */
+                            leftOut: number;
+                            /** @description The health gate that paused it (apply, drift, telemetry); null for other pauses */
+                            pauseGate: string | null;
+                            /** @description Why it is paused, in words; null unless paused */
                             pauseReason: string | null;
                             profile: string;
                             revision: number;
                             selector: unknown;
+                            /**
+                             * Format: date-time
+                             * @description While soaking: when the soak ends
+                             */
+                            soakUntil: string | null;
                             startAt: string;
-                            state: string;
-                            strategy: unknown;
+                            /**
+                             * @description `soaking`: a batch finished, waiting `strategy.soakSeconds` before its health gates; `awaiting_approval`: the first batch passed them and the rollout waits for POST /v1/rollouts/{id}/promote
+                             * @enum {string}
+                             */
+                            state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "aborted";
+                            strategy: {
+                                /**
+                                 * @description Routers per batch after the canary
+                                 * @default 50
+                                 */
+                                batchSize: number;
+                                /**
+                                 * @description Routers in the first batch; 0 skips the canary
+                                 * @default 1
+                                 */
+                                canary: number;
+                                /**
+                                 * @description Pause when (failed + rolled back) / finished exceeds this after a batch; 0 pauses on the first failure
+                                 * @default 0
+                                 */
+                                maxFailureRatio: number;
+                                /**
+                                 * @description `manual`: after the first batch (the canary) and its soak and gates, the rollout waits in state `awaiting_approval` until POST /v1/rollouts/{id}/promote; `auto` goes on by itself
+                                 * @default auto
+                                 */
+                                promote: "auto" | "manual";
+                                /**
+                                 * @description A sent router with no result after this long counts as failed
+                                 * @default 180
+                                 */
+                                resultTimeoutSeconds: number;
+                                /**
+                                 * @description Wait this long after each batch before the next (state `soaking`), then judge the health gates on the batch's routers: no drift reported during the soak, no failed or rolled-back apply since they applied, and telemetry counters moving (a sample arrived during the soak and, where the plan counts packets, its counters grew). A gate that fails pauses the rollout with the reason. Longer than the telemetry interval (4 heartbeats, 60 s by default) plus the flush (5 s), or the telemetry gate cannot see a sample. 0: no soak, and no gates unless `promote` is `manual`
+                                 * @default 0
+                                 */
+                                soakSeconds: number;
+                            };
                             total: number;
                         };
                     };
@@ -3124,13 +3244,58 @@ export interface paths {
                             finished: number;
                             finishedAt: string | null;
                             id: string;
+                            /** @description Targets left out from the start because the plan refuses them (skipped, batch -1, never sent) */
+                            leftOut: number;
+                            /** @description The health gate that paused it (apply, drift, telemetry); null for other pauses */
+                            pauseGate: string | null;
+                            /** @description Why it is paused, in words; null unless paused */
                             pauseReason: string | null;
                             profile: string;
                             revision: number;
                             selector: unknown;
+                            /**
+                             * Format: date-time
+                             * @description While soaking: when the soak ends
+                             */
+                            soakUntil: string | null;
                             startAt: string;
-                            state: string;
-                            strategy: unknown;
+                            /**
+                             * @description `soaking`: a batch finished, waiting `strategy.soakSeconds` before its health gates; `awaiting_approval`: the first batch passed them and the rollout waits for POST /v1/rollouts/{id}/promote
+                             * @enum {string}
+                             */
+                            state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "aborted";
+                            strategy: {
+                                /**
+                                 * @description Routers per batch after the canary
+                                 * @default 50
+                                 */
+                                batchSize: number;
+                                /**
+                                 * @description Routers in the first batch; 0 skips the canary
+                                 * @default 1
+                                 */
+                                canary: number;
+                                /**
+                                 * @description Pause when (failed + rolled back) / finished exceeds this after a batch; 0 pauses on the first failure
+                                 * @default 0
+                                 */
+                                maxFailureRatio: number;
+                                /**
+                                 * @description `manual`: after the first batch (the canary) and its soak and gates, the rollout waits in state `awaiting_approval` until POST /v1/rollouts/{id}/promote; `auto` goes on by itself
+                                 * @default auto
+                                 */
+                                promote: "auto" | "manual";
+                                /**
+                                 * @description A sent router with no result after this long counts as failed
+                                 * @default 180
+                                 */
+                                resultTimeoutSeconds: number;
+                                /**
+                                 * @description Wait this long after each batch before the next (state `soaking`), then judge the health gates on the batch's routers: no drift reported during the soak, no failed or rolled-back apply since they applied, and telemetry counters moving (a sample arrived during the soak and, where the plan counts packets, its counters grew). A gate that fails pauses the rollout with the reason. Longer than the telemetry interval (4 heartbeats, 60 s by default) plus the flush (5 s), or the telemetry gate cannot see a sample. 0: no soak, and no gates unless `promote` is `manual`
+                                 * @default 0
+                                 */
+                                soakSeconds: number;
+                            };
                             total: number;
                         };
                     };
@@ -3172,7 +3337,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Abort a rollout */
+        /** Abort a rollout: unsent routers keep what they have, and routers it was sent to that did not apply it (waiting, failed, rolled back, offline) get back the desired revision and assignment they had before it, each audited as router.desired.restored */
         post: {
             parameters: {
                 query?: never;
@@ -3201,13 +3366,58 @@ export interface paths {
                             finished: number;
                             finishedAt: string | null;
                             id: string;
+                            /** @description Targets left out from the start because the plan refuses them (skipped, batch -1, never sent) */
+                            leftOut: number;
+                            /** @description The health gate that paused it (apply, drift, telemetry); null for other pauses */
+                            pauseGate: string | null;
+                            /** @description Why it is paused, in words; null unless paused */
                             pauseReason: string | null;
                             profile: string;
                             revision: number;
                             selector: unknown;
+                            /**
+                             * Format: date-time
+                             * @description While soaking: when the soak ends
+                             */
+                            soakUntil: string | null;
                             startAt: string;
-                            state: string;
-                            strategy: unknown;
+                            /**
+                             * @description `soaking`: a batch finished, waiting `strategy.soakSeconds` before its health gates; `awaiting_approval`: the first batch passed them and the rollout waits for POST /v1/rollouts/{id}/promote
+                             * @enum {string}
+                             */
+                            state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "aborted";
+                            strategy: {
+                                /**
+                                 * @description Routers per batch after the canary
+                                 * @default 50
+                                 */
+                                batchSize: number;
+                                /**
+                                 * @description Routers in the first batch; 0 skips the canary
+                                 * @default 1
+                                 */
+                                canary: number;
+                                /**
+                                 * @description Pause when (failed + rolled back) / finished exceeds this after a batch; 0 pauses on the first failure
+                                 * @default 0
+                                 */
+                                maxFailureRatio: number;
+                                /**
+                                 * @description `manual`: after the first batch (the canary) and its soak and gates, the rollout waits in state `awaiting_approval` until POST /v1/rollouts/{id}/promote; `auto` goes on by itself
+                                 * @default auto
+                                 */
+                                promote: "auto" | "manual";
+                                /**
+                                 * @description A sent router with no result after this long counts as failed
+                                 * @default 180
+                                 */
+                                resultTimeoutSeconds: number;
+                                /**
+                                 * @description Wait this long after each batch before the next (state `soaking`), then judge the health gates on the batch's routers: no drift reported during the soak, no failed or rolled-back apply since they applied, and telemetry counters moving (a sample arrived during the soak and, where the plan counts packets, its counters grew). A gate that fails pauses the rollout with the reason. Longer than the telemetry interval (4 heartbeats, 60 s by default) plus the flush (5 s), or the telemetry gate cannot see a sample. 0: no soak, and no gates unless `promote` is `manual`
+                                 * @default 0
+                                 */
+                                soakSeconds: number;
+                            };
                             total: number;
                         };
                     };
@@ -3315,7 +3525,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pause a rollout */
+        /** Pause a rollout (running, scheduled or soaking) */
         post: {
             parameters: {
                 query?: never;
@@ -3344,13 +3554,196 @@ export interface paths {
                             finished: number;
                             finishedAt: string | null;
                             id: string;
+                            /** @description Targets left out from the start because the plan refuses them (skipped, batch -1, never sent) */
+                            leftOut: number;
+                            /** @description The health gate that paused it (apply, drift, telemetry); null for other pauses */
+                            pauseGate: string | null;
+                            /** @description Why it is paused, in words; null unless paused */
                             pauseReason: string | null;
                             profile: string;
                             revision: number;
                             selector: unknown;
+                            /**
+                             * Format: date-time
+                             * @description While soaking: when the soak ends
+                             */
+                            soakUntil: string | null;
                             startAt: string;
-                            state: string;
-                            strategy: unknown;
+                            /**
+                             * @description `soaking`: a batch finished, waiting `strategy.soakSeconds` before its health gates; `awaiting_approval`: the first batch passed them and the rollout waits for POST /v1/rollouts/{id}/promote
+                             * @enum {string}
+                             */
+                            state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "aborted";
+                            strategy: {
+                                /**
+                                 * @description Routers per batch after the canary
+                                 * @default 50
+                                 */
+                                batchSize: number;
+                                /**
+                                 * @description Routers in the first batch; 0 skips the canary
+                                 * @default 1
+                                 */
+                                canary: number;
+                                /**
+                                 * @description Pause when (failed + rolled back) / finished exceeds this after a batch; 0 pauses on the first failure
+                                 * @default 0
+                                 */
+                                maxFailureRatio: number;
+                                /**
+                                 * @description `manual`: after the first batch (the canary) and its soak and gates, the rollout waits in state `awaiting_approval` until POST /v1/rollouts/{id}/promote; `auto` goes on by itself
+                                 * @default auto
+                                 */
+                                promote: "auto" | "manual";
+                                /**
+                                 * @description A sent router with no result after this long counts as failed
+                                 * @default 180
+                                 */
+                                resultTimeoutSeconds: number;
+                                /**
+                                 * @description Wait this long after each batch before the next (state `soaking`), then judge the health gates on the batch's routers: no drift reported during the soak, no failed or rolled-back apply since they applied, and telemetry counters moving (a sample arrived during the soak and, where the plan counts packets, its counters grew). A gate that fails pauses the rollout with the reason. Longer than the telemetry interval (4 heartbeats, 60 s by default) plus the flush (5 s), or the telemetry gate cannot see a sample. 0: no soak, and no gates unless `promote` is `manual`
+                                 * @default 0
+                                 */
+                                soakSeconds: number;
+                            };
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rollouts/{id}/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Promote a rollout awaiting approval after its first batch: the next batch goes out */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            batchCount: number;
+                            counts: {
+                                [key: string]: number;
+                            };
+                            createdAt: string;
+                            createdBy: string;
+                            currentBatch: number;
+                            finished: number;
+                            finishedAt: string | null;
+                            id: string;
+                            /** @description Targets left out from the start because the plan refuses them (skipped, batch -1, never sent) */
+                            leftOut: number;
+                            /** @description The health gate that paused it (apply, drift, telemetry); null for other pauses */
+                            pauseGate: string | null;
+                            /** @description Why it is paused, in words; null unless paused */
+                            pauseReason: string | null;
+                            profile: string;
+                            revision: number;
+                            selector: unknown;
+                            /**
+                             * Format: date-time
+                             * @description While soaking: when the soak ends
+                             */
+                            soakUntil: string | null;
+                            startAt: string;
+                            /**
+                             * @description `soaking`: a batch finished, waiting `strategy.soakSeconds` before its health gates; `awaiting_approval`: the first batch passed them and the rollout waits for POST /v1/rollouts/{id}/promote
+                             * @enum {string}
+                             */
+                            state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "aborted";
+                            strategy: {
+                                /**
+                                 * @description Routers per batch after the canary
+                                 * @default 50
+                                 */
+                                batchSize: number;
+                                /**
+                                 * @description Routers in the first batch; 0 skips the canary
+                                 * @default 1
+                                 */
+                                canary: number;
+                                /**
+                                 * @description Pause when (failed + rolled back) / finished exceeds this after a batch; 0 pauses on the first failure
+                                 * @default 0
+                                 */
+                                maxFailureRatio: number;
+                                /**
+                                 * @description `manual`: after the first batch (the canary) and its soak and gates, the rollout waits in state `awaiting_approval` until POST /v1/rollouts/{id}/promote; `auto` goes on by itself
+                                 * @default auto
+                                 */
+                                promote: "auto" | "manual";
+                                /**
+                                 * @description A sent router with no result after this long counts as failed
+                                 * @default 180
+                                 */
+                                resultTimeoutSeconds: number;
+                                /**
+                                 * @description Wait this long after each batch before the next (state `soaking`), then judge the health gates on the batch's routers: no drift reported during the soak, no failed or rolled-back apply since they applied, and telemetry counters moving (a sample arrived during the soak and, where the plan counts packets, its counters grew). A gate that fails pauses the rollout with the reason. Longer than the telemetry interval (4 heartbeats, 60 s by default) plus the flush (5 s), or the telemetry gate cannot see a sample. 0: no soak, and no gates unless `promote` is `manual`
+                                 * @default 0
+                                 */
+                                soakSeconds: number;
+                            };
                             total: number;
                         };
                     };
@@ -3408,7 +3801,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resume a rollout */
+        /** Resume a paused rollout: the failures so far are accepted, and a batch a health gate paused on goes on without soaking again */
         post: {
             parameters: {
                 query?: never;
@@ -3437,13 +3830,58 @@ export interface paths {
                             finished: number;
                             finishedAt: string | null;
                             id: string;
+                            /** @description Targets left out from the start because the plan refuses them (skipped, batch -1, never sent) */
+                            leftOut: number;
+                            /** @description The health gate that paused it (apply, drift, telemetry); null for other pauses */
+                            pauseGate: string | null;
+                            /** @description Why it is paused, in words; null unless paused */
                             pauseReason: string | null;
                             profile: string;
                             revision: number;
                             selector: unknown;
+                            /**
+                             * Format: date-time
+                             * @description While soaking: when the soak ends
+                             */
+                            soakUntil: string | null;
                             startAt: string;
-                            state: string;
-                            strategy: unknown;
+                            /**
+                             * @description `soaking`: a batch finished, waiting `strategy.soakSeconds` before its health gates; `awaiting_approval`: the first batch passed them and the rollout waits for POST /v1/rollouts/{id}/promote
+                             * @enum {string}
+                             */
+                            state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "aborted";
+                            strategy: {
+                                /**
+                                 * @description Routers per batch after the canary
+                                 * @default 50
+                                 */
+                                batchSize: number;
+                                /**
+                                 * @description Routers in the first batch; 0 skips the canary
+                                 * @default 1
+                                 */
+                                canary: number;
+                                /**
+                                 * @description Pause when (failed + rolled back) / finished exceeds this after a batch; 0 pauses on the first failure
+                                 * @default 0
+                                 */
+                                maxFailureRatio: number;
+                                /**
+                                 * @description `manual`: after the first batch (the canary) and its soak and gates, the rollout waits in state `awaiting_approval` until POST /v1/rollouts/{id}/promote; `auto` goes on by itself
+                                 * @default auto
+                                 */
+                                promote: "auto" | "manual";
+                                /**
+                                 * @description A sent router with no result after this long counts as failed
+                                 * @default 180
+                                 */
+                                resultTimeoutSeconds: number;
+                                /**
+                                 * @description Wait this long after each batch before the next (state `soaking`), then judge the health gates on the batch's routers: no drift reported during the soak, no failed or rolled-back apply since they applied, and telemetry counters moving (a sample arrived during the soak and, where the plan counts packets, its counters grew). A gate that fails pauses the rollout with the reason. Longer than the telemetry interval (4 heartbeats, 60 s by default) plus the flush (5 s), or the telemetry gate cannot see a sample. 0: no soak, and no gates unless `promote` is `manual`
+                                 * @default 0
+                                 */
+                                soakSeconds: number;
+                            };
                             total: number;
                         };
                     };
@@ -3559,7 +3997,7 @@ export interface paths {
         };
         /**
          * List routers, filtered and sorted, with keyset pagination
-         * @description Oldest first unless `sort` says otherwise (`name`, `-name` for descending, and so on). A cursor belongs to the sort it was made for. Filters combine with AND.
+         * @description By name unless `sort` says otherwise, in natural order (digit runs compare as numbers: r2 before r10; letters case-insensitively); `-name` for descending, `created` oldest first, and so on. A cursor belongs to the sort it was made for. Filters combine with AND. Decommissioned routers are left out unless `decommissioned` is include or only.
          */
         get: {
             parameters: {
@@ -3568,11 +4006,21 @@ export interface paths {
                     applyResult?: "applied" | "failed" | "rolled_back" | "pending" | "none";
                     /** @description nextCursor of the previous page */
                     cursor?: string;
+                    /** @description The datapath the router runs, as its agent last reported it */
+                    datapath?: "tcx" | "cls_bpf" | "nftables" | "iptables" | "none" | "unknown";
+                    /** @description Decommissioned routers are left out (exclude, the default); include them, or list only them */
+                    decommissioned?: "exclude" | "include" | "only";
                     /** @description What the last drift report found */
                     drift?: "drifted" | "clean" | "unreported";
+                    /** @description eBPF (our TC programs load): yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported) */
+                    ebpf?: "yes" | "probed" | "predicted" | "no" | "unknown";
+                    /** @description Hardware flow offload: yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported) */
+                    hardwareOffload?: "yes" | "probed" | "predicted" | "no" | "unknown";
                     limit: number;
                     /** @description Model name (case-insensitive) */
                     model?: string;
+                    /** @description The flow offload the router runs, as its agent last reported it */
+                    offload?: "hardware" | "software" | "off" | "unsupported" | "unknown";
                     placement?: "on_router" | "proxy" | "unknown";
                     /** @description Case-insensitive substring of the name */
                     q?: string;
@@ -3582,10 +4030,14 @@ export interface paths {
                     revisionState?: "in_sync" | "pending";
                     /** @description SoC, e.g. MT7621 (case-insensitive) */
                     soc?: string;
+                    /** @description Software flow offload: yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported) */
+                    softwareOffload?: "yes" | "probed" | "predicted" | "no" | "unknown";
                     sort?: "created" | "-created" | "name" | "-name" | "status" | "-status" | "soc" | "-soc" | "model" | "-model" | "release" | "-release" | "lastSeen" | "-lastSeen";
                     status?: "online" | "offline" | "never_seen";
                     /** @description Tags the router must all carry; repeat the parameter or separate with commas */
                     tag?: string[];
+                    /** @description TCX attach (bpf_link): yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported) */
+                    tcx?: "yes" | "probed" | "predicted" | "no" | "unknown";
                 };
                 header?: never;
                 path?: never;
@@ -3669,6 +4121,11 @@ export interface paths {
                             connectedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
+                            /**
+                             * @description The datapath it runs, as its agent last reported it (null: never reported)
+                             * @enum {string|null}
+                             */
+                            datapath: "tcx" | "cls_bpf" | "nftables" | "iptables" | "none" | null;
                             /** Format: date-time */
                             decommissionedAt: string | null;
                             /** @description The revision a rollout wants here; pending until it is the applied one */
@@ -3678,7 +4135,19 @@ export interface paths {
                             } | null;
                             /** @description Whether the last drift report found differences */
                             drifted: boolean | null;
+                            ebpf: {
+                                /** @description Predicted from the facts (null: not said) */
+                                predicted: boolean | null;
+                                /** @description Found by the on-router probe (null: not probed) */
+                                probed: boolean | null;
+                            };
                             endian: string | null;
+                            hardwareOffload: {
+                                /** @description Predicted from the facts (null: not said) */
+                                predicted: boolean | null;
+                                /** @description Found by the on-router probe (null: not probed) */
+                                probed: boolean | null;
+                            };
                             id: string;
                             identity: string;
                             kernel: string | null;
@@ -3688,14 +4157,31 @@ export interface paths {
                             lastSeenAt: string | null;
                             model: string | null;
                             name: string;
+                            /**
+                             * @description The flow offload it runs, as its agent last reported it (null: never reported)
+                             * @enum {string|null}
+                             */
+                            offload: "hardware" | "software" | "off" | "unsupported" | null;
                             openwrt: {
                                 target: string | null;
                                 version: string;
                             } | null;
                             placement: string;
                             soc: string | null;
+                            softwareOffload: {
+                                /** @description Predicted from the facts (null: not said) */
+                                predicted: boolean | null;
+                                /** @description Found by the on-router probe (null: not probed) */
+                                probed: boolean | null;
+                            };
                             status: "online" | "offline" | "never_seen";
                             tags: string[];
+                            tcx: {
+                                /** @description Predicted from the facts (null: not said) */
+                                predicted: boolean | null;
+                                /** @description Found by the on-router probe (null: not probed) */
+                                probed: boolean | null;
+                            };
                             /** Format: date-time */
                             updatedAt: string;
                         } & {
@@ -4884,6 +5370,27 @@ export interface paths {
                                 /** @description The rollout that set it, when one did */
                                 rolloutId: string | null;
                             }) | (never | null);
+                            /** @description What the router does next, and what would change it, in words */
+                            next: string;
+                            /** @description The rollback that set what the router runs, while it holds (state held_after_rollback) */
+                            rollback: {
+                                /** Format: date-time */
+                                at: string;
+                                reason: string;
+                                revision: {
+                                    profile: string;
+                                    revision: number;
+                                };
+                                to: {
+                                    profile: string;
+                                    revision: number;
+                                } | null;
+                            } | null;
+                            /**
+                             * @description in_step: runs what the controller wants; held_after_rollback: a rollback set what it runs and the controller now wants that; on_its_way / waiting_for_router: the desired revision is sent / is sent when it connects; failed: the desired revision failed here; nothing_to_run; decommissioned
+                             * @enum {string}
+                             */
+                            state: "in_step" | "held_after_rollback" | "on_its_way" | "waiting_for_router" | "failed" | "nothing_to_run" | "decommissioned";
                         };
                     };
                 };
@@ -5120,7 +5627,7 @@ export interface paths {
         put?: never;
         /**
          * Tag, untag or assign a profile to many routers: by ids, or all that match a filter
-         * @description Give exactly one of `ids` or `filter` (the listing's filter; {} is every router), at most 10000 routers. Each changed router is its own audit event. `assign` sets the profile (optionally pinned) without overrides, as PUT /v1/routers/{id}/assignment does without them.
+         * @description Give exactly one of `ids` or `filter` (the listing's filter; {} is every router not decommissioned), at most 10000 routers. Each changed router is its own audit event. `assign` sets the profile (optionally pinned) without overrides, as PUT /v1/routers/{id}/assignment does without them.
          */
         post: {
             parameters: {
@@ -5141,12 +5648,37 @@ export interface paths {
                              */
                             applyResult?: "applied" | "failed" | "rolled_back" | "pending" | "none";
                             /**
+                             * @description The datapath the router runs, as its agent last reported it
+                             * @enum {string}
+                             */
+                            datapath?: "tcx" | "cls_bpf" | "nftables" | "iptables" | "none" | "unknown";
+                            /**
+                             * @description Decommissioned routers are left out (exclude, the default); include them, or list only them
+                             * @enum {string}
+                             */
+                            decommissioned?: "exclude" | "include" | "only";
+                            /**
                              * @description What the last drift report found
                              * @enum {string}
                              */
                             drift?: "drifted" | "clean" | "unreported";
+                            /**
+                             * @description eBPF (our TC programs load): yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported)
+                             * @enum {string}
+                             */
+                            ebpf?: "yes" | "probed" | "predicted" | "no" | "unknown";
+                            /**
+                             * @description Hardware flow offload: yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported)
+                             * @enum {string}
+                             */
+                            hardwareOffload?: "yes" | "probed" | "predicted" | "no" | "unknown";
                             /** @description Model name (case-insensitive) */
                             model?: string;
+                            /**
+                             * @description The flow offload the router runs, as its agent last reported it
+                             * @enum {string}
+                             */
+                            offload?: "hardware" | "software" | "off" | "unsupported" | "unknown";
                             /** @enum {string} */
                             placement?: "on_router" | "proxy" | "unknown";
                             /** @description Case-insensitive substring of the name */
@@ -5160,10 +5692,20 @@ export interface paths {
                             revisionState?: "in_sync" | "pending";
                             /** @description SoC, e.g. MT7621 (case-insensitive) */
                             soc?: string;
+                            /**
+                             * @description Software flow offload: yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported)
+                             * @enum {string}
+                             */
+                            softwareOffload?: "yes" | "probed" | "predicted" | "no" | "unknown";
                             /** @enum {string} */
                             status?: "online" | "offline" | "never_seen";
                             /** @description Tags the router must all carry; repeat the parameter or separate with commas */
                             tag?: string[];
+                            /**
+                             * @description TCX attach (bpf_link): yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported)
+                             * @enum {string}
+                             */
+                            tcx?: "yes" | "probed" | "predicted" | "no" | "unknown";
                         };
                         ids?: string[];
                         pinnedRevision?: number | null;
@@ -5222,16 +5764,29 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** How many routers match a filter: total, online, offline, never seen, drifted, failed, pending */
+        /**
+         * How many routers match a filter: total, online, offline, never seen, drifted, failed, pending
+         * @description Decommissioned routers are not counted unless the filter asks for them (`decommissioned`).
+         */
         get: {
             parameters: {
                 query?: {
                     /** @description Status of the newest apply result */
                     applyResult?: "applied" | "failed" | "rolled_back" | "pending" | "none";
+                    /** @description The datapath the router runs, as its agent last reported it */
+                    datapath?: "tcx" | "cls_bpf" | "nftables" | "iptables" | "none" | "unknown";
+                    /** @description Decommissioned routers are left out (exclude, the default); include them, or list only them */
+                    decommissioned?: "exclude" | "include" | "only";
                     /** @description What the last drift report found */
                     drift?: "drifted" | "clean" | "unreported";
+                    /** @description eBPF (our TC programs load): yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported) */
+                    ebpf?: "yes" | "probed" | "predicted" | "no" | "unknown";
+                    /** @description Hardware flow offload: yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported) */
+                    hardwareOffload?: "yes" | "probed" | "predicted" | "no" | "unknown";
                     /** @description Model name (case-insensitive) */
                     model?: string;
+                    /** @description The flow offload the router runs, as its agent last reported it */
+                    offload?: "hardware" | "software" | "off" | "unsupported" | "unknown";
                     placement?: "on_router" | "proxy" | "unknown";
                     /** @description Case-insensitive substring of the name */
                     q?: string;
@@ -5241,9 +5796,13 @@ export interface paths {
                     revisionState?: "in_sync" | "pending";
                     /** @description SoC, e.g. MT7621 (case-insensitive) */
                     soc?: string;
+                    /** @description Software flow offload: yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported) */
+                    softwareOffload?: "yes" | "probed" | "predicted" | "no" | "unknown";
                     status?: "online" | "offline" | "never_seen";
                     /** @description Tags the router must all carry; repeat the parameter or separate with commas */
                     tag?: string[];
+                    /** @description TCX attach (bpf_link): yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported) */
+                    tcx?: "yes" | "probed" | "predicted" | "no" | "unknown";
                 };
                 header?: never;
                 path?: never;
@@ -5352,10 +5911,20 @@ export interface paths {
                 query?: {
                     /** @description Status of the newest apply result */
                     applyResult?: "applied" | "failed" | "rolled_back" | "pending" | "none";
+                    /** @description The datapath the router runs, as its agent last reported it */
+                    datapath?: "tcx" | "cls_bpf" | "nftables" | "iptables" | "none" | "unknown";
+                    /** @description Decommissioned routers are left out (exclude, the default); include them, or list only them */
+                    decommissioned?: "exclude" | "include" | "only";
                     /** @description What the last drift report found */
                     drift?: "drifted" | "clean" | "unreported";
+                    /** @description eBPF (our TC programs load): yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported) */
+                    ebpf?: "yes" | "probed" | "predicted" | "no" | "unknown";
+                    /** @description Hardware flow offload: yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported) */
+                    hardwareOffload?: "yes" | "probed" | "predicted" | "no" | "unknown";
                     /** @description Model name (case-insensitive) */
                     model?: string;
+                    /** @description The flow offload the router runs, as its agent last reported it */
+                    offload?: "hardware" | "software" | "off" | "unsupported" | "unknown";
                     placement?: "on_router" | "proxy" | "unknown";
                     /** @description Case-insensitive substring of the name */
                     q?: string;
@@ -5365,9 +5934,13 @@ export interface paths {
                     revisionState?: "in_sync" | "pending";
                     /** @description SoC, e.g. MT7621 (case-insensitive) */
                     soc?: string;
+                    /** @description Software flow offload: yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported) */
+                    softwareOffload?: "yes" | "probed" | "predicted" | "no" | "unknown";
                     status?: "online" | "offline" | "never_seen";
                     /** @description Tags the router must all carry; repeat the parameter or separate with commas */
                     tag?: string[];
+                    /** @description TCX attach (bpf_link): yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported) */
+                    tcx?: "yes" | "probed" | "predicted" | "no" | "unknown";
                 };
                 header?: never;
                 path?: never;
@@ -6193,6 +6766,11 @@ export interface components {
             connectedAt: string | null;
             /** Format: date-time */
             createdAt: string;
+            /**
+             * @description The datapath it runs, as its agent last reported it (null: never reported)
+             * @enum {string|null}
+             */
+            datapath: "tcx" | "cls_bpf" | "nftables" | "iptables" | "none" | null;
             /** Format: date-time */
             decommissionedAt: string | null;
             /** @description The revision a rollout wants here; pending until it is the applied one */
@@ -6202,7 +6780,19 @@ export interface components {
             } | null;
             /** @description Whether the last drift report found differences */
             drifted: boolean | null;
+            ebpf: {
+                /** @description Predicted from the facts (null: not said) */
+                predicted: boolean | null;
+                /** @description Found by the on-router probe (null: not probed) */
+                probed: boolean | null;
+            };
             endian: string | null;
+            hardwareOffload: {
+                /** @description Predicted from the facts (null: not said) */
+                predicted: boolean | null;
+                /** @description Found by the on-router probe (null: not probed) */
+                probed: boolean | null;
+            };
             id: string;
             identity: string;
             kernel: string | null;
@@ -6212,14 +6802,31 @@ export interface components {
             lastSeenAt: string | null;
             model: string | null;
             name: string;
+            /**
+             * @description The flow offload it runs, as its agent last reported it (null: never reported)
+             * @enum {string|null}
+             */
+            offload: "hardware" | "software" | "off" | "unsupported" | null;
             openwrt: {
                 target: string | null;
                 version: string;
             } | null;
             placement: string;
             soc: string | null;
+            softwareOffload: {
+                /** @description Predicted from the facts (null: not said) */
+                predicted: boolean | null;
+                /** @description Found by the on-router probe (null: not probed) */
+                probed: boolean | null;
+            };
             status: "online" | "offline" | "never_seen";
             tags: string[];
+            tcx: {
+                /** @description Predicted from the facts (null: not said) */
+                predicted: boolean | null;
+                /** @description Found by the on-router probe (null: not probed) */
+                probed: boolean | null;
+            };
             /** Format: date-time */
             updatedAt: string;
         };

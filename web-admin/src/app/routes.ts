@@ -44,6 +44,18 @@ export const ROUTES: readonly ConsoleRoute[] = [
     section: '/rollouts',
     component: lazy(() => import('../pages/rollouts/RolloutPage.js')),
   },
+  {
+    id: 'commands',
+    path: '/commands',
+    section: '/commands',
+    component: lazy(() => import('../pages/commands/CommandsPage.js')),
+  },
+  {
+    id: 'command',
+    path: '/commands/:id',
+    section: '/commands',
+    component: lazy(() => import('../pages/commands/CommandPage.js')),
+  },
   { id: 'audit', path: '/audit', section: '/audit', component: lazy(() => import('../pages/audit/AuditPage.js')) },
   {
     id: 'onboarding',
@@ -59,6 +71,7 @@ export const NAV: readonly { href: string; label: string }[] = [
   { href: '/fleet', label: 'Fleet' },
   { href: '/profiles', label: 'Profiles' },
   { href: '/rollouts', label: 'Rollouts' },
+  { href: '/commands', label: 'Commands' },
   { href: '/audit', label: 'Audit' },
   { href: '/onboarding', label: 'Onboarding' },
   { href: '/access', label: 'Access' },

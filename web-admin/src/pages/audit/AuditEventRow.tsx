@@ -1,27 +1,23 @@
 import { useState } from 'react';
 import { Link } from '../../app/navigation.js';
-import { pathFor } from '../../app/route-match.js';
 import { DiffView } from '../../components/DiffView.js';
 import { diffStats, jsonDiffRows } from '../../diff/json-line-diff.js';
+import { auditTargetOf } from './audit-target.js';
 import type { AuditEvent } from './audit-types.js';
 
-/** Where an event's subject has a page of its own, a link to it. */
+/** The event's subject by name, whole (it wraps), linked where it has a page of its own. */
 function Target({ event }: { event: AuditEvent }) {
-  if (!event.targetId) return <span className="wf-muted">{event.targetType}</span>;
-  const label = `${event.targetType} ${event.targetId.length > 12 ? `${event.targetId.slice(0, 8)}…` : event.targetId}`;
-  if (event.targetType === 'router')
-    return (
-      <Link to={pathFor('/routers/:id', { id: event.targetId })} title={event.targetId}>
-        {label}
-      </Link>
-    );
-  if (event.targetType === 'rollout')
-    return (
-      <Link to={pathFor('/rollouts/:id', { id: event.targetId })} title={event.targetId}>
-        {label}
-      </Link>
-    );
-  return <span title={event.targetId}>{label}</span>;
+  const target = auditTargetOf(event);
+  if (!event.targetId) return <span className="wf-muted wf-audit-event__target">{target.label}</span>;
+  return target.path ? (
+    <Link to={target.path} title={target.title} className="wf-audit-event__target">
+      {target.label}
+    </Link>
+  ) : (
+    <span title={target.title} className="wf-audit-event__target">
+      {target.label}
+    </span>
+  );
 }
 
 /** One event of the timeline; its before/after opens as a diff. */

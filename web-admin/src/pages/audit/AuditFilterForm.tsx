@@ -12,9 +12,10 @@ import {
 const LABELS: Record<AuditFilterKey, { label: string; hint?: string }> = {
   actor: { label: 'Actor', hint: 'e.g. token:admin, account:alice, agent:<identity>, system' },
   action: { label: 'Action', hint: 'e.g. rollout.created, drift.reported' },
-  router: { label: 'Router id' },
+  router: { label: 'Router id', hint: 'its own events, and those of the commands and rollouts that targeted it' },
   profile: { label: 'Profile name' },
   rollout: { label: 'Rollout id' },
+  command: { label: 'Command job id' },
   from: { label: 'From' },
   to: { label: 'To (before)' },
 };

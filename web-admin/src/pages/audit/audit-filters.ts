@@ -5,7 +5,7 @@
  */
 
 /** The filters the page offers, in the order of its form; each is a query parameter of /v1/audit. */
-export const AUDIT_FILTER_KEYS = ['actor', 'action', 'router', 'profile', 'rollout', 'from', 'to'] as const;
+export const AUDIT_FILTER_KEYS = ['actor', 'action', 'router', 'profile', 'rollout', 'command', 'from', 'to'] as const;
 export type AuditFilterKey = (typeof AUDIT_FILTER_KEYS)[number];
 export type AuditFilters = Partial<Record<AuditFilterKey, string>>;
 
@@ -16,6 +16,7 @@ const MAX_LENGTH: Record<AuditFilterKey, number> = {
   router: 64,
   profile: 64,
   rollout: 64,
+  command: 64,
   from: 40,
   to: 40,
 };

@@ -4,6 +4,7 @@ import { unwrap } from '../../api/client.js';
 import { useEventStream } from '../../api/event-stream.js';
 import { Link } from '../../app/navigation.js';
 import { useSignedIn } from '../../app/session.js';
+import { retryFields, type OnboardingFields, type StoredOnboarding } from './onboarding-form.js';
 
 export interface StartedJob {
   jobId: string;
@@ -21,6 +22,9 @@ interface JobProgress {
   message: string | null;
   error?: string | null;
   routerId?: string | null;
+  /** What the job was asked (no secret) and what it found: read with the job, for a retry. */
+  input?: StoredOnboarding;
+  result?: { hostKeyFingerprint?: unknown } | null;
 }
 
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
@@ -28,8 +32,15 @@ const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
 const STREAMED = 3;
 const POLL_MS = 1500;
 
-/** Onboarding jobs with their live progress, each with a cancel while it runs. */
-export function JobsTable({ jobs }: { jobs: readonly StartedJob[] }) {
+/** Onboarding jobs with their live progress, each with a cancel while it runs and a retry once it failed. */
+export function JobsTable({
+  jobs,
+  onRetry,
+}: {
+  jobs: readonly StartedJob[];
+  /** Opens the form for a new job on the same target; absent for a caller who may not onboard. */
+  onRetry?: (jobId: string, fields: OnboardingFields) => void;
+}) {
   const [done, setDone] = useState<ReadonlySet<string>>(new Set());
   const open = jobs.filter((j) => !done.has(j.jobId));
   const streamed = new Set(open.slice(0, STREAMED).map((j) => j.jobId));
@@ -58,7 +69,13 @@ export function JobsTable({ jobs }: { jobs: readonly StartedJob[] }) {
           </thead>
           <tbody>
             {jobs.map((j) => (
-              <JobRow key={j.jobId} job={j} stream={streamed.has(j.jobId)} onDone={() => markDone(j.jobId)} />
+              <JobRow
+                key={j.jobId}
+                job={j}
+                stream={streamed.has(j.jobId)}
+                onDone={() => markDone(j.jobId)}
+                onRetry={onRetry}
+              />
             ))}
           </tbody>
         </table>
@@ -67,7 +84,17 @@ export function JobsTable({ jobs }: { jobs: readonly StartedJob[] }) {
   );
 }
 
-function JobRow({ job, stream, onDone }: { job: StartedJob; stream: boolean; onDone(): void }) {
+function JobRow({
+  job,
+  stream,
+  onDone,
+  onRetry,
+}: {
+  job: StartedJob;
+  stream: boolean;
+  onDone(): void;
+  onRetry?: (jobId: string, fields: OnboardingFields) => void;
+}) {
   const { api, auth, can } = useSignedIn();
   const [progress, setProgress] = useState<JobProgress>({ state: 'queued', step: null, percent: 0, message: 'queued' });
   const [cancelError, setCancelError] = useState<string | null>(null);
@@ -83,6 +110,8 @@ function JobRow({ job, stream, onDone }: { job: StartedJob; stream: boolean; onD
         message: j.message,
         error: j.error,
         routerId: ((j.result ?? {}) as { routerId?: string }).routerId ?? null,
+        input: (j.input ?? {}) as StoredOnboarding,
+        result: (j.result ?? null) as { hostKeyFingerprint?: unknown } | null,
       }),
     );
 
@@ -125,6 +154,7 @@ function JobRow({ job, stream, onDone }: { job: StartedJob; stream: boolean; onD
   };
 
   const host = job.host ?? progress.host ?? job.jobId.slice(0, 8);
+  const stopped = progress.state === 'failed' || progress.state === 'cancelled';
   return (
     <tr data-job={job.jobId} data-state={progress.state}>
       <td>{progress.routerId ? <Link to={`/routers/${encodeURIComponent(progress.routerId)}`}>{host}</Link> : host}</td>
@@ -138,8 +168,8 @@ function JobRow({ job, stream, onDone }: { job: StartedJob; stream: boolean; onD
         </progress>{' '}
         {progress.percent}%
       </td>
-      <td>{progress.step ?? ''}</td>
-      <td className="wf-job__message">
+      <td>{stopped && progress.step ? `stopped at ${progress.step}` : (progress.step ?? '')}</td>
+      <td className={`wf-job__message${progress.state === 'failed' ? ' wf-job__message--failed' : ''}`}>
         {progress.error ?? progress.message ?? ''}
         {cancelError ? <span className="wf-field__error"> {cancelError}</span> : null}
       </td>
@@ -147,6 +177,16 @@ function JobRow({ job, stream, onDone }: { job: StartedJob; stream: boolean; onD
         {can('write') && !finished ? (
           <button type="button" className="wf-button wf-button--small" onClick={() => void cancel()}>
             Cancel
+          </button>
+        ) : null}
+        {onRetry && stopped && progress.input ? (
+          <button
+            type="button"
+            className="wf-button wf-button--small"
+            aria-label={`Retry ${host}`}
+            onClick={() => onRetry(job.jobId, retryFields(progress.input!, progress.result ?? null))}
+          >
+            Retry
           </button>
         ) : null}
       </td>

@@ -6,6 +6,7 @@ import { Page } from '../../components/Page.js';
 import { InventoryForm } from './InventoryForm.js';
 import { JobsTable, type StartedJob } from './JobsTable.js';
 import { OneRouterForm } from './OneRouterForm.js';
+import type { OnboardingFields } from './onboarding-form.js';
 import '../profiles/panels.css';
 import './onboarding.css';
 
@@ -17,7 +18,10 @@ function jobIdsOf(param: string | null): string[] {
   return [...new Set(param.split(',').filter((id) => /^[A-Za-z0-9_-]{1,64}$/.test(id)))].slice(0, MAX_LINKED_JOBS);
 }
 
-/** Onboarding: one router over SSH, or an inventory upload; every job with its live progress and cancel. */
+/**
+ * Onboarding: one router over SSH, or an inventory upload; every job with its live progress and
+ * cancel, and a failed or cancelled one with Retry (the form again, filled with its target).
+ */
 export default function OnboardingPage(_props: PageProps) {
   const { can } = useSignedIn();
   const [params, setParams] = useSearchParams();
@@ -27,6 +31,17 @@ export default function OnboardingPage(_props: PageProps) {
     jobIdsOf(params.get('jobs')).map((jobId) => ({ jobId, host: null, row: null })),
   );
   const add = useCallback((started: StartedJob[]) => setJobs((now) => [...started, ...now]), []);
+  // The failed job being retried: the one-router form opens filled with its target.
+  const [retrying, setRetrying] = useState<{ jobId: string; fields: OnboardingFields } | null>(null);
+  const retry = useCallback(
+    (jobId: string, fields: OnboardingFields) => {
+      setRetrying({ jobId, fields });
+      const query = new URLSearchParams(window.location.search);
+      query.delete('mode');
+      setParams(query);
+    },
+    [setParams],
+  );
   const linked = jobs.length <= MAX_LINKED_JOBS ? jobs.map((j) => j.jobId).join(',') : '';
   useEffect(() => {
     const query = new URLSearchParams(window.location.search);
@@ -56,12 +71,23 @@ export default function OnboardingPage(_props: PageProps) {
               </button>
             ))}
           </div>
-          {mode === 'one' ? <OneRouterForm onStarted={(job) => add([job])} /> : <InventoryForm onStarted={add} />}
+          {mode === 'one' ? (
+            <OneRouterForm
+              key={retrying?.jobId ?? 'new'}
+              retrying={retrying}
+              onStarted={(job) => {
+                add([job]);
+                setRetrying(null);
+              }}
+            />
+          ) : (
+            <InventoryForm onStarted={add} />
+          )}
         </>
       ) : (
         <p className="wf-notice">Onboarding needs the write scope; your role can only read.</p>
       )}
-      <JobsTable jobs={jobs} />
+      <JobsTable jobs={jobs} onRetry={can('write') ? retry : undefined} />
     </Page>
   );
 }

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { asFailure, type ApiFailure } from '../../api/api-error.js';
 import { unwrap } from '../../api/client.js';
 import { useSignedIn } from '../../app/session.js';
@@ -8,10 +8,26 @@ import { CredentialInputs } from './CredentialInputs.js';
 import type { StartedJob } from './JobsTable.js';
 import { checkOnboarding, EMPTY_ONBOARDING_FIELDS, type OnboardingFields } from './onboarding-form.js';
 
-/** One router over SSH: address, login, credential, host-key pin, tags, placement. */
-export function OneRouterForm({ onStarted }: { onStarted(job: StartedJob): void }) {
+/**
+ * One router over SSH: address, login, credential, host-key pin, tags, placement. A retry opens
+ * it filled with the failed job's target (`retrying`), the credential left for the operator.
+ */
+export function OneRouterForm({
+  onStarted,
+  retrying,
+}: {
+  onStarted(job: StartedJob): void;
+  retrying?: { jobId: string; fields: OnboardingFields } | null;
+}) {
   const { api } = useSignedIn();
-  const [fields, setFields] = useState<OnboardingFields>(EMPTY_ONBOARDING_FIELDS);
+  const [fields, setFields] = useState<OnboardingFields>(retrying?.fields ?? EMPTY_ONBOARDING_FIELDS);
+  const form = useRef<HTMLFormElement>(null);
+  // A retry brings the operator to the form, at the credential: the one thing left to give.
+  useEffect(() => {
+    if (!retrying) return;
+    form.current?.scrollIntoView({ block: 'start' });
+    form.current?.querySelector<HTMLElement>('input[type="password"], textarea')?.focus();
+  }, [retrying]);
   const [tried, setTried] = useState(false);
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<ApiFailure | null>(null);
@@ -27,7 +43,7 @@ export function OneRouterForm({ onStarted }: { onStarted(job: StartedJob): void 
     setFailure(null);
     try {
       const { jobId } = await unwrap(api.POST('/v1/onboarding', { body: check.body }));
-      onStarted({ jobId, host: check.body.host, row: 'one router' });
+      onStarted({ jobId, host: check.body.host, row: retrying ? 'retry' : 'one router' });
       // The secret leaves the form once sent; the rest stays for the next router.
       set({ password: '', privateKey: '', passphrase: '' });
       setTried(false);
@@ -39,8 +55,20 @@ export function OneRouterForm({ onStarted }: { onStarted(job: StartedJob): void 
   };
 
   return (
-    <form className="wf-panel wf-form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="one-router-title">
-      <h2 id="one-router-title">One router</h2>
+    <form
+      ref={form}
+      className="wf-panel wf-form"
+      onSubmit={(e) => void submit(e)}
+      noValidate
+      aria-labelledby="one-router-title"
+    >
+      <h2 id="one-router-title">{retrying ? `Retry onboarding ${retrying.fields.host}` : 'One router'}</h2>
+      {retrying ? (
+        <p className="wf-notice">
+          Filled in from the failed job. Its SSH credential was not kept (it is sealed for one job only): enter it
+          again.
+        </p>
+      ) : null}
       <div className="wf-selector__grid">
         <Field label="Host" hint="IP address or host name" error={error('host')}>
           <input value={fields.host} onChange={(e) => set({ host: e.target.value })} autoComplete="off" />
@@ -83,6 +111,10 @@ export function OneRouterForm({ onStarted }: { onStarted(job: StartedJob): void 
           <input value={fields.name} onChange={(e) => set({ name: e.target.value })} autoComplete="off" />
         </Field>
       </div>
+      <label className="wf-check">
+        <input type="checkbox" checked={fields.install} onChange={(e) => set({ install: e.target.checked })} /> Install
+        missing packages (opkg or apk) instead of stopping at them
+      </label>
       {failure ? <ErrorNotice failure={failure} /> : null}
       <div className="wf-form__actions">
         <button type="submit" className="wf-button wf-button--primary" disabled={busy}>

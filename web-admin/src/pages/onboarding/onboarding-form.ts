@@ -15,6 +15,8 @@ export interface OnboardingFields {
   tags: string;
   placement: 'auto' | 'on_router' | 'proxy';
   name: string;
+  /** Install the packages the plan needs that the router lacks (opkg/apk), instead of failing on them. */
+  install: boolean;
 }
 
 export const EMPTY_ONBOARDING_FIELDS: OnboardingFields = {
@@ -29,6 +31,7 @@ export const EMPTY_ONBOARDING_FIELDS: OnboardingFields = {
   tags: '',
   placement: 'auto',
   name: '',
+  install: false,
 };
 
 export interface OnboardingRequest {
@@ -42,6 +45,7 @@ export interface OnboardingRequest {
   tags?: string[];
   placement: 'auto' | 'on_router' | 'proxy';
   name?: string;
+  install?: boolean;
 }
 
 export type OnboardingCheck =
@@ -94,7 +98,47 @@ export function checkOnboarding(fields: OnboardingFields): OnboardingCheck {
       ...(tags.length ? { tags } : {}),
       placement: fields.placement,
       ...(fields.name.trim() ? { name: fields.name.trim() } : {}),
+      ...(fields.install ? { install: true } : {}),
     },
+  };
+}
+
+/** What a job stored of its request (GET /v1/jobs/{id} `input`: never the secret), as far as the form reads it. */
+export interface StoredOnboarding {
+  host?: unknown;
+  port?: unknown;
+  user?: unknown;
+  authType?: unknown;
+  hostKeyFingerprint?: unknown;
+  tags?: unknown;
+  placement?: unknown;
+  install?: unknown;
+  name?: unknown;
+}
+
+const text = (v: unknown) => (typeof v === 'string' ? v : '');
+
+/**
+ * The form of a retry: the failed job's target as it was asked for, and the host key it saw
+ * (pinned, so the retry talks to the same router). The credential is not kept with a job (it
+ * travelled sealed in the queue payload only), so it must be entered again.
+ */
+export function retryFields(
+  input: StoredOnboarding,
+  result: { hostKeyFingerprint?: unknown } | null,
+): OnboardingFields {
+  const placement = text(input.placement);
+  return {
+    ...EMPTY_ONBOARDING_FIELDS,
+    host: text(input.host),
+    port: typeof input.port === 'number' ? String(input.port) : EMPTY_ONBOARDING_FIELDS.port,
+    user: text(input.user) || EMPTY_ONBOARDING_FIELDS.user,
+    auth: input.authType === 'privateKey' ? 'key' : 'password',
+    fingerprint: text(input.hostKeyFingerprint) || text(result?.hostKeyFingerprint),
+    tags: Array.isArray(input.tags) ? input.tags.filter((t) => typeof t === 'string').join(', ') : '',
+    placement: placement === 'on_router' || placement === 'proxy' ? placement : 'auto',
+    name: text(input.name),
+    install: input.install === true,
   };
 }
 

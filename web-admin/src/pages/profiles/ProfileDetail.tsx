@@ -8,9 +8,7 @@ import { PlanPreview } from './PlanPreview.js';
 import { ProfileEditorPanel } from './ProfileEditorPanel.js';
 import { RevisionDiff } from './RevisionDiff.js';
 import type { JsonSchema } from './schema-check.js';
-
-/** The text a stored spec is edited and compared as: two-space JSON, one field a line. */
-export const specText = (spec: unknown) => `${JSON.stringify(spec, null, 2)}\n`;
+import { specText } from './spec-defaults.js';
 
 /** One profile: its editor (from the latest revision), its revisions' diff, its plan preview. */
 export function ProfileDetail({

@@ -5,8 +5,12 @@ import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Field } from '../../components/Field.js';
 import type { JsonSchema } from './schema-check.js';
+import { fillDefaults, specText } from './spec-defaults.js';
+import { formBlocker, withoutValue, withValue } from './spec-form.js';
+import { SpecAsSaved } from './SpecAsSaved.js';
 import { SpecEditor } from './SpecEditor.js';
-import { readSpec, serverProblems, type SpecProblem } from './spec-problems.js';
+import { SpecForm } from './SpecForm.js';
+import { readSpec, serverProblems, type SpecProblem, type SpecReading } from './spec-problems.js';
 
 const NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
@@ -22,9 +26,35 @@ export const NEW_SPEC_TEXT = `{
 `;
 
 /**
+ * What the switches and the spec as saved can show of the text: the spec as saved needs a JSON
+ * object, the switches also need every enclosing value of their fields to be an object.
+ */
+function formState(reading: SpecReading, schema: JsonSchema | null) {
+  const parsed = reading.ok ? { value: reading.spec } : reading.parsed;
+  const why = parsed === null ? null : formBlocker(parsed.value);
+  const blocked =
+    parsed === null
+      ? `The JSON does not parse (${reading.ok ? '' : (reading.problems[0]?.message ?? '')}): fix it to use the switches.`
+      : why && `The switches cannot edit this spec: ${why}.`;
+  const objectSpec = parsed !== null && isJsonObject(parsed.value);
+  const saved = schema && parsed && objectSpec ? fillDefaults(schema, parsed.value) : null;
+  const savedUnavailable =
+    schema === null
+      ? 'The published schema is not loaded: the defaults the controller fills in cannot be shown.'
+      : parsed === null
+        ? 'Shown again once the JSON parses.'
+        : 'The spec is not a JSON object.';
+  return { parsed, blocked, filled: blocked === null ? saved : null, saved, savedUnavailable };
+}
+
+const isJsonObject = (value: unknown) => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
  * Edits a spec and saves it as a new revision (PUT /v1/profiles/:name with the revision the
  * edit started from; someone else's newer revision is a 409 with its message). Checked as
  * the operator types against the published schema; the controller's answer is shown too.
+ * The JSON text is the one source of the edit: the switches read it and write into it, and
+ * the spec as saved (defaults filled in from the schema) is derived from it.
  */
 export function ProfileEditorPanel({
   name,
@@ -49,11 +79,24 @@ export function ProfileEditorPanel({
   const [notice, setNotice] = useState<string | null>(null);
   const reading = useMemo(() => readSpec(text, schema), [text, schema]);
   const problems = reading.ok ? answered : reading.problems;
+  const { parsed, blocked, filled, saved, savedUnavailable } = useMemo(
+    () => formState(reading, schema),
+    [reading, schema],
+  );
   const nameError =
     name === null && newName !== '' && !NAME.test(newName)
       ? 'lower-case letters, digits, ".", "_" and "-", starting with a letter or digit'
       : null;
   const writable = can('write');
+
+  const edit = (next: string) => {
+    setText(next);
+    setAnswered([]);
+    setNotice(null);
+  };
+  const editDocument = (change: (document: unknown) => unknown) => {
+    if (parsed && blocked === null) edit(specText(change(parsed.value)));
+  };
 
   const save = async (event: FormEvent) => {
     event.preventDefault();
@@ -84,7 +127,12 @@ export function ProfileEditorPanel({
   };
 
   return (
-    <form className="wf-panel wf-form" onSubmit={(e) => void save(e)} noValidate aria-labelledby="spec-editor-title">
+    <form
+      className="wf-panel wf-form wf-profile-editor"
+      onSubmit={(e) => void save(e)}
+      noValidate
+      aria-labelledby="spec-editor-title"
+    >
       <h2 id="spec-editor-title">{name === null ? 'New profile' : `Edit ${name}`}</h2>
       {name === null ? (
         <Field label="Profile name" error={nameError} hint="e.g. mt7621-hw">
@@ -95,17 +143,20 @@ export function ProfileEditorPanel({
           Editing from revision {baseRevision}; saving adds revision {baseRevision + 1}.
         </p>
       )}
-      <SpecEditor
-        label="Spec (JSON)"
-        text={text}
-        onText={(t) => {
-          setText(t);
-          setAnswered([]);
-          setNotice(null);
-        }}
-        problems={problems}
-        readOnly={!writable}
-      />
+      <div className="wf-spec-editing">
+        <SpecForm
+          schema={schema}
+          filled={filled}
+          blocked={schema === null ? null : blocked}
+          readOnly={!writable}
+          onSet={(pointer, value) => editDocument((d) => withValue(d, pointer, value))}
+          onUseDefault={(pointer) => editDocument((d) => withoutValue(d, pointer))}
+        />
+        <div className="wf-spec-editing__text">
+          <SpecEditor label="Spec (JSON)" text={text} onText={edit} problems={problems} readOnly={!writable} />
+        </div>
+        <SpecAsSaved filled={saved} unavailable={savedUnavailable} />
+      </div>
       {schema === null ? (
         <p className="wf-muted">The published schema is not loaded: the controller checks on save.</p>
       ) : null}

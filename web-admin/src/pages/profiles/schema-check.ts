@@ -25,6 +25,8 @@ export interface JsonSchema {
   minItems?: number;
   maxItems?: number;
   description?: string;
+  /** The value the controller fills in when the field is missing (spec-defaults.ts). */
+  default?: unknown;
 }
 
 export interface SchemaProblem {

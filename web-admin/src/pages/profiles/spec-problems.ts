@@ -15,7 +15,13 @@ export interface SpecProblem {
 
 export type SpecReading =
   | { ok: true; spec: unknown; lines: Map<string, number> }
-  | { ok: false; problems: SpecProblem[]; lines: Map<string, number> | null };
+  | {
+      ok: false;
+      problems: SpecProblem[];
+      lines: Map<string, number> | null;
+      /** The document when the text parsed (the schema refused it), so the form can still edit it. */
+      parsed: { value: unknown } | null;
+    };
 
 export function readSpec(text: string, schema: JsonSchema | null): SpecReading {
   let source;
@@ -23,7 +29,12 @@ export function readSpec(text: string, schema: JsonSchema | null): SpecReading {
     source = parseJsonSource(text);
   } catch (err) {
     if (err instanceof JsonSyntaxError)
-      return { ok: false, lines: null, problems: [{ line: err.line, pointer: '', message: `${err.message}` }] };
+      return {
+        ok: false,
+        lines: null,
+        parsed: null,
+        problems: [{ line: err.line, pointer: '', message: `${err.message}` }],
+      };
     throw err;
   }
   const problems = schema ? checkAgainstSchema(source.value, schema) : [];
@@ -31,6 +42,7 @@ export function readSpec(text: string, schema: JsonSchema | null): SpecReading {
   return {
     ok: false,
     lines: source.lines,
+    parsed: { value: source.value },
     problems: problems
       .map((p) => ({
         line: lineOfPointer(source.lines, p.pointer),

@@ -6,6 +6,7 @@ import { useApi } from '../../api/use-api.js';
 import { Link } from '../../app/navigation.js';
 import type { PageProps } from '../../app/routes.js';
 import { useSignedIn } from '../../app/session.js';
+import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Loading } from '../../components/Loading.js';
 import { Page } from '../../components/Page.js';
@@ -16,10 +17,26 @@ import '../profiles/panels.css';
 import './rollouts.css';
 
 type Rollout = ApiPaths['/v1/rollouts/{id}']['get']['responses'][200]['content']['application/json'];
+type Action = 'pause' | 'resume' | 'abort' | 'promote';
 const TERMINAL = new Set(['completed', 'aborted']);
-const LABELS: Record<string, string> = { rolled_back: 'rolled back' };
+const LABELS: Record<string, string> = { rolled_back: 'rolled back', awaiting_approval: 'awaiting approval' };
+/** The batch of the targets a rollout left out from the start (the plan refused them). */
+const LEFT_OUT_BATCH = -1;
 
-/** One rollout, live over its event stream: batches, per-router state, pause, resume, abort. */
+/** Seconds from now until `iso`, ticking every second while there is one. */
+function useSecondsUntil(iso: string | null): number | null {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!iso) return;
+    // From now, not from when the page was opened.
+    setNow(Date.now());
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [iso]);
+  return iso ? Math.max(0, Math.ceil((Date.parse(iso) - now) / 1000)) : null;
+}
+
+/** One rollout, live over its event stream: batches, per-router state, pause, resume, promote, abort. */
 export default function RolloutPage({ params }: PageProps) {
   const id = params.id!;
   const { api, auth, can } = useSignedIn();
@@ -29,6 +46,7 @@ export default function RolloutPage({ params }: PageProps) {
   const [targetsFailure, setTargetsFailure] = useState<ApiFailure | null>(null);
   const [actionFailure, setActionFailure] = useState<ApiFailure | null>(null);
   const [acting, setActing] = useState(false);
+  const [confirming, setConfirming] = useState<'abort' | 'promote' | null>(null);
   const rollout = live ?? first.data ?? null;
   const finished = rollout ? TERMINAL.has(rollout.state) : false;
 
@@ -80,12 +98,7 @@ export default function RolloutPage({ params }: PageProps) {
     },
   );
 
-  const act = async (action: 'pause' | 'resume' | 'abort') => {
-    if (
-      action === 'abort' &&
-      !window.confirm(`Abort rollout ${id.slice(0, 8)}? Routers not yet sent the revision keep what they have.`)
-    )
-      return;
+  const act = async (action: Action) => {
     setActing(true);
     setActionFailure(null);
     try {
@@ -95,11 +108,15 @@ export default function RolloutPage({ params }: PageProps) {
       setActionFailure(asFailure(error));
     } finally {
       setActing(false);
+      setConfirming(null);
     }
   };
 
-  const strategy = (rollout?.strategy ?? {}) as { canary?: number; batchSize?: number; maxFailureRatio?: number };
-  const batches = rollout ? batchesOf(targets, rollout.batchCount, strategy.canary ?? 0) : [];
+  const strategy = rollout?.strategy;
+  const batches = rollout ? batchesOf(targets, rollout.batchCount, strategy?.canary ?? 0) : [];
+  const soakLeft = useSecondsUntil(rollout?.state === 'soaking' ? rollout.soakUntil : null);
+  const batchLabel = (batch: number) => batches[batch]?.label ?? `batch ${batch}`;
+  const BatchLabel = (batch: number) => batchLabel(batch).replace(/^./, (c) => c.toUpperCase());
 
   return (
     <Page
@@ -107,9 +124,19 @@ export default function RolloutPage({ params }: PageProps) {
       actions={
         rollout && can('write') && !finished ? (
           <>
-            {rollout.state === 'running' || rollout.state === 'scheduled' ? (
+            {rollout.state === 'running' || rollout.state === 'scheduled' || rollout.state === 'soaking' ? (
               <button type="button" className="wf-button" disabled={acting} onClick={() => void act('pause')}>
                 Pause
+              </button>
+            ) : null}
+            {rollout.state === 'awaiting_approval' ? (
+              <button
+                type="button"
+                className="wf-button wf-button--primary"
+                disabled={acting}
+                onClick={() => setConfirming('promote')}
+              >
+                Promote
               </button>
             ) : null}
             {rollout.state === 'paused' ? (
@@ -126,7 +153,7 @@ export default function RolloutPage({ params }: PageProps) {
               type="button"
               className="wf-button wf-button--danger"
               disabled={acting}
-              onClick={() => void act('abort')}
+              onClick={() => setConfirming('abort')}
             >
               Abort
             </button>
@@ -140,17 +167,61 @@ export default function RolloutPage({ params }: PageProps) {
       {first.failure ? <ErrorNotice failure={first.failure} onRetry={first.reload} /> : null}
       {actionFailure ? <ErrorNotice failure={actionFailure} /> : null}
       {!rollout && first.loading ? <Loading what="Loading the rollout" /> : null}
+      {confirming === 'abort' && rollout ? (
+        <ConfirmDialog
+          title={`Abort rollout ${id.slice(0, 8)}?`}
+          confirmLabel="Abort rollout"
+          danger
+          busy={acting}
+          onConfirm={() => void act('abort')}
+          onCancel={() => setConfirming(null)}
+        >
+          <p>
+            Nothing more is sent. Routers not yet sent {rollout.profile}@{rollout.revision} keep what they run; routers
+            it was sent to that did not apply it (waiting, failed, rolled back, offline) go back to the revision and
+            assignment they had before. Routers that applied it keep it.
+          </p>
+        </ConfirmDialog>
+      ) : null}
+      {confirming === 'promote' && rollout ? (
+        <ConfirmDialog
+          title={`Promote rollout ${id.slice(0, 8)}?`}
+          confirmLabel="Promote"
+          busy={acting}
+          onConfirm={() => void act('promote')}
+          onCancel={() => setConfirming(null)}
+        >
+          <p>
+            {BatchLabel(rollout.currentBatch)} is sent {rollout.profile}@{rollout.revision} now, and the rollout goes on
+            batch by batch{strategy && strategy.soakSeconds > 0 ? `, soaking ${strategy.soakSeconds} s after each` : ''}
+            .
+          </p>
+        </ConfirmDialog>
+      ) : null}
       {rollout ? (
         <>
           <section className="wf-panel" aria-labelledby="rollout-summary-title">
             <h2 id="rollout-summary-title">
               <span className={`wf-status wf-status--${rollout.state}`} data-testid="rollout-state">
-                {rollout.state}
+                {LABELS[rollout.state] ?? rollout.state}
               </span>{' '}
               {rollout.profile}@{rollout.revision} to {describeSelector(rollout.selector as Selector)}
             </h2>
             {finished ? null : <StreamBadge state={stream} />}
-            {rollout.pauseReason ? <p className="wf-notice">Paused: {rollout.pauseReason}</p> : null}
+            {rollout.state === 'paused' && rollout.pauseReason ? (
+              <p className="wf-notice wf-notice--warn">Paused: {rollout.pauseReason}</p>
+            ) : null}
+            {rollout.state === 'soaking' ? (
+              <p className="wf-notice" data-testid="soak-notice">
+                Soaking after {batchLabel(rollout.currentBatch)}: {soakLeft ?? '?'} s left, then the health gates (no
+                drift, no failed apply, telemetry counters moving) decide whether it goes on.
+              </p>
+            ) : null}
+            {rollout.state === 'awaiting_approval' ? (
+              <p className="wf-notice">
+                The first batch passed its health gates. {BatchLabel(rollout.currentBatch)} waits for a promote.
+              </p>
+            ) : null}
             <ul className="wf-counts" aria-label="Routers by state">
               <li>
                 <strong>{rollout.finished}</strong>/{rollout.total} finished
@@ -163,9 +234,12 @@ export default function RolloutPage({ params }: PageProps) {
               ))}
             </ul>
             <p className="wf-muted">
-              Canary {strategy.canary ?? 0}, batches of {strategy.batchSize ?? '?'}, pause above{' '}
-              {Math.round((strategy.maxFailureRatio ?? 0) * 1000) / 10}% failed · started by {rollout.createdBy},{' '}
-              {new Date(rollout.startAt).toLocaleString()}
+              Canary {rollout.strategy.canary}, batches of {rollout.strategy.batchSize}, pause above{' '}
+              {Math.round(rollout.strategy.maxFailureRatio * 1000) / 10}% failed
+              {rollout.strategy.soakSeconds > 0 ? `, soak ${rollout.strategy.soakSeconds} s` : ''}
+              {rollout.strategy.promote === 'manual' ? ', promote by hand after the first batch' : ''}
+              {rollout.leftOut > 0 ? ` · ${rollout.leftOut} left out (the plan refuses them)` : ''} · started by{' '}
+              {rollout.createdBy}, {new Date(rollout.startAt).toLocaleString()}
               {rollout.finishedAt ? ` · finished ${new Date(rollout.finishedAt).toLocaleString()}` : ''}
             </p>
           </section>
@@ -219,7 +293,7 @@ export default function RolloutPage({ params }: PageProps) {
                       <td>
                         <Link to={`/routers/${encodeURIComponent(t.routerId)}`}>{t.name}</Link>
                       </td>
-                      <td>{batches[t.batch]?.label ?? t.batch}</td>
+                      <td>{t.batch === LEFT_OUT_BATCH ? 'left out' : (batches[t.batch]?.label ?? t.batch)}</td>
                       <td>
                         <span className={`wf-status wf-status--${t.state}`}>{LABELS[t.state] ?? t.state}</span>
                       </td>

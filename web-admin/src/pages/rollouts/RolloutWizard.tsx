@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { asFailure, type ApiFailure } from '../../api/api-error.js';
-import { unwrap } from '../../api/client.js';
+import { unwrap, type ApiPaths } from '../../api/client.js';
 import { useApi } from '../../api/use-api.js';
 import { useNavigate } from '../../app/navigation.js';
 import { useSignedIn } from '../../app/session.js';
@@ -13,15 +13,18 @@ import { batchCount, checkStrategy, DEFAULT_STRATEGY_FIELDS, type StrategyFields
 /** How long typing settles before the matching routers are counted again. */
 const COUNT_DEBOUNCE_MS = 300;
 
+type Summary = ApiPaths['/v1/plan-preview']['post']['responses'][200]['content']['application/json']['summary'];
+
 type Count =
   | { status: 'idle' }
   | { status: 'counting' }
-  | { status: 'counted'; matched: number }
+  | { status: 'counted'; matched: number; summary: Summary }
   | { status: 'failed'; message: string };
 
 /**
- * Starts a rollout: profile and revision, the routers (with a live count of how many match,
- * from the plan preview), canary, batch size, failure threshold, start time; then
+ * Starts a rollout: profile and revision, the routers (with a live count of how many match and
+ * what the plan preview says of them: changes, unchanged, refused, with the choice to leave the
+ * refused ones out), canary, batch size, failure threshold, soak and promote, start time; then
  * POST /v1/rollouts and on to its live progress.
  */
 export function RolloutWizard({ initialSelector, onCancel }: { initialSelector: SelectorFields; onCancel(): void }) {
@@ -32,6 +35,8 @@ export function RolloutWizard({ initialSelector, onCancel }: { initialSelector: 
   const [fields, setFields] = useState(initialSelector);
   const [strategyFields, setStrategyFields] = useState<StrategyFields>(DEFAULT_STRATEGY_FIELDS);
   const [count, setCount] = useState<Count>({ status: 'idle' });
+  // Leaving the refused routers out is the default: sent anyway, they fail and pause the rollout.
+  const [skipRefused, setSkipRefused] = useState(true);
   const [failure, setFailure] = useState<ApiFailure | null>(null);
   const [busy, setBusy] = useState(false);
   const [tried, setTried] = useState(false);
@@ -56,7 +61,7 @@ export function RolloutWizard({ initialSelector, onCancel }: { initialSelector: 
   }, [revisions.data]);
 
   useEffect(() => {
-    if (!profile || !selectorKey) {
+    if (!profile || revision === null || !selectorKey) {
       setCount({ status: 'idle' });
       return;
     }
@@ -64,9 +69,11 @@ export function RolloutWizard({ initialSelector, onCancel }: { initialSelector: 
     setCount({ status: 'counting' });
     const timer = setTimeout(() => {
       unwrap(
-        api.POST('/v1/plan-preview', { body: { profile, selector: JSON.parse(selectorKey) as never, limit: 1 } }),
+        api.POST('/v1/plan-preview', {
+          body: { profile, revision, selector: JSON.parse(selectorKey) as never, limit: 1 },
+        }),
       ).then(
-        (r) => !stale && setCount({ status: 'counted', matched: r.matched }),
+        (r) => !stale && setCount({ status: 'counted', matched: r.matched, summary: r.summary }),
         (error: unknown) => !stale && setCount({ status: 'failed', message: asFailure(error).message }),
       );
     }, COUNT_DEBOUNCE_MS);
@@ -74,7 +81,7 @@ export function RolloutWizard({ initialSelector, onCancel }: { initialSelector: 
       stale = true;
       clearTimeout(timer);
     };
-  }, [api, profile, selectorKey]);
+  }, [api, profile, revision, selectorKey]);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -91,6 +98,7 @@ export function RolloutWizard({ initialSelector, onCancel }: { initialSelector: 
             selector: selector.selector as never,
             strategy: strategy.strategy,
             ...(strategy.startAt ? { startAt: strategy.startAt } : {}),
+            ...(refused > 0 && skipRefused ? { skipRefused: true } : {}),
           },
         }),
       );
@@ -104,6 +112,9 @@ export function RolloutWizard({ initialSelector, onCancel }: { initialSelector: 
   const strategyError = (k: keyof StrategyFields) => (!strategy.ok ? (strategy.errors[k] ?? null) : null);
   const setStrategy = (patch: Partial<StrategyFields>) => setStrategyFields((now) => ({ ...now, ...patch }));
   const matched = count.status === 'counted' ? count.matched : null;
+  const refused = count.status === 'counted' ? count.summary.refused : 0;
+  /** The routers the rollout would send the revision to. */
+  const included = matched === null ? null : matched - (skipRefused ? refused : 0);
 
   return (
     <form className="wf-panel wf-form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="wizard-title">
@@ -152,6 +163,34 @@ export function RolloutWizard({ initialSelector, onCancel }: { initialSelector: 
               ? `Could not count: ${count.message}`
               : `${count.matched} routers match (${selector.ok ? describeSelector(selector.selector) : ''})`}
       </p>
+      {count.status === 'counted' && count.matched > 0 ? (
+        <>
+          <ul className="wf-counts" aria-label="What the plan does on them">
+            <li>
+              <strong>{count.summary.changing}</strong> change
+            </li>
+            <li>
+              <strong>{count.summary.unchanged}</strong> unchanged
+            </li>
+            <li className={refused > 0 ? 'wf-counts__refused' : undefined}>
+              <strong>{refused}</strong> refused
+            </li>
+          </ul>
+          {refused > 0 ? (
+            <div className="wf-refused">
+              <label className="wf-check">
+                <input type="checkbox" checked={skipRefused} onChange={(e) => setSkipRefused(e.target.checked)} />
+                Leave out the {refused} {refused === 1 ? 'router' : 'routers'} the plan refuses
+              </label>
+              <p className={skipRefused ? 'wf-muted' : 'wf-notice wf-notice--warn'}>
+                {skipRefused
+                  ? 'They are recorded as skipped with the reason, never sent the revision, and keep what they run.'
+                  : `They will be sent the revision and fail; the rollout pauses on them. Preview the plan on the Profiles page for the reasons.`}
+              </p>
+            </div>
+          ) : null}
+        </>
+      ) : null}
       <fieldset className="wf-selector">
         <legend>Strategy</legend>
         <div className="wf-selector__grid">
@@ -180,6 +219,26 @@ export function RolloutWizard({ initialSelector, onCancel }: { initialSelector: 
               onChange={(e) => setStrategy({ failurePercent: e.target.value })}
             />
           </Field>
+          <Field
+            label="Soak time (s)"
+            hint="wait after each batch, then check drift, applies, telemetry; 0 for none"
+            error={strategyError('soakSeconds')}
+          >
+            <input
+              inputMode="numeric"
+              value={strategyFields.soakSeconds}
+              onChange={(e) => setStrategy({ soakSeconds: e.target.value })}
+            />
+          </Field>
+          <Field label="Promotion" hint="after the first batch and its checks">
+            <select
+              value={strategyFields.promote}
+              onChange={(e) => setStrategy({ promote: e.target.value === 'manual' ? 'manual' : 'auto' })}
+            >
+              <option value="auto">automatic</option>
+              <option value="manual">wait for a promote</option>
+            </select>
+          </Field>
           <Field label="Start time" hint="empty starts now" error={strategyError('startAt')}>
             <input
               type="datetime-local"
@@ -190,16 +249,21 @@ export function RolloutWizard({ initialSelector, onCancel }: { initialSelector: 
           </Field>
         </div>
       </fieldset>
-      {matched !== null && strategy.ok ? (
+      {included !== null && included > 0 && strategy.ok ? (
         <p className="wf-muted">
-          {matched} routers in {batchCount(matched, strategy.strategy)} batches
-          {strategy.strategy.canary > 0 ? `, the first a canary of ${Math.min(strategy.strategy.canary, matched)}` : ''}
+          {included} routers in {batchCount(included, strategy.strategy)} batches
+          {strategy.strategy.canary > 0
+            ? `, the first a canary of ${Math.min(strategy.strategy.canary, included)}`
+            : ''}
           .
         </p>
       ) : null}
+      {included === 0 && matched !== null && matched > 0 ? (
+        <p className="wf-notice wf-notice--warn">The plan refuses every matching router: nothing to roll out.</p>
+      ) : null}
       {failure ? <ErrorNotice failure={failure} /> : null}
       <div className="wf-form__actions">
-        <button type="submit" className="wf-button wf-button--primary" disabled={busy || matched === 0}>
+        <button type="submit" className="wf-button wf-button--primary" disabled={busy || included === 0}>
           Start rollout
         </button>
         <button type="button" className="wf-button" onClick={onCancel}>

@@ -17,7 +17,7 @@ import {
 import '../profiles/panels.css';
 import './rollouts.css';
 
-const STATES = ['scheduled', 'running', 'paused', 'completed', 'aborted'] as const;
+const STATES = ['scheduled', 'running', 'soaking', 'awaiting_approval', 'paused', 'completed', 'aborted'] as const;
 
 /**
  * Rollouts: newest first, filtered by state; `?new=1` opens the wizard, prefilled from
@@ -83,7 +83,7 @@ export default function RolloutsPage(_props: PageProps) {
             <option value="">any</option>
             {STATES.map((s) => (
               <option key={s} value={s}>
-                {s}
+                {s.replace('_', ' ')}
               </option>
             ))}
           </select>
@@ -120,7 +120,7 @@ export default function RolloutsPage(_props: PageProps) {
                     <Link to={`/rollouts/${encodeURIComponent(r.id)}`}>{r.id.slice(0, 8)}</Link>
                   </td>
                   <td>
-                    <span className={`wf-status wf-status--${r.state}`}>{r.state}</span>
+                    <span className={`wf-status wf-status--${r.state}`}>{r.state.replace('_', ' ')}</span>
                   </td>
                   <td>
                     {r.profile}@{r.revision}

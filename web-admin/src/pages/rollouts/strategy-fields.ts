@@ -8,6 +8,10 @@ export interface StrategyFields {
   batchSize: string;
   /** Percent, 0-100: "pause when more than this share of finished routers failed". */
   failurePercent: string;
+  /** Seconds to wait after each batch before its health gates; 0 for none. */
+  soakSeconds: string;
+  /** `manual`: wait for a promote after the first batch. */
+  promote: 'auto' | 'manual';
   /** A datetime-local value ("2026-12-02T04:00"), empty for now. */
   startAt: string;
 }
@@ -16,6 +20,8 @@ export const DEFAULT_STRATEGY_FIELDS: StrategyFields = {
   canary: '1',
   batchSize: '50',
   failurePercent: '0',
+  soakSeconds: '0',
+  promote: 'auto',
   startAt: '',
 };
 
@@ -23,6 +29,8 @@ export interface StrategyInput {
   canary: number;
   batchSize: number;
   maxFailureRatio: number;
+  soakSeconds: number;
+  promote: 'auto' | 'manual';
 }
 
 export type StrategyCheck =
@@ -46,6 +54,8 @@ export function checkStrategy(fields: StrategyFields, now: Date): StrategyCheck 
   const percent = Number(fields.failurePercent);
   if (fields.failurePercent.trim() === '' || !Number.isFinite(percent) || percent < 0 || percent > 100)
     errors.failurePercent = 'failure threshold: a percentage from 0 to 100';
+  const soakSeconds = integer(fields.soakSeconds, 0, 604_800);
+  if (typeof soakSeconds === 'string') errors.soakSeconds = `soak time: ${soakSeconds} (seconds)`;
   let startAt: string | undefined;
   if (fields.startAt.trim() !== '') {
     const when = new Date(fields.startAt);
@@ -61,13 +71,15 @@ export function checkStrategy(fields: StrategyFields, now: Date): StrategyCheck 
       canary: canary as number,
       batchSize: batchSize as number,
       maxFailureRatio: Math.round(percent * 100) / 10_000,
+      soakSeconds: soakSeconds as number,
+      promote: fields.promote,
     },
     startAt,
   };
 }
 
 /** How many batches a rollout of `total` routers makes with this strategy (the controller's batchCountFor). */
-export function batchCount(total: number, strategy: StrategyInput): number {
+export function batchCount(total: number, strategy: Pick<StrategyInput, 'canary' | 'batchSize'>): number {
   if (total <= 0) return 0;
   const canary = Math.min(strategy.canary, total);
   return (canary > 0 ? 1 : 0) + Math.ceil((total - canary) / strategy.batchSize);

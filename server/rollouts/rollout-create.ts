@@ -1,0 +1,108 @@
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { selectorWhere, type Selector } from '../fleet/selector.js';
+import { planVerdicts } from './plan-verdicts.js';
+import { insertTargets } from './rollout-targets.js';
+import { batchCountFor, batchOf, DEFAULT_STRATEGY, type Strategy } from './rollout-strategy.js';
+
+export class RolloutRefused extends Error {}
+
+export interface RolloutRequest {
+  profile: string;
+  revision?: number;
+  selector: Selector;
+  strategy?: Partial<Strategy>;
+  startAt?: Date;
+  /** Leave out the routers the plan preview refuses: `skipped` targets with the reason, never sent. */
+  skipRefused?: boolean;
+}
+
+/** What creating a rollout uses of the engine. */
+export interface RolloutStore {
+  db: PrismaClient;
+  audit: AuditLog;
+  kick(rolloutId: string, delayMs?: number): Promise<void>;
+}
+
+/**
+ * A new rollout: the revision, the routers the selector matches (less those the plan refuses,
+ * when asked), split into batches and stored with the rollout and its event in one transaction.
+ */
+export async function createRollout(
+  engine: RolloutStore,
+  request: RolloutRequest,
+  ctx: { actor: string; requestId?: string },
+) {
+  const strategy: Strategy = { ...DEFAULT_STRATEGY, ...request.strategy };
+  const profile = await engine.db.profile.findUnique({ where: { name: request.profile } });
+  if (!profile) throw new RolloutRefused(`no profile named ${request.profile}`);
+  const number = request.revision ?? profile.latestRevision;
+  const revision = await engine.db.profileRevision.findUnique({
+    where: { profileId_number: { profileId: profile.id, number } },
+  });
+  if (!revision) throw new RolloutRefused(`profile ${request.profile} has no revision ${number}`);
+  const where = selectorWhere(request.selector);
+  const matched = await engine.db.router.findMany({
+    where,
+    select: { id: true },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
+  if (matched.length === 0)
+    throw new RolloutRefused('the selector matches no router (decommissioned routers are never targeted)');
+  // The refused routers by the plan preview's own rule, judged now: a router whose facts change
+  // later is judged by its agent, as any other.
+  const refused = new Map<string, string>();
+  if (request.skipRefused)
+    for (const v of await planVerdicts(engine.db, revision, where, profile.name))
+      if (v.refused !== null) refused.set(v.routerId, v.refused);
+  const routers = matched.filter((r) => !refused.has(r.id));
+  const leftOut = matched.filter((r) => refused.has(r.id)).map((r) => ({ routerId: r.id, reason: refused.get(r.id)! }));
+  if (routers.length === 0)
+    throw new RolloutRefused(
+      `the plan refuses every router the selector matches (${matched.length}): nothing to roll out`,
+    );
+  const startAt = request.startAt ?? new Date();
+  const scheduled = startAt.getTime() > Date.now();
+  // The rollout, its targets and its rollout.created event commit together: a sweep that saw the
+  // rollout before all its targets were stored would find early batches empty and move past them.
+  const rollout = await engine.audit.record(async (tx) => {
+    const created = await tx.rollout.create({
+      data: {
+        revisionId: revision.id,
+        selector: request.selector as object,
+        strategy: strategy as object,
+        state: scheduled ? 'scheduled' : 'running',
+        batchCount: batchCountFor(routers.length, strategy),
+        startAt,
+        createdBy: ctx.actor,
+      },
+    });
+    await insertTargets(
+      tx,
+      created.id,
+      routers.map((r, i) => ({ routerId: r.id, batch: batchOf(i, strategy) })),
+      leftOut,
+    );
+    return {
+      result: created,
+      event: {
+        actor: ctx.actor,
+        action: 'rollout.created',
+        targetType: 'rollout',
+        targetId: created.id,
+        after: {
+          profile: request.profile,
+          revision: number,
+          selector: request.selector,
+          strategy,
+          targets: routers.length,
+          ...(request.skipRefused ? { skipRefused: true, leftOut: leftOut.length } : {}),
+          startAt,
+        },
+        requestId: ctx.requestId,
+      },
+    };
+  });
+  await engine.kick(rollout.id, scheduled ? startAt.getTime() - Date.now() : undefined);
+  return rollout;
+}

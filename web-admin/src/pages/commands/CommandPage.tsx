@@ -1,0 +1,114 @@
+import { useEffect, useState } from 'react';
+import { unwrap } from '../../api/client.js';
+import { useApi } from '../../api/use-api.js';
+import { Link, useSearchParams } from '../../app/navigation.js';
+import type { PageProps } from '../../app/routes.js';
+import { useSignedIn } from '../../app/session.js';
+import { ErrorNotice } from '../../components/ErrorNotice.js';
+import { Loading } from '../../components/Loading.js';
+import { Page } from '../../components/Page.js';
+import { CommandTargets } from './CommandTargets.js';
+import { OutcomeChips } from './OutcomeChips.js';
+import { describeTargets, oneOf, pageSizeOf, spoken, TARGET_STATES } from './command-history.js';
+import '../profiles/panels.css';
+import './commands.css';
+
+/** How often a running job's counts are read again. */
+const POLL_MS = 2000;
+
+/**
+ * One command job from the history: who sent it and when, its routers by outcome, and each
+ * router's result with the agent's output, paged. A running job is read again until it ends.
+ */
+export default function CommandPage({ params }: PageProps) {
+  const id = params.id!;
+  const { api } = useSignedIn();
+  const [search, setSearch] = useSearchParams();
+  const state = oneOf(TARGET_STATES, search.get('state'));
+  const limit = pageSizeOf(search.get('limit'), 50, 500);
+  const job = useApi(() => unwrap(api.GET('/v1/commands/{id}', { params: { path: { id } } })), [api, id]);
+  const running = job.data?.state === 'running';
+  const [ended, setEnded] = useState(0);
+
+  useEffect(() => {
+    if (!running) return;
+    const timer = setInterval(job.reload, POLL_MS);
+    // When it ends the per-router results are read again, with their last outcomes.
+    return () => {
+      clearInterval(timer);
+      setEnded((n) => n + 1);
+    };
+  }, [running, job.reload]);
+
+  const kind = job.data ? spoken(job.data.kind) : '';
+  const title = job.data ? `${kind.charAt(0).toUpperCase()}${kind.slice(1)} command` : 'Command';
+  return (
+    <Page
+      title={title}
+      actions={
+        <Link to="/commands" className="wf-button">
+          All commands
+        </Link>
+      }
+    >
+      {job.failure ? <ErrorNotice failure={job.failure} onRetry={job.reload} /> : null}
+      {!job.data && job.loading ? <Loading what="Loading the command" /> : null}
+      {job.data ? (
+        <>
+          <section className="wf-panel" aria-labelledby="command-summary-title">
+            <h2 id="command-summary-title" className="wf-command__title">
+              <span className={`wf-status wf-status--${job.data.state}`} data-testid="command-state">
+                {job.data.state}
+              </span>{' '}
+              {spoken(job.data.kind)} to {describeTargets(job.data.selector, job.data.total)}
+            </h2>
+            <OutcomeChips counts={job.data.counts} />
+            <dl className="wf-command__facts">
+              <dt>Sent by</dt>
+              <dd>{job.data.createdBy}</dd>
+              <dt>Sent</dt>
+              <dd>
+                <time dateTime={job.data.createdAt}>{new Date(job.data.createdAt).toLocaleString()}</time>
+              </dd>
+              <dt>Finished</dt>
+              <dd>
+                {job.data.finishedAt ? (
+                  <time dateTime={job.data.finishedAt}>{new Date(job.data.finishedAt).toLocaleString()}</time>
+                ) : (
+                  `${job.data.finished} of ${job.data.total} routers so far`
+                )}
+              </dd>
+              {job.data.cancelledBy ? (
+                <>
+                  <dt>Cancelled by</dt>
+                  <dd>{job.data.cancelledBy}</dd>
+                </>
+              ) : null}
+              <dt>Limits</dt>
+              <dd>
+                answer within {job.data.timeoutSeconds} s, {job.data.maxInFlight} at once, offline routers until{' '}
+                {new Date(job.data.deadline).toLocaleString()}
+              </dd>
+              <dt>Audit</dt>
+              <dd>
+                <Link to={`/audit?${new URLSearchParams({ command: id }).toString()}`}>events of this command</Link>
+              </dd>
+            </dl>
+          </section>
+          <CommandTargets
+            jobId={id}
+            state={state}
+            limit={limit}
+            reloadKey={ended}
+            onState={(next) => {
+              const query = new URLSearchParams(search);
+              if (next) query.set('state', next);
+              else query.delete('state');
+              setSearch(query);
+            }}
+          />
+        </>
+      ) : null}
+    </Page>
+  );
+}
