@@ -6,6 +6,8 @@ import {
   type ClientDuplexStream,
   type ServiceError,
 } from '@grpc/grpc-js';
+import { refusalMessage, refusedForGood, type Refusal } from './controller-refusal.js';
+export type { Refusal } from './controller-refusal.js';
 import {
   AgentServiceClient,
   type AgentMessage,
@@ -99,38 +101,6 @@ export function retryAfterHint(error: Pick<ServiceError, 'code' | 'metadata'> | 
   const value = Number(error.metadata.get(RETRY_AFTER_METADATA)[0]);
   if (!Number.isFinite(value) || value < 0) return undefined;
   return Math.min(MAX_RETRY_AFTER_MS, Math.round(value));
-}
-
-/** What a link reports, once, when the controller refused its router for good. */
-export interface Refusal {
-  /** The gRPC status and the controller's words. */
-  code: grpcStatus;
-  details: string;
-  /** What happened and what to do, for the agent's log. */
-  message: string;
-  /** When the link asks again (ms from now). */
-  checkInMs: number;
-}
-
-/**
- * Whether the controller refused the router itself rather than this attempt: PERMISSION_DENIED
- * is what it answers for a revoked certificate, a decommissioned router and an identity it does
- * not accept (server/pki/agent-authority.ts, server/fleet/router-registry.ts), on a new stream
- * or when its revocation watch closes a live one. Dialling again changes none of these; only
- * an operator does (a re-enrolment, a registration).
- */
-export function refusedForGood(error: Pick<ServiceError, 'code'> | undefined): boolean {
-  return error?.code === grpcStatus.PERMISSION_DENIED;
-}
-
-/** The one log line of a refusal: the controller's words, and what brings the router back. */
-export function refusalMessage(details: string, checkInMs: number): string {
-  return (
-    `the controller refused this router (${details || 'permission denied'}): its certificate was revoked or ` +
-    `the router was decommissioned. The agent stops dialling and asks again only every ` +
-    `${Math.round(checkInMs / 60_000)} min or so. To bring it back, re-enroll it: an admin mints a token with ` +
-    `POST /v1/routers/{id}/re-enroll, then the agent enrolls again with it (new credentials).`
-  );
 }
 
 /**

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { ChannelCredentials } from '@grpc/grpc-js';
 import { predictCapabilities } from '../../core/capabilities.js';
-import { ControllerLink, type ReconnectPolicy } from '../controller-link.js';
+import { ControllerLink } from '../controller-link.js';
 import { collectFacts, type RouterFacts } from '../../core/facts/index.js';
 import { helloMessage } from '../hello.js';
 import { FixtureHost } from './fixture-host.js';
 import { SimulatedCounters } from './simulated-counters.js';
+import { datapathEvidence, remember, resolvedPlans, validatedSpecs } from './simulated-plans.js';
+import type { SimulatedRouterOptions } from './simulated-router-options.js';
+export type { SimulatedOutcome, SimulatedRouterOptions } from './simulated-router-options.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { resolvePlan } from '../../core/plan.js';
 import { validateProfileSpec } from '../../core/profile-spec.js';
@@ -21,76 +23,12 @@ import {
   type DesiredState,
 } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { commandResultValue, failed } from '../commands/command-outcome.js';
-import {
-  runSimulatedCommand,
-  type SimulatedCommandOutcome,
-  type SimulatedCommandTarget,
-  type SimulatedDatapath,
-} from './simulated-commands.js';
-
-/** How a simulated router answers a desired state (tests script failures with it). */
-export type SimulatedOutcome = 'apply' | 'fail' | 'silent';
-
-export interface SimulatedRouterOptions {
-  /** A captured router tree (fixtures/routers/<model>). */
-  root: string;
-  controller: string;
-  identity: string;
-  name: string;
-  reconnect?: Partial<ReconnectPolicy>;
-  /** Decides each apply's outcome; default: apply. */
-  outcome?: (desired: DesiredState) => SimulatedOutcome;
-  /** Simulated time an apply takes on the router. */
-  applyDelayMs?: number;
-  /** Facts shared between routers of one model, so a fleet of thousands reads each tree once. */
-  facts?: RouterFacts;
-  /** mTLS credentials from enrollment (agent/enrollment); absent only against an insecure controller. */
-  credentials?: ChannelCredentials | (() => ChannelCredentials);
-  /** Decides each command's outcome; default: it runs. */
-  commandOutcome?: (command: Command) => SimulatedCommandOutcome;
-  /** Simulated time a command takes on the router. */
-  commandDelayMs?: number;
-  /** How long a simulated reboot keeps the router away (default 3 s). */
-  rebootDelayMs?: number;
-  /** Telemetry interval override (default: Welcome.telemetryIntervalSeconds). */
-  telemetryIntervalMs?: number;
-  /**
-   * Overrides the commit-confirm window every DesiredState asks for (the spec's minimum is
-   * 10 s): tests cut the network for longer than the window without waiting that long.
-   */
-  confirmWindowSeconds?: number;
-  /** What the router does with its applies (received, applied, rolled back), for a log. */
-  log?: (message: string) => void;
-  /** The datapath counters telemetry reports; pass one to continue another instance's (a router that moved). */
-  counters?: SimulatedCounters;
-}
+import { runSimulatedCommand, type SimulatedCommandTarget, type SimulatedDatapath } from './simulated-commands.js';
 
 /** Offloaded flows a simulated router reports in each offload mode (no flow table exists here). */
 const SIMULATED_FLOWS = { software: 40, hardware: 120 };
 /** What a simulated router reports as its agent's RSS (a proxy shares one process). */
 const SIMULATED_RSS_BYTES = 24 * 1024 * 1024;
-
-/**
- * What the simulated routers resolved, by the desired spec's canonical JSON and (for plans) the
- * facts object. Validation and planning are pure, and the routers of one model share their facts:
- * a simulated fleet validates each spec once and resolves each (model, spec) plan once, as it
- * reads each captured tree once. Real routers each do it on their own CPU, in parallel; here
- * every simulated router shares the machine with the controller being measured.
- */
-const MEMO_SIZE = 32;
-const validatedSpecs = new Map<string, ReturnType<typeof validateProfileSpec>>();
-const resolvedPlans = new WeakMap<RouterFacts, Map<string, Plan>>();
-
-function remember<V>(memo: Map<string, V>, key: string, compute: () => V): V {
-  let value = memo.get(key);
-  if (value === undefined) {
-    value = compute();
-    // Oldest first out: a long test run sends many specs, a fleet a few.
-    if (memo.size >= MEMO_SIZE) memo.delete(memo.keys().next().value!);
-    memo.set(key, value);
-  }
-  return value;
-}
 
 /** After answering a reboot, the stream stays up this long so the answer leaves first. */
 const REBOOT_ANSWER_MS = 300;
@@ -474,31 +412,12 @@ export class SimulatedRouter implements SimulatedCommandTarget {
         evidence: {
           simulated: true,
           datapathMode: plan.datapath.mode,
-          datapath: this.datapathEvidence(plan),
+          datapath: datapathEvidence(this.wan(), plan),
           offload: plan.offload.mode,
         },
         planHash: plan.planHash,
       },
     });
-  }
-
-  /** What a plan puts on the router, in the real agent's evidence shape (agent/apply/transaction.ts, summarizeDatapath). */
-  private datapathEvidence(plan: Pick<Plan, 'datapath'> | undefined) {
-    const mode = plan?.datapath.mode ?? 'none';
-    return {
-      ebpf:
-        plan && mode === 'ebpf'
-          ? [
-              {
-                ifname: this.wan(),
-                mode: plan.datapath.attach,
-                programs: plan.datapath.programs.map((p) => ({ program: p.name })),
-              },
-            ]
-          : [],
-      nftables: mode === 'nftables' ? { table: 'inet wrtfleet', interfaces: [this.wan()] } : null,
-      iptables: mode === 'iptables' ? { chain: 'mangle wrtfleet_egress', interfaces: [this.wan()] } : null,
-    };
   }
 
   /**
@@ -526,7 +445,7 @@ export class SimulatedRouter implements SimulatedCommandTarget {
         evidence: {
           simulated: true,
           rolledBackTo: { profile: to.profile, revision: to.revision, planHash: to.planHash },
-          datapath: this.datapathEvidence(this.running),
+          datapath: datapathEvidence(this.wan(), this.running),
         },
         planHash: from.planHash,
         startedAt: new Date(),
@@ -558,7 +477,7 @@ export class SimulatedRouter implements SimulatedCommandTarget {
         evidence: {
           simulated: true,
           rolledBackTo: to ? { profile: to.profile, revision: to.revision, planHash: to.planHash } : null,
-          datapath: this.datapathEvidence(this.running),
+          datapath: datapathEvidence(this.wan(), this.running),
         },
         planHash: unconfirmed.planHash,
         startedAt: new Date(),

@@ -3,7 +3,6 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import {
-  ApplyResult_Status,
   type ApplyResult,
   type DriftReport,
   type Hello,
@@ -23,6 +22,7 @@ import {
   type EndedSession,
   type RouterRefresh,
 } from './router-refresh.js';
+import { APPLY_STATUS, rolledBackToOf } from './apply-result-reading.js';
 import { helloColumns } from './hello-columns.js';
 import { datapathStateOfEvidence } from '../telemetry/datapath-mode.js';
 import { bulkInsert, type ColumnType } from '../storage/bulk-insert.js';
@@ -76,25 +76,6 @@ export interface StoredApplyResult {
 
 /** Told of every stored burst of apply results (the rollout engine and the metrics listen). */
 export type ApplyResultListener = (results: StoredApplyResult[]) => Promise<void>;
-
-const APPLY_STATUS = {
-  [ApplyResult_Status.STATUS_APPLIED]: 'applied',
-  [ApplyResult_Status.STATUS_FAILED]: 'failed',
-  [ApplyResult_Status.STATUS_ROLLED_BACK]: 'rolled_back',
-  [ApplyResult_Status.STATUS_REFUSED]: 'failed',
-} as const;
-
-/**
- * What a ROLLED_BACK result's evidence says the router runs now (agent/apply/confirm-window.ts,
- * rolledBackResult): a revision, null for nothing, undefined when the evidence does not say.
- */
-function rolledBackToOf(evidence: unknown): { profile: string; revision: number } | null | undefined {
-  if (!evidence || typeof evidence !== 'object' || !('rolledBackTo' in evidence)) return undefined;
-  const to = (evidence as { rolledBackTo: unknown }).rolledBackTo;
-  if (to === null) return null;
-  const { profile, revision } = (to ?? {}) as { profile?: unknown; revision?: unknown };
-  return typeof profile === 'string' && typeof revision === 'number' ? { profile, revision } : undefined;
-}
 
 /**
  * The fleet as the controller stores it: routers are created or refreshed by their

@@ -216,7 +216,9 @@ describe('a real netns link cut during an apply to a simulated router (captured 
     });
     const revisions = (await api(`/v1/routers/${routerId}/revisions`)).body;
     expect(revisions.applied).toEqual({ profile: PROFILE, revision: 1 });
-    expect(revisions.desired).toEqual({ profile: PROFILE, revision: 2, rolloutId: second });
+    // The controller now wants what the router runs: nothing sends the undone revision by itself.
+    expect(revisions.desired).toEqual({ profile: PROFILE, revision: 1, rolloutId: null });
+    expect(revisions.state).toBe('held_after_rollback');
 
     // Its apply history, newest first: the rollback with its reason, the apply it undid, revision 1.
     const history = (await api<{ items: ApplyResultView[] }>(`/v1/routers/${routerId}/apply-results`)).body.items;

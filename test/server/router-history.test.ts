@@ -125,13 +125,23 @@ describe('REST: a router history (apply results, drift, revisions) and the audit
   it('says which revision the router runs and which it should run', async () => {
     const r = await api(`/v1/routers/${routerId}/revisions`);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({
+    expect(r.body).toMatchObject({
       applied: { profile: 'home', revision: 2 },
       desired: { profile: 'home', revision: 2, rolloutId: null },
       assignment: null,
+      state: 'in_step',
+      rollback: null,
     });
+    expect(r.body.next).toMatch(/^In step: stays on home@2/);
     const quiet = await api(`/v1/routers/${quietId}/revisions`);
-    expect(quiet.body).toEqual({ applied: null, desired: null, assignment: null });
+    expect(quiet.body).toEqual({
+      applied: null,
+      desired: null,
+      assignment: null,
+      state: 'nothing_to_run',
+      next: 'Nothing to run: no rollout or assignment has given this router a revision.',
+      rollback: null,
+    });
   });
 
   it.each([

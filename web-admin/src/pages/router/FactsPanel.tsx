@@ -30,7 +30,7 @@ export function FactsPanel({ router }: { router: RouterDetail }) {
           <Fact term="SoC">{router.soc}</Fact>
           <Fact term="CPU">
             {facts.cpu?.model
-              ? `${facts.cpu.model}${facts.cpu.cores ? ` · ${facts.cpu.cores} cores` : ''}`
+              ? `${facts.cpu.model}${facts.cpu.cores ? ` · ${facts.cpu.cores} ${facts.cpu.cores === 1 ? 'core' : 'cores'}` : ''}`
               : router.arch}
           </Fact>
           <Fact term="Architecture">

@@ -10,6 +10,17 @@ import { Fact, Panel } from './Panel.js';
 const named = (r: { profile: string; revision: number } | null | undefined) =>
   r ? `${r.profile}@${r.revision}` : null;
 
+/** The API's revision state as a status colour (the words are the API's own). */
+const STATE_TONE: Record<string, string> = {
+  in_step: 'applied',
+  held_after_rollback: 'rolled_back',
+  on_its_way: 'pending',
+  waiting_for_router: 'pending',
+  failed: 'failed',
+  nothing_to_run: 'pending',
+  decommissioned: 'failed',
+};
+
 /** Applied and desired revision side by side: equal means the router runs what it should. */
 export function RevisionsPanel({ id, version }: { id: string; version: number }) {
   const { api } = useSignedIn();
@@ -18,7 +29,6 @@ export function RevisionsPanel({ id, version }: { id: string; version: number })
     [api, id, version],
   );
   const data = revisions.data;
-  const inStep = data && named(data.applied) === named(data.desired);
   return (
     <Panel title="Revisions">
       {revisions.failure ? <ErrorNotice failure={revisions.failure} onRetry={revisions.reload} /> : null}
@@ -46,14 +56,9 @@ export function RevisionsPanel({ id, version }: { id: string; version: number })
             )}
           </Fact>
           <Fact term="State">
-            {data.desired || data.applied ? (
-              <span className={`wf-status wf-status--${inStep ? 'applied' : 'pending'}`}>
-                {inStep ? 'in step' : 'pending'}
-              </span>
-            ) : (
-              <span className="wf-muted">nothing to run</span>
-            )}
+            <span className={`wf-status wf-status--${STATE_TONE[data.state]}`}>{data.state.replaceAll('_', ' ')}</span>
           </Fact>
+          <Fact term="Next">{data.next}</Fact>
           <Fact term="Assignment">
             {data.assignment ? (
               `${data.assignment.profile}${data.assignment.pinnedRevision ? `@${data.assignment.pinnedRevision} (pinned)` : ' (latest)'}${data.assignment.overrides ? ', with overrides' : ''}`

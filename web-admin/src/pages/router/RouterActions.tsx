@@ -53,7 +53,7 @@ export function RouterActions({
           action,
           lines: [
             `decommissioned at ${new Date(done.decommissionedAt).toLocaleString()}`,
-            `${done.revokedCertificates} certificates revoked`,
+            `${done.revokedCertificates} ${done.revokedCertificates === 1 ? 'certificate' : 'certificates'} revoked`,
           ],
         });
         onChanged();
