@@ -357,7 +357,11 @@ export class RouterRegistry implements AgentReportSink {
   private async recordApplyBatch(
     batch: { routerId: string; result: ApplyResult; timing: ApplyResultTiming }[],
   ): Promise<void> {
-    const rows: (StoredApplyResult & { timing: ApplyResultTiming; rolledBackToId: string | null | undefined })[] = [];
+    const rows: (StoredApplyResult & {
+      timing: ApplyResultTiming;
+      rolledBackToId: string | null | undefined;
+      heldAtId: string | null | undefined;
+    })[] = [];
     for (const { routerId, result, timing } of batch) {
       const status = APPLY_STATUS[result.status as keyof typeof APPLY_STATUS] ?? 'failed';
       const revisionId = result.profile ? await this.revisionId(result.profile, result.revision) : null;
@@ -367,6 +371,9 @@ export class RouterRegistry implements AgentReportSink {
       const rolledBackToId = rolledBackTo
         ? await this.revisionId(rolledBackTo.profile, rolledBackTo.revision)
         : rolledBackTo;
+      // The controller's wish follows any rollback, one from before the Hello too (the Hello set applied).
+      const undoneTo = status === 'rolled_back' ? rolledBackToOf(result.evidence) : undefined;
+      const heldAtId = undoneTo ? await this.revisionId(undoneTo.profile, undoneTo.revision) : undoneTo;
       const duration =
         result.startedAt && result.finishedAt
           ? (result.finishedAt.getTime() - result.startedAt.getTime()) / 1000
@@ -380,6 +387,7 @@ export class RouterRegistry implements AgentReportSink {
         result,
         timing,
         rolledBackToId,
+        heldAtId,
       });
     }
     const identities = await this.identitiesOf([...new Set(rows.map((r) => r.routerId))]);
@@ -432,8 +440,8 @@ export class RouterRegistry implements AgentReportSink {
       const held = await followRollbacks(
         tx,
         current.flatMap((r) =>
-          r.status === 'rolled_back' && r.revisionId && r.rolledBackToId !== undefined
-            ? [{ routerId: r.routerId, fromRevisionId: r.revisionId, toRevisionId: r.rolledBackToId }]
+          r.status === 'rolled_back' && r.revisionId && r.heldAtId !== undefined
+            ? [{ routerId: r.routerId, fromRevisionId: r.revisionId, toRevisionId: r.heldAtId }]
             : [],
         ),
       );
@@ -451,7 +459,7 @@ export class RouterRegistry implements AgentReportSink {
             error: r.error ?? undefined,
             planHash: r.result.planHash,
             ...(r.timing.undone ? { undone: 'the router no longer ran this revision when it reconnected' } : {}),
-            ...(held.has(r.routerId) && r.rolledBackToId !== undefined
+            ...(held.has(r.routerId) && r.heldAtId !== undefined
               ? { desiredNow: rolledBackToOf(r.result.evidence) ?? null }
               : {}),
           },
