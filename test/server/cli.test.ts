@@ -87,7 +87,8 @@ describe('the wrtfleet CLI against a live controller', () => {
   it('plan preview, rollout create --watch to completion, audit ls/verify/export', async () => {
     const preview = await cli('plan', 'preview', '--profile', 'home', '--all');
     expect(preview.code).toBe(0);
-    expect(preview.stdout).toMatch(/6 routers matched/);
+    expect(preview.stdout).toMatch(/6 routers matched: \d+ would change, \d+ unchanged, 0 refused by the plan/);
+    expect(preview.stdout).not.toContain('{');
     const rollout = await cli(
       'rollout',
       'create',

@@ -32,7 +32,7 @@ export async function planVerb({ opts, api }: CliContext, command: string | unde
         })),
         ['router', 'satisfiable', 'datapath', 'offload', 'changes'],
       ),
-      `${r.matched} routers matched; ${JSON.stringify(r.summary)}`,
+      `${r.matched} ${r.matched === 1 ? 'router' : 'routers'} matched: ${r.summary.changing} would change, ${r.summary.unchanged} unchanged, ${r.summary.refused} refused by the plan`,
     ].join('\n'),
   );
   return 0;
