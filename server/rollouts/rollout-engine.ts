@@ -153,23 +153,7 @@ export class RolloutEngine {
       const newFailures = failures - rollout.acceptedFailures;
       if (newFailures > 0 && finished > 0 && failures / finished > strategy.maxFailureRatio) {
         const reason = `${failures} of ${finished} routers failed or rolled back after batch ${batch} (threshold ${strategy.maxFailureRatio})`;
-        const paused = await this.audit.record(async (tx) => {
-          const { count } = await tx.rollout.updateMany({
-            where: { id: rolloutId, state: 'running', currentBatch: batch },
-            data: { state: 'paused', pauseReason: reason },
-          });
-          if (count === 0) return { result: false, event: null };
-          return {
-            result: true,
-            event: {
-              actor: 'system',
-              action: 'rollout.paused',
-              targetType: 'rollout',
-              targetId: rolloutId,
-              after: { reason, batch },
-            },
-          };
-        });
+        const paused = await this.pauseAutomatically(rolloutId, 'running', batch, reason);
         if (paused) this.log.warn({ rolloutId, reason }, 'rollout paused automatically');
         return;
       }
@@ -412,6 +396,41 @@ export class RolloutEngine {
         `rollout is ${before.state}; it can only be ${action.replace('rollout.', '')} from ${from.join(' or ')}`,
       );
     return this.view(rolloutId);
+  }
+
+  /**
+   * The system's own pause (the failure threshold, a health gate), audited: only while the rollout
+   * is still in `from` at `batch`, so a pause or abort by an operator meanwhile stands. False when it moved on.
+   */
+  async pauseAutomatically(
+    rolloutId: string,
+    from: 'running' | 'soaking',
+    batch: number,
+    reason: string,
+    gate?: string,
+  ): Promise<boolean> {
+    return this.audit.record(async (tx) => {
+      const { count } = await tx.rollout.updateMany({
+        where: { id: rolloutId, state: from, currentBatch: batch },
+        data: {
+          state: 'paused',
+          pauseReason: reason,
+          ...(gate !== undefined ? { pauseGate: gate } : {}),
+          ...(from === 'soaking' ? { soakUntil: null } : {}),
+        },
+      });
+      if (count === 0) return { result: false, event: null };
+      return {
+        result: true,
+        event: {
+          actor: 'system',
+          action: 'rollout.paused',
+          targetType: 'rollout',
+          targetId: rolloutId,
+          after: { reason, batch, ...(gate !== undefined ? { gate } : {}) },
+        },
+      };
+    });
   }
 
   counts(rolloutId: string): Promise<Record<TargetState, number>> {

@@ -17,6 +17,14 @@ export interface SoakSteps {
   log: Logger;
   /** Queues an advance after `delayMs`, under a coalescing key of its own when `key` is given. */
   kick(rolloutId: string, delayMs?: number, key?: string): Promise<void>;
+  /** The system's own audited pause, only while the rollout is still in `from` at `batch`. */
+  pauseAutomatically(
+    rolloutId: string,
+    from: 'running' | 'soaking',
+    batch: number,
+    reason: string,
+    gate?: string,
+  ): Promise<boolean>;
 }
 
 /**
@@ -69,23 +77,7 @@ export async function endSoak(
   const failure = await judgeGates(engine.db, rollout, baseline, strategy.soakSeconds);
   const soaking = { id: rolloutId, state: 'soaking' as const, currentBatch: batch };
   if (failure) {
-    const paused = await engine.audit.record(async (tx) => {
-      const { count } = await tx.rollout.updateMany({
-        where: soaking,
-        data: { state: 'paused', pauseReason: failure.reason, pauseGate: failure.gate, soakUntil: null },
-      });
-      if (count === 0) return { result: false, event: null };
-      return {
-        result: true,
-        event: {
-          actor: 'system',
-          action: 'rollout.paused',
-          targetType: 'rollout',
-          targetId: rolloutId,
-          after: { reason: failure.reason, batch, gate: failure.gate },
-        },
-      };
-    });
+    const paused = await engine.pauseAutomatically(rolloutId, 'soaking', batch, failure.reason, failure.gate);
     if (paused) engine.log.warn({ rolloutId, reason: failure.reason }, 'rollout paused by a health gate');
     return false;
   }
