@@ -374,6 +374,16 @@ describe('the Fleet page (real controller, simulated fleet, Chromium)', () => {
     expect(await count('total')).toBe('1');
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshotThemes(page, 'fleet-decommissioned');
+
+    // Its page says what it is and offers only bringing it back, not "Rotate credentials".
+    await bodyRows().first().getByRole('link').first().click();
+    await page.waitForURL(new RegExp(`/routers/${id}`));
+    const actions = page.getByRole('group', { name: 'Router actions' });
+    await actions.getByRole('button', { name: 'Bring back (re-enroll)' }).waitFor();
+    expect(await actions.getByRole('button').allInnerTexts()).toEqual(['Bring back (re-enroll)']);
+    expect(await page.getByText('in step').count()).toBe(0);
+    await screenshotThemes(page, 'router-decommissioned');
+    await page.goBack();
     await page.getByLabel('Decommissioned').selectOption('');
     await waitForRows(DEMO_ROUTERS - 1);
   });

@@ -17,7 +17,12 @@ describe("the router page's actions", () => {
   });
 
   it('offers only re-enrolment on a decommissioned router', () => {
-    expect(actionsFor(as(['admin']), true).map((a) => a.id)).toEqual(['re_enroll']);
+    const [only, ...rest] = actionsFor(as(['admin']), true);
+    expect(rest).toEqual([]);
+    expect(only?.id).toBe('re_enroll');
+    // Re-enrolment brings a decommissioned router back: "Rotate credentials" would hide that.
+    expect(only?.label).toBe('Bring back (re-enroll)');
+    expect(only?.explain).toMatch(/back in the fleet/);
     expect(actionsFor(as(['write']), true)).toEqual([]);
   });
 

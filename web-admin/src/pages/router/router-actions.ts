@@ -81,9 +81,24 @@ export const ROUTER_ACTIONS: readonly RouterAction[] = [
   },
 ];
 
-/** The actions the caller's scopes allow; the rest are not shown (the controller refuses them anyway). */
+/**
+ * Re-enrolment of a decommissioned router brings it back into the fleet (the enrollment clears
+ * its decommission), which is not what "Rotate credentials" says.
+ */
+const BRING_BACK: Pick<RouterAction, 'label' | 'explain'> = {
+  label: 'Bring back (re-enroll)',
+  explain:
+    'A single-use re-enrolment token for this router is created. When its agent enrolls with it, the router is back in the fleet with a new certificate, its history kept. The token is shown once.',
+};
+
+/**
+ * The actions the caller's scopes allow; the rest are not shown (the controller refuses them
+ * anyway). A decommissioned router runs nothing of ours: the one thing left is bringing it back.
+ */
 export function actionsFor(can: (scope: Scope) => boolean, decommissioned: boolean): RouterAction[] {
-  return ROUTER_ACTIONS.filter((a) => can(a.scope)).filter((a) => !decommissioned || a.id === 're_enroll');
+  const allowed = ROUTER_ACTIONS.filter((a) => can(a.scope));
+  if (!decommissioned) return allowed;
+  return allowed.filter((a) => a.id === 're_enroll').map((a) => ({ ...a, ...BRING_BACK }));
 }
 
 /** A command target's state in words for the result line. */
