@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHAIN_OBJECT, BPF_BUILD_DIR } from '../../agent/datapath/programs.js';
 import { PROGRAM_NAMES } from '../../core/programs.js';
-import { ether, ipv4, linuxSynOptions, opt, tcp, TCP_ACK } from '../../test/bpf/frames.js';
+import { ether, ipv4, linuxSynOptions, opt, tcp, TCP_ACK } from '../../lab/wire/frames.js';
 import { compileBpfObject, ensureBpffs, TestProgram, TEST_PIN_ROOT } from '../../test/bpf/progrun.js';
 import { mean, shuffled } from '../statistics.js';
 import { buildEmptyObject, REWRITE, type Candidate } from './programs-under-test.js';

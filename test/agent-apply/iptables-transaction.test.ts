@@ -15,7 +15,7 @@ import { collectFacts, type RouterFacts } from '../../core/facts/index.js';
 import { computePlanHash, resolvePlan, type Plan } from '../../core/plan.js';
 import { validateProfileSpec, type ProfileSpec } from '../../core/profile-spec.js';
 import { Topology } from '../datapath/topology.js';
-import { checkWire } from '../datapath/wire.js';
+import { checkWire } from '../../lab/wire/wire-check.js';
 
 const topo = new Topology();
 let facts: RouterFacts;

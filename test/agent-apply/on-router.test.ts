@@ -23,7 +23,7 @@ import { LOCAL_TCX_HELPER } from '../../agent/datapath/programs.js';
 import { PROGRAM_NAMES } from '../../core/programs.js';
 import { LocalHost } from '../../core/host/local-host.js';
 import { RouterAgent } from '../../agent/router-agent.js';
-import { checkWire } from '../datapath/wire.js';
+import { checkWire } from '../../lab/wire/wire-check.js';
 import { eventually } from '../support/controller.js';
 import { FakeController } from '../support/fake-controller.js';
 import { capture, fullState } from '../support/router-state.js';

@@ -18,7 +18,7 @@ import { LOCAL_TCX_HELPER } from '../../agent/datapath/programs.js';
 import { PROGRAM_NAMES } from '../../core/programs.js';
 import { SshHost } from '../../core/host/ssh-host.js';
 import { RouterAgent } from '../../agent/router-agent.js';
-import { checkWire } from '../datapath/wire.js';
+import { checkWire } from '../../lab/wire/wire-check.js';
 import { eventually } from '../support/controller.js';
 import { FakeController } from '../support/fake-controller.js';
 import { FaultHost, nth } from '../support/fault-host.js';

@@ -8,7 +8,7 @@ import { LOCAL_TCX_HELPER } from '../../agent/datapath/programs.js';
 import { PROGRAM_NAMES } from '../../core/programs.js';
 import type { RouterHost } from '../../core/host/router-host.js';
 import { ADDR, type Topology } from '../datapath/topology.js';
-import { checkWire, type WireReport } from '../datapath/wire.js';
+import { checkWire, type WireReport } from '../../lab/wire/wire-check.js';
 
 /** Ids of the TCX programs on the device, asked of the kernel (wf-tcx query), not of our pins. */
 export async function tcxProgIds(host: RouterHost, dev = 'wan0'): Promise<number[]> {

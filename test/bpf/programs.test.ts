@@ -1,7 +1,7 @@
 /**
  * The four TC programs under BPF_PROG_TEST_RUN on crafted frames: every parsing trap of
  * docs/DOMAIN.md (The four rewrites), for each program, asserting the exact output bytes. Expected outputs are
- * built in TypeScript (test/bpf/frames.ts) by applying the rewrite to the input and
+ * built in TypeScript (lab/wire/frames.ts) by applying the rewrite to the input and
  * recomputing checksums from scratch; the program's incremental checksum must verify.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { readElf, readRodata } from '../../agent/datapath/elf.js';
 import { bpfObjectFor, CHAIN_OBJECT, configuredObject, type ObjectName } from '../../agent/datapath/programs.js';
 import { DEFAULT_REWRITE, PROGRAM_NAMES, type ProgramName } from '../../core/programs.js';
-import { ether, findIpv4, ip4, ipv4, ipv6, linuxSynOptions, oddTsSynOptions, onesSum, tcp, TCP_SYN } from './frames.js';
+import { ether, findIpv4, ip4, ipv4, ipv6, linuxSynOptions, oddTsSynOptions, onesSum, tcp, TCP_SYN } from '../../lab/wire/frames.js';
 import { RET_CONTINUE, TestProgram, type RunResult } from './progrun.js';
 import {
   TTL,

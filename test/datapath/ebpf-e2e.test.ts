@@ -26,8 +26,8 @@ import { CLS_PRIO } from '../../agent/datapath/cls-bpf.js';
 import { watchAndReevaluate } from '../../agent/apply/eligible-watch.js';
 import { requireFeatures } from './features.js';
 import { ADDR, Topology } from './topology.js';
-import { checkWire } from './wire.js';
-import { ipv4, linuxSynOptions, oddTsSynOptions, opt, tcp, TCP_ACK, TCP_SYN } from '../bpf/frames.js';
+import { checkWire } from '../../lab/wire/wire-check.js';
+import { ipv4, linuxSynOptions, oddTsSynOptions, opt, tcp, TCP_ACK, TCP_SYN } from '../../lab/wire/frames.js';
 import { compileBpfObject } from '../bpf/progrun.js';
 
 const REWRITE: RewriteConfig = { programs: [...PROGRAM_NAMES], ttl: 77, synWindow: 29200, ipv6HopLimit: false };

@@ -18,7 +18,7 @@ import {
   removeIptables,
 } from '../../agent/datapath/iptables.js';
 import { Topology } from './topology.js';
-import { checkWire } from './wire.js';
+import { checkWire } from '../../lab/wire/wire-check.js';
 
 /** The two rewrites iptables has targets for (IP-ID zeroing and the SYN window have none). */
 const REWRITE: RewriteConfig = {

@@ -8,7 +8,7 @@ import { applyNft, NFT_TABLE, removeNft } from '../../agent/datapath/nft.js';
 import { ensureRewrite, removeRewrite } from '../../agent/datapath/index.js';
 import { requireFeatures } from './features.js';
 import { Topology } from './topology.js';
-import { checkWire } from './wire.js';
+import { checkWire } from '../../lab/wire/wire-check.js';
 
 const REWRITE: RewriteConfig = { programs: [...PROGRAM_NAMES], ttl: 77, synWindow: 29200, ipv6HopLimit: true };
 const topo = new Topology();

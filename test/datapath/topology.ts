@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalHost } from '../../core/host/local-host.js';
 import { NetnsHost } from '../../agent/datapath/netns-host.js';
-import { readPcap, type PcapPacket } from './pcap.js';
+import { capturePackets, whileTcpdump } from '../../lab/wire/capture.js';
+import type { PcapPacket } from '../../lab/wire/pcap.js';
 
 export const ADDR = {
   client: '10.213.1.2',
@@ -150,44 +151,14 @@ export class Topology {
     throw new Error('iperf3 server did not start');
   }
 
-  /**
-   * Runs `fn` while tcpdump listens for packets arriving at the peer's up0 (`args`: output and
-   * filter), then stops it once they have had time to land; its standard output goes to `onOutput`.
-   */
-  private async whileTcpdump(
-    args: string[],
-    fn: () => Promise<void>,
-    onOutput?: (text: string) => void,
-  ): Promise<void> {
-    const td = spawn('nsenter', [`--net=/run/netns/${this.ns.peer}`, 'tcpdump', '-i', 'up0', '-Q', 'in', ...args], {
-      stdio: ['ignore', onOutput ? 'pipe' : 'ignore', 'pipe'],
-    });
-    let err = '';
-    td.stdout?.on('data', (d) => onOutput!(String(d)));
-    td.stderr!.on('data', (d) => (err += String(d)));
-    for (let i = 0; i < 50 && !err.includes('listening'); i++) await new Promise((res) => setTimeout(res, 100));
-    if (!err.includes('listening')) {
-      td.kill('SIGKILL');
-      throw new Error(`tcpdump did not start: ${err}`);
-    }
-    try {
-      await fn();
-      await new Promise((res) => setTimeout(res, 300));
-    } finally {
-      const done = new Promise((res) => td.once('exit', res));
-      td.kill('SIGINT');
-      await done;
-    }
+  /** Runs `fn` while tcpdump listens at the peer's up0 (lab/wire/capture.ts). */
+  private whileTcpdump(args: string[], fn: () => Promise<void>, onOutput?: (text: string) => void): Promise<void> {
+    return whileTcpdump({ netns: this.ns.peer, dev: 'up0' }, args, fn, onOutput);
   }
 
   /** Runs `fn` while tcpdump captures IPv4 packets arriving at the peer; returns them. */
-  async capture(fn: () => Promise<void>, label: string): Promise<PcapPacket[]> {
-    const file = join(this.work, `${label}.pcap`);
-    await this.whileTcpdump(['-s', '0', '-U', '--immediate-mode', '-n', '-w', file, 'ip'], fn);
-    const pcap = readPcap(file);
-    rmSync(file, { force: true });
-    if (pcap.linktype !== 1) throw new Error(`unexpected linktype ${pcap.linktype}`);
-    return pcap.packets;
+  capture(fn: () => Promise<void>, _label: string): Promise<PcapPacket[]> {
+    return capturePackets({ netns: this.ns.peer, dev: 'up0' }, 'ip', fn);
   }
 
   /** ping + iperf3 (handshakes and bulk) from the router itself and from the client. */

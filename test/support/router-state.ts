@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCAL_TCX_HELPER } from '../../agent/datapath/programs.js';
 import type { RouterHost } from '../../core/host/router-host.js';
-import { readPcap, type PcapPacket } from '../datapath/pcap.js';
+import { readPcap, type PcapPacket } from '../../lab/wire/pcap.js';
 
 function mask(text: string): string {
   return text

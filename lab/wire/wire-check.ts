@@ -1,8 +1,9 @@
 /**
  * Checks every captured IPv4 packet against what the rewrite chain promises on the wire.
- * Uses the independent parser/checksum code of test/bpf/frames.ts.
+ * Uses the independent parser/checksum code of frames.ts (shared by the x86 datapath tests and
+ * the lab's checks on the MIPS guests).
  */
-import { findIpv4, onesSum, pseudo4 } from '../bpf/frames.js';
+import { findIpv4, onesSum, pseudo4 } from './frames.js';
 import type { PcapPacket } from './pcap.js';
 
 export interface WireExpect {

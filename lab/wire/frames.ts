@@ -1,5 +1,6 @@
 /**
- * Frame construction and checksum verification for the datapath tests.
+ * Frame construction and checksum verification: the datapath tests' frames and the lab's
+ * wire checks (moved here from test/bpf so product tooling, lab/, never imports test/).
  *
  * Written from the RFCs, independently of the BPF programs: checksums are always
  * computed from scratch over the whole header/segment (never incrementally), so a wrong
