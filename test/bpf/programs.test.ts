@@ -9,7 +9,18 @@ import { readFileSync } from 'node:fs';
 import { readElf, readRodata } from '../../agent/datapath/elf.js';
 import { bpfObjectFor, CHAIN_OBJECT, configuredObject, type ObjectName } from '../../agent/datapath/programs.js';
 import { DEFAULT_REWRITE, PROGRAM_NAMES, type ProgramName } from '../../core/programs.js';
-import { ether, findIpv4, ip4, ipv4, ipv6, linuxSynOptions, oddTsSynOptions, onesSum, tcp, TCP_SYN } from '../../lab/wire/frames.js';
+import {
+  ether,
+  findIpv4,
+  ip4,
+  ipv4,
+  ipv6,
+  linuxSynOptions,
+  oddTsSynOptions,
+  onesSum,
+  tcp,
+  TCP_SYN,
+} from '../../lab/wire/frames.js';
 import { RET_CONTINUE, TestProgram, type RunResult } from './progrun.js';
 import {
   TTL,
