@@ -16,8 +16,9 @@
  * cls_bpf, where there is no TCX (every kernel before 6.6, so 21.02's 5.4 too): a program that
  * loads is of no use unless it can be attached, so the probe also looks for the cls_bpf
  * classifier and the clsact qdisc in the running kernel (loaded, a module file for this kernel,
- * or built in per /proc/config.gz), without adding a qdisc anywhere. Missing either, eBPF is
- * probed false, naming the kernel package (kmod-sched-bpf, kmod-sched-core).
+ * or built in per modules.builtin, /proc/config.gz or /proc/kallsyms), without adding a qdisc
+ * anywhere. Missing either, eBPF is probed false, naming the kernel package (kmod-sched-bpf,
+ * kmod-sched-core).
  *
  * Offload: uci/fw4 present (agent/offload). Hardware offload cannot be probed without
  * enabling it (fw4's own check runs at reload), so it stays as predicted unless offload
@@ -108,11 +109,14 @@ export async function probeCapabilities(host: RouterHost, opts: ProbeOptions = {
 /** Kernel pieces cls_bpf attach needs that the running kernel lacks (empty: it has both). */
 async function missingClsBpfAttach(host: RouterHost): Promise<string[]> {
   const missing: string[] = [];
-  for (const [module, config, pkg] of [
-    ['cls_bpf', 'CONFIG_NET_CLS_BPF', 'kmod-sched-bpf'],
-    ['sch_ingress', 'CONFIG_NET_SCH_INGRESS', 'kmod-sched-core'],
+  // Built in, a module has no /sys/module entry unless it has parameters (cls_bpf and
+  // sch_ingress have none), and /proc/config.gz needs CONFIG_IKCONFIG_PROC: so also
+  // modules.builtin, and the kernel's own symbol table (a function of each, built in or loaded).
+  for (const [module, config, pkg, symbol] of [
+    ['cls_bpf', 'CONFIG_NET_CLS_BPF', 'kmod-sched-bpf', 'cls_bpf_classify'],
+    ['sch_ingress', 'CONFIG_NET_SCH_INGRESS', 'kmod-sched-core', 'clsact_init'],
   ] as const) {
-    const script = `k=$(uname -r); [ -d /sys/module/${module} ] || [ -n "$(find /lib/modules/$k -name '${module}.ko*' 2>/dev/null | head -n 1)" ] || zcat /proc/config.gz 2>/dev/null | grep -q '^${config}=y'`;
+    const script = `k=$(uname -r); [ -d /sys/module/${module} ] || [ -n "$(find /lib/modules/$k -name '${module}.ko*' 2>/dev/null | head -n 1)" ] || grep -q '/${module}\\.ko' /lib/modules/$k/modules.builtin 2>/dev/null || zcat /proc/config.gz 2>/dev/null | grep -q '^${config}=y' || grep -q ' ${symbol}$' /proc/kallsyms 2>/dev/null`;
     const r = await host.run(['sh', '-c', script]);
     if (r.code !== 0) missing.push(`${module} (${config}; OpenWrt package ${pkg})`);
   }

@@ -23,6 +23,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Client, type ClientChannel, type ConnectConfig } from 'ssh2';
+import { dropbearChannelLimit } from './dropbear-channels.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandResult, type RouterHost, type RunOptions } from './router-host.js';
 
 export type SshErrorKind =
@@ -104,6 +105,8 @@ export class SshHost implements RouterHost {
   connectAttempts = 0;
   /** Fingerprint of the host key of the current/last connection. */
   hostKey: string | undefined;
+  /** The server's software version from its SSH banner ("dropbear_2022.83", "OpenSSH_9.2p1"). */
+  serverSoftware: string | undefined;
 
   constructor(private readonly options: SshHostOptions) {
     this.description = `ssh ${options.label ?? `${options.username}@${options.host}:${options.port ?? 22}`}`;
@@ -239,6 +242,8 @@ export class SshHost implements RouterHost {
       client.on('ready', () => {
         if (settled) return;
         settled = true;
+        // ssh2 keeps the banner's software version on the client without a public getter.
+        this.serverSoftware = (client as unknown as { _remoteVer?: string })._remoteVer;
         this.failures = 0;
         this.blockedUntil = 0;
         this.lastError = undefined;
@@ -296,7 +301,7 @@ export class SshHost implements RouterHost {
   }
 
   private async slot(): Promise<() => void> {
-    const max = this.options.maxChannels ?? 6;
+    const max = this.options.maxChannels ?? dropbearChannelLimit(this.serverSoftware) ?? 6;
     while (this.active >= max) await new Promise<void>((r) => this.waiters.push(r));
     this.active += 1;
     return () => {
@@ -338,6 +343,8 @@ export class SshHost implements RouterHost {
   ): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
     if (argv.length === 0) return { code: null, stdout: Buffer.alloc(0), stderr: 'empty command' };
     const timeoutMs = options.timeoutMs ?? this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    // Connected first: the server's version decides how many commands may run at once.
+    await this.ensureClient();
     const release = await this.slot();
     try {
       const client = await this.ensureClient();

@@ -7,9 +7,13 @@
  *  (b) netfilter per-packet rewrites (nftables, or iptables on fw3) vs any offload: offloaded
  *      flows skip netfilter after ingress, fw4's flowtable and fw3's FLOWOFFLOAD alike.
  *      prefer-rewrite -> offload off; prefer-offload -> keep, warn.
- *      SYN-only rewrites are in neither conflict: a flow is only offloaded once conntrack has
- *      seen traffic both ways, so the first SYN always takes the full path.
- *  (c) offloaded flows bypass SQM/qdisc shaping: informational.
+ *      SYN-only rewrites are in neither conflict: a flow is only offloaded once its TCP handshake
+ *      is done (conntrack ESTABLISHED and assured), so the first SYN always takes the full path.
+ *  (c) hardware-offloaded flows bypass SQM/qdisc shaping: informational. Software-offloaded ones
+ *      do not: the flowtable transmits through dev_queue_xmit (the egress qdisc queues them), and
+ *      packets an ingress ifb hands back skip the flowtable's hook. Observed on a real 6.1 kernel
+ *      (test/lab/flow-offload.test.ts): cake held offloaded flows to its rate both ways, the
+ *      nftables rewrites stopped after the handshake, the TC egress programs did not.
  */
 import type { ProgramName } from '../programs.js';
 import type { ConflictPolicy } from '../profile-spec.js';
@@ -156,7 +160,7 @@ function netfilterRewriteVsOffload(
         },
       };
     }
-    const detail = `prefer-offload keeps ${offload} offload: the ${rules} for ${lost} apply only until conntrack sees the flow both ways and ${via} offloads it, i.e. to the first packets of each flow`;
+    const detail = `prefer-offload keeps ${offload} offload: the ${rules} for ${lost} apply only until the flow's TCP handshake is done and ${via} offloads it, i.e. to the handshake and at most the first data packets of each flow (and again to the last ones once a FIN or RST hands the flow back)`;
     decide(topic, 'rewrite-partial', detail);
     warnings.push(
       `${offload} offload kept with ${netfilter} rewriting: ${lost} stop for each flow once it is offloaded`,
@@ -178,7 +182,7 @@ function netfilterRewriteVsOffload(
     decide(
       topic,
       'none',
-      `only first-SYN rewrites run in ${netfilter} (${synOnly.join(', ')}); flows are offloaded only after conntrack has seen traffic both ways, so the first SYN always traverses the netfilter hooks`,
+      `only first-SYN rewrites run in ${netfilter} (${synOnly.join(', ')}); flows are offloaded only once their TCP handshake is done (conntrack ESTABLISHED and assured), so the first SYN always traverses the netfilter hooks`,
     );
   } else if (datapath === 'ebpf' && offload === 'software') {
     decide(
@@ -198,14 +202,26 @@ function netfilterRewriteVsOffload(
   return { offload, conflict: null };
 }
 
-/** (c) Offloaded flows bypass qdisc shaping; worth knowing, not for the policy to resolve. */
+/**
+ * (c) Hardware-offloaded flows bypass qdisc shaping; worth knowing, not for the policy to resolve.
+ * Software-offloaded flows are still shaped (see the file comment), so software is no conflict.
+ */
 function offloadBypassesSqm({ sinks: { decide } }: ConflictContext, offload: OffloadMode): CheckOutcome {
   const topic = 'conflict.offload-bypasses-sqm';
   if (offload === 'off') {
     decide(topic, 'none', 'offload is off: SQM/qdisc shaping sees every packet');
     return { offload, conflict: null };
   }
-  const detail = `${offload}-offloaded flows bypass SQM/qdisc shaping (CAKE, fq_codel) on the forwarding path; if this router shapes traffic, use offload off`;
+  if (offload === 'software') {
+    decide(
+      topic,
+      'none',
+      "software-offloaded flows still leave through dev_queue_xmit, so the WAN's egress qdisc (SQM's cake, fq_codel) queues and shapes them; SQM's ingress shaping hands packets back from its ifb with classification skipped, which skips the flowtable's ingress hook too, so that direction takes the full path and is shaped as well",
+    );
+    return { offload, conflict: null };
+  }
+  const detail =
+    'hardware-offloaded flows are forwarded by the PPE once bound and never reach a qdisc, so SQM/qdisc shaping (CAKE, fq_codel) stops for them; if this router shapes traffic, use software offload (still shaped) or offload off';
   decide(topic, 'informational', detail);
   return {
     offload,

@@ -158,6 +158,29 @@ describe('predictCapabilities', () => {
     }
   });
 
+  it('JIT: every 64-bit and ARM CPU has one; 32-bit MIPS from 5.16, or OpenWrt 5.15 (23.05 backports it)', () => {
+    const jit = (arch: string, kernel: string | null, version: string | null = '24.10.4') =>
+      predictCapabilities(router({ arch, kernel, version })).jit;
+    expect(jit('aarch64_cortex-a53', '5.4.238')).toMatchObject({ compiler: true });
+    expect(jit('x86_64', '6.1.0-18-amd64', null)).toMatchObject({ compiler: true });
+    // The lab's guests: Debian's 6.1 mipsel kernel and a 6.1 big-endian one, not OpenWrt.
+    expect(jit('mipsel', '6.1.0-50-4kc-malta', null)).toMatchObject({ compiler: true });
+    expect(jit('mips', '6.1.192', null).reason).toMatch(/>= 5\.16: the MIPS32 eBPF JIT is in mainline/);
+    expect(jit('mipsel_24kc', '5.15.150', '23.05.5')).toMatchObject({ compiler: true });
+    expect(jit('mipsel_24kc', '5.15.150', '23.05.5').reason).toMatch(/backports the MIPS32 eBPF JIT/);
+    // A 5.15 that is not OpenWrt's has no MIPS32 JIT: the table used to say it had.
+    expect(jit('mipsel', '5.15.0', null)).toMatchObject({ compiler: false });
+    expect(jit('mips_24kc', '5.10.176', '22.03.5')).toMatchObject({ compiler: false });
+    expect(jit('mips_24kc', '5.10.176', '22.03.5').reason).toMatch(/the interpreter runs the programs/);
+    expect(jit('mips_24kc', null).compiler).toBeNull();
+    expect(predictCapabilities(router({ arch: null })).jit.compiler).toBeNull();
+    // Either way eBPF itself stands: the interpreter runs the programs too.
+    expect(predictCapabilities(router({ arch: 'mipsel', kernel: '5.15.0', version: null })).ebpf).toBe(true);
+    expect(predictCapabilities(router({ arch: 'mipsel', kernel: '5.15.0', version: null })).reasons.ebpf).toMatch(
+      /without the eBPF JIT \(the interpreter runs the programs\)/,
+    );
+  });
+
   it('eBPF: expected from 5.15, for the probe to decide from 5.2, impossible below; TCX needs 6.6', () => {
     const at = (kernel: string | null) => predictCapabilities(router({ kernel }));
     expect(at('5.15')).toMatchObject({ ebpf: true, tcx: false });

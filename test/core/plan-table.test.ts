@@ -77,7 +77,8 @@ function expected(
     conflicts.push(`${mode}-rewrite-vs-offload`);
     if (policy === 'prefer-rewrite') offload = 'off';
   }
-  if (offload !== 'off') conflicts.push('offload-bypasses-sqm');
+  // Only hardware offload bypasses the qdiscs: software-offloaded flows are still shaped.
+  if (offload === 'hardware') conflicts.push('offload-bypasses-sqm');
 
   return {
     satisfiable,

@@ -315,10 +315,15 @@ describe('plan: explicit cases', () => {
   it('eBPF with software offload coexist (TC egress still sees software-offloaded flows)', () => {
     const plan = planFor('tplink-archer-c7-v2', { flowOffload: { mode: 'software' } });
     expect(plan).toMatchObject({ satisfiable: true, datapath: { mode: 'ebpf' }, offload: { mode: 'software' } });
-    expect(plan.conflicts.map((c) => c.id)).toEqual(['offload-bypasses-sqm']);
+    // Software offload is no SQM conflict either (test/lab/flow-offload.test.ts: cake still shapes offloaded flows).
+    expect(plan.conflicts).toEqual([]);
     expect(plan.decisions.find((d) => d.topic === 'conflict.nftables-rewrite-vs-offload')?.reason).toMatch(
       /dev_queue_xmit/,
     );
+    expect(plan.decisions.find((d) => d.topic === 'conflict.offload-bypasses-sqm')).toMatchObject({
+      choice: 'none',
+      reason: expect.stringMatching(/dev_queue_xmit.*egress qdisc.*ifb/),
+    });
   });
 
   it('cls_bpf tooling missing (tc-tiny, no kmod-sched-bpf): auto falls back to nftables, on keeps eBPF with prerequisites', () => {
