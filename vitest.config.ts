@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The router lab's guests are a tier of their own (vitest.lab.config.ts), after the images are built.
+    exclude: ['test/lab/**', '**/node_modules/**'],
     // Kernel, database and network tests share one machine (2 cores): run files one at a time
     // so namespaces, ports and timings do not fight each other.
     fileParallelism: false,

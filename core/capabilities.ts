@@ -17,8 +17,16 @@
  * image's kernel config, an older verifier, no MIPS32 JIT), so it is predicted true only to be
  * confirmed: the on-device probe loads one of our programs and checks cls_bpf, and decides.
  * From 5.15 (23.05+) it is expected; TCX needs 6.6 (24.10+). 32-bit MIPS is NOT refused:
- * OpenWrt 23.05+ kernels carry the MIPS32 eBPF JIT even though the reference tool declares
- * MIPS32 unsupported; older ones run the programs in the interpreter.
+ * the reference tool declares MIPS32 unsupported, but the kernel runs our programs there too,
+ * JIT-compiled or in the interpreter (predictJit).
+ *
+ * The eBPF JIT for 32-bit MIPS arrived in Linux 5.16 (Johan Almbladh's, for both
+ * byte orders); OpenWrt 23.05 backports it to its 5.15 (target/linux/generic/backport-5.15/
+ * 050-v5.16-*), 22.03's 5.10 and 21.02's 5.4 have none. A kernel with the JIT uses it only while
+ * net.core.bpf_jit_enable is 1: OpenWrt builds with CONFIG_BPF_JIT_DEFAULT_ON (1 from boot),
+ * Debian's mips kernels without it (0 from boot, so the interpreter until someone sets it).
+ * Measured in the router lab (lab/checks/facts.ts): Debian's 6.1 4kc-malta and a 6.1 built
+ * for big-endian Malta JIT all five of our programs at 1, and run them interpreted at 0.
  */
 import { kernelAtLeast } from './facts/kernel.js';
 import { FW3_OFFLOAD_MIN_OPENWRT, firewallGeneration } from './facts/firewall.js';
@@ -144,9 +152,18 @@ export interface CapabilityFlags {
   tcx: boolean;
 }
 
+/** Whether the kernel can JIT-compile our programs (used while net.core.bpf_jit_enable=1). */
+export interface JitPrediction {
+  /** The kernel has an eBPF JIT for this CPU; false: the interpreter runs them; null: unknown. */
+  compiler: boolean | null;
+  reason: string;
+}
+
 export interface PredictedCapabilities extends CapabilityFlags {
   /** One sentence per flag: why it is true or false. */
   reasons: Record<keyof CapabilityFlags, string>;
+  /** JIT or interpreter: not a capability of its own (both run the programs), but their speed. */
+  jit: JitPrediction;
   /** Flags that hold only once the on-device probe confirms them (e.g. the MIPS32 JIT). */
   toConfirm: (keyof CapabilityFlags)[];
   /** The table entry that decided hardware offload, if any. */
@@ -158,6 +175,10 @@ export const EBPF_MIN_KERNEL = '5.15';
 /** Our objects keep their settings in .rodata globals (global data), which kernels load from 5.2. */
 export const EBPF_FLOOR_KERNEL = '5.2';
 export const TCX_MIN_KERNEL = '6.6';
+/** Mainline's eBPF JIT for 32-bit MIPS (Linux 5.16). */
+export const MIPS32_JIT_MIN_KERNEL = '5.16';
+/** OpenWrt 23.05's 5.15 carries that JIT as a backport. */
+export const MIPS32_JIT_OPENWRT_KERNEL = '5.15';
 export { FW4_MIN_OPENWRT } from './facts/firewall.js';
 
 export function chipsetCapability(soc: string | null): ChipsetCapability | null {
@@ -168,7 +189,8 @@ export function predictCapabilities(facts: CapabilityInput): PredictedCapabiliti
   const toConfirm: (keyof CapabilityFlags)[] = [];
   const software = predictSoftwareOffload(facts);
   const hardware = predictHardwareOffload(facts, software.value);
-  const ebpf = predictEbpf(facts);
+  const jit = predictJit(facts);
+  const ebpf = predictEbpf(facts, jit);
   const tcx = predictTcx(facts, ebpf.value);
   if (ebpf.value) toConfirm.push('ebpf');
   if (tcx.value) toConfirm.push('tcx');
@@ -178,6 +200,7 @@ export function predictCapabilities(facts: CapabilityInput): PredictedCapabiliti
     ebpf: ebpf.value,
     tcx: tcx.value,
     reasons: { hardwareOffload: hardware.reason, softwareOffload: software.reason, ebpf: ebpf.reason, tcx: tcx.reason },
+    jit,
     toConfirm,
     chipset: hardware.chipset,
   };
@@ -261,10 +284,41 @@ function predictHardwareOffload(
   };
 }
 
-function predictEbpf(facts: CapabilityInput): Verdict {
+const isMips32 = (arch: string | null | undefined) => !!arch && /^mips(el)?([_-]|$)/.test(arch);
+
+/**
+ * JIT or interpreter, from the kernel and the CPU: every other router CPU (x86_64, aarch64,
+ * 32-bit ARM, 64-bit MIPS) has had an eBPF JIT since long before 5.2, 32-bit MIPS only since
+ * 5.16 (OpenWrt: 23.05's 5.15). Which one runs also takes net.core.bpf_jit_enable, read by the probe.
+ */
+export function predictJit(facts: Pick<CapabilityInput, 'kernel' | 'arch' | 'openwrt'>): JitPrediction {
+  const sysctl = 'used while net.core.bpf_jit_enable=1 (OpenWrt sets it from boot; 0 runs the interpreter)';
+  if (!facts.arch) return { compiler: null, reason: 'CPU architecture unknown' };
+  if (!isMips32(facts.arch)) return { compiler: true, reason: `${facts.arch} kernels carry an eBPF JIT; ${sysctl}` };
+  const mainline = kernelAtLeast(facts.kernel, MIPS32_JIT_MIN_KERNEL);
+  if (mainline === null) return { compiler: null, reason: 'kernel release unknown' };
+  if (mainline)
+    return {
+      compiler: true,
+      reason: `kernel ${facts.kernel} >= ${MIPS32_JIT_MIN_KERNEL}: the MIPS32 eBPF JIT is in mainline; ${sysctl}`,
+    };
+  const backport =
+    facts.openwrt !== null && facts.openwrt !== undefined && kernelAtLeast(facts.kernel, MIPS32_JIT_OPENWRT_KERNEL);
+  if (backport)
+    return {
+      compiler: true,
+      reason: `OpenWrt kernel ${facts.kernel}: 23.05's 5.15 backports the MIPS32 eBPF JIT from ${MIPS32_JIT_MIN_KERNEL}; ${sysctl}`,
+    };
+  return {
+    compiler: false,
+    reason: `kernel ${facts.kernel}: no eBPF JIT for 32-bit MIPS before ${MIPS32_JIT_MIN_KERNEL} (OpenWrt: before 23.05's ${MIPS32_JIT_OPENWRT_KERNEL}), the interpreter runs the programs`,
+  };
+}
+
+function predictEbpf(facts: CapabilityInput, jit: JitPrediction): Verdict {
   const enough = kernelAtLeast(facts.kernel, EBPF_MIN_KERNEL);
   if (enough === null) return { value: false, reason: `kernel release unknown; eBPF needs >= ${EBPF_MIN_KERNEL}` };
-  const mips32 = facts.arch !== null && facts.arch !== undefined && /^mips(el)?([_-]|$)/.test(facts.arch);
+  const mips32 = isMips32(facts.arch);
   let reason: string;
   if (!enough) {
     if (kernelAtLeast(facts.kernel, EBPF_FLOOR_KERNEL) === false)
@@ -276,7 +330,9 @@ function predictEbpf(facts: CapabilityInput): Verdict {
   } else {
     reason = `kernel ${facts.kernel} >= ${EBPF_MIN_KERNEL}`;
     reason += mips32
-      ? '; 32-bit MIPS: OpenWrt 23.05+ kernels carry the MIPS32 eBPF JIT, to be confirmed by probe'
+      ? jit.compiler
+        ? '; 32-bit MIPS: the kernel carries the MIPS32 eBPF JIT, to be confirmed by probe'
+        : '; 32-bit MIPS without the eBPF JIT (the interpreter runs the programs), to be confirmed by probe'
       : '; to be confirmed by probe';
   }
   const pkgs = facts.packages;
@@ -306,6 +362,9 @@ function predictTcx(facts: CapabilityInput, ebpf: boolean): Verdict {
 export interface FactsSummary {
   soc: string | null;
   arch: string | null;
+  /** `uname -m` ("mips" for both MIPS byte orders). */
+  machine: string | null;
+  cpu: RouterFacts['cpu'];
   endian: 'little' | 'big' | null;
   kernel: string | null;
   openwrt: { version: string; target: string | null } | null;
@@ -314,6 +373,7 @@ export interface FactsSummary {
   socFamily: string | null;
   model: { id: string | null; name: string | null };
   reasons: Record<keyof CapabilityFlags, string>;
+  jit: JitPrediction;
   unknown: RouterFacts['unknown'];
 }
 
@@ -324,6 +384,8 @@ export function factsSummary(
   return {
     soc: facts.soc,
     arch: facts.arch,
+    machine: facts.machine,
+    cpu: facts.cpu,
     endian: facts.endian,
     kernel: facts.kernel,
     openwrt: facts.openwrt ? { version: facts.openwrt.version, target: facts.openwrt.target } : null,
@@ -337,6 +399,7 @@ export function factsSummary(
     socFamily: facts.socFamily,
     model: facts.model,
     reasons: capabilities.reasons,
+    jit: capabilities.jit,
     unknown: facts.unknown,
   };
 }

@@ -85,8 +85,22 @@ interface RunState {
 
 const running = new Map<LabArch, Guest>();
 
+// Namespaces are host-wide, so the record of who owns them is too (not in the cache, which
+// WRTFLEET_LAB_CACHE may point elsewhere per process).
+const RUN_DIR = '/run/wrtfleet-lab';
+
 function statePath(arch: LabArch): string {
-  return join(labCacheRoot(), 'run', `${arch}.json`);
+  return join(RUN_DIR, `${arch}.json`);
+}
+
+function parentOf(pid: number): number | undefined {
+  try {
+    // Fields after the parenthesised command name: state, then the parent pid.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
 }
 
 function alive(pid: number): boolean {
@@ -138,13 +152,22 @@ async function claimArch(arch: LabArch): Promise<void> {
   }
   const names = namespacesFor(arch);
   const present = await listNamespaces();
-  // Without a live owner, whatever still runs in the arch's namespaces is a killed run's QEMU.
-  for (const ns of [names.qemu, names.lan, names.wan].filter((n) => present.includes(n))) {
-    const pids = (await hostExec(['ip', 'netns', 'pids', ns])).stdout.split(/\s+/).filter(Boolean).map(Number);
-    for (const pid of pids) await endProcess(pid, /qemu-system|iperf3|socat/);
+  const inNamespaces: number[] = [];
+  for (const ns of [names.qemu, names.lan, names.wan].filter((n) => present.includes(n)))
+    inNamespaces.push(...(await hostExec(['ip', 'netns', 'pids', ns])).stdout.split(/\s+/).filter(Boolean).map(Number));
+  // A QEMU whose parent lives belongs to a running lab, whatever the files say (another cache
+  // directory, an older lab): refuse rather than pull its network away.
+  for (const pid of inNamespaces) {
+    const parent = parentOf(pid);
+    if (/qemu-system/.test(commandLineOf(pid)) && parent !== undefined && parent > 1 && parent !== process.pid)
+      throw new Error(
+        `a ${arch} lab guest is running (QEMU pid ${pid}, started by pid ${parent}: ${commandLineOf(parent).slice(0, 120)}): stop it first`,
+      );
   }
+  // Without a live owner, whatever still runs in the arch's namespaces is a killed run's.
+  for (const pid of inNamespaces) await endProcess(pid, /qemu-system|iperf3|socat/);
   await destroyTopology(arch);
-  await mkdir(join(labCacheRoot(), 'run'), { recursive: true });
+  await mkdir(RUN_DIR, { recursive: true });
   await writeFile(file, JSON.stringify({ owner: process.pid, started: new Date().toISOString() } satisfies RunState));
 }
 

@@ -36,6 +36,11 @@ for triple in mipsel-linux-gnu mips-linux-gnu aarch64-linux-gnu; do have "$tripl
 [ -f /usr/mips-linux-gnu/lib/libc.a ] || need+=(libc6-dev-mips-cross)
 [ -f /usr/aarch64-linux-gnu/lib/libc.a ] || need+=(libc6-dev-arm64-cross)
 have qemu-mipsel-static || need+=(qemu-user-static)
+# The router lab (lab/, test/lab/): real MIPS kernels under QEMU's system emulation; the image
+# scripts install what only their builds need (cross compilers' extras, kernel build tools).
+have qemu-system-mipsel || need+=(qemu-system-mips)
+have cpio || need+=(cpio)
+have socat || need+=(socat)
 
 if ((${#need[@]})); then
   echo "test setup: installing ${need[*]}"

@@ -1,7 +1,7 @@
 /**
  * `npm run agent:bundle`: the agent as ONE file for routers and proxy hosts.
  *
- *   dist/agent/agent.cjs               esbuild bundle of agent/main.ts (node20, minified; see ENTRY_STUB)
+ *   dist/agent/agent.cjs               esbuild bundle of agent/main.ts (node18, minified; see ENTRY_STUB)
  *   dist/agent/bpf/build/bpfel/*.o     the four programs and wf_chain, little-endian (x86_64, aarch64, mipsel)
  *   dist/agent/bpf/build/bpfeb/*.o     big-endian (ath79 mips)
  *   dist/agent/bpf/build/wf-tcx        TCX helper built for THIS machine
@@ -44,6 +44,14 @@ import {
 } from './sections.js';
 
 const OUT = join(ROOT, 'dist/agent');
+/**
+ * The oldest Node.js the bundle runs on: 18, what OpenWrt 23.05's packages feed ships (node
+ * 18.20; 21.02 had 14, 22.03 16, 24.10 has 20 but no longer for mipsel, 25.12 builds node for
+ * the host only). 23.05 is the last release with node on mipsel, and 22.03 (node 16) is past
+ * its end of life. The router lab runs the bundle on Debian 12's mipsel node 18.20.4
+ * (test/lab/agent-on-router.test.ts).
+ */
+const NODE_TARGET = 'node18';
 const BPF = join(ROOT, 'bpf/build');
 
 export interface AgentBundle {
@@ -68,7 +76,7 @@ export async function bundleAgent(): Promise<AgentBundle> {
     absWorkingDir: ROOT,
     bundle: true,
     platform: 'node',
-    target: 'node20',
+    target: NODE_TARGET,
     minify: true,
     legalComments: 'none',
     external: ['*.node', 'cpu-features'],

@@ -4,12 +4,26 @@
  * one LabCheck; add yours to `LAB_CHECKS`.
  */
 import type { Guest } from '../guest.js';
+import { agentOnRouter } from './agent-on-router.js';
+import { datapathNftCheck } from './datapath-nft.js';
+import { datapathTestRunCheck } from './datapath-testrun.js';
+import { datapathCheck } from './datapath.js';
+import { routerFacts } from './facts.js';
+import { flowOffloadCheck } from './flow-offload.js';
 import { guestBasics } from './guest-basics.js';
 import type { CheckReport, CheckResult, LabCheck } from './lab-check.js';
 
 export * from './lab-check.js';
 
-export const LAB_CHECKS: LabCheck[] = [guestBasics];
+export const LAB_CHECKS: LabCheck[] = [
+  guestBasics,
+  routerFacts,
+  datapathCheck,
+  datapathTestRunCheck,
+  datapathNftCheck,
+  flowOffloadCheck,
+  agentOnRouter,
+];
 
 /** Runs each registered check for the guest's arch; a check that throws is a failed check. */
 export async function runChecks(guest: Guest, checks: readonly LabCheck[] = LAB_CHECKS): Promise<CheckReport[]> {
