@@ -8,7 +8,8 @@
  *  - mips (big-endian) guest: the same facts and probe answers, over SSH (it has no Node.js,
  *    as ath79 routers have none: the proxy placement's path).
  * One boot per arch, mipsel then mips. A guest that cannot be built or booted fails the test
- * with the serial log's last lines; under TCG everything here is slow (minutes), so are the timeouts.
+ * with the serial log's last lines; under TCG everything here is slow (minutes), so are the
+ * timeouts (the mips one also covers a cold image build, a kernel compiled from source).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { agentOnRouter } from '../../lab/checks/agent-on-router.js';
@@ -106,6 +107,6 @@ describe('the agent facing the mips guest (big-endian 6.1, no Node.js: over SSH)
       expect(result.steps?.find((s) => s.name === 'arch')?.detail).toMatch(/arch mips, big-endian/);
       await stopGuest('mips');
     },
-    40 * MINUTE,
+    75 * MINUTE,
   );
 });
