@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHAIN_OBJECT, BPF_BUILD_DIR } from '../../agent/datapath/programs.js';
 import { PROGRAM_NAMES } from '../../core/programs.js';
-import { ether, ipv4, linuxSynOptions, opt, tcp, TCP_ACK } from '../../lab/wire/frames.js';
+import { TIMED_FRAMES } from '../../lab/wire/frame-cases.js';
 import { compileBpfObject, ensureBpffs, TestProgram, TEST_PIN_ROOT } from '../../test/bpf/progrun.js';
 import { mean, shuffled } from '../statistics.js';
 import { buildEmptyObject, REWRITE, type Candidate } from './programs-under-test.js';
@@ -28,20 +28,7 @@ export interface TestRunOptions {
   referenceObject?: string;
 }
 
-const frames = {
-  // TTL 63, ID 0x4d2, window 64240, TS present: every program has work on the first run
-  syn: ether(ipv4(tcp({ options: linuxSynOptions() }), { df: true, id: 0x4d2 })),
-  data1500: ether(
-    ipv4(
-      tcp({
-        flags: TCP_ACK,
-        options: Buffer.concat([opt.nop(), opt.nop(), opt.ts()]),
-        payload: Buffer.alloc(1448, 0x5a),
-      }),
-      { df: true, id: 0x4d2 },
-    ),
-  ),
-};
+const frames = { syn: TIMED_FRAMES.syn, data1500: TIMED_FRAMES.data };
 
 /** Bytes the rewrite-path harness restores before each run: L2 + IPv4 + TCP headers of the frame. */
 const HARNESS_RESTORE_BYTES = { syn: frames.syn.length, data: 14 + 20 + 32 };

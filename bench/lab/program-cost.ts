@@ -18,7 +18,7 @@
 import { runChecked, type RouterHost } from '../../core/host/router-host.js';
 import { CHAIN_OBJECT, configuredObject, BPF_BUILD_DIR, type ObjectName } from '../../agent/datapath/programs.js';
 import { PROGRAM_NAMES } from '../../core/programs.js';
-import { ether, ipv4, linuxSynOptions, opt, tcp, TCP_ACK } from '../../lab/wire/frames.js';
+import { TIMED_FRAMES } from '../../lab/wire/frame-cases.js';
 import { compileBpfObject } from '../../test/bpf/progrun.js';
 import { median, shuffled } from '../statistics.js';
 import { buildEmptyObject, REWRITE } from '../datapath/programs-under-test.js';
@@ -55,22 +55,8 @@ export interface ProgramCostResult {
   seconds: number;
 }
 
-/** The same frames as the x86 bench: TTL 63, ID 0x4d2, window 64240, TS present: every program has work. */
-const FRAMES: Record<FrameKind, Buffer> = {
-  syn: ether(ipv4(tcp({ options: linuxSynOptions() }), { df: true, id: 0x4d2 })),
-  data: ether(
-    ipv4(
-      tcp({
-        flags: TCP_ACK,
-        options: Buffer.concat([opt.nop(), opt.nop(), opt.ts()]),
-        payload: Buffer.alloc(1448, 0x5a),
-      }),
-      { df: true, id: 0x4d2 },
-    ),
-  ),
-};
 /** Bytes the harness restores before each run: the SYN whole, the data frame's L2 + IPv4 + TCP headers. */
-const RESTORE_BYTES: Record<FrameKind, number> = { syn: FRAMES.syn.length, data: 14 + 20 + 32 };
+const RESTORE_BYTES: Record<FrameKind, number> = { syn: TIMED_FRAMES.syn.length, data: 14 + 20 + 32 };
 const HARNESS_MAX_BYTES = 128; // rewrite-harness.bpf.c's WF_HARNESS_MAX_BYTES
 const HARNESS_TAIL_CALL_FAILED = 99;
 
@@ -93,7 +79,7 @@ export async function programCostBench(host: RouterHost, o: ProgramCostOptions):
   const objects = localObjects(o.referenceObject);
   await runChecked(host, ['sh', '-c', `rm -rf ${WORK} ${PINS}; mkdir -p ${WORK} ${PINS}`]);
   for (const [file, bytes] of Object.entries(objects)) await host.writeFile(`${WORK}/${file}`, bytes);
-  for (const kind of ['syn', 'data'] as const) await host.writeFile(`${WORK}/${kind}.bin`, FRAMES[kind]);
+  for (const kind of ['syn', 'data'] as const) await host.writeFile(`${WORK}/${kind}.bin`, TIMED_FRAMES[kind]);
   const jitBefore = (await runChecked(host, ['cat', '/proc/sys/net/core/bpf_jit_enable'])).trim();
   const programs: Loaded[] = [];
   const refused: Record<string, string> = {};
@@ -229,12 +215,12 @@ const ZERO_KEY = 'key 0 0 0 0';
 function templateValue(kind: FrameKind): string {
   const value = Buffer.alloc(4 + HARNESS_MAX_BYTES); // struct wf_harness_template: u32 len, then the bytes
   value.writeUInt32LE(RESTORE_BYTES[kind], 0);
-  FRAMES[kind].copy(value, 4, 0, RESTORE_BYTES[kind]);
+  TIMED_FRAMES[kind].copy(value, 4, 0, RESTORE_BYTES[kind]);
   return [...value].join(' ');
 }
 
 function runCommand(pin: string, kind: FrameKind, repeat: number, out = false): string {
-  const outArgs = out ? ` data_out ${WORK}/out.bin data_size_out ${FRAMES[kind].length + 64}` : '';
+  const outArgs = out ? ` data_out ${WORK}/out.bin data_size_out ${TIMED_FRAMES[kind].length + 64}` : '';
   return `prog run pinned ${pin} data_in ${WORK}/${kind}.bin${outArgs} repeat ${repeat}`;
 }
 
@@ -285,7 +271,7 @@ async function checkRewritePath(host: RouterHost, programs: Loaded[]): Promise<v
     for (const mode of JIT_MODES) {
       await batch(host, rewriteCommands(p.pin[mode], mode, 'syn', 1, true));
       const out = await host.readBinary(`${WORK}/out.bin`);
-      if (!out || out.equals(FRAMES.syn))
+      if (!out || out.equals(TIMED_FRAMES.syn))
         throw new Error(`rewrite harness: ${p.name} (${mode}) left the SYN unchanged`);
     }
 }

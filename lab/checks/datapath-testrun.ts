@@ -19,8 +19,7 @@ import { PROGRAM_NAMES, type BpfEndian, type RewriteConfig } from '../../core/pr
 import { CHAIN_OBJECT, configuredObject, type L2Mode, type ObjectName } from '../../agent/datapath/programs.js';
 import type { LabArch } from '../image-cache.js';
 import type { LabCheck } from './lab-check.js';
-import { garbageCases, ipv6Cases, tcpCases, TTL, WINDOW, type Case } from '../wire/frame-cases.js';
-import { ether, ipv4, linuxSynOptions, opt, tcp, TCP_ACK } from '../wire/frames.js';
+import { garbageCases, ipv6Cases, tcpCases, TIMED_FRAMES, TTL, WINDOW, type Case } from '../wire/frame-cases.js';
 
 /** The configuration test/bpf/programs.test.ts loads every program with. */
 export const CATALOGUE_REWRITE: RewriteConfig = {
@@ -193,21 +192,6 @@ export function compareRuns(reference: CatalogueRun, other: CatalogueRun): { com
     differences.push(`run counts differ: ${other.runs.size} != ${reference.runs.size}`);
   return { compared, differences };
 }
-
-/** The bench's two frames (bench/datapath/test-run.ts): a first SYN and a 1500-byte data segment. */
-const TIMED_FRAMES = {
-  syn: ether(ipv4(tcp({ options: linuxSynOptions() }), { df: true, id: 0x4d2 })),
-  data: ether(
-    ipv4(
-      tcp({
-        flags: TCP_ACK,
-        options: Buffer.concat([opt.nop(), opt.nop(), opt.ts()]),
-        payload: Buffer.alloc(1448, 0x5a),
-      }),
-      { df: true, id: 0x4d2 },
-    ),
-  ),
-};
 
 /** ns per run of one program (best of the rounds) on both frames, and whether it ran JIT-compiled. */
 export interface ProgramTiming {
