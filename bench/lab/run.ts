@@ -39,7 +39,7 @@ try {
   if (!helper) throw new Error('no wf-tcx build for mipsel: run npm run -s bpf:build');
   await guest.host.writeFile(HELPER, helper, 0o755);
   if (settings.parts.has('forwarding')) {
-    const path = await IperfPath.open(guest.arch);
+    const path = await IperfPath.open(guest.namespaces.qemu);
     try {
       const r = await forwardingBench(
         guest.host,

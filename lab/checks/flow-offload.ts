@@ -117,7 +117,7 @@ export async function observeFlowOffload(guest: OffloadGuest): Promise<FlowOfflo
   if (!helper) throw new Error(`no wf-tcx build for ${arch}: run npm run -s bpf:build`);
   await host.writeFile(HELPER, helper, 0o755);
   const datapath = { rewrite: OFFLOAD_REWRITE, mode: 'cls_bpf' as const, helper: HELPER, uploadDir: '/tmp' };
-  const traffic = await IperfPath.open(arch, guest.namespacePrefix);
+  const traffic = await IperfPath.open(guest.namespacePrefix ?? `wflab-${arch}`);
   const phases = {} as Record<PhaseName, PhaseObservation>;
   let sqm: SqmObservation | undefined;
   try {

@@ -3,31 +3,37 @@
  * from the LAN client (wflab-<arch>-lan) through the guest to the WAN peer (wflab-<arch>-wan),
  * over the plain WAN only (no VLAN needed). Sets up what the lab's topology leaves out, the
  * peer's route back to the LAN (the lab has no NAT) and a client that sends MTU-sized frames
- * with full checksums (no GSO aggregates from its veth), and puts both back on close.
+ * with full checksums (no GSO aggregates from its veth), and puts both back on close. The
+ * datapath checks' LabTraffic (wire-traffic.ts) is this path with the VLAN and IPv6 traffic added.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { NetnsHost } from '../../agent/datapath/netns-host.js';
 import { LocalHost } from '../../core/host/local-host.js';
 import { runChecked, type RouterHost } from '../../core/host/router-host.js';
+import { LAB_ADDRESSES as A } from '../topology.js';
 
+/** The lab's addresses the traffic checks use (lab/topology.ts). */
 export const PATH_ADDR = {
-  client: '192.168.1.2',
-  guestLan: '192.168.1.1',
-  guestWan: '203.0.113.2',
-  peer: '203.0.113.1',
+  client: A.lan.client,
+  guestLan: A.lan.guest,
+  guestLan6: A.lan.guest6,
+  guestWan: A.wan.guest,
+  guestWan6: A.wan.guest6,
+  peer: A.wan.peer,
+  peer6: A.wan.peer6,
+  peerVlan: A.vlan.peer,
 };
 export const IPERF_PORT = 5201;
 
 const local = new LocalHost();
 
-async function devWith(host: RouterHost, address: string): Promise<string> {
+/** The device that holds `address` in `host`'s namespace, if any. */
+export async function deviceWith(host: RouterHost, address: string): Promise<string | undefined> {
   const rows = JSON.parse(await runChecked(host, ['ip', '-j', 'addr', 'show'])) as {
     ifname: string;
     addr_info?: { local?: string }[];
   }[];
-  const dev = rows.find((r) => r.addr_info?.some((a) => a.local === address))?.ifname;
-  if (!dev) throw new Error(`lab topology: no device with ${address} in ${host.description}`);
-  return dev;
+  return rows.find((r) => r.addr_info?.some((a) => a.local === address))?.ifname;
 }
 
 export interface IperfResult {
@@ -38,24 +44,38 @@ export interface IperfResult {
 export class IperfPath {
   private server: ChildProcess | undefined;
   private undo: (() => Promise<unknown>)[] = [];
+  readonly client: NetnsHost;
+  readonly peer: NetnsHost;
 
-  private constructor(
-    readonly client: NetnsHost,
-    readonly peer: NetnsHost,
+  protected constructor(
+    /** The guest's namespace prefix, wflab-<arch> (lab/topology.ts). */
+    readonly namespaces: string,
     readonly clientDev: string,
     readonly peerDev: string,
-  ) {}
+  ) {
+    this.client = new NetnsHost(local, `${namespaces}-lan`);
+    this.peer = new NetnsHost(local, `${namespaces}-wan`);
+  }
 
-  /** `namespaces`: the prefix of the guest's namespaces (default wflab-<arch>). */
-  static async open(arch: string, namespaces = `wflab-${arch}`): Promise<IperfPath> {
-    const client = new NetnsHost(local, `${namespaces}-lan`);
-    const peer = new NetnsHost(local, `${namespaces}-wan`);
-    const path = new IperfPath(
-      client,
-      peer,
-      await devWith(client, PATH_ADDR.client),
-      await devWith(peer, PATH_ADDR.peer),
-    );
+  /** `namespaces`: the guest's namespace prefix, wflab-<arch>. */
+  static async open(namespaces: string): Promise<IperfPath> {
+    const { client, peer } = await IperfPath.devices(namespaces);
+    return IperfPath.prepared(new IperfPath(namespaces, client, peer));
+  }
+
+  /** The client's and the peer's devices on the plain path; a missing one is an error naming it. */
+  protected static async devices(namespaces: string): Promise<{ client: string; peer: string }> {
+    const client = await deviceWith(new NetnsHost(local, `${namespaces}-lan`), PATH_ADDR.client);
+    const peer = await deviceWith(new NetnsHost(local, `${namespaces}-wan`), PATH_ADDR.peer);
+    if (!client || !peer)
+      throw new Error(
+        `lab topology ${namespaces}: client ${PATH_ADDR.client} ${client ? 'found' : 'missing'}, peer ${PATH_ADDR.peer} ${peer ? 'found' : 'missing'}`,
+      );
+    return { client, peer };
+  }
+
+  /** `path` set up for traffic, or put back and the error thrown. */
+  protected static async prepared<T extends IperfPath>(path: T): Promise<T> {
     try {
       await path.prepare();
     } catch (err) {
@@ -65,17 +85,22 @@ export class IperfPath {
     return path;
   }
 
+  /** Routes back to the LAN (the lab has no NAT), a TCP listener on the peer, a client that segments itself. */
   private async prepare(): Promise<void> {
-    const back = await runChecked(this.peer, ['ip', '-4', 'route', 'show', '192.168.1.0/24']);
-    if (!back.trim()) {
-      await runChecked(this.peer, ['ip', 'route', 'add', '192.168.1.0/24', 'via', PATH_ADDR.guestWan]);
-      this.undo.push(() => this.peer.run(['ip', 'route', 'del', '192.168.1.0/24', 'via', PATH_ADDR.guestWan]));
+    for (const [host, prefix, via] of [
+      [this.peer, '192.168.1.0/24', PATH_ADDR.guestWan],
+      [this.peer, 'fd00:1::/64', PATH_ADDR.guestWan6],
+      [this.client, 'default', PATH_ADDR.guestLan],
+      [this.client, 'default', PATH_ADDR.guestLan6],
+    ] as const) {
+      const family = via.includes(':') ? '-6' : '-4';
+      const have = await runChecked(host, ['ip', family, 'route', 'show', prefix]);
+      if (have.trim()) continue;
+      await runChecked(host, ['ip', family, 'route', 'add', prefix, 'via', via]);
+      this.undo.push(() => host.run(['ip', family, 'route', 'del', prefix, 'via', via]));
     }
-    const def = await runChecked(this.client, ['ip', '-4', 'route', 'show', 'default']);
-    if (!def.trim()) {
-      await runChecked(this.client, ['ip', 'route', 'add', 'default', 'via', PATH_ADDR.guestLan]);
-      this.undo.push(() => this.client.run(['ip', 'route', 'del', 'default', 'via', PATH_ADDR.guestLan]));
-    }
+    // Frames from a LAN port arrive MTU-sized with full checksums (as test/datapath's client):
+    // no GSO aggregates or CHECKSUM_PARTIAL seeds from the client's veth.
     await runChecked(this.client, ['ethtool', '-K', this.clientDev, 'tx', 'off', 'tso', 'off', 'gso', 'off']);
     this.undo.push(() => this.client.run(['ethtool', '-K', this.clientDev, 'tx', 'on', 'tso', 'on', 'gso', 'on']));
     this.server = spawn('nsenter', [`--net=/run/netns/${this.peer.netns}`, 'iperf3', '-s', '-p', String(IPERF_PORT)], {

@@ -6,41 +6,12 @@
  * what arrives. The packets are then judged per path with lab/wire/wire-check.ts (IPv4) and
  * the IPv6 hop-limit check here.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { NetnsHost } from '../../agent/datapath/netns-host.js';
-import { LocalHost } from '../../core/host/local-host.js';
-import { runChecked, type RouterHost } from '../../core/host/router-host.js';
-import { LAB_ADDRESSES } from '../topology.js';
+import type { RouterHost } from '../../core/host/router-host.js';
 import { capturePackets } from '../wire/capture.js';
 import { onesSum } from '../wire/frames.js';
 import type { PcapPacket } from '../wire/pcap.js';
 import { checkWire, type WireExpect, type WireReport } from '../wire/wire-check.js';
-
-const A = LAB_ADDRESSES;
-/** The lab's addresses this module uses (lab/topology.ts). */
-export const LAB_ADDR = {
-  client: A.lan.client,
-  guestLan: A.lan.guest,
-  guestLan6: A.lan.guest6,
-  guestWan: A.wan.guest,
-  guestWan6: A.wan.guest6,
-  peer: A.wan.peer,
-  peer6: A.wan.peer6,
-  peerVlan: A.vlan.peer,
-};
-
-const local = new LocalHost();
-
-interface AddrRow {
-  ifname: string;
-  link?: string;
-  addr_info?: { local?: string }[];
-}
-
-async function devWith(host: RouterHost, address: string): Promise<AddrRow | undefined> {
-  const rows = JSON.parse(await runChecked(host, ['ip', '-j', 'addr', 'show'])) as AddrRow[];
-  return rows.find((r) => r.addr_info?.some((a) => a.local === address));
-}
+import { deviceWith, IPERF_PORT, IperfPath, PATH_ADDR } from './iperf-path.js';
 
 /** Packets of one path (plain WAN or VLAN 100), IPv4 judged by checkWire, IPv6 by hop limit. */
 export interface PathReport {
@@ -114,67 +85,17 @@ export interface PathExpect {
   hopLimit?: number;
 }
 
-/** The LAN client and WAN peer of one guest, set up for traffic (routes, listener, offloads) and put back by `close`. */
-export class LabTraffic {
-  readonly client: NetnsHost;
-  readonly peer: NetnsHost;
-  private server: ChildProcess | undefined;
-  private undo: (() => Promise<unknown>)[] = [];
-
-  private constructor(
-    readonly namespaces: string,
-    readonly peerDev: string,
-    readonly clientDev: string,
-  ) {
-    this.client = new NetnsHost(local, `${namespaces}-lan`);
-    this.peer = new NetnsHost(local, `${namespaces}-wan`);
-  }
-
+/** The LAN client and WAN peer of one guest, set up for traffic on both paths (IperfPath) and put back by `close`. */
+export class LabTraffic extends IperfPath {
   /** `namespaces`: the guest's namespace prefix, wflab-<arch> (lab/topology.ts). */
-  static async open(namespaces: string): Promise<LabTraffic> {
-    const peer = new NetnsHost(local, `${namespaces}-wan`);
-    const client = new NetnsHost(local, `${namespaces}-lan`);
-    const plain = await devWith(peer, LAB_ADDR.peer);
-    const vlan = await devWith(peer, LAB_ADDR.peerVlan);
-    const cl = await devWith(client, LAB_ADDR.client);
-    if (!plain || !vlan || !cl)
-      throw new Error(
-        `lab topology ${namespaces}: peer ${LAB_ADDR.peer} ${plain ? 'found' : 'missing'}, peer ${LAB_ADDR.peerVlan} ${vlan ? 'found' : 'missing'}, client ${LAB_ADDR.client} ${cl ? 'found' : 'missing'}`,
-      );
+  static override async open(namespaces: string): Promise<LabTraffic> {
+    const { client, peer } = await IperfPath.devices(namespaces);
     // Both paths arrive on the peer's trunk: the VLAN's frames tagged (lab/topology.ts ends
     // the tag with a tc program on the trunk's ingress, after tcpdump has seen the frame).
-    const t = new LabTraffic(namespaces, plain.ifname, cl.ifname);
-    await t.prepare();
-    return t;
-  }
-
-  /** Routes back to the LAN (the lab has no NAT), a TCP listener on the peer, a client that segments itself. */
-  private async prepare(): Promise<void> {
-    for (const [host, prefix, via] of [
-      [this.peer, '192.168.1.0/24', LAB_ADDR.guestWan],
-      [this.peer, 'fd00:1::/64', LAB_ADDR.guestWan6],
-      [this.client, 'default', LAB_ADDR.guestLan],
-      [this.client, 'default', LAB_ADDR.guestLan6],
-    ] as const) {
-      const family = via.includes(':') ? '-6' : '-4';
-      const have = await runChecked(host, ['ip', family, 'route', 'show', prefix]);
-      if (have.trim()) continue;
-      await runChecked(host, ['ip', family, 'route', 'add', prefix, 'via', via]);
-      this.undo.push(() => host.run(['ip', family, 'route', 'del', prefix, 'via', via]));
-    }
-    // Frames from a LAN port arrive MTU-sized with full checksums (as test/datapath's client):
-    // no GSO aggregates or CHECKSUM_PARTIAL seeds from the client's veth.
-    await runChecked(this.client, ['ethtool', '-K', this.clientDev, 'tx', 'off', 'tso', 'off', 'gso', 'off']);
-    this.undo.push(() => this.client.run(['ethtool', '-K', this.clientDev, 'tx', 'on', 'tso', 'on', 'gso', 'on']));
-    this.server = spawn('nsenter', [`--net=/run/netns/${this.peer.netns}`, 'iperf3', '-s', '-p', '5201'], {
-      stdio: 'ignore',
-    });
-    for (let i = 0; i < 50; i++) {
-      const r = await this.peer.run(['ss', '-Htln', 'sport = :5201']);
-      if (r.stdout.includes('5201')) return;
-      await new Promise((res) => setTimeout(res, 100));
-    }
-    throw new Error('iperf3 server in the WAN peer namespace did not start');
+    const traffic = new LabTraffic(namespaces, client, peer);
+    if (!(await deviceWith(traffic.peer, PATH_ADDR.peerVlan)))
+      throw new Error(`lab topology ${namespaces}: peer ${PATH_ADDR.peerVlan} missing`);
+    return IperfPath.prepared(traffic);
   }
 
   /**
@@ -187,13 +108,14 @@ export class LabTraffic {
       if (r.code !== 0)
         throw new Error(`${argv.join(' ')} on ${host.description}: ${(r.stdout + r.stderr).trim().slice(-400)}`);
     };
-    for (const target of [LAB_ADDR.peer, LAB_ADDR.peerVlan]) {
+    for (const target of [PATH_ADDR.peer, PATH_ADDR.peerVlan]) {
       await must(this.client, ['ping', '-c', '3', '-i', '0.2', '-W', '5', target]);
-      await must(this.client, ['iperf3', '-c', target, '-p', '5201', '-n', bytes]);
+      await must(this.client, ['iperf3', '-c', target, '-p', String(IPERF_PORT), '-n', bytes]);
     }
-    await must(this.client, ['ping', '-6', '-c', '3', '-i', '0.2', '-W', '5', LAB_ADDR.peer6]);
-    await must(this.client, ['iperf3', '-6', '-c', LAB_ADDR.peer6, '-p', '5201', '-n', bytes]);
-    for (const target of [LAB_ADDR.peer, LAB_ADDR.peerVlan]) await must(guest, ['ping', '-c', '2', '-W', '5', target]);
+    await must(this.client, ['ping', '-6', '-c', '3', '-i', '0.2', '-W', '5', PATH_ADDR.peer6]);
+    await must(this.client, ['iperf3', '-6', '-c', PATH_ADDR.peer6, '-p', String(IPERF_PORT), '-n', bytes]);
+    for (const target of [PATH_ADDR.peer, PATH_ADDR.peerVlan])
+      await must(guest, ['ping', '-c', '2', '-W', '5', target]);
   }
 
   /** Runs `fn` while capturing at the peer; splits the packets by path and judges each. */
@@ -221,15 +143,5 @@ export class LabTraffic {
       seconds: (Date.now() - started) / 1000,
       packets,
     };
-  }
-
-  async close(): Promise<void> {
-    if (this.server && this.server.exitCode === null) {
-      const done = new Promise((res) => this.server!.once('exit', res));
-      this.server.kill('SIGKILL');
-      await done;
-    }
-    for (const u of this.undo.reverse()) await u().catch(() => undefined);
-    this.undo = [];
   }
 }
