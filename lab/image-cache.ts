@@ -176,6 +176,7 @@ export async function ensureImage(arch: LabArch, options: { log?: ProgressLog } 
         join(IMAGES_DIR, 'pack-initramfs.sh'),
         join(tmp, 'rootfs'),
         join(tmp, 'initrd.cpio.gz'),
+        arch,
       ]);
     }
     await rm(join(tmp, 'rootfs'), { recursive: true, force: true });

@@ -314,15 +314,9 @@ build_bpftool() {
   install -D -m 0755 "$dir/bpftool" "$root/usr/sbin/bpftool"
 }
 
-base_files() {
-  mkdir -p "$root"/{proc,sys,dev,tmp,run,root,var/log,var/run,etc/dropbear,sys/fs/bpf}
-  ln -sfn /proc/mounts "$root/etc/mtab"
-  printf 'root::0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
-  printf 'root:x:0:\n' >"$root/etc/group"
-  printf '/bin/sh\n' >"$root/etc/shells"
-  printf 'wflab-%s\n' "$ARCH" >"$root/etc/hostname"
-  printf '127.0.0.1 localhost\n::1 localhost\n' >"$root/etc/hosts"
+finish_root() {
   # Every driver is built into the kernel: /init has no module to load.
+  mkdir -p "$root/etc"
   : >"$root/etc/lab-modules"
   find "$root" -type f -perm -u+x -exec sh -c 'file -b "$1" | grep -q "^ELF" && '"$TARGET"'-strip "$1"' _ {} \;
 }
@@ -334,7 +328,7 @@ pack() {
     file -b "$f" | grep -q 'ELF 32-bit MSB executable, MIPS.*statically linked' ||
       die "not a static big-endian MIPS executable: $f ($(file -b "$f"))"
   done < <(find "$root" -type f -perm -u+x ! -name init)
-  "$here/pack-initramfs.sh" "$root" "$work/initrd.cpio.gz"
+  "$here/pack-initramfs.sh" "$root" "$work/initrd.cpio.gz" "$ARCH"
 }
 
 ensure_host_tools
@@ -346,7 +340,7 @@ stage busybox build_busybox
 stage dropbear build_dropbear
 stage iproute2 build_iproute2
 stage bpftool build_bpftool
-base_files
+finish_root
 pack
 
 rm -rf "$out/rootfs"

@@ -224,13 +224,6 @@ while read -r applet; do
   ((found)) || ln -s busybox "$root/bin/$applet"
 done < <(qemu-"$ARCH"-static -L "$root" "$root/bin/busybox" --list)
 [[ -e $root/bin/sh ]] || die "busybox applets were not installed (qemu-$ARCH-static missing?)"
-mkdir -p "$root"/{proc,sys,dev,tmp,run,root,var/log,var/run,etc/dropbear,sys/fs/bpf}
-ln -sfn /proc/mounts "$root/etc/mtab"
-printf 'root::0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
-printf 'root:x:0:\n' >"$root/etc/group"
-printf '/bin/sh\n' >"$root/etc/shells"
-printf 'wflab-%s\n' "$ARCH" >"$root/etc/hostname"
-printf '127.0.0.1 localhost\n::1 localhost\n' >"$root/etc/hosts"
 
 # Every shared library a binary asks for must be in the image: a missing one is a build error
 # here, not a "not found" on the router.
@@ -246,7 +239,7 @@ done
 ((${#absent[@]} == 0)) || die "libraries missing from the image: ${absent[*]}"
 
 log "packing the initramfs"
-"$here/pack-initramfs.sh" "$root" "$work/initrd.cpio.gz"
+"$here/pack-initramfs.sh" "$root" "$work/initrd.cpio.gz" "$ARCH"
 cp "$kroot/boot/vmlinuz-$kver" "$work/vmlinux"
 mv -f "$work/initrd.cpio.gz" "$work/vmlinux" "$out/"
 
