@@ -49,7 +49,7 @@ export async function runNftCheck(guest: DatapathGuest, bytes = '64K'): Promise<
     v.that(plan.datapath.mode === 'nftables', `${label}: plan datapath ${plan.datapath.mode}, expected nftables`);
   }
 
-  const traffic = await LabTraffic.open(guest.namespaces ?? `wflab-${arch}`);
+  const traffic = await LabTraffic.open(guest.namespaces.qemu);
   try {
     report.guestGro = await lanGro(host, false);
     const t = Date.now();
@@ -98,5 +98,5 @@ export async function runNftCheck(guest: DatapathGuest, bytes = '64K'): Promise<
 export const datapathNftCheck: LabCheck = {
   name: 'datapath-nft',
   arches: ['mipsel'],
-  run: (g) => runNftCheck({ arch: g.arch, host: g.host, namespaces: g.namespaces.qemu }),
+  run: (g) => runNftCheck(g),
 };

@@ -21,18 +21,11 @@ import { runChecked, type RouterHost } from '../../core/host/router-host.js';
 import { resolvePlan, type Plan } from '../../core/plan.js';
 import { validateProfileSpec } from '../../core/profile-spec.js';
 import { PROGRAM_NAMES, type RewriteConfig } from '../../core/programs.js';
-import type { LabCheck } from './lab-check.js';
-import type { LabArch } from '../image-cache.js';
+import type { CheckedGuest, LabCheck } from './lab-check.js';
 import { LabTraffic, type PathExpect, type TrafficReport } from './wire-traffic.js';
 
-/** What the datapath checks need of a booted guest (lab/guest.ts's Guest carries it). */
-export interface DatapathGuest {
-  arch: LabArch;
-  /** The guest over SSH, as a proxy agent holds it. */
-  host: RouterHost;
-  /** Prefix of its namespaces (default wflab-<arch>: -lan the client, -wan the peer). */
-  namespaces?: string;
-}
+/** What the datapath checks need of a booted guest. */
+export type DatapathGuest = CheckedGuest;
 
 export interface DatapathCheckResult {
   name: string;
@@ -284,7 +277,7 @@ export async function runDatapathCheck(
 
   // 2. The wire, under each JIT setting: eth1 (default route) carries both paths, the VLAN
   // tagged; then eth1.100 alone, where the plain path is the control.
-  const traffic = await LabTraffic.open(guest.namespaces ?? `wflab-${arch}`);
+  const traffic = await LabTraffic.open(guest.namespaces.qemu);
   const jitBefore = (await host.run(['cat', '/proc/sys/net/core/bpf_jit_enable'])).stdout.trim();
   try {
     report.guestGro = await lanGro(host, false);
@@ -389,5 +382,5 @@ export async function runDatapathCheck(
 export const datapathCheck: LabCheck = {
   name: 'datapath',
   arches: ['mipsel', 'mips'],
-  run: (g) => runDatapathCheck({ arch: g.arch, host: g.host, namespaces: g.namespaces.qemu }),
+  run: (g) => runDatapathCheck(g),
 };

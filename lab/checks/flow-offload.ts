@@ -25,16 +25,11 @@ import { findIpv4 } from '../wire/frames.js';
 import { readPcap, type PcapPacket } from '../wire/pcap.js';
 import { installFw4, iperfFlows, removeFw4, sampleKernel, type KernelSample } from './flowtable.js';
 import { IPERF_PORT, IperfPath, PATH_ADDR } from './iperf-path.js';
-import type { LabCheck } from './lab-check.js';
+import type { CheckedGuest, LabCheck } from './lab-check.js';
 import { judgeSqm, observeSqmWithOffload, type SqmObservation } from './offload-sqm.js';
 
-/** What the check needs of a booted guest (lab/guest.ts's Guest carries it). */
-export interface OffloadGuest {
-  arch: 'mipsel' | 'mips';
-  host: RouterHost;
-  /** Prefix of its namespaces (default wflab-<arch>: -lan the client, -wan the peer). */
-  namespacePrefix?: string;
-}
+/** What the check needs of a booted guest. */
+export type OffloadGuest = CheckedGuest;
 
 /** A TTL and window no stack sends, so a rewritten packet shows; the client's TTL 64 arrives as 63. */
 export const OFFLOAD_REWRITE: RewriteConfig = {
@@ -117,7 +112,7 @@ export async function observeFlowOffload(guest: OffloadGuest): Promise<FlowOfflo
   if (!helper) throw new Error(`no wf-tcx build for ${arch}: run npm run -s bpf:build`);
   await host.writeFile(HELPER, helper, 0o755);
   const datapath = { rewrite: OFFLOAD_REWRITE, mode: 'cls_bpf' as const, helper: HELPER, uploadDir: '/tmp' };
-  const traffic = await IperfPath.open(guest.namespacePrefix ?? `wflab-${arch}`);
+  const traffic = await IperfPath.open(guest.namespaces.qemu);
   const phases = {} as Record<PhaseName, PhaseObservation>;
   let sqm: SqmObservation | undefined;
   try {

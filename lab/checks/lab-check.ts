@@ -5,6 +5,9 @@
 import type { Guest } from '../guest.js';
 import type { LabArch } from '../image-cache.js';
 
+/** What a check needs of a booted guest: its arch, the guest over SSH, its namespaces. */
+export type CheckedGuest = Pick<Guest, 'arch' | 'host' | 'namespaces'>;
+
 export interface CheckStep {
   name: string;
   ok: boolean;

@@ -44,7 +44,7 @@ for (const arch of ['mipsel', 'mips'] as LabArch[]) {
 
     it('probe loads our program, cls_bpf without TCX, the four rewrites on the wire (eth1, VLAN, JIT on/off), rollback and detach leave it as found', async () => {
       const g = booted();
-      const r = await runDatapathCheck({ arch, host: g.host, namespaces: g.namespaces.qemu });
+      const r = await runDatapathCheck(g);
       show(r);
       expect(r.failures).toEqual([]);
       expect(r.report.tcxReason).toBeTruthy();
@@ -65,7 +65,7 @@ for (const arch of ['mipsel', 'mips'] as LabArch[]) {
     if (arch === 'mipsel')
       it('nftables fallback (eBPF off / unavailable): rewrites on the wire, detach leaves it as found', async () => {
         const g = booted();
-        const r = await runNftCheck({ arch, host: g.host, namespaces: g.namespaces.qemu });
+        const r = await runNftCheck(g);
         show(r);
         expect(r.failures).toEqual([]);
       }, 900_000);
