@@ -9,6 +9,7 @@ export default defineConfig({
   test: {
     include: ['test/lab/**/*.test.ts'],
     fileParallelism: false,
+    globalSetup: ['test/lab/global-setup.ts'],
     testTimeout: 300_000,
     // A guest's boot (and, when the cache is cold, its image build) happens in beforeAll.
     hookTimeout: 900_000,

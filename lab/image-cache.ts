@@ -11,7 +11,7 @@
 import { spawn, execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -154,6 +154,47 @@ function imageOf(arch: LabArch, key: string, dir: string, manifest: ImageManifes
   return { arch, key, dir, vmlinux: join(dir, 'vmlinux'), initrd: join(dir, 'initrd.cpio.gz'), manifest, built };
 }
 
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * One build per image key at a time, across processes (two test files, or a check beside a
+ * bench): the lock file holds the builder's pid, so a killed builder's lock is taken over.
+ * A few lines of our own: the lock only guards a directory that appears atomically anyway.
+ */
+async function withBuildLock<T>(lockPath: string, log: ProgressLog, body: () => Promise<T>): Promise<T> {
+  let announced = false;
+  for (;;) {
+    try {
+      const handle = await open(lockPath, 'wx');
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = Number((await readFile(lockPath, 'utf8').catch(() => '')).trim());
+      if (holder && !processAlive(holder)) {
+        await rm(lockPath, { force: true });
+        continue;
+      }
+      if (!announced) log(`lab: waiting for process ${holder || '?'}, which is building this image`);
+      announced = true;
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  }
+  try {
+    return await body();
+  } finally {
+    await rm(lockPath, { force: true });
+  }
+}
+
 /** The image for `arch`, built first when the cache has none for the current inputs. */
 export async function ensureImage(arch: LabArch, options: { log?: ProgressLog } = {}): Promise<LabImage> {
   const log = options.log ?? stderrLog;
@@ -161,8 +202,16 @@ export async function ensureImage(arch: LabArch, options: { log?: ProgressLog } 
   const key = await imageKey(arch);
   const dir = join(root, `${arch}-${key}`);
   if (existsSync(join(dir, 'manifest.json'))) return imageOf(arch, key, dir, await readManifest(dir), false);
-
   await mkdir(root, { recursive: true });
+  return withBuildLock(join(root, `.${arch}-${key}.lock`), log, async () => {
+    // The process that held the lock may have built it.
+    if (existsSync(join(dir, 'manifest.json'))) return imageOf(arch, key, dir, await readManifest(dir), false);
+    return buildImage(arch, key, dir, log);
+  });
+}
+
+async function buildImage(arch: LabArch, key: string, dir: string, log: ProgressLog): Promise<LabImage> {
+  const root = labCacheRoot();
   const tmp = join(root, `.${arch}-${key}.tmp-${process.pid}`);
   await rm(tmp, { recursive: true, force: true });
   await mkdir(tmp, { recursive: true });

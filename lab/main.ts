@@ -8,6 +8,7 @@
 import { startGuest, type Guest, type GuestOptions } from './guest.js';
 import { ensureImage, isLabArch, LAB_ARCHES, type LabArch } from './image-cache.js';
 import { runChecks, type CheckReport } from './checks/index.js';
+import { buildBpfObjects } from './bpf-objects.js';
 
 const USAGE = `usage: npm run lab -- build <arch>
        npm run lab -- boot <arch> [--jit 0|1] [--memory MiB]
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${image.dir}\n`);
     return;
   }
+  if (command === 'check') buildBpfObjects();
   const guest = await startGuest(arch, guestOptions);
   let stopping = false;
   const stopAndExit = (code: number) => {
@@ -94,7 +96,10 @@ async function main(): Promise<void> {
   }
   let reports: CheckReport[];
   try {
-    reports = await runChecks(guest);
+    // A check takes minutes on an emulated CPU: say each one's outcome as it comes.
+    reports = await runChecks(guest, undefined, (r) =>
+      process.stderr.write(`lab: ${r.name} ${r.ok ? 'ok' : 'FAILED'} in ${r.seconds} s\n`),
+    );
   } finally {
     await guest.stop();
   }

@@ -1,5 +1,5 @@
 /**
- * The router lab benchmark, one command: `npm run bench:lab` (root; after `npm run bpf:build`).
+ * The router lab benchmark, one command: `npm run bench:lab` (root).
  * Inside one boot of the mipsel guest (a real 6.1 MIPS kernel under QEMU TCG): forwarding
  * throughput and the guest's CPU per packet in each datapath mode, rounds alternating the modes
  * (bench/lab/forwarding-modes.ts), then each program's cost under the MIPS32 JIT and the
@@ -12,6 +12,7 @@
  *        names, e.g. UA3F's tc_bpfel.o; never part of this repository),
  *        WF_LAB_BENCH_PARTS (forwarding,progrun: run one half).
  */
+import { buildBpfObjects } from '../../lab/bpf-objects.js';
 import { startGuest } from '../../lab/guest.js';
 import { IperfPath } from '../../lab/checks/iperf-path.js';
 import { tcxHelperBinaryFor } from '../../agent/datapath/programs.js';
@@ -32,6 +33,7 @@ const HELPER = '/tmp/wrtfleet-wf-tcx';
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const started = Date.now();
+buildBpfObjects();
 const guest = await startGuest('mipsel', { jit: true, log });
 const out: string[] = [];
 try {

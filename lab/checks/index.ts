@@ -26,7 +26,11 @@ export const LAB_CHECKS: LabCheck[] = [
 ];
 
 /** Runs each registered check for the guest's arch; a check that throws is a failed check. */
-export async function runChecks(guest: Guest, checks: readonly LabCheck[] = LAB_CHECKS): Promise<CheckReport[]> {
+export async function runChecks(
+  guest: Guest,
+  checks: readonly LabCheck[] = LAB_CHECKS,
+  onReport: (report: CheckReport) => void = () => undefined,
+): Promise<CheckReport[]> {
   const reports: CheckReport[] = [];
   for (const check of checks.filter((c) => c.arches.includes(guest.arch))) {
     const started = Date.now();
@@ -36,7 +40,9 @@ export async function runChecks(guest: Guest, checks: readonly LabCheck[] = LAB_
     } catch (err) {
       result = { ok: false, detail: `threw: ${(err as Error).stack ?? String(err)}` };
     }
-    reports.push({ name: check.name, seconds: Math.round((Date.now() - started) / 100) / 10, ...result });
+    const report = { name: check.name, seconds: Math.round((Date.now() - started) / 100) / 10, ...result };
+    reports.push(report);
+    onReport(report);
   }
   return reports;
 }

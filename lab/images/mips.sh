@@ -47,8 +47,10 @@ source_version() {
 }
 
 if [[ ${1:-} == --inputs ]]; then
-  dpkg-query -W -f='linux-source-6.1 ${Version}\n' linux-source-6.1 2>/dev/null || echo "linux-source-6.1 (not installed)"
-  mips-linux-gnu-gcc --version 2>/dev/null | head -n1 || echo "gcc-mips-linux-gnu (not installed)"
+  # The versions apt would install, not the installed ones: the build installs them, and the
+  # key must be the same before the first build and after it.
+  apt-cache show --no-all-versions linux-source-6.1 gcc-mips-linux-gnu |
+    awk '/^Package: / { p = $2 } /^Version: / { print p, $2 }'
   printf '%s\n' "${SOURCES[@]}"
   exit 0
 fi

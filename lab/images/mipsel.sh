@@ -128,6 +128,8 @@ package_versions() {
 }
 
 if [[ ${1:-} == --inputs ]]; then
+  # On a fresh machine apt knows no mipsel package until the architecture is added.
+  ensure_host_tools
   # Every package in the image, so a security update of any library makes a new image.
   # (lab/image-cache.ts keeps this answer until apt's lists change: the resolution takes seconds.)
   kpkg=$(kernel_package)
