@@ -212,6 +212,11 @@ export async function ensureImage(arch: LabArch, options: { log?: ProgressLog } 
 
 async function buildImage(arch: LabArch, key: string, dir: string, log: ProgressLog): Promise<LabImage> {
   const root = labCacheRoot();
+  // What a killed build left (its pid is in the name): nothing will finish it.
+  for (const name of await readdir(root)) {
+    const pid = Number(/^\.[a-z]+-[0-9a-f]{16}\.tmp-(\d+)$/.exec(name)?.[1]);
+    if (pid && !processAlive(pid)) await rm(join(root, name), { recursive: true, force: true });
+  }
   const tmp = join(root, `.${arch}-${key}.tmp-${process.pid}`);
   await rm(tmp, { recursive: true, force: true });
   await mkdir(tmp, { recursive: true });

@@ -49,7 +49,7 @@ const OUT = join(ROOT, 'dist/agent');
  * 18.20; 21.02 had 14, 22.03 16, 24.10 has 20 but no longer for mipsel, 25.12 builds node for
  * the host only). 23.05 is the last release with node on mipsel, and 22.03 (node 16) is past
  * its end of life. The router lab runs the bundle on Debian 12's mipsel node 18.20.4
- * (test/lab/agent-on-router.test.ts).
+ * (lab/checks/agent-on-router.ts).
  */
 const NODE_TARGET = 'node18';
 const BPF = join(ROOT, 'bpf/build');

@@ -301,7 +301,8 @@ export class SshHost implements RouterHost {
   }
 
   private async slot(): Promise<() => void> {
-    const max = this.options.maxChannels ?? dropbearChannelLimit(this.serverSoftware) ?? 6;
+    // A caller's limit never overrides a server that aborts beyond its own.
+    const max = Math.min(this.options.maxChannels ?? 6, dropbearChannelLimit(this.serverSoftware) ?? Infinity);
     while (this.active >= max) await new Promise<void>((r) => this.waiters.push(r));
     this.active += 1;
     return () => {

@@ -12,7 +12,7 @@
  *  (c) hardware-offloaded flows bypass SQM/qdisc shaping: informational. Software-offloaded ones
  *      do not: the flowtable transmits through dev_queue_xmit (the egress qdisc queues them), and
  *      packets an ingress ifb hands back skip the flowtable's hook. Observed on a real 6.1 kernel
- *      (test/lab/flow-offload.test.ts): cake held offloaded flows to its rate both ways, the
+ *      (lab/checks/flow-offload.ts): cake held offloaded flows to its rate both ways, the
  *      nftables rewrites stopped after the handshake, the TC egress programs did not.
  */
 import type { ProgramName } from '../programs.js';

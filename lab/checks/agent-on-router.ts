@@ -2,7 +2,7 @@
  * The packaged agent (agent.cjs, `npm run agent:bundle`) running ON the mipsel guest under
  * Debian's Node.js 18, as it would on an OpenWrt 23.05 router with the feed's node 18: it
  * enrolls with a one-time token against a controller on the host over mutual TLS, says Hello,
- * gets a profile with the four rewrites, attaches them to the WAN (eth1) with cls_bpf, and
+ * reports the router's facts (compared with the proxy's view over SSH), gets a profile with the four rewrites, attaches them to the WAN (eth1) with cls_bpf, and
  * reports telemetry. It runs with the node flags and environment of the procd init script, so
  * the start-up time and idle RSS measured here are those of the packaged agent.
  *
@@ -15,7 +15,10 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { isDeepStrictEqual } from 'node:util';
 import { pino } from 'pino';
+import { factsSummary } from '../../core/capabilities.js';
+import { collectFacts, type RouterFacts } from '../../core/facts/index.js';
 import { bundleAgent } from '../../agent/packaging/build.js';
 import { REPO_ROOT } from '../../agent/packaging/esbuild-plugins.js';
 import { startController, type Controller } from '../../server/controller.js';
@@ -24,7 +27,7 @@ import { inNamespace } from '../topology.js';
 import { resultOf, type CheckResult, type CheckStep, type LabCheck } from './lab-check.js';
 
 /** Where the bundle lives on the router, as the init script installs it. */
-export const GUEST_AGENT_HOME = '/usr/lib/wrtfleet';
+const GUEST_AGENT_HOME = '/usr/lib/wrtfleet';
 const WORK = '/tmp/wf';
 /** The oldest Node.js the bundle targets: OpenWrt 23.05's feed (node 18.20), the last with mipsel. */
 export const MIN_NODE_MAJOR = 18;
@@ -39,7 +42,7 @@ const step = (name: string, ok: boolean, detail: string): CheckStep => ({ name, 
  * (where the on-router agent looks for it next to agent.cjs).
  */
 let bundled: Promise<string> | undefined;
-export async function installAgentBundle(guest: Guest): Promise<{ bytes: number }> {
+async function installAgentBundle(guest: Guest): Promise<{ bytes: number }> {
   bundled ??= bundleAgent().then((b) => join(b.bundle, '..'));
   const dist = await bundled;
   const files: [string, Buffer, number][] = [
@@ -174,6 +177,7 @@ interface RouterView {
   identity: string;
   status: string;
   datapath: string;
+  facts: RouterFacts | null;
   lastApplyStatus: string | null;
   appliedRevision: { revision: number } | number | null;
   liveState: {
@@ -250,6 +254,20 @@ async function runOnRouter(guest: Guest): Promise<CheckResult> {
     );
 
     const routerId = (await lab.api<{ items: RouterView[] }>('/v1/routers')).body.items[0]!.id;
+    // What the agent learned on the router, as the controller stored it from the Hello, must
+    // read as the proxy's view over SSH does (the facts check tests that view against the guest).
+    const reported = (await lab.api<RouterView>(`/v1/routers/${routerId}`)).body.facts;
+    const overSsh = await collectFacts(guest.host);
+    const same = reported != null && isDeepStrictEqual(factsSummary(reported), factsSummary(overSsh));
+    steps.push(
+      step(
+        'facts',
+        same,
+        same
+          ? `the agent reported ${reported.arch} ${reported.endian}-endian, ${reported.cpu.model}, kernel ${reported.kernel}: the proxy's view over SSH`
+          : `reported ${JSON.stringify(reported).slice(0, 300)}; over SSH ${JSON.stringify(factsSummary(overSsh)).slice(0, 300)}`,
+      ),
+    );
     const saved = await lab.api('/v1/profiles/lab-wan', { method: 'PUT', body: { spec: LAB_PROFILE_SPEC } });
     steps.push(
       step('profile', saved.status === 201 || saved.status === 200, `profile lab-wan saved (${saved.status})`),

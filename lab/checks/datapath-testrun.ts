@@ -2,9 +2,7 @@
  * The x86 program tests' frame catalogue (lab/wire/frame-cases.ts) through BPF_PROG_TEST_RUN
  * inside a guest kernel, compared byte for byte with the same catalogue run on this host: the
  * bpfeb build on big-endian MIPS and the bpfel build on mipsel must rewrite exactly what the
- * x86 kernel's run of bpfel does, under the MIPS JIT and under the interpreter. Also times
- * each program per run (`repeat`), JIT against interpreter; the guest is emulated (TCG), so
- * only ratios mean anything.
+ * x86 kernel's run of bpfel does, under the MIPS JIT and under the interpreter.
  *
  * Works over any RouterHost: frames, objects and the bpftool batch travel as one tar file,
  * the outputs come back as another (one command each way, not one per frame).
@@ -19,7 +17,7 @@ import { PROGRAM_NAMES, type BpfEndian, type RewriteConfig } from '../../core/pr
 import { CHAIN_OBJECT, configuredObject, type L2Mode, type ObjectName } from '../../agent/datapath/programs.js';
 import type { LabArch } from '../image-cache.js';
 import type { LabCheck } from './lab-check.js';
-import { garbageCases, ipv6Cases, tcpCases, TIMED_FRAMES, TTL, WINDOW, type Case } from '../wire/frame-cases.js';
+import { garbageCases, ipv6Cases, tcpCases, TTL, WINDOW, type Case } from '../wire/frame-cases.js';
 
 /** The configuration test/bpf/programs.test.ts loads every program with. */
 export const CATALOGUE_REWRITE: RewriteConfig = {
@@ -193,51 +191,6 @@ export function compareRuns(reference: CatalogueRun, other: CatalogueRun): { com
   return { compared, differences };
 }
 
-/** ns per run of one program (best of the rounds) on both frames, and whether it ran JIT-compiled. */
-export interface ProgramTiming {
-  syn: number;
-  data: number;
-  jited: boolean;
-}
-
-/**
- * Times each object (Ethernet builds) with `repeat` runs per measurement, best of `rounds`.
- * The programs are loaded under the host's current net.core.bpf_jit_enable.
- */
-export async function timePrograms(
-  host: RouterHost,
-  endian: BpfEndian,
-  place: TestRunPlace,
-  { repeat, rounds }: { repeat: number; rounds: number },
-): Promise<Record<string, ProgramTiming>> {
-  const files: Record<string, Buffer | string> = { 'syn.bin': TIMED_FRAMES.syn, 'data.bin': TIMED_FRAMES.data };
-  const keys = CATALOGUE_OBJECTS.map((o) => `${o}/ethernet`);
-  for (const object of CATALOGUE_OBJECTS)
-    files[`${object}-ethernet.o`] = configuredObject(endian, object, CATALOGUE_REWRITE, 'ethernet').bytes;
-  const lines: string[] = [];
-  for (let r = 0; r < rounds; r++)
-    for (const key of keys)
-      for (const f of ['syn', 'data'])
-        lines.push(
-          `prog run pinned ${place.pins}/${key.replace('/', '-')} data_in ${place.work}/${f}.bin repeat ${repeat}`,
-        );
-  files['batch.txt'] = `${lines.join('\n')}\n`;
-  try {
-    await ship(host, place, files);
-    const jited = await loadAll(host, place, keys);
-    const answers = await runBatch(host, `${place.work}/batch.txt`, lines.length);
-    const out: Record<string, ProgramTiming> = {};
-    keys.forEach((key, k) => {
-      const pick = (f: number) =>
-        Math.min(...Array.from({ length: rounds }, (_, r) => answers[r * keys.length * 2 + k * 2 + f]!.duration));
-      out[key.split('/')[0]!] = { syn: pick(0), data: pick(1), jited: jited[key]! };
-    });
-    return out;
-  } finally {
-    await cleanUp(host, place);
-  }
-}
-
 /** Sets net.core.bpf_jit_enable and returns the value it had. */
 export async function setJit(host: RouterHost, value: 0 | 1): Promise<string> {
   const before = (await runChecked(host, ['cat', '/proc/sys/net/core/bpf_jit_enable'])).trim();
@@ -265,17 +218,15 @@ export function hostCatalogue(): Promise<CatalogueRun> {
 
 export interface TestRunCheckOptions {
   jit: (0 | 1)[];
-  repeat: number;
-  rounds: number;
 }
 
 /**
- * Item 3 of the brief: the catalogue inside the guest under each JIT setting, byte-identical
- * to this host's run, and the programs' ns per run (guest JIT, guest interpreter, host JIT).
+ * The catalogue inside the guest under each JIT setting, byte-identical to this host's run.
+ * What each program costs per run is bench/lab/program-cost.ts's measurement, not a check's.
  */
 export async function runTestRunCheck(
   guest: { arch: LabArch; host: RouterHost },
-  opts: TestRunCheckOptions = { jit: [1, 0], repeat: 200, rounds: 3 },
+  opts: TestRunCheckOptions = { jit: [1, 0] },
 ) {
   const endian: BpfEndian = guest.arch === 'mips' ? 'bpfeb' : 'bpfel';
   const failures: string[] = [];
@@ -284,9 +235,6 @@ export async function runTestRunCheck(
   const t0 = Date.now();
   const reference = await hostCatalogue();
   numbers['host.cases'] = reference.runs.size;
-  const hostTimes = await timePrograms(new LocalHost(), 'bpfel', localPlace('time'), opts);
-  for (const [p, t] of Object.entries(hostTimes))
-    Object.assign(numbers, { [`host.${p}.syn`]: t.syn, [`host.${p}.data`]: t.data });
   const before = await setJit(guest.host, 1).catch((e: Error) => {
     failures.push(`bpf_jit_enable: ${e.message}`);
     return null;
@@ -311,20 +259,9 @@ export async function runTestRunCheck(
         );
       const wrongJit = Object.entries(run.jited).filter(([, j]) => j !== (jit === 1));
       if (wrongJit.length) failures.push(`jit ${jit}: jited ${JSON.stringify(Object.fromEntries(wrongJit))}`);
-      const times = await timePrograms(guest.host, endian, GUEST_PLACE, opts);
-      report[`jit${jit}.times`] = times;
-      for (const [p, t] of Object.entries(times))
-        Object.assign(numbers, { [`jit${jit}.${p}.syn`]: t.syn, [`jit${jit}.${p}.data`]: t.data });
     }
   } finally {
     if (before !== null) await guest.host.run(['sh', '-c', `echo ${before} > /proc/sys/net/core/bpf_jit_enable`]);
-  }
-  for (const p of CATALOGUE_OBJECTS) {
-    const j = numbers[`jit1.${p}.syn`];
-    const i = numbers[`jit0.${p}.syn`];
-    if (j && i) numbers[`interpOverJit.${p}.syn`] = Math.round((i / j) * 100) / 100;
-    const h = numbers[`host.${p}.syn`];
-    if (j && h) numbers[`guestJitOverHost.${p}.syn`] = Math.round(j / h);
   }
   numbers['total.seconds'] = (Date.now() - t0) / 1000;
   return {

@@ -315,7 +315,7 @@ describe('plan: explicit cases', () => {
   it('eBPF with software offload coexist (TC egress still sees software-offloaded flows)', () => {
     const plan = planFor('tplink-archer-c7-v2', { flowOffload: { mode: 'software' } });
     expect(plan).toMatchObject({ satisfiable: true, datapath: { mode: 'ebpf' }, offload: { mode: 'software' } });
-    // Software offload is no SQM conflict either (test/lab/flow-offload.test.ts: cake still shapes offloaded flows).
+    // Software offload is no SQM conflict either (lab/checks/flow-offload.ts: cake still shapes offloaded flows).
     expect(plan.conflicts).toEqual([]);
     expect(plan.decisions.find((d) => d.topic === 'conflict.nftables-rewrite-vs-offload')?.reason).toMatch(
       /dev_queue_xmit/,

@@ -1,0 +1,64 @@
+/**
+ * The lab tier's suite for one guest: it boots the arch once and runs every check of the
+ * registry (lab/checks/index.ts) as a test of its own, the same checks and verdicts as
+ * `npm run lab -- check <arch>`. A guest that cannot be built or booted fails every test with
+ * the reason and the serial log's last lines; nothing is skipped.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAB_CHECKS, type CheckResult } from '../../lab/checks/index.js';
+import { serialLogTail, startGuest, type Guest } from '../../lab/guest.js';
+import type { LabArch } from '../../lab/image-cache.js';
+
+/** Longer than any check's slowest run seen here (agent-on-router: 5 min with a core to share). */
+const CHECK_TIMEOUT_MS = 15 * 60_000;
+
+function verdict(result: CheckResult): string {
+  const failed = (result.steps ?? []).filter((s) => !s.ok).map((s) => `  - ${s.name}: ${s.detail}`);
+  return [result.detail, ...failed].join('\n');
+}
+
+export function describeLabChecks(arch: LabArch, more?: (guest: () => Guest) => void): void {
+  describe(`lab ${arch}: a real MIPS kernel under QEMU, driven as a router`, () => {
+    let guest: Guest | undefined;
+    let bootError: unknown;
+    const booted = (): Guest => {
+      if (!guest) throw new Error(`the ${arch} guest did not boot: ${(bootError as Error)?.message ?? bootError}`);
+      return guest;
+    };
+
+    beforeAll(async () => {
+      try {
+        guest = await startGuest(arch, { log: () => undefined });
+      } catch (err) {
+        bootError = err; // every test below fails with it
+      }
+    });
+
+    afterAll(async () => {
+      await guest?.stop();
+    }, 60_000);
+
+    for (const check of LAB_CHECKS.filter((c) => c.arches.includes(arch))) {
+      it(
+        check.name,
+        async () => {
+          const g = booted();
+          const started = Date.now();
+          const result = await check.run(g).catch((err: Error) => {
+            throw new Error(`${check.name} threw: ${err.stack}\n--- serial log ---\n${serialLogTail(g)}`, {
+              cause: err,
+            });
+          });
+          // The measurements go to the test log: the issue notes quote them.
+          console.log(
+            `${arch} ${check.name} (${((Date.now() - started) / 1000).toFixed(1)} s): ${JSON.stringify(result.numbers ?? {})}`,
+          );
+          expect(result.ok, verdict(result)).toBe(true);
+        },
+        CHECK_TIMEOUT_MS,
+      );
+    }
+
+    more?.(booted);
+  });
+}
