@@ -3,14 +3,16 @@
  * Inside one boot of the mipsel guest (a real 6.1 MIPS kernel under QEMU TCG): forwarding
  * throughput and the guest's CPU per packet in each datapath mode, rounds alternating the modes
  * (bench/lab/forwarding-modes.ts), then each program's cost under the MIPS32 JIT and the
- * interpreter with BPF_PROG_TEST_RUN, beside a reference object (bench/lab/program-cost.ts).
+ * interpreter with BPF_PROG_TEST_RUN, beside a reference object (bench/lab/program-cost.ts), and
+ * the packaged agent's start-up time and idle RSS on the guest's Node 18 (bench/lab/agent-startup.ts).
  * Emulated, so the ratios carry over to a router, not the absolute numbers.
  *
  * knobs: WF_LAB_BENCH_ROUNDS (8), WF_LAB_BENCH_SECONDS (4: each iperf3 run),
  *        WF_LAB_BENCH_PROGRUN_ROUNDS (7), WF_LAB_BENCH_PROGRUN_MS (150: target time of one test run),
  *        WF_BENCH_REFERENCE_OBJ (a BPF object with another implementation's programs under our four
  *        names, e.g. UA3F's tc_bpfel.o; never part of this repository),
- *        WF_LAB_BENCH_PARTS (forwarding,progrun: run one half).
+ *        WF_LAB_BENCH_AGENT_RESTARTS (3: timed starts of the agent with its saved certificate),
+ *        WF_LAB_BENCH_PARTS (forwarding,progrun,agent: run some of them).
  */
 import { buildBpfObjects } from '../../lab/bpf-objects.js';
 import { startGuest } from '../../lab/guest.js';
@@ -19,6 +21,7 @@ import { tcxHelperBinaryFor } from '../../agent/datapath/programs.js';
 import { REWRITE } from '../datapath/programs-under-test.js';
 import { forwardingBench } from './forwarding-modes.js';
 import { programCostBench } from './program-cost.js';
+import { agentStartupBench, agentStartupTable } from './agent-startup.js';
 import { forwardingTable, programCostTable } from './report.js';
 
 const settings = {
@@ -27,7 +30,8 @@ const settings = {
   progrunRounds: Number(process.env.WF_LAB_BENCH_PROGRUN_ROUNDS ?? 7),
   progrunMs: Number(process.env.WF_LAB_BENCH_PROGRUN_MS ?? 150),
   referenceObject: process.env.WF_BENCH_REFERENCE_OBJ,
-  parts: new Set((process.env.WF_LAB_BENCH_PARTS ?? 'forwarding,progrun').split(',')),
+  agentRestarts: Number(process.env.WF_LAB_BENCH_AGENT_RESTARTS ?? 3),
+  parts: new Set((process.env.WF_LAB_BENCH_PARTS ?? 'forwarding,progrun,agent').split(',')),
 };
 const HELPER = '/tmp/wrtfleet-wf-tcx';
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -62,6 +66,10 @@ try {
       referenceObject: settings.referenceObject,
     });
     out.push(programCostTable(r));
+  }
+  if (settings.parts.has('agent')) {
+    const r = await agentStartupBench(guest, { restarts: settings.agentRestarts, idleSeconds: 30 }, log);
+    out.push(agentStartupTable(r));
   }
 } finally {
   await guest.host.run(['rm', '-f', HELPER]).catch(() => undefined);

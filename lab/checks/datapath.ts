@@ -106,31 +106,48 @@ export function planFor(
   });
 }
 
+const STATE_MARK = '@@wflab-state';
+
 /**
  * The guest's kernel-side state as the brief lists it, from the guest's own tools (not the
  * agent's readers): qdiscs, tc filters both ways on every device, loaded programs, the bpffs
  * tree, the nftables ruleset, every device's gso_max_segs, and object files left in /tmp.
  */
 export async function guestState(host: RouterHost): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const grab = async (key: string, argv: string[]) => {
-    const r = await host.run(argv);
-    out[key] = `${r.code} ${r.stdout}${r.code === 0 ? '' : r.stderr}`;
-  };
-  await grab('tc qdisc show', ['tc', 'qdisc', 'show']);
   const links = JSON.parse(await runChecked(host, ['ip', '-d', '-j', 'link', 'show'])) as {
     ifname: string;
     gso_max_segs?: number;
   }[];
-  for (const l of links) {
-    await grab(`tc filter ${l.ifname} egress`, ['tc', 'filter', 'show', 'dev', l.ifname, 'egress']);
-    await grab(`tc filter ${l.ifname} ingress`, ['tc', 'filter', 'show', 'dev', l.ifname, 'ingress']);
+  const reads: [string, string][] = [
+    ['tc qdisc show', 'tc qdisc show'],
+    ...links.flatMap((l): [string, string][] => [
+      [`tc filter ${l.ifname} egress`, `tc filter show dev '${l.ifname}' egress`],
+      [`tc filter ${l.ifname} ingress`, `tc filter show dev '${l.ifname}' ingress`],
+    ]),
+    ['bpftool prog show', 'bpftool prog show'],
+    ['/sys/fs/bpf', 'find /sys/fs/bpf'],
+    ['nft list ruleset', 'nft list ruleset'],
+    ['/tmp objects', `ls ${UPLOAD_DIR} | grep -E '^wrtfleet-.*\\.o$' || true`],
+  ];
+  // One command for all of them: on dropbear before 2024.86 commands run one at a time, and
+  // each costs a few hundred ms of emulated fork and exec.
+  const script = reads.map(([key, cmd]) => `echo '${STATE_MARK} ${key}'; { ${cmd}; } 2>&1; echo "${STATE_MARK}rc $?"`);
+  const text = await runChecked(host, ['sh', '-c', script.join('\n')]);
+  const out: Record<string, string> = {};
+  let key: string | undefined;
+  let body: string[] = [];
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${STATE_MARK} `)) {
+      key = line.slice(STATE_MARK.length + 1);
+      body = [];
+    } else if (key !== undefined && line.startsWith(`${STATE_MARK}rc `)) {
+      out[key] = `${line.slice(STATE_MARK.length + 3)} ${body.join('\n')}`;
+      key = undefined;
+    } else body.push(line);
   }
+  const missing = reads.filter(([k]) => !(k in out)).map(([k]) => k);
+  if (missing.length) throw new Error(`${host.description}: no state read for ${missing.join(', ')}`);
   out['gso_max_segs'] = links.map((l) => `${l.ifname}=${l.gso_max_segs}`).join(' ');
-  await grab('bpftool prog show', ['bpftool', 'prog', 'show']);
-  await grab('/sys/fs/bpf', ['find', '/sys/fs/bpf']);
-  await grab('nft list ruleset', ['nft', 'list', 'ruleset']);
-  await grab('/tmp objects', ['sh', '-c', `ls ${UPLOAD_DIR} | grep -E '^wrtfleet-.*\\.o$' || true`]);
   return out;
 }
 
