@@ -91,7 +91,7 @@ export async function startLabController(guest: Guest): Promise<LabController> {
       logLevel: 'error',
       security: { insecureAgents: false, grpcTlsNames: [HOST_FROM_GUEST] },
       console: { buildWhenMissing: false },
-      redisPrefix: `wflab-${guest.arch}-${process.pid}`,
+      redisPrefix: `wflab-${guest.name}-${process.pid}`,
     },
     pino({ level: 'error' }),
   );

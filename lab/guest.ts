@@ -37,14 +37,22 @@ export interface GuestOptions {
   memoryMiB?: number;
   /** Progress lines (image build, boot); default: stderr. */
   log?: ProgressLog;
-  /** Host port for the guest's SSH (default 22101 mipsel, 22102 mips). */
+  /** Host port for the guest's SSH (default 22101 mipsel, 22102 mips; 10 more for an instance). */
   sshPort?: number;
+  /**
+   * A second guest of the same arch beside the first (lowercase letters and digits): its own
+   * namespaces (`wflab-<arch>-<instance>...`), SSH port and serial log. The lab tier gives the
+   * agent check a mipsel guest of its own this way.
+   */
+  instance?: string;
   /** Time allowed from QEMU's start to LAB-READY (default 120 s). */
   bootTimeoutMs?: number;
 }
 
 export interface Guest {
   arch: LabArch;
+  /** The arch, or `<arch>-<instance>`: what its namespaces, state file and serial log are named by. */
+  name: string;
   image: LabImage;
   sshHost: string;
   sshPort: number;
@@ -83,14 +91,14 @@ interface RunState {
   started: string;
 }
 
-const running = new Map<LabArch, Guest>();
+const running = new Map<string, Guest>();
 
 // Namespaces are host-wide, so the record of who owns them is too (not in the cache, which
 // WRTFLEET_LAB_CACHE may point elsewhere per process).
 const RUN_DIR = '/run/wrtfleet-lab';
 
-function statePath(arch: LabArch): string {
-  return join(RUN_DIR, `${arch}.json`);
+function statePath(name: string): string {
+  return join(RUN_DIR, `${name}.json`);
 }
 
 function parentOf(pid: number): number | undefined {
@@ -131,10 +139,10 @@ async function endProcess(pid: number | undefined, expect: RegExp): Promise<void
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Cleans what a killed run left behind; refuses when another live process owns the arch. */
-async function claimArch(arch: LabArch): Promise<void> {
-  if (running.has(arch)) throw new Error(`a ${arch} lab guest is already running in this process`);
-  const file = statePath(arch);
+/** Cleans what a killed run left behind; refuses when another live process owns the guest's name. */
+async function claimGuest(name: string): Promise<void> {
+  if (running.has(name)) throw new Error(`a ${name} lab guest is already running in this process`);
+  const file = statePath(name);
   let state: RunState | undefined;
   try {
     state = JSON.parse(await readFile(file, 'utf8')) as RunState;
@@ -143,14 +151,14 @@ async function claimArch(arch: LabArch): Promise<void> {
   }
   if (state && state.owner !== process.pid && alive(state.owner)) {
     throw new Error(
-      `a ${arch} lab guest is running, owned by pid ${state.owner} (${commandLineOf(state.owner).slice(0, 120)}): stop it first`,
+      `a ${name} lab guest is running, owned by pid ${state.owner} (${commandLineOf(state.owner).slice(0, 120)}): stop it first`,
     );
   }
   if (state) {
     await endProcess(state.qemu, /qemu-system/);
     await endProcess(state.forwarder, /socat/);
   }
-  const names = namespacesFor(arch);
+  const names = namespacesFor(name);
   const present = await listNamespaces();
   const inNamespaces: number[] = [];
   for (const ns of [names.qemu, names.lan, names.wan].filter((n) => present.includes(n)))
@@ -161,12 +169,12 @@ async function claimArch(arch: LabArch): Promise<void> {
     const parent = parentOf(pid);
     if (/qemu-system/.test(commandLineOf(pid)) && parent !== undefined && parent > 1 && parent !== process.pid)
       throw new Error(
-        `a ${arch} lab guest is running (QEMU pid ${pid}, started by pid ${parent}: ${commandLineOf(parent).slice(0, 120)}): stop it first`,
+        `a ${name} lab guest is running (QEMU pid ${pid}, started by pid ${parent}: ${commandLineOf(parent).slice(0, 120)}): stop it first`,
       );
   }
-  // Without a live owner, whatever still runs in the arch's namespaces is a killed run's.
+  // Without a live owner, whatever still runs in the guest's namespaces is a killed run's.
   for (const pid of inNamespaces) await endProcess(pid, /qemu-system|iperf3|socat/);
-  await destroyTopology(arch);
+  await destroyTopology(name);
   await mkdir(RUN_DIR, { recursive: true });
   await writeFile(file, JSON.stringify({ owner: process.pid, started: new Date().toISOString() } satisfies RunState));
 }
@@ -179,10 +187,13 @@ export async function startGuest(arch: LabArch, options: GuestOptions = {}): Pro
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const image = await ensureImage(arch, { log });
   const keys = await labKeyPair();
-  await claimArch(arch);
-  const namespaces = await createTopology(arch);
-  const sshPort = options.sshPort ?? DEFAULT_SSH_PORT[arch];
-  const serialLogPath = join(labCacheRoot(), 'logs', `${arch}-serial.log`);
+  if (options.instance !== undefined && !/^[a-z0-9]{1,4}$/.test(options.instance))
+    throw new Error(`lab: instance "${options.instance}" is not 1-4 lowercase letters or digits`);
+  const name = options.instance ? `${arch}-${options.instance}` : arch;
+  await claimGuest(name);
+  const namespaces = await createTopology(name);
+  const sshPort = options.sshPort ?? DEFAULT_SSH_PORT[arch] + (options.instance ? 10 : 0);
+  const serialLogPath = join(labCacheRoot(), 'logs', `${name}-serial.log`);
   await mkdir(join(labCacheRoot(), 'logs'), { recursive: true });
 
   const append = [
@@ -229,14 +240,14 @@ export async function startGuest(arch: LabArch, options: GuestOptions = {}): Pro
     await host?.close().catch(() => undefined);
     await endProcess(forwarder?.pid, /socat/);
     await endProcess(qemu?.pid, /qemu-system/);
-    await destroyTopology(arch);
+    await destroyTopology(name);
     await new Promise<void>((r) => serialLog.end(r));
-    await rm(statePath(arch), { force: true });
-    running.delete(arch);
+    await rm(statePath(name), { force: true });
+    running.delete(name);
   };
 
   try {
-    log(`lab: booting ${arch} (${image.manifest.kernelVersion ?? 'kernel'}), serial log ${serialLogPath}`);
+    log(`lab: booting ${name} (${image.manifest.kernelVersion ?? 'kernel'}), serial log ${serialLogPath}`);
     const started = Date.now();
     const [launcher, ...launchArgs] = inNamespace(namespaces.qemu, qemuArgs);
     qemu = spawn(launcher!, launchArgs, {
@@ -254,7 +265,7 @@ export async function startGuest(arch: LabArch, options: GuestOptions = {}): Pro
     let forwarderError = '';
     forwarder.stderr?.on('data', (d: Buffer) => (forwarderError += d.toString('utf8')));
     await writeFile(
-      statePath(arch),
+      statePath(name),
       JSON.stringify({
         owner: process.pid,
         qemu: qemu.pid,
@@ -270,7 +281,7 @@ export async function startGuest(arch: LabArch, options: GuestOptions = {}): Pro
         clearTimeout(timer);
         reject(
           new Error(
-            `lab: the ${arch} guest did not boot: ${why}\n--- serial log ${serialLogPath} (last lines) ---\n${tailOf(serialLines)}`,
+            `lab: the ${name} guest did not boot: ${why}\n--- serial log ${serialLogPath} (last lines) ---\n${tailOf(serialLines)}`,
           ),
         );
       };
@@ -307,9 +318,9 @@ export async function startGuest(arch: LabArch, options: GuestOptions = {}): Pro
     const bootSeconds = Math.round((Date.now() - started) / 100) / 10;
     qemu.on('exit', (code, signal) => {
       if (!stopped)
-        log(`lab: the ${arch} guest's QEMU exited (${signal ?? `exit ${code}`}); serial log ${serialLogPath}`);
+        log(`lab: the ${name} guest's QEMU exited (${signal ?? `exit ${code}`}); serial log ${serialLogPath}`);
     });
-    log(`lab: ${arch} ready in ${bootSeconds} s, host key ${fingerprint}`);
+    log(`lab: ${name} ready in ${bootSeconds} s, host key ${fingerprint}`);
 
     host = new SshHost({
       host: '127.0.0.1',
@@ -317,7 +328,7 @@ export async function startGuest(arch: LabArch, options: GuestOptions = {}): Pro
       username: 'root',
       privateKey: keys.privateKey,
       hostKeyFingerprint: fingerprint,
-      label: `lab ${arch} root@127.0.0.1:${sshPort}`,
+      label: `lab ${name} root@127.0.0.1:${sshPort}`,
       // Emulated CPU: handshakes and commands are many times slower than on hardware.
       connectTimeoutMs: 30_000,
       commandTimeoutMs: 60_000,
@@ -328,6 +339,7 @@ export async function startGuest(arch: LabArch, options: GuestOptions = {}): Pro
 
     const guest: Guest = {
       arch,
+      name,
       image,
       sshHost: '127.0.0.1',
       sshPort,
@@ -344,7 +356,7 @@ export async function startGuest(arch: LabArch, options: GuestOptions = {}): Pro
         `ssh -i ${keys.privateKeyPath} -p ${sshPort} -o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no root@127.0.0.1   # host key ${fingerprint}`,
       stop,
     };
-    running.set(arch, guest);
+    running.set(name, guest);
     return guest;
   } catch (err) {
     await stop().catch(() => undefined);

@@ -1,6 +1,6 @@
 /**
- * The network around one lab guest (lab-shared design): three namespaces per arch, so both
- * guests use the same addresses side by side.
+ * The network around one lab guest (lab-shared design): three namespaces per guest, named by
+ * its arch or `<arch>-<instance>` (lab/guest.ts), so guests use the same addresses side by side.
  *
  *   wflab-<arch>       QEMU, its taps (tap-lan, tap-wan) and the bridges br-lan, br-wan
  *   wflab-<arch>-lan   the LAN client: eth0 192.168.1.2/24, fd00:1::2/64, default via the guest
@@ -18,7 +18,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { labCacheRoot, type LabArch } from './image-cache.js';
+import { labCacheRoot } from './image-cache.js';
 
 export const LAB_ADDRESSES = {
   interfaces: { lan: 'eth0', wan: 'eth1', mgmt: 'eth2', vlan: 'eth1.100' },
@@ -36,8 +36,9 @@ export interface LabNamespaces {
 
 export type NamespaceRole = keyof LabNamespaces;
 
-export function namespacesFor(arch: LabArch): LabNamespaces {
-  return { qemu: `wflab-${arch}`, lan: `wflab-${arch}-lan`, wan: `wflab-${arch}-wan` };
+/** `name`: the guest's name, its arch or `<arch>-<instance>` (lab/guest.ts). */
+export function namespacesFor(name: string): LabNamespaces {
+  return { qemu: `wflab-${name}`, lan: `wflab-${name}-lan`, wan: `wflab-${name}-wan` };
 }
 
 export const TAPS = { lan: 'tap-lan', wan: 'tap-wan' } as const;
@@ -90,9 +91,9 @@ export async function listNamespaces(): Promise<string[]> {
     .filter(Boolean);
 }
 
-/** Deletes the arch's namespaces (and with them every tap, bridge and veth in them). */
-export async function destroyTopology(arch: LabArch): Promise<void> {
-  const names = namespacesFor(arch);
+/** Deletes the guest's namespaces (and with them every tap, bridge and veth in them). */
+export async function destroyTopology(name: string): Promise<void> {
+  const names = namespacesFor(name);
   const present = new Set(await listNamespaces());
   if (present.has(names.qemu)) {
     // Persistent taps are removed explicitly rather than left to the namespace's teardown.
@@ -102,8 +103,8 @@ export async function destroyTopology(arch: LabArch): Promise<void> {
 }
 
 /** Creates namespaces, taps, bridges and veths; the guest's side is configured by its /init. */
-export async function createTopology(arch: LabArch): Promise<LabNamespaces> {
-  const ns = namespacesFor(arch);
+export async function createTopology(name: string): Promise<LabNamespaces> {
+  const ns = namespacesFor(name);
   const a = LAB_ADDRESSES;
   const q = (...argv: string[]) => must(['ip', '-n', ns.qemu, ...argv]);
   const sysctl = (name: string, ...settings: string[]) =>
