@@ -23,7 +23,7 @@ import { inNamespace } from './topology.js';
 /** Where the bundle lives on the router, as the init script installs it. */
 export const GUEST_AGENT_HOME = '/usr/lib/wrtfleet';
 export const WORK = '/tmp/wf';
-/** The oldest Node.js the bundle targets: OpenWrt 23.05's feed (node 18.20), the last with mipsel. */
+/** The oldest Node.js the bundle targets (agent/packaging/build.ts says why). */
 export const MIN_NODE_MAJOR = 18;
 /** The address the guest dials: the host as QEMU user networking presents it. */
 export const HOST_FROM_GUEST = '10.0.2.2';

@@ -45,11 +45,12 @@ import {
 
 const OUT = join(ROOT, 'dist/agent');
 /**
- * The oldest Node.js the bundle runs on: 18, what OpenWrt 23.05's packages feed ships (node
- * 18.20; 21.02 had 14, 22.03 16, 24.10 has 20 but no longer for mipsel, 25.12 builds node for
- * the host only). 23.05 is the last release with node on mipsel, and 22.03 (node 16) is past
- * its end of life. The router lab runs the bundle on Debian 12's mipsel node 18.20.4
- * (lab/checks/agent-on-router.ts).
+ * The oldest Node.js the bundle runs on: 18. OpenWrt's packages feed builds node only for
+ * targets with an FPU (x86_64, aarch64, some ARM): never for MT7621 or ath79, whose routers run
+ * the proxy placement (docs/DOMAIN.md). Where the feed has node, its releases carried 14 (21.02),
+ * 16 (22.03), 18 (23.05) and 20 (24.10); 25.12 has no target node package. 18 is the oldest of a
+ * supported release, and what Debian 12 ships for generic Linux routers, mipsel included: the
+ * router lab runs the bundle on that node 18.20.4 (lab/checks/agent-on-router.ts).
  */
 const NODE_TARGET = 'node18';
 const BPF = join(ROOT, 'bpf/build');

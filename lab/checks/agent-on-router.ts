@@ -1,6 +1,7 @@
 /**
  * The packaged agent (agent.cjs, `npm run agent:bundle`) running ON the mipsel guest under
- * Debian's Node.js 18, as it would on an OpenWrt 23.05 router with the feed's node 18: it
+ * Debian's Node.js 18, as on a generic Linux router with Node (OpenWrt has no node for MIPS: its
+ * MT7621 and ath79 routers run the proxy placement, which the other checks drive): it
  * enrolls with a one-time token against a controller on the host over mutual TLS, says Hello
  * with the router's facts (compared with the proxy's view over SSH), gets a profile with the
  * four rewrites, attaches them to the WAN (eth1) with cls_bpf, reports telemetry, and idles
