@@ -18,6 +18,7 @@ export const UNIT_TESTS = [
   'test/onboarding/packages-transcripts.test.ts',
   'test/repo/layout.test.ts',
   'test/repo/install-policy.test.ts',
+  'test/repo/commit-msg-hook.test.ts',
   'test/web-admin/logic/**/*.test.ts',
   'test/telemetry/counter-deltas.test.ts',
   'test/telemetry/series-window.test.ts',
