@@ -4,6 +4,7 @@ import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import { PROGRAM_NAMES } from '../../core/programs.js';
 import { COMMAND_KINDS, OUTCOME_STATES } from '../commands/command-kinds.js';
 import type { MetricsConfig } from '../config.js';
+import { CONNECTION_STATUSES } from '../fleet/router-filter.js';
 import { COUNTER_COLUMNS, modeName, programOfKey } from '../telemetry/series-layout.js';
 
 /**
@@ -263,7 +264,7 @@ export class FleetMetrics {
       ),
       offloadedFlows: { software: Number(flows[0]?.software ?? 0), hardware: Number(flows[0]?.hardware ?? 0) },
       byStatus: [
-        ...(['online', 'offline', 'never_seen'] as const).map((value) => ({
+        ...CONNECTION_STATUSES.map((value) => ({
           value,
           count: status.find((s) => s.status === value)?._count._all ?? 0,
         })),

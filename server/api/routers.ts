@@ -7,6 +7,7 @@ import { EffectiveProfileError, overlay, type PlanPreview } from '../fleet/plan-
 import { InvalidCursor, type RouterDirectory } from '../fleet/router-directory.js';
 import { SORTS } from '../fleet/router-sort.js';
 import { DATAPATH_MODES, OFFLOAD_MODES } from '../fleet/router-abilities.js';
+import { CONNECTION_STATUSES } from '../fleet/router-filter.js';
 import { routerFilterFields, routerFilterOf } from './router-filter-query.js';
 import { PROFILE_NAME_PATTERN } from '../profiles/profile-store.js';
 import { ApiError, errorBodySchema } from './errors.js';
@@ -34,7 +35,7 @@ const RouterSummary = Type.Object(
     id: Type.String(),
     name: Type.String(),
     identity: Type.String(),
-    status: Type.Union([Type.Literal('online'), Type.Literal('offline'), Type.Literal('never_seen')]),
+    status: StringEnum(CONNECTION_STATUSES),
     lastSeenAt: Nullable(Timestamp),
     connectedAt: Nullable(Timestamp),
     agentVersion: Nullable(Type.String()),

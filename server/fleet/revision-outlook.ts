@@ -3,6 +3,7 @@
  * happens next, in words: one account for the API, the console and the CLI, so none of them
  * guesses from the raw columns (a rollback once read "in step" on the revision it had undone).
  */
+import type { ConnectionStatus } from './router-filter.js';
 
 export interface RevisionRef {
   profile: string;
@@ -20,7 +21,7 @@ export interface LastResult {
 export interface OutlookInput {
   applied: RevisionRef | null;
   desired: (RevisionRef & { rolloutId: string | null }) | null;
-  status: 'online' | 'offline' | 'never_seen';
+  status: ConnectionStatus;
   decommissionedAt: Date | null;
   lastResult: LastResult | null;
 }

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { InvalidCursor } from '../storage/keyset-cursor.js';
 import { ABILITY_ITEM_SQL, abilityView } from './router-abilities.js';
 import { liveStateView } from './live-state-view.js';
-import { filterConditions, SqlParams, type RouterFilter } from './router-filter.js';
+import { filterConditions, SqlParams, type ConnectionStatus, type RouterFilter } from './router-filter.js';
 import {
   afterCursor,
   decodeSortCursor,
@@ -72,7 +72,7 @@ type SummaryRow = {
   id: string;
   name: string;
   identity: string;
-  status: 'online' | 'offline' | 'never_seen';
+  status: ConnectionStatus;
   lastSeenAt: Date | null;
   connectedAt: Date | null;
   agentVersion: string | null;

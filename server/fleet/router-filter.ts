@@ -5,8 +5,9 @@ import { abilityConditions, type AbilityFilter } from './router-abilities.js';
  * and the id resolution the console uses to start a command or rollout on such a selection.
  * Every value becomes a bound parameter; nothing the caller sends is spliced into the SQL.
  */
-export type ConnectionStatus = 'online' | 'offline' | 'never_seen';
+/** A router's connection status: the one list the API schemas, filters, sorts and metrics use. */
 export const CONNECTION_STATUSES = ['online', 'offline', 'never_seen'] as const;
+export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
 export const PLACEMENTS = ['on_router', 'proxy', 'unknown'] as const;
 /** Applied vs desired revision: pending has a desired revision it has not applied yet. */
 export const REVISION_STATES = ['in_sync', 'pending'] as const;

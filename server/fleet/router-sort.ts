@@ -1,5 +1,5 @@
 import { InvalidCursor } from '../storage/keyset-cursor.js';
-import type { SqlParams } from './router-filter.js';
+import { CONNECTION_STATUSES, type SqlParams } from './router-filter.js';
 
 /**
  * The fleet table's sort orders and their keyset cursors. A cursor carries the sort it was
@@ -45,7 +45,7 @@ const COLUMNS: Record<SortKey, SortColumn> = {
     text: 'r.status::text',
     cast: (p) => `CAST(${p} AS "ConnectionStatus")`,
     nullable: false,
-    valid: (v) => ['online', 'offline', 'never_seen'].includes(v),
+    valid: (v) => (CONNECTION_STATUSES as readonly string[]).includes(v),
   },
   soc: { column: 'r.soc', text: 'r.soc', cast: (p) => p, nullable: true, valid: anyText },
   model: { column: 'r.model', text: 'r.model', cast: (p) => p, nullable: true, valid: anyText },

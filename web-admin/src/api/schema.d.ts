@@ -4174,6 +4174,7 @@ export interface paths {
                                 /** @description Found by the on-router probe (null: not probed) */
                                 probed: boolean | null;
                             };
+                            /** @enum {string} */
                             status: "online" | "offline" | "never_seen";
                             tags: string[];
                             tcx: {
@@ -6819,6 +6820,7 @@ export interface components {
                 /** @description Found by the on-router probe (null: not probed) */
                 probed: boolean | null;
             };
+            /** @enum {string} */
             status: "online" | "offline" | "never_seen";
             tags: string[];
             tcx: {

@@ -3,15 +3,52 @@
  * takes it. One spelling for both: the URL's keys are the API's query parameters, so a shared
  * link and the request it makes say the same thing.
  */
-export const STATUSES = ['online', 'offline', 'never_seen'] as const;
-export const PLACEMENTS = ['on_router', 'proxy', 'unknown'] as const;
-export const REVISION_STATES = ['in_sync', 'pending'] as const;
-export const DRIFT_STATES = ['drifted', 'clean', 'unreported'] as const;
-export const APPLY_RESULTS = ['applied', 'failed', 'rolled_back', 'pending', 'none'] as const;
+import type { paths } from '../../api/schema.js';
+
+type FleetQueryParams = NonNullable<paths['/v1/routers']['get']['parameters']['query']>;
+type ApiEnum<K extends keyof FleetQueryParams> = NonNullable<FleetQueryParams[K]> & string;
+
+/**
+ * Every value of one of the API's enums, in the order the console offers them. The server's
+ * list is the one source (the OpenAPI types are generated from it); the console needs the
+ * values at run time for its menus, so it lists them too, and a value the API lacks, or one it
+ * has that is missing here, fails to type-check.
+ */
+const everyValueOf =
+  <T extends string>() =>
+  <const U extends readonly T[]>(
+    values: U & ([T] extends [U[number]] ? unknown : { missing: Exclude<T, U[number]> }),
+  ) =>
+    values as U;
+
+export const STATUSES = everyValueOf<ApiEnum<'status'>>()(['online', 'offline', 'never_seen']);
+export const PLACEMENTS = everyValueOf<ApiEnum<'placement'>>()(['on_router', 'proxy', 'unknown']);
+export const REVISION_STATES = everyValueOf<ApiEnum<'revisionState'>>()(['in_sync', 'pending']);
+export const DRIFT_STATES = everyValueOf<ApiEnum<'drift'>>()(['drifted', 'clean', 'unreported']);
+export const APPLY_RESULTS = everyValueOf<ApiEnum<'applyResult'>>()([
+  'applied',
+  'failed',
+  'rolled_back',
+  'pending',
+  'none',
+]);
 /** A capability: yes (probed, or predicted where unprobed), probed, predicted only, no, unknown. */
-export const CAPABILITY_STATES = ['yes', 'probed', 'predicted', 'no', 'unknown'] as const;
-export const DATAPATH_MODES = ['tcx', 'cls_bpf', 'nftables', 'iptables', 'none', 'unknown'] as const;
-export const OFFLOAD_MODES = ['hardware', 'software', 'off', 'unsupported', 'unknown'] as const;
+export const CAPABILITY_STATES = everyValueOf<ApiEnum<'ebpf'>>()(['yes', 'probed', 'predicted', 'no', 'unknown']);
+export const DATAPATH_MODES = everyValueOf<ApiEnum<'datapath'>>()([
+  'tcx',
+  'cls_bpf',
+  'nftables',
+  'iptables',
+  'none',
+  'unknown',
+]);
+export const OFFLOAD_MODES = everyValueOf<ApiEnum<'offload'>>()([
+  'hardware',
+  'software',
+  'off',
+  'unsupported',
+  'unknown',
+]);
 /** Decommissioned routers are left out unless asked for (the API's default, `exclude`). */
 export const DECOMMISSIONED = ['include', 'only'] as const;
 export const SORT_COLUMNS = ['name', 'status', 'soc', 'model', 'release', 'lastSeen'] as const;
