@@ -22,11 +22,11 @@ import { inNamespace } from './topology.js';
 
 /** Where the bundle lives on the router, as the init script installs it. */
 export const GUEST_AGENT_HOME = '/usr/lib/wrtfleet';
-export const WORK = '/tmp/wf';
+const WORK = '/tmp/wf';
 /** The oldest Node.js the bundle targets (agent/packaging/build.ts says why). */
 export const MIN_NODE_MAJOR = 18;
 /** The address the guest dials: the host as QEMU user networking presents it. */
-export const HOST_FROM_GUEST = '10.0.2.2';
+const HOST_FROM_GUEST = '10.0.2.2';
 
 /**
  * Builds the bundle (once per process) and copies what a router gets onto the guest:
@@ -67,6 +67,8 @@ export interface LabController {
   /** Port the guest dials at 10.0.2.2 (the controller's own port, relayed). */
   grpcPort: number;
   api<T = unknown>(path: string, init?: { method?: string; body?: unknown }): Promise<{ status: number; body: T }>;
+  /** The agents' streams the controller holds now (the guest's agent: none or one). */
+  sessions(): { identity: string }[];
   stop(): Promise<void>;
 }
 
@@ -117,6 +119,7 @@ export async function startLabController(guest: Guest): Promise<LabController> {
     controller,
     grpcPort,
     api,
+    sessions: () => [...controller.gateway.sessions.values()],
     async stop() {
       relay.kill('SIGTERM');
       await controller.close();
@@ -164,3 +167,53 @@ export async function stopAgent(guest: Guest): Promise<void> {
 
 export const agentLog = async (guest: Guest) =>
   ((await guest.host.readFile(`${WORK}/agent.log`)) ?? '').trim().split('\n').slice(-8).join(' | ');
+
+export interface EnrolledAgent {
+  /** The identity the agent said Hello with. */
+  identity: string;
+  /** From the init script's exec to the controller's Hello, enrollment included. */
+  enrollToHelloMs: number;
+  /** What a later start passes: the saved certificate instead of the token. */
+  runArgs: string[];
+}
+
+/**
+ * The agent's first start on the guest, as onboarding leaves a router: a one-time token and the
+ * CA's fingerprint, the credentials, state and log of any earlier start removed; it makes its
+ * key pair and CSR, enrolls, and says Hello over mTLS.
+ */
+export async function enrollAgent(guest: Guest, lab: LabController): Promise<EnrolledAgent> {
+  const minted = await lab.api<{ token: string; caFingerprint: string }>('/v1/enrollment-tokens', {
+    method: 'POST',
+    body: { routerName: `lab-${guest.arch}` },
+  });
+  await guest.host.writeFile(`${WORK}/token`, minted.body.token, 0o600);
+  await guest.run(['rm', '-rf', `${WORK}/creds`, `${WORK}/state.json`, `${WORK}/agent.log`]);
+  const runArgs = [
+    '--controller', `${HOST_FROM_GUEST}:${lab.grpcPort}`,
+    '--name', `lab-${guest.arch}`,
+    '--state-file', `${WORK}/state.json`,
+    '--pin-root', '/sys/fs/bpf/wrtfleet',
+    '--credentials-dir', `${WORK}/creds`,
+  ]; // prettier-ignore
+  const started = await startAgent(guest, [
+    ...runArgs,
+    '--enroll-token-file',
+    `${WORK}/token`,
+    '--ca-fingerprint',
+    minted.body.caFingerprint,
+  ]);
+  const first = await waitFor('the first Hello', 900_000, () => lab.sessions()[0]).catch(async (e: Error) => {
+    throw new Error(`${e.message}; agent log: ${await agentLog(guest)}`);
+  });
+  return { identity: first.identity, enrollToHelloMs: Date.now() - started, runArgs };
+}
+
+/** The running agent's resident memory and its peak, as the guest's kernel counts them (KiB). */
+export async function agentRss(guest: Guest): Promise<{ rssKiB: number; peakKiB: number }> {
+  const status = await guest.run(['sh', '-c', `grep -E 'VmRSS|VmHWM' /proc/$(cat ${WORK}/agent.pid)/status`]);
+  return {
+    rssKiB: Number(/VmRSS:\s*(\d+)/.exec(status.stdout)?.[1]),
+    peakKiB: Number(/VmHWM:\s*(\d+)/.exec(status.stdout)?.[1]),
+  };
+}

@@ -4,10 +4,10 @@
  * failing a clean clone's first `lab check` with "run bpf:build first".
  */
 import { execFileSync } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../agent/packaging/esbuild-plugins.js';
 
-const BUILD_SCRIPT = join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'bpf', 'build.sh');
+const BUILD_SCRIPT = join(REPO_ROOT, 'bpf', 'build.sh');
 
 export function buildBpfObjects(): void {
   try {

@@ -15,7 +15,15 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SshHost } from '../core/host/ssh-host.js';
 import type { CommandResult, RunOptions } from '../core/host/router-host.js';
-import { ensureImage, labCacheRoot, labKeyPair, type LabArch, type LabImage, type ProgressLog } from './image-cache.js';
+import {
+  ensureImage,
+  labCacheRoot,
+  labKeyPair,
+  processAlive,
+  type LabArch,
+  type LabImage,
+  type ProgressLog,
+} from './image-cache.js';
 import {
   LAB_ADDRESSES,
   createTopology,
@@ -111,15 +119,6 @@ function parentOf(pid: number): number | undefined {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function commandLineOf(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
@@ -130,11 +129,11 @@ function commandLineOf(pid: number): string {
 
 /** Ends a recorded lab process, only if the pid still runs what the lab started. */
 async function endProcess(pid: number | undefined, expect: RegExp): Promise<void> {
-  if (!pid || !alive(pid) || !expect.test(commandLineOf(pid))) return;
+  if (!pid || !processAlive(pid) || !expect.test(commandLineOf(pid))) return;
   process.kill(pid, 'SIGTERM');
-  for (let i = 0; i < 50 && alive(pid); i++) await sleep(100);
-  if (alive(pid)) process.kill(pid, 'SIGKILL');
-  for (let i = 0; i < 20 && alive(pid); i++) await sleep(100);
+  for (let i = 0; i < 50 && processAlive(pid); i++) await sleep(100);
+  if (processAlive(pid)) process.kill(pid, 'SIGKILL');
+  for (let i = 0; i < 20 && processAlive(pid); i++) await sleep(100);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -149,7 +148,7 @@ async function claimGuest(name: string): Promise<void> {
   } catch {
     state = undefined;
   }
-  if (state && state.owner !== process.pid && alive(state.owner)) {
+  if (state && state.owner !== process.pid && processAlive(state.owner)) {
     throw new Error(
       `a ${name} lab guest is running, owned by pid ${state.owner} (${commandLineOf(state.owner).slice(0, 120)}): stop it first`,
     );

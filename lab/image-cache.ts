@@ -154,7 +154,8 @@ function imageOf(arch: LabArch, key: string, dir: string, manifest: ImageManifes
   return { arch, key, dir, vmlinux: join(dir, 'vmlinux'), initrd: join(dir, 'initrd.cpio.gz'), manifest, built };
 }
 
-function processAlive(pid: number): boolean {
+/** Whether a process lives (EPERM: it does, owned by someone else). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

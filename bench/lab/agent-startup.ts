@@ -8,13 +8,13 @@
  */
 import type { Guest } from '../../lab/guest.js';
 import {
+  agentRss,
   installAgentBundle,
   startAgent,
   startLabController,
   stopAgent,
   waitFor,
-  WORK,
-  HOST_FROM_GUEST,
+  enrollAgent,
 } from '../../lab/agent-on-guest.js';
 import { median } from '../statistics.js';
 
@@ -44,48 +44,26 @@ export async function agentStartupBench(
   await installAgentBundle(guest);
   const lab = await startLabController(guest);
   try {
-    const sessions = () => [...lab.controller.gateway.sessions.values()];
-    const minted = await lab.api<{ token: string; caFingerprint: string }>('/v1/enrollment-tokens', {
-      method: 'POST',
-      body: { routerName: `lab-${guest.arch}` },
-    });
-    await guest.host.writeFile(`${WORK}/token`, minted.body.token, 0o600);
-    await guest.run(['rm', '-rf', `${WORK}/creds`, `${WORK}/state.json`, `${WORK}/agent.log`]);
-    const common = [
-      '--controller', `${HOST_FROM_GUEST}:${lab.grpcPort}`,
-      '--name', `lab-${guest.arch}`,
-      '--state-file', `${WORK}/state.json`,
-      '--pin-root', '/sys/fs/bpf/wrtfleet',
-      '--credentials-dir', `${WORK}/creds`,
-    ]; // prettier-ignore
-    const t0 = await startAgent(guest, [
-      ...common,
-      '--enroll-token-file',
-      `${WORK}/token`,
-      '--ca-fingerprint',
-      minted.body.caFingerprint,
-    ]);
-    await waitFor('the first Hello', 900_000, () => sessions()[0]);
-    const enrollToHelloMs = Date.now() - t0;
+    const { enrollToHelloMs, runArgs } = await enrollAgent(guest, lab);
     log(`agent: enrolled, Hello after ${(enrollToHelloMs / 1000).toFixed(1)} s`);
     const restartToHelloMs: number[] = [];
     for (let i = 0; i < opts.restarts; i++) {
       await stopAgent(guest);
-      await waitFor('the stream to close', 120_000, () => (sessions().length === 0 ? true : undefined));
-      const t = await startAgent(guest, common);
-      await waitFor('the Hello after a restart', 900_000, () => sessions()[0]);
+      await waitFor('the stream to close', 120_000, () => (lab.sessions().length === 0 ? true : undefined));
+      const t = await startAgent(guest, runArgs);
+      await waitFor('the Hello after a restart', 900_000, () => lab.sessions()[0]);
       restartToHelloMs.push(Date.now() - t);
       log(`agent: restart ${i + 1}, Hello after ${(restartToHelloMs.at(-1)! / 1000).toFixed(1)} s`);
     }
     await new Promise((r) => setTimeout(r, opts.idleSeconds * 1000));
-    const status = await guest.run(['sh', '-c', `grep -E 'VmRSS|VmHWM' /proc/$(cat ${WORK}/agent.pid)/status`]);
+    const rss = await agentRss(guest);
     return {
       node,
       bareNodeMs,
       enrollToHelloMs,
       restartToHelloMs,
-      idleRssKiB: Number(/VmRSS:\s*(\d+)/.exec(status.stdout)?.[1]),
-      peakRssKiB: Number(/VmHWM:\s*(\d+)/.exec(status.stdout)?.[1]),
+      idleRssKiB: rss.rssKiB,
+      peakRssKiB: rss.peakKiB,
       idleSeconds: opts.idleSeconds,
     };
   } finally {

@@ -13,14 +13,13 @@ import { factsSummary } from '../../core/capabilities.js';
 import { collectFacts, type RouterFacts } from '../../core/facts/index.js';
 import {
   agentLog,
-  HOST_FROM_GUEST,
+  agentRss,
+  enrollAgent,
   installAgentBundle,
   MIN_NODE_MAJOR,
-  startAgent,
   startLabController,
   stopAgent,
   waitFor,
-  WORK,
 } from '../agent-on-guest.js';
 import type { Guest } from '../guest.js';
 import { resultOf, type CheckResult, type CheckStep, type LabCheck } from './lab-check.js';
@@ -64,37 +63,14 @@ async function runOnRouter(guest: Guest): Promise<CheckResult> {
   numbers.bundleBytes = installed.bytes;
   const lab = await startLabController(guest);
   try {
-    const sessions = () => [...lab.controller.gateway.sessions.values()];
-    const minted = await lab.api<{ token: string; caFingerprint: string }>('/v1/enrollment-tokens', {
-      method: 'POST',
-      body: { routerName: `lab-${guest.arch}` },
-    });
-    await guest.host.writeFile(`${WORK}/token`, minted.body.token, 0o600);
-    await guest.run(['rm', '-rf', `${WORK}/creds`, `${WORK}/state.json`, `${WORK}/agent.log`]);
-    const common = [
-      '--controller', `${HOST_FROM_GUEST}:${lab.grpcPort}`,
-      '--name', `lab-${guest.arch}`,
-      '--state-file', `${WORK}/state.json`,
-      '--pin-root', '/sys/fs/bpf/wrtfleet',
-      '--credentials-dir', `${WORK}/creds`,
-    ]; // prettier-ignore
     // First start: enrollment (key pair, CSR, Enroll) before the Hello.
-    const t0 = await startAgent(guest, [
-      ...common,
-      '--enroll-token-file',
-      `${WORK}/token`,
-      '--ca-fingerprint',
-      minted.body.caFingerprint,
-    ]);
-    const first = await waitFor('the first Hello', 900_000, async () => sessions()[0]).catch(async (e: Error) => {
-      throw new Error(`${e.message}; agent log: ${await agentLog(guest)}`);
-    });
-    numbers.enrollToHelloMs = Date.now() - t0;
+    const enrolled = await enrollAgent(guest, lab);
+    numbers.enrollToHelloMs = enrolled.enrollToHelloMs;
     steps.push(
       step(
         'enrolled',
         /enrolled as/.test(await agentLog(guest)),
-        `enrolled as ${first.identity} over mTLS, Hello after ${(numbers.enrollToHelloMs / 1000).toFixed(0)} s`,
+        `enrolled as ${enrolled.identity} over mTLS, Hello after ${(enrolled.enrollToHelloMs / 1000).toFixed(0)} s`,
       ),
     );
     const routerId = (await lab.api<{ items: RouterView[] }>('/v1/routers')).body.items[0]!.id;
@@ -172,9 +148,9 @@ async function runOnRouter(guest: Guest): Promise<CheckResult> {
     );
     // Idle: connected, applied, nothing to do; RSS as the kernel counts it.
     await new Promise((r) => setTimeout(r, IDLE_MS));
-    const status = await guest.run(['sh', '-c', `grep -E 'VmRSS|VmHWM' /proc/$(cat ${WORK}/agent.pid)/status`]);
-    numbers.idleRssKiB = Number(/VmRSS:\s*(\d+)/.exec(status.stdout)?.[1]);
-    numbers.peakRssKiB = Number(/VmHWM:\s*(\d+)/.exec(status.stdout)?.[1]);
+    const rss = await agentRss(guest);
+    numbers.idleRssKiB = rss.rssKiB;
+    numbers.peakRssKiB = rss.peakKiB;
     steps.push(
       step(
         'rss',
