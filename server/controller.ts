@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { AgentGateway } from './agent-gateway/agent-gateway.js';
-import { createHttpApi } from './api/http-api.js';
+import { createHttpApi } from './http-api.js';
 import { AuditLog } from './audit/audit-log.js';
 import { ApiTokens } from './auth/api-tokens.js';
 import { bootstrapAdminToken } from './auth/bootstrap-admin.js';
@@ -16,7 +16,7 @@ import { InProcessJobRunner } from './jobs/in-process-runner.js';
 import type { JobRunner } from './jobs/job-runner.js';
 import { PlanPreview } from './fleet/plan-preview.js';
 import { ProfileStore } from './profiles/profile-store.js';
-import { ControllerMetrics } from './api/metrics.js';
+import { ControllerMetrics } from './routes/metrics/index.js';
 import { DesiredStateDelivery } from './rollouts/desired-state.js';
 import { RolloutEngine, SWEEP_JOB } from './rollouts/rollout-engine.js';
 import { openDatabase, type Database } from './storage/index.js';

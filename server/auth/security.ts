@@ -2,8 +2,7 @@ import type { ServerCredentials } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
-import type { SecurityRoutesOptions } from '../api/security.js';
-import type { SignInOptions } from '../api/http-api.js';
+import type { SignInLimits } from './password-guard.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { RepeatedEventAudit } from '../audit/repeated-events.js';
 import type { ControllerConfig } from '../config.js';
@@ -20,6 +19,31 @@ import { OperatorSessions } from './operator-sessions.js';
 import { resolveSecurity, type SecurityConfig } from './security-config.js';
 
 /** The controller's security parts (tokens, CA, enrollment, secrets at rest), built once and handed to the gateway and the API. */
+/** The security services the API's routes use: tokens, enrollment, certificates, router credentials. */
+export interface SecurityServices {
+  tokens: ApiTokens;
+  enrollmentTokens: EnrollmentTokens;
+  reenrollment: Reenrollment;
+  authority: AgentAuthority;
+  credentials: RouterCredentials;
+  audit: AuditLog;
+  db: PrismaClient;
+  /** host:port agents dial (shown with a new enrollment token). */
+  grpcAddress: () => string;
+}
+
+/** How the console's sign-in behaves: the cookie's Secure flag, the failed sign-in limits. */
+export interface SignInOptions {
+  /** Secure even on plain HTTP (behind a TLS proxy); over TLS it is always Secure. */
+  cookieSecure?: boolean;
+  limits?: SignInLimits;
+  /**
+   * Where failed and refused password checks are audited, aggregated (server/auth/security.ts
+   * makes it); without, the API makes its own. Either way the API's close writes its counts.
+   */
+  failedAttempts?: RepeatedEventAudit;
+}
+
 export interface ControllerSecurity {
   settings: SecurityConfig;
   /** null only with WRTFLEET_INSECURE_AGENTS=true. */
@@ -39,7 +63,7 @@ export interface ControllerSecurity {
   /** Spread into createHttpApi's deps. */
   http: {
     auth: { authFailuresPerMinute: number };
-    security: SecurityRoutesOptions;
+    security: SecurityServices;
     accounts: OperatorAccounts;
     sessions: OperatorSessions;
     signIn: SignInOptions;

@@ -9,7 +9,7 @@ import type { RolloutView } from '../rollouts/rollout-engine.js';
 // The response bodies the CLI reads, named by the server types that produce them (already JSON-shaped:
 // timestamps as ISO strings), so a change on the server that breaks the CLI fails the typecheck.
 export type { AuditVerdict, CommandJobView, RolloutView, SaveResult };
-/** POST /v1/routers/{id}/re-enroll (server/api/enrollment.ts). */
+/** POST /v1/routers/{id}/re-enroll (server/routes/v1/enrollment-tokens/index.ts). */
 export type ReenrollToken = {
   id: string;
   token: string;
@@ -29,7 +29,7 @@ export type FleetPlanPreview = {
 };
 /** A listing the CLI only prints as a table. */
 export type Rows = { items: Record<string, unknown>[] };
-/** The data of a job's `progress` and `end` server-sent events (server/api/jobs.ts). */
+/** The data of a job's `progress` and `end` server-sent events (server/routes/v1/jobs/index.ts). */
 export type JobProgress = { state: string; step: string | null; percent: number; message: string | null };
 export type JobEnd = { state: string; message: string | null; error: string | null };
 
@@ -45,7 +45,7 @@ export class ApiCallError extends Error {
   }
 }
 
-/** The error a stream ended with (server/api/streamed-response.ts), as a failed call. */
+/** The error a stream ended with (server/http/streamed-response.ts), as a failed call. */
 function streamError(body: { error?: string; message?: string; requestId?: string }) {
   const id = body.requestId ? ` (request ${body.requestId})` : '';
   return new ApiCallError(200, body.error ?? 'stream_error', `${body.message ?? 'the stream ended in an error'}${id}`);

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isApiPath, pathOf } from '../api/api-paths.js';
+import { isApiPath, pathOf } from '../http/api-paths.js';
 
 export interface ConsolePluginOptions {
   /** The console's production build (web-admin/dist). */
@@ -63,7 +63,7 @@ export function mayBeConsolePage(request: FastifyRequest): boolean {
  * The console's pages: index.html for every GET that no route matched, asks for a page and is
  * not under an API path, so a client-side route (/fleet, /routers/<id>) opened directly or
  * reloaded shows the console; and the few fixed files beside it (favicon.svg). The not-found
- * handler asks it first (server/api/errors.ts); null means "not a page, answer 404".
+ * handler asks it first (server/http/errors.ts); null means "not a page, answer 404".
  */
 export function consolePages({ distDir, building = () => false }: ConsolePluginOptions) {
   // Resolves true once it has sent: a FastifyReply is itself a thenable (resolving to undefined

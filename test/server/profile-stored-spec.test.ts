@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE_SPEC } from '../../core/profile-spec.js';
-import { buildOpenApiDocument } from '../../server/api/openapi-document.js';
+import { buildOpenApiDocument } from '../../server/openapi-document.js';
 import type { Controller } from '../../server/controller.js';
 import { createPgliteDatabase, type TestDatabase } from '../support/databases.js';
 import { authedFetch, startTestController } from '../support/controller.js';

@@ -3,7 +3,7 @@ import { startSimulatedFleet, stopFleet } from '../../agent/sim/simulated-fleet.
 import { defaultFixturesDir, fixtureModels } from '../../agent/sim/fixtures.js';
 import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';
 import type { PlanDecision, PlannedProgram } from '../../core/plan.js';
-import type { auditEventView } from '../../server/api/audit.js';
+import type { auditEventView } from '../../server/routes/v1/audit/index.js';
 import type { Controller } from '../../server/controller.js';
 import type { RouterSummary } from '../../server/fleet/router-directory.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';

@@ -4,7 +4,7 @@ import { operationsOf, requestOf, urlOf, type GeneratedRequest } from './openapi
 /**
  * Sends requests derived from the controller's OpenAPI document (valid and mutated) with an
  * admin token and holds every answer to the API's contract: no 5xx, an answer within 5 s, and
- * every 4xx a JSON body of the documented error shape (server/api/errors.ts).
+ * every 4xx a JSON body of the documented error shape (server/http/errors.ts).
  */
 
 export interface FuzzOutcome {

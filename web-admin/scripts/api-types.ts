@@ -6,7 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { buildOpenApiDocument } from '../../server/api/openapi-document.js';
+import { buildOpenApiDocument } from '../../server/openapi-document.js';
 
 const target = path.resolve(import.meta.dirname, '../src/api/schema.d.ts');
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkAgainstSchema, type JsonSchema } from '../../../web-admin/src/pages/profiles/schema-check.js';
-import { buildOpenApiDocument } from '../../../server/api/openapi-document.js';
+import { buildOpenApiDocument } from '../../../server/openapi-document.js';
 import { validateProfileSpec } from '../../../core/profile-spec.js';
 
 /** The spec schema as the console gets it: from the controller's own OpenAPI document. */

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE_SPEC, validateProfileSpec } from '../../../core/profile-spec.js';
-import { buildOpenApiDocument } from '../../../server/api/openapi-document.js';
+import { buildOpenApiDocument } from '../../../server/openapi-document.js';
 import type { JsonSchema } from '../../../web-admin/src/pages/profiles/schema-check.js';
 import { fillDefaults, linesWithDefaults, specText } from '../../../web-admin/src/pages/profiles/spec-defaults.js';
 import { specSchemaOf } from '../../../web-admin/src/pages/profiles/spec-schema.js';

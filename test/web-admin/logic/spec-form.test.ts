@@ -4,7 +4,7 @@
  * and a change writes one value into the document and nothing else.
  */
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../../server/api/openapi-document.js';
+import { buildOpenApiDocument } from '../../../server/openapi-document.js';
 import type { JsonSchema } from '../../../web-admin/src/pages/profiles/schema-check.js';
 import {
   fieldModel,

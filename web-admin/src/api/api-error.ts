@@ -1,5 +1,5 @@
 /**
- * The API's one error shape ({ error, message, details?, requestId? }, server/api/errors.ts)
+ * The API's one error shape ({ error, message, details?, requestId? }, server/http/errors.ts)
  * as the console handles it: every failed call becomes an ApiFailure whose message is the
  * controller's own sentence, so a page can always say what went wrong instead of going blank.
  */

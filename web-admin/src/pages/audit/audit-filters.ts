@@ -9,7 +9,7 @@ export const AUDIT_FILTER_KEYS = ['actor', 'action', 'router', 'profile', 'rollo
 export type AuditFilterKey = (typeof AUDIT_FILTER_KEYS)[number];
 export type AuditFilters = Partial<Record<AuditFilterKey, string>>;
 
-/** What the API bounds each text filter to (server/api/audit.ts). */
+/** What the API bounds each text filter to (server/routes/v1/audit/index.ts). */
 const MAX_LENGTH: Record<AuditFilterKey, number> = {
   actor: 200,
   action: 100,

@@ -1,6 +1,6 @@
 /**
  * The single-router onboarding form as typed, checked with the API's rules
- * (server/api/onboarding.ts) so each field says what is wrong before anything is sent.
+ * (server/routes/v1/onboarding/index.ts) so each field says what is wrong before anything is sent.
  */
 
 export interface OnboardingFields {

@@ -1,7 +1,7 @@
 /**
  * What an operator can do to one router from its page: the command kinds of
  * POST /v1/routers/{id}/commands, decommissioning and re-enrolment, each with the scope the
- * controller demands (server/commands/command-kinds.ts, server/api/enrollment.ts) and the
+ * controller demands (server/commands/command-kinds.ts, server/routes/v1/enrollment-tokens/index.ts) and the
  * sentence its confirmation shows. Pure, unit-tested.
  */
 import type { Scope } from '../../app/scopes.js';

@@ -1,0 +1,244 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { PrismaClient } from '../../../../prisma/generated/client/client.js';
+import { SelectorSchema } from '../../../fleet/selector.js';
+import { PROFILE_NAME_PATTERN } from '../../../profiles/profile-store.js';
+import {
+  RolloutNotFound,
+  RolloutRefused,
+  RolloutStateConflict,
+  type RolloutEngine,
+  type RolloutView,
+} from '../../../rollouts/rollout-engine.js';
+import { ROLLOUT_STATES, StrategyInputSchema, TARGET_STATES } from '../../../rollouts/rollout-strategy.js';
+import { ApiError, errorBodySchema } from '../../../http/api-error.js';
+import { auditContext } from '../../../http/request-context.js';
+import { pollAsEvents } from '../../../http/streamed-response.js';
+import { IdParam, Nullable, Page, PageLimit, RevisionNumber, Timestamp } from '../../../http/shared-schemas.js';
+import { RolloutViewSchema, TERMINAL, selectorError } from './rollout-schemas.js';
+
+export interface RolloutsPluginOptions {
+  rollouts: RolloutEngine;
+  db: PrismaClient;
+  /** The longest an event stream may stay open (server/config.ts). */
+  streamMaxSeconds: number;
+}
+
+/** Rollouts (create, inspect, pause, resume, abort, live progress) and fleet-wide plan previews. */
+export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = async (
+  app,
+  { rollouts, db, streamMaxSeconds },
+) => {
+  app.post(
+    '/v1/rollouts',
+    {
+      schema: {
+        tags: ['rollouts'],
+        summary: 'Start (or schedule) a rollout of a profile revision to the routers a selector matches',
+        body: Type.Object(
+          {
+            profile: Type.String({ pattern: PROFILE_NAME_PATTERN }),
+            revision: Type.Optional(RevisionNumber),
+            selector: SelectorSchema,
+            strategy: Type.Optional(StrategyInputSchema),
+            startAt: Type.Optional(Timestamp),
+            skipRefused: Type.Optional(
+              Type.Boolean({
+                default: false,
+                description:
+                  'Leave out the routers the plan refuses, judged as POST /v1/plan-preview judges them (its ' +
+                  '`summary.refused`): they become targets `skipped` in batch -1 with the refusal as their error, ' +
+                  'are never sent the revision and keep their desired state; batches are made of the others. ' +
+                  'Refused with 400 when the plan refuses every matched router',
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: RolloutViewSchema, 400: errorBodySchema, 409: errorBodySchema },
+      },
+    },
+    async (request, reply) => {
+      const { startAt, ...rest } = request.body;
+      try {
+        const rollout = await rollouts.create(
+          { ...rest, startAt: startAt ? new Date(startAt) : undefined },
+          auditContext(request),
+        );
+        return reply.status(201).send((await rollouts.view(rollout.id))!);
+      } catch (err) {
+        const e = selectorError(err);
+        if (e) throw e;
+        if (err instanceof RolloutRefused) throw new ApiError(400, 'rollout_refused', err.message);
+        throw err;
+      }
+    },
+  );
+
+  app.get(
+    '/v1/rollouts',
+    {
+      schema: {
+        tags: ['rollouts'],
+        summary: 'Rollouts, newest first',
+        querystring: Type.Object(
+          {
+            limit: PageLimit(200, 20),
+            state: Type.Optional(Type.Union(ROLLOUT_STATES.map((s) => Type.Literal(s)))),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Object({ items: Type.Array(RolloutViewSchema) }) },
+      },
+    },
+    async (request) => {
+      const rows = await db.rollout.findMany({
+        where: request.query.state ? { state: request.query.state } : {},
+        orderBy: { createdAt: 'desc' },
+        take: request.query.limit,
+        select: { id: true },
+      });
+      const items: RolloutView[] = [];
+      for (const r of rows) items.push((await rollouts.view(r.id))!);
+      return { items };
+    },
+  );
+
+  app.get(
+    '/v1/rollouts/:id',
+    {
+      schema: {
+        tags: ['rollouts'],
+        summary: 'A rollout and its progress',
+        params: IdParam,
+        response: { 200: RolloutViewSchema, 404: errorBodySchema },
+      },
+    },
+    async (request) => {
+      const view = await rollouts.view(request.params.id);
+      if (!view) throw new ApiError(404, 'not_found', `no rollout ${request.params.id}`);
+      return view;
+    },
+  );
+
+  app.get(
+    '/v1/rollouts/:id/targets',
+    {
+      schema: {
+        tags: ['rollouts'],
+        summary: 'Per-router states of a rollout',
+        params: IdParam,
+        querystring: Type.Object(
+          {
+            state: Type.Optional(Type.Union(TARGET_STATES.map((s) => Type.Literal(s)))),
+            limit: PageLimit(1000, 100),
+            cursor: Type.Optional(Type.String({ maxLength: 64 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Page(
+            Type.Object({
+              routerId: Type.String(),
+              name: Type.String(),
+              batch: Type.Integer(),
+              state: Type.String(),
+              error: Nullable(Type.String()),
+              sentAt: Nullable(Timestamp),
+              redeliveredAt: Nullable(
+                Type.String({
+                  format: 'date-time',
+                  description: 'When the desired state was sent again to this router for want of a result',
+                }),
+              ),
+            }),
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const { state, limit, cursor } = request.query;
+      const rows = await db.rolloutTarget.findMany({
+        where: {
+          rolloutId: request.params.id,
+          ...(state ? { state } : {}),
+          ...(cursor ? { routerId: { gt: cursor } } : {}),
+        },
+        orderBy: { routerId: 'asc' },
+        take: limit + 1,
+        include: { router: { select: { name: true } } },
+      });
+      const items = rows.slice(0, limit).map((t) => ({
+        routerId: t.routerId,
+        name: t.router.name,
+        batch: t.batch,
+        state: t.state,
+        error: t.error,
+        sentAt: t.sentAt?.toISOString() ?? null,
+        redeliveredAt: t.redeliveredAt?.toISOString() ?? null,
+      }));
+      return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.routerId : null };
+    },
+  );
+
+  const ACTIONS = {
+    pause: 'Pause a rollout (running, scheduled or soaking)',
+    resume:
+      'Resume a paused rollout: the failures so far are accepted, and a batch a health gate paused on goes on without soaking again',
+    abort:
+      'Abort a rollout: unsent routers keep what they have, and routers it was sent to that did not apply it ' +
+      '(waiting, failed, rolled back, offline) get back the desired revision and assignment they had before it, ' +
+      'each audited as router.desired.restored',
+    promote: 'Promote a rollout awaiting approval after its first batch: the next batch goes out',
+  } as const;
+  for (const action of ['pause', 'resume', 'abort', 'promote'] as const) {
+    app.post(
+      `/v1/rollouts/:id/${action}`,
+      {
+        schema: {
+          tags: ['rollouts'],
+          summary: ACTIONS[action],
+          params: IdParam,
+          response: { 200: RolloutViewSchema, 404: errorBodySchema, 409: errorBodySchema },
+        },
+      },
+      async (request) => {
+        try {
+          return (await rollouts[action](request.params.id, auditContext(request)))!;
+        } catch (err) {
+          if (err instanceof RolloutNotFound) throw new ApiError(404, 'not_found', err.message);
+          if (err instanceof RolloutStateConflict) throw new ApiError(409, 'conflict', err.message);
+          throw err;
+        }
+      },
+    );
+  }
+
+  app.get(
+    '/v1/rollouts/:id/events',
+    {
+      schema: {
+        tags: ['rollouts'],
+        summary: 'Live progress as server-sent events (event: progress, data: the rollout); ends when the rollout ends',
+        description:
+          'Ends with `event: end` when the rollout ends, or with `event: error` (data in the error shape) when the ' +
+          'controller fails midway or the stream reaches its time limit; reconnect to continue watching.',
+        params: IdParam,
+        produces: ['text/event-stream'],
+        response: { 404: errorBodySchema },
+      },
+    },
+    async (request, reply) => {
+      const id = request.params.id;
+      const first = await rollouts.view(id);
+      if (!first) throw new ApiError(404, 'not_found', `no rollout ${id}`);
+      await pollAsEvents<RolloutView>(request, reply, streamMaxSeconds, {
+        first,
+        read: () => rollouts.view(id),
+        progress: (view) => view,
+        ended: (view) => TERMINAL.has(view.state),
+        end: (view) => ({ state: view?.state ?? 'unknown' }),
+        intervalMs: 500,
+      });
+    },
+  );
+};

@@ -1,0 +1,46 @@
+import { Type } from '@fastify/type-provider-typebox';
+import { InvalidSelector } from '../../../fleet/selector.js';
+import { ROLLOUT_STATES, StrategySchema } from '../../../rollouts/rollout-strategy.js';
+import { ApiError } from '../../../http/api-error.js';
+import { Nullable, StringEnum } from '../../../http/shared-schemas.js';
+
+export const RolloutViewSchema = Type.Object({
+  id: Type.String(),
+  profile: Type.String(),
+  revision: Type.Integer(),
+  selector: Type.Any(),
+  strategy: StrategySchema,
+  state: StringEnum(ROLLOUT_STATES, {
+    description:
+      '`soaking`: a batch finished, waiting `strategy.soakSeconds` before its health gates; `awaiting_approval`: ' +
+      'the first batch passed them and the rollout waits for POST /v1/rollouts/{id}/promote',
+  }),
+  pauseReason: Nullable(Type.String({ description: 'Why it is paused, in words; null unless paused' })),
+  pauseGate: Nullable(
+    Type.String({ description: 'The health gate that paused it (apply, drift, telemetry); null for other pauses' }),
+  ),
+  soakUntil: Nullable(Type.String({ format: 'date-time', description: 'While soaking: when the soak ends' })),
+  currentBatch: Type.Integer(),
+  batchCount: Type.Integer(),
+  total: Type.Integer(),
+  finished: Type.Integer(),
+  leftOut: Type.Integer({
+    description: 'Targets left out from the start because the plan refuses them (skipped, batch -1, never sent)',
+  }),
+  counts: Type.Record(Type.String(), Type.Integer()),
+  createdBy: Type.String(),
+  createdAt: Type.String(),
+  startAt: Type.String(),
+  finishedAt: Nullable(Type.String()),
+});
+
+export const TERMINAL = new Set(['completed', 'aborted']);
+
+/** A selector the fleet cannot read, as the 400 naming the body's selector; null for any other error. */
+export function selectorError(err: unknown): ApiError | null {
+  if (err instanceof InvalidSelector)
+    return new ApiError(400, 'invalid_request', `invalid selector: ${err.message}`, [
+      { path: '/selector', in: 'body', message: err.message },
+    ]);
+  return null;
+}
