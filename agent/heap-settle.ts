@@ -4,7 +4,7 @@
  * Why: an apply's objects outlive several scavenges of the small young generation the
  * on-router agent runs with, so V8 promotes them and they die in the old generation, which an
  * idle agent never fills enough to collect. Without this the garbage stays resident for the
- * life of the process (docs/BENCHMARKS.md, Agent: On-router idle RSS).
+ * life of the process; measured in docs/BENCHMARKS.md#agent-memory.
  *
  * `gc` exists only where node runs with --expose-gc, which the procd init script passes
  * (agent/packaging/openwrt/wrtfleet-agent.init, with --compact-on-every-full-gc so that the
@@ -17,8 +17,9 @@ export const HEAP_SETTLE_DELAY_MS = 3_000;
 
 /**
  * Between applies, at most this far apart: the periodic work of an applied agent (WAN poll,
- * drift check, telemetry, heartbeats) promotes a little garbage too, and a collection of the
- * agent's small heap is cheap enough to run this often (docs/BENCHMARKS.md, Agent).
+ * drift check, telemetry, heartbeats) promotes a little garbage too. Why this often: a collection
+ * of the agent's small heap is cheap, and longer periods let the RSS creep up; measured in
+ * docs/BENCHMARKS.md#agent-memory.
  */
 export const HEAP_SETTLE_PERIOD_MS = 30_000;
 

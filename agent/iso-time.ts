@@ -1,8 +1,9 @@
 /**
  * `Date.prototype.toISOString()`, same output (years 0 to 9999), without V8's detour through
  * ICU: this V8 builds every date string, ISO ones included, after looking up the local time
- * zone's display name, and the first lookup loads ICU's time zone names (~1 MiB of RSS for
- * the rest of the process, docs/BENCHMARKS.md, Agent). The getUTC* accessors need no ICU.
+ * zone's display name, and the first lookup loads ICU's time zone names for the rest of the
+ * process. The getUTC* accessors need no ICU. Why: the idle agent's RSS budget; measured in
+ * docs/BENCHMARKS.md#agent-memory.
  */
 export function isoTime(date: Date = new Date()): string {
   const year = date.getUTCFullYear();

@@ -246,8 +246,8 @@ switch (command) {
     break;
   }
   case 'proxy': {
-    // Loaded here only: ssh2 costs ~18 MB at import (its poly1305 WebAssembly heap), which the
-    // on-router placement, with its 50 MB budget, never needs.
+    // Loaded here only: ssh2 is costly at import (its poly1305 WebAssembly heap), and the
+    // on-router placement, with its 50 MB budget, never needs it (docs/BENCHMARKS.md#agent).
     const { loadProxyConfig, ProxyConfigError, startProxy } = await import('./proxy/index.js');
     if (!values.config) fail('--config is required');
     let config;

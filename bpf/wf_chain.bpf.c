@@ -16,7 +16,7 @@
  * packet, so one `seen` stands for all of them) and one `rewritten` per rewrite, so telemetry
  * reports the same "seen/rewritten per program" whether the rewrites run merged or separately.
  * Little of this stays in cache from one packet to the next, so the chain keeps what it touches
- * small (docs/BENCHMARKS.md, Why the programs look the way they do).
+ * small; measured in docs/BENCHMARKS.md#why-the-programs-look-the-way-they-do.
  */
 #include "wf_proto.h"
 #include "wf_pkt.h"

@@ -16,8 +16,8 @@ export function canonicalJson(value: unknown): string {
     return `${out}]`;
   }
   if (value instanceof Date) return JSON.stringify(value.toISOString());
-  // Plain loops and one string rather than entries/filter/map/join: every agent hashes each plan
-  // with it and the controller each audit event (docs/BENCHMARKS.md, "canonical JSON").
+  // Plain loops and one string rather than entries/filter/map/join. Why: every agent hashes each
+  // plan with it and the controller each audit event; measured in docs/BENCHMARKS.md#canonical-json.
   const record = value as Record<string, unknown>;
   // The default sort compares UTF-16 code units, as `<` on strings does.
   const keys = Object.keys(record).sort();

@@ -211,8 +211,8 @@ const compiled = TypeCompiler.Compile(ProfileSpecSchema);
  */
 export function validateProfileSpec(input: unknown): ProfileSpecValidation {
   const candidate = Value.Default(ProfileSpecSchema, Value.Clone(input));
-  // The compiled check first: listing errors walks the schema uncompiled (a valid spec took
-  // 35 µs with it, 22 µs without), and every agent validates each desired state it is sent.
+  // The compiled check first: listing errors walks the schema uncompiled. Why: every agent
+  // validates each desired state it is sent; measured in docs/BENCHMARKS.md#appendix-how-the-numbers-got-here.
   if (!compiled.Check(candidate)) {
     const errors = errorsOf(candidate);
     return { ok: false, errors: errors.length > 0 ? errors : [{ path: '', message: 'not a valid profile spec' }] };

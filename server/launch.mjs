@@ -5,7 +5,8 @@
  *
  * Why not `node --import tsx`: on Node 20 tsx's loader hooks run on a separate thread and every
  * resolve and load of every module, npm packages included, crosses to it and back; building the
- * bundle costs less than that crossing (docs/BENCHMARKS.md, Start-up). Tests and tools still use tsx.
+ * bundle costs less than that crossing; measured in docs/BENCHMARKS.md#start-up. Tests and tools
+ * still use tsx.
  *
  * Each module keeps its own location: `import.meta.url`, `.dirname` and `.filename` are
  * replaced by the original file's values, so paths computed from them (fixtures, migrations,

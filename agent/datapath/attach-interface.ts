@@ -41,8 +41,9 @@ import { attachTcx, detachTcx, tcxLinkInfo } from './wf-tcx.js';
 
 /**
  * 'merged' (default): the selected rewrites run as one wf_chain program per interface when
- * there are two or more: one dispatch and one parse per packet instead of one per program,
- * which is most of what four programs cost on forwarded traffic (docs/BENCHMARKS.md).
+ * there are two or more: one dispatch and one parse per packet instead of one per program.
+ * Why: those are most of what four programs cost on forwarded traffic; measured in
+ * docs/BENCHMARKS.md#why-the-programs-look-the-way-they-do.
  * 'separate': one program (and one TCX link or cls_bpf filter) per rewrite.
  */
 export type ProgramLayout = 'merged' | 'separate';

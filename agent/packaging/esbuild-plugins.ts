@@ -44,7 +44,7 @@ export const relocateBpf: Plugin = {
  * (all bundled root CAs as PEM strings), `crypto.webcrypto`/`subtle` (the WebCrypto modules),
  * and so on, at startup, whether or not the agent ever uses them. Requiring the builtin instead
  * (through the bundle's `require`, see the banner) touches an export only when the code does.
- * Measured on the idle on-router agent: docs/BENCHMARKS.md, Agent.
+ * Why: the idle on-router agent's RSS; measured in docs/BENCHMARKS.md#agent-memory.
  */
 export const builtinsByRequire: Plugin = {
   name: 'wrtfleet-builtins-by-require',
@@ -64,7 +64,7 @@ export const builtinsByRequire: Plugin = {
 /**
  * grpc-js times its backoff with `date.setMilliseconds(date.getMilliseconds() + delay)`: local
  * time, so the first retry timer (every connection starts one) makes V8 load the host time zone
- * from ICU, ~0.6 MiB of the node binary's pages for the life of the process. The same instant in
+ * from ICU, resident for the life of the process (docs/BENCHMARKS.md#agent-memory). The same instant in
  * UTC milliseconds (`setTime(getTime() + delay)`) needs no time zone and is what grpc-js means
  * (the local form can even be off by the DST shift when the delay crosses a transition).
  * Fails the build if grpc-js stops doing it this way, so the rewrite cannot silently go stale.
@@ -92,7 +92,8 @@ export const grpcUtcTimers: Plugin = {
 /**
  * The agent is a gRPC client. grpc-js's index loads its server, the server's interceptors and
  * credentials, and the round-robin, outlier-detection and weighted-round-robin balancers (and
- * ORCA, which those use) at startup all the same: 80 KB of code that would stay on the heap.
+ * ORCA, which those use) at startup all the same: code that would stay on the heap
+ * (docs/BENCHMARKS.md#agent-memory).
  * The agent never runs them: its channel has no service config, so it uses pick_first. Each is
  * replaced by a stub whose `setup()` (the balancers' registration) does nothing and whose every
  * other member throws, naming itself, so a use would be loud, not a silent undefined.

@@ -5,8 +5,9 @@
  * runs is plain JavaScript; the parts it never runs at idle (the proxy with ssh2 and yaml, the
  * simulated fleet, the x509/ASN.1 code for enrollment, TypeBox for DesiredStates) are
  * separate bundles stored in agent.cjs brotli-compressed and evaluated on use. V8 keeps
- * a script's whole source in the heap for as long as the script runs, so this is what keeps the
- * idle agent's heap from carrying ~0.9 MB of source it never executes (docs/BENCHMARKS.md, Agent).
+ * a script's whole source in the heap for as long as the script runs, so this keeps the idle
+ * agent's heap from carrying source it never executes. Why: the on-router memory budget; measured
+ * in docs/BENCHMARKS.md#agent-memory.
  */
 import type { Plugin } from 'esbuild';
 import { isBuiltin } from 'node:module';
@@ -92,12 +93,13 @@ export function sectionRefs(self: string | undefined, coreInputs?: Set<string>):
  * own file and runs it through vm.compileFunction, inside an async function (top-level await).
  *
  * Why not an ES module: V8 keeps a script's whole source for as long as any of its functions
- * lives, and Node keeps an ES module's script for the life of the process. An `agent.mjs` kept
- * its whole 0.8 MB text, lazy sections included, on the heap forever. Here the stub's own script
+ * lives, and Node keeps an ES module's script for the life of the process: an `agent.mjs` kept
+ * its whole text, lazy sections included, on the heap forever. Here the stub's own script
  * (the whole file) is garbage once it has run, as nothing it defines survives it (so no closure
  * in ENTRY_STUB, not even an error handler: a failure is an unhandled rejection, which Node
- * reports and exits 1 on), and the code that runs on keeps only its own text (0.49 MB). CommonJS
- * also spares Node's ES module loader (docs/BENCHMARKS.md, Agent: what the bundle's form saves).
+ * reports and exits 1 on), and the code that runs on keeps only its own text. CommonJS also
+ * spares Node's ES module loader. Why: the idle agent's RSS; measured in
+ * docs/BENCHMARKS.md#agent-memory.
  *
  * A comment ends at the first `*' + '/`, which minified code can contain (regular expressions,
  * strings): storeInComment() escapes it with a byte the build checks the code never has, and

@@ -1,5 +1,5 @@
 /**
- * `npm run -s bench:agent`: the agent's numbers (docs/BENCHMARKS.md, section "Agent").
+ * `npm run -s bench:agent`: the agent's numbers (docs/BENCHMARKS.md#agent).
  *
  *  1. bundle size (dist/agent/agent.cjs, budget 3 MB)
  *  2. on-router agent idle RSS: the bundle started the way the procd init script starts it

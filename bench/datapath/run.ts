@@ -1,7 +1,7 @@
 /**
  * Datapath benchmark, one command: `npm run bench:datapath` (root, after `npm run bpf:build`). Reads
  * the WF_BENCH_* settings, runs the parts (test runs, throughput, windows of one flow, run time in the
- * datapath) and prints their tables; the method is in docs/BENCHMARKS.md, Datapath.
+ * datapath) and prints their tables; the method is in docs/BENCHMARKS.md#datapath-method.
  */
 import { execFileSync } from 'node:child_process';
 import { withForwarding } from './forwarding.js';

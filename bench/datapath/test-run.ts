@@ -17,7 +17,7 @@ import { buildEmptyObject, REWRITE, type Candidate } from './programs-under-test
 export interface TestRunOptions {
   /** The test run's repeat count per measurement. */
   repeat: number;
-  /** Many short rounds: they pin a paired mean down better than a few long ones (docs/BENCHMARKS.md, Datapath). */
+  /** Many short rounds pin a paired mean down better than a few long ones (docs/BENCHMARKS.md#datapath-method). */
   testRunRounds: number;
   candidates: Candidate[];
   /**

@@ -1,7 +1,7 @@
 /**
  * Forwarded (and router-originated) throughput over veth with iperf3, client and server pinned to
  * one CPU (-A): unpinned, veth reorders the sender's packets and throughput swings between
- * identical runs (docs/BENCHMARKS.md, Datapath). Separate runs per mode, then windows of one flow
+ * identical runs (docs/BENCHMARKS.md#datapath-method). Separate runs per mode, then windows of one flow
  * with the modes switched under it; every ratio is paired with "none" of the same round.
  */
 import { execFileSync } from 'node:child_process';

@@ -11,7 +11,8 @@
  *    take the full path and are rewritten, the offloaded packets skip postrouting and are not;
  *  - the nftables fallback without offload, the control: every packet rewritten.
  * GRO is off on the guest's LAN side so each forwarded packet crosses TC egress by itself (the
- * known GRO limit of set_ip_id_zero, docs/BENCHMARKS.md, is not what this check is about).
+ * known GRO limit of set_ip_id_zero, docs/BENCHMARKS.md#the-id-rewrite-under-segmentation-offload,
+ * is not what this check is about).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

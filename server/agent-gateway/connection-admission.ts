@@ -49,16 +49,17 @@ export const DEFAULT_HANDSHAKE_TIMEOUT_SECONDS = 3;
 const DEFAULT_BACKLOG = 4_096;
 /**
  * Listening handles on the agent port, all for its one socket. libuv (1.46, in Node 20) accepts
- * one connection per handle per event-loop turn, and a controller busy with a hundred handshakes
- * turns only tens of times a second: with one handle a returning fleet waited in the kernel's
- * accept queue with handshake slots free, and past net.core.somaxconn its connections were
- * dropped (a TCP retransmission wait each). With eight, 10,008 agents still overflowed it in a
- * restart. Each handle is one accept more per turn, for one descriptor.
+ * one connection per handle per event-loop turn, so with few handles a returning fleet waits in
+ * the kernel's accept queue with handshake slots free, and past net.core.somaxconn its
+ * connections are dropped (a TCP retransmission wait each). Each handle is one accept more per
+ * turn, for one descriptor. Why 64: fewer still overflowed in a fleet's restart; measured in
+ * docs/BENCHMARKS.md#connect-storms-and-the-accept-queue.
  */
 const ACCEPT_HANDLES = 64;
 /**
- * Agent connects one replica admits a second unless configured (WRTFLEET_AGENT_ADMISSION_RATE):
- * 170-330 were measured with mutual TLS on two cores shared with the agents (docs/BENCHMARKS.md).
+ * Agent connects one replica admits a second unless configured (WRTFLEET_AGENT_ADMISSION_RATE).
+ * Why 200: near the connect rate a replica sustained with mutual TLS on two cores shared with the agents;
+ * measured in docs/BENCHMARKS.md#connect-storms-and-the-accept-queue.
  */
 export const DEFAULT_ADMISSION_RATE = 200;
 const MAX_RECONNECT_SPREAD_SECONDS = 600;

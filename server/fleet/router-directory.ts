@@ -181,10 +181,10 @@ export class RouterDirectory {
    * The hot path of the API (dashboards and scripts poll it). PostgreSQL writes each item's
    * JSON (to_jsonb over the columns of summaryView's shape, less `sk`, the sort value the next
    * cursor carries; a test holds the two equal)
-   * and the server only joins the rows: mapping and serialising 100 rows in JavaScript cost
-   * the controller's one event loop ~1.3 ms per page, Prisma's row conversion more. The query
-   * goes through the driver as a prepared statement: planning this five-table query cost
-   * PostgreSQL more than running it. The page is cut from Router alone, then joined to its
+   * and the server only joins the rows, since mapping and serialising them in JavaScript is work
+   * on the controller's one event loop. The query goes through the driver as a prepared
+   * statement, since planning it cost PostgreSQL more than running it. Why both: measured in
+   * docs/BENCHMARKS.md#server-api. The page is cut from Router alone, then joined to its
    * revisions (see PAGE_COLUMNS). Returns the response body as text.
    */
   async listJson(filter: RouterFilter, page: PageRequest): Promise<string> {

@@ -360,7 +360,8 @@ const CLIENT_AUTH_OID = '1.3.6.1.5.5.7.3.2';
  * router (e.g. the server certificate, or one without the clientAuth usage).
  *
  * It reads the fields OpenSSL parsed during the handshake (`getPeerCertificate()`), not the
- * DER again: a parse in JavaScript cost about 1 ms per stream, a tenth of a connect.
+ * DER again. Why: parsing it again in JavaScript was a large share of a connect's CPU; measured
+ * in docs/BENCHMARKS.md#appendix-how-the-numbers-got-here (fleet scale, 2026-12-02 10:25).
  */
 export function peerCertificateInfo(cert: PeerCertificate): PeerCertificateInfo | null {
   if (!cert.ext_key_usage?.includes(CLIENT_AUTH_OID)) return null;

@@ -13,8 +13,8 @@ import type { ControllerPki } from './ca.js';
  * handshake, so the options are given to Node's TLS server directly.
  *
  * No session tickets: TLS 1.3 servers send two after every handshake, which grpc-js
- * clients never use to resume (each reconnect is a full handshake), and Node holds 14 KiB
- * per connection more with them (docs/BENCHMARKS.md, the transport's floor).
+ * clients never use to resume (each reconnect is a full handshake).
+ * Why: Node holds every connection's tickets for nothing; measured in docs/BENCHMARKS.md#transport-floor.
  */
 class AgentServerCredentials extends ServerCredentials {
   constructor(pki: ControllerPki) {

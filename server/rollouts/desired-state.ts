@@ -226,9 +226,9 @@ interface DesiredRevision {
 
 /**
  * Each router's desired revision (with its profile's name) and assignment: two queries for the
- * whole batch, the revisions read once however many routers share them. Prisma's findMany with
- * the same includes cost the controller 50.4 ms of CPU for 2,500 routers, these 7.7 ms
- * (`npm run -s bench:rollout-batch`).
+ * whole batch, the revisions read once however many routers share them. Why: Prisma's findMany
+ * with the same includes cost several times the CPU per batch; measured in
+ * docs/BENCHMARKS.md#rollout-batch.
  */
 export async function desiredStatesOf(db: PrismaClient, routerIds: string[]) {
   const rows = await db.$queryRaw<

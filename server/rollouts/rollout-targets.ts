@@ -72,8 +72,8 @@ export interface BatchToClaim {
  * Returns what this call claimed; nothing when another advance claimed the batch first.
  *
  * Two statements in SQL whatever the batch's size, each given its routers as one JSON
- * parameter (as bulkInsert does). Prisma's six calls cost the controller 40.2 ms of CPU for
- * 2,500 routers, these 11.2 ms (`npm run -s bench:rollout-batch`).
+ * parameter (as bulkInsert does). Why: Prisma's six calls cost the controller several times the
+ * CPU; measured in docs/BENCHMARKS.md#rollout-batch.
  */
 export async function claimBatch(db: PrismaClient, batch: BatchToClaim) {
   const { rolloutId, revisionId, profileId, revisionNumber, routers } = batch;
@@ -166,8 +166,8 @@ export async function claimRedeliveries(db: PrismaClient, rolloutId: string, old
  * Whether the rollout's current batch only waits for results: the rollout running, nothing of
  * the batch pending, something sent, and nothing sent longer ago than the result timeout. An
  * advance then has nothing to do. Every burst of results asks for one, so this is answered in
- * one query: the full step's reads took 5.6 ms of controller CPU in seven of Prisma's
- * statements, this 0.5 ms (`npm run -s bench:rollout-batch`).
+ * one query. Why: the full step's seven reads cost ten times the CPU per advance; measured in
+ * docs/BENCHMARKS.md#rollout-batch.
  */
 export async function onlyWaitingForResults(db: PrismaClient, rolloutId: string, now: number): Promise<boolean> {
   const [row] = await db.$queryRaw<

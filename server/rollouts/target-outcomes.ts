@@ -35,8 +35,8 @@ export async function finishTargets(db: PrismaClient, results: TargetOutcome[]):
   }
   const finishedAt = new Date();
   // Each target only from the state it was read in: one moved meanwhile is left as it is. The
-  // keys go as one JSON parameter: Prisma's OR of 500 (rollout, router, state) objects cost the
-  // controller 25-31 ms of CPU per statement, this one 2-8 ms (docs/BENCHMARKS.md).
+  // keys go as one JSON parameter. Why: Prisma's OR of every (rollout, router, state) key cost
+  // several times the CPU per statement; measured in docs/BENCHMARKS.md#rollout-batch.
   for (const { status, error, keys } of groups.values())
     await db.$executeRaw`
       UPDATE "RolloutTarget" AS t
@@ -50,9 +50,8 @@ export async function finishTargets(db: PrismaClient, results: TargetOutcome[]):
 
 /**
  * The targets of rollouts not ended yet that wait for these routers' results, with the
- * revision each waits for. In SQL, the routers as one JSON parameter: Prisma's findMany with the
- * rollout joined cost 3.5 ms of controller CPU for a burst of 500 routers, this 1.1 ms
- * (`npm run -s bench:rollout-batch`).
+ * revision each waits for. In SQL, the routers as one JSON parameter. Why: Prisma's findMany with
+ * the rollout joined cost three times the CPU per burst; measured in docs/BENCHMARKS.md#rollout-batch.
  */
 export function waitingTargets(db: PrismaClient, routerIds: string[]) {
   return db.$queryRaw<{ rolloutId: string; routerId: string; state: TargetState; revisionId: string }[]>`

@@ -1,9 +1,7 @@
 /**
  * Many rows in one INSERT with one parameter: the rows as a JSON array, unpacked by
- * `jsonb_to_recordset`. Prisma's createMany binds every value as its own parameter and its
- * query compiler costs 0.2-0.4 ms of controller CPU per row: 2,500 AuditEvent or ApplyResult
- * rows took 0.85-0.96 s, this 0.03-0.05 s (`npm run -s bench:bulk-insert`; docs/BENCHMARKS.md,
- * "the rollout's controller CPU, and where it went").
+ * `jsonb_to_recordset`. Why: Prisma's createMany binds every value as its own parameter, and
+ * building them was most of a rollout's controller CPU; measured in docs/BENCHMARKS.md#bulk-insert.
  *
  * Rows go in in array order (WITH ORDINALITY), so a serial column (AuditEvent.seq) follows it.
  * Table and column names come from code, never from a request.

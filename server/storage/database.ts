@@ -281,12 +281,10 @@ function firstLine(error: unknown): string {
 /**
  * How many of the API's page queries (queryRows: the router listing that dashboards and scripts
  * poll) run in PostgreSQL at once; the rest wait their turn here. Page queries are CPU work, and
- * more of them at once than there are cores only adds backends competing for the same CPUs: on
- * 2 vCPUs, GET /v1/routers?limit=100 with 10 concurrent clients gave the same ~1,300 req/s with
- * 10, 4 or 2 of them in flight, but p99 50-65 ms with 10 against 16-21 ms with 2 (wrk and
- * autocannon, docs/BENCHMARKS.md, Server). The pool itself stays larger: writes (apply results,
- * audit appends of a 1,000-router rollout) wait on commits, not CPU, and a pool of 4 made that
- * rollout take 10.5 s instead of ~6.
+ * more of them at once than there are cores only adds backends competing for the same CPUs. The
+ * pool itself stays larger: writes (apply results, audit appends of a rollout) wait on commits,
+ * not CPU. Why: the gate keeps the list's tail short without slowing rollouts, which a smaller
+ * pool did; measured in docs/BENCHMARKS.md#server-api.
  */
 function pageQueryConcurrency(): number {
   return Math.max(2, os.availableParallelism());

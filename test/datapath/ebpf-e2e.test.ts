@@ -64,7 +64,7 @@ async function wireCheck(label: string, offloadOn: boolean, ttl = REWRITE.ttl) {
   // The client always segments itself: frames from a LAN port arrive MTU-sized. (veth would
   // otherwise carry the client's 64 KB GSO aggregates into the router, like GRO on a LAN NIC;
   // those are split after TC egress with IDs 0,1,2,... - the documented limitation of
-  // set_ip_id_zero for forwarded aggregates, see docs/BENCHMARKS.md "Datapath".)
+  // set_ip_id_zero for forwarded aggregates, see docs/BENCHMARKS.md#the-id-rewrite-under-segmentation-offload.)
   await topo.offload(topo.ns.client, 'cl0', false);
   const pkts = await topo.capture(() => topo.traffic(), label);
   const rep = checkWire(pkts, {

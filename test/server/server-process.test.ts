@@ -56,7 +56,7 @@ describe('the server and demo processes', () => {
           return body.items.length >= 12 && body.items.every((r) => r.status === 'online') ? body.items : undefined;
         },
         // A hang guard only: the 10 s start-up bar is measured by `npm run bench:startup`
-        // (docs/BENCHMARKS.md, Start-up), where a loaded CI machine cannot fail it by chance.
+        // (docs/BENCHMARKS.md#start-up), where a loaded CI machine cannot fail it by chance.
         30_000,
         'the demo fleet online',
       );
