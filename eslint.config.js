@@ -3,6 +3,8 @@
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
@@ -49,6 +51,105 @@ export default tseslint.config(
       'react-hooks/rules-of-hooks': 'error',
       // A warning until the data layer moves to TanStack Query (issue 35): its effects reload by hand.
       'react-hooks/exhaustive-deps': 'warn',
+    },
+  },
+  {
+    // Dependencies point one way (docs/ARCHITECTURE.md, "Where each concern lives"): core is the
+    // shared domain; the agent and the controller build on it; the CLI and the console are clients
+    // of the REST API; inside the controller, domain modules sit under the HTTP layer. Import
+    // cycles, type-only ones included, are checked by test/repo/import-cycles.test.ts.
+    files: ['**/*.{ts,tsx,mts,mjs,js}'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({ project: ['tsconfig.json', 'web-admin/tsconfig.json'] }),
+      ],
+    },
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          basePath: import.meta.dirname,
+          zones: [
+            {
+              target: 'core',
+              from: ['agent', 'server', 'cli', 'web-admin', 'lab', 'bench', 'test'],
+              message: 'core/ is the shared domain: it imports no process, client or test.',
+            },
+            {
+              target: 'agent',
+              from: ['server', 'cli', 'web-admin'],
+              message: 'The agent talks to the controller over gRPC only.',
+            },
+            {
+              target: 'server',
+              from: 'agent',
+              except: ['./index.ts'],
+              message: 'The controller uses the agent through agent/index.ts only.',
+            },
+            {
+              target: 'server',
+              from: ['cli', 'web-admin/src'],
+              message: 'The controller does not import its clients.',
+            },
+            {
+              target: 'cli',
+              from: ['server', 'agent', 'lab'],
+              message: 'The CLI is a client of the REST API: types from the generated OpenAPI types, no server code.',
+            },
+            {
+              target: 'web-admin/src',
+              from: ['agent', 'server', 'cli', 'lab', 'bench', 'test', 'prisma', 'proto'],
+              message: "The console's browser code reaches the controller only through its REST API.",
+            },
+            {
+              target: 'web-admin/src',
+              from: 'core',
+              except: ['./plan/plan-text.ts', './enum-values.ts'],
+              message: 'Of core/, the browser code imports only the pure modules written for it.',
+            },
+            {
+              target: [
+                'server/auth',
+                'server/audit',
+                'server/fleet',
+                'server/profiles',
+                'server/rollouts',
+                'server/commands',
+                'server/onboarding',
+                'server/pki',
+                'server/storage',
+                'server/telemetry',
+                'server/agent-gateway',
+                'server/jobs',
+                'server/secrets',
+              ],
+              from: ['server/routes', 'server/http-api.ts', 'server/openapi-document.ts'],
+              message: 'Domain modules do not import the API: routes call them, not the other way.',
+            },
+            {
+              target: [
+                'server/auth',
+                'server/audit',
+                'server/fleet',
+                'server/profiles',
+                'server/rollouts',
+                'server/commands',
+                'server/onboarding',
+                'server/pki',
+                'server/storage',
+                'server/telemetry',
+                'server/agent-gateway',
+                'server/jobs',
+                'server/secrets',
+              ],
+              from: 'server/http',
+              except: ['./api-error.ts', './api-paths.ts'],
+              message: 'Of the HTTP layer, domain modules may use only its leaves: the error shape and the API paths.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -17,6 +17,7 @@ export const UNIT_TESTS = [
   'test/agent-apply/transaction-transcripts.test.ts',
   'test/onboarding/packages-transcripts.test.ts',
   'test/repo/layout.test.ts',
+  'test/repo/import-cycles.test.ts',
   'test/repo/install-policy.test.ts',
   'test/repo/commit-msg-hook.test.ts',
   'test/web-admin/logic/**/*.test.ts',

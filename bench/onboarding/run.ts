@@ -130,7 +130,7 @@ async function main(): Promise<void> {
     const child = spawn(
       'node',
       [
-        'server/cli/bin.mjs',
+        'cli/bin.mjs',
         '--url',
         controller.httpUrl,
         '--token',

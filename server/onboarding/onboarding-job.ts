@@ -15,7 +15,7 @@ import { JobRecord, type JobRecordDeps } from './job-record.js';
 import { installOnRouter, nodeOnRouter } from './on-router-install.js';
 import { installPackages, PackageError, planPackages } from './packages.js';
 import type { OnboardingInput, OnboardingOptions, OnboardingSecret, StepName } from './onboarding-service.js';
-import { parsePlacement } from './placement.js';
+import { parsePlacement } from '../../core/onboarding/placement.js';
 import { TargetRefused, type OnboardingTargetPolicy } from './target-policy.js';
 
 export interface OnboardingJobDeps extends JobRecordDeps {

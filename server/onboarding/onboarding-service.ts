@@ -29,7 +29,7 @@ import type { JobRunner } from '../jobs/job-runner.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { ControllerProxies } from './controller-proxy.js';
 import { OnboardingJob, secretAad, type OnboardingJobDeps } from './onboarding-job.js';
-import type { Placement } from './placement.js';
+import type { Placement } from '../../core/onboarding/placement.js';
 import type { Lookup, OnboardingTargetPolicy } from './target-policy.js';
 
 export const ONBOARDING_JOB = 'onboarding';

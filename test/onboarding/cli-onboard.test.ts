@@ -53,7 +53,7 @@ it('onboards an inventory with bounded concurrency and prints a summary with fai
   });
   // Asynchronously: the controller runs in this process and must keep serving the CLI.
   const child = spawn('node', [
-    'server/cli/bin.mjs',
+    'cli/bin.mjs',
     '--url',
     controller.httpUrl,
     '--token',

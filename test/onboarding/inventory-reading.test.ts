@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InventoryError, inventoryFormat, parseInventory, readInventory } from '../../server/onboarding/inventory.js';
+import { InventoryError, inventoryFormat, parseInventory, readInventory } from '../../core/onboarding/inventory.js';
 
 describe('reading an inventory, every bad row named', () => {
   it('knows CSV and YAML by the file name, and nothing else', () => {

@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMigrations, defaultMigrationsDir } from '../../prisma/tools/migrations.js';
 import { startController, type Controller } from '../../server/controller.js';
-import { InventoryError, parseInventory } from '../../server/onboarding/inventory.js';
+import { InventoryError, parseInventory } from '../../core/onboarding/inventory.js';
 import { authedFetch, operatorApi, testConfig } from '../support/controller.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
 import { jobFinished, startOnboarding } from '../support/onboarding-jobs.js';

@@ -23,7 +23,7 @@ describe('wrtfleet account: the first admin from the CLI', () => {
   /** The CLI's bin with the first start's admin token file, `input` piped to its standard input. */
   const cli = (args: string[], input: string) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['server/cli/bin.mjs', ...args], {
+      const child = spawn(process.execPath, ['cli/bin.mjs', ...args], {
         cwd: repo,
         env: { ...process.env, WRTFLEET_URL: controller.httpUrl, WRTFLEET_TOKEN_FILE: controller.adminTokenFile! },
       });

@@ -10,7 +10,7 @@ import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';
 import type { Controller } from '../../server/controller.js';
 import { createPgliteDatabase, type TestDatabase } from '../support/databases.js';
 import { eventually, startTestController } from '../support/controller.js';
-import { planPreviewText } from '../../web-admin/src/plan/plan-text.js';
+import { planPreviewText } from '../../core/plan/plan-text.js';
 
 const run = promisify(execFile);
 const repo = path.resolve(import.meta.dirname, '../..');
@@ -25,7 +25,7 @@ describe('the wrtfleet CLI against a live controller', () => {
   /** Runs the CLI's bin (what `npx wrtfleet` runs, without npm's start-up); resolves with exit code and output. */
   const cli = async (...args: string[]) => {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['server/cli/bin.mjs', ...args], {
+      const { stdout, stderr } = await run(process.execPath, ['cli/bin.mjs', ...args], {
         cwd: repo,
         env,
         timeout: 60_000,

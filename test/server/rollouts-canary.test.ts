@@ -312,7 +312,7 @@ describe('rollouts: refused routers, abort, soak and promote (embedded default, 
   /** The CLI's bin, as cli.test.ts runs it: exit code and output. */
   const cli = async (...args: string[]) => {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['server/cli/bin.mjs', ...args], {
+      const { stdout, stderr } = await run(process.execPath, ['cli/bin.mjs', ...args], {
         cwd: repo,
         env: { ...process.env, WRTFLEET_URL: controller.httpUrl, WRTFLEET_TOKEN: token },
         timeout: 60_000,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '../../server/cli/api-client.js';
+import { ApiClient } from '../../cli/api-client.js';
 import type { Controller } from '../../server/controller.js';
 import { startTestController } from '../support/controller.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';

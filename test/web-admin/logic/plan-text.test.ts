@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { planPreviewLines, planPreviewText } from '../../../web-admin/src/plan/plan-text.js';
+import { planPreviewLines, planPreviewText } from '../../../core/plan/plan-text.js';
 import { loadModelFacts, planFor } from '../../core/plan-models.js';
 
 beforeAll(loadModelFacts);

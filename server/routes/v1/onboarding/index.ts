@@ -1,8 +1,8 @@
 import { Type, type FastifyPluginAsyncTypebox, type Static } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
-import { InventoryError, inventoryFormat, readInventory, type InventoryEntry } from '../../../onboarding/inventory.js';
+import { InventoryError, inventoryFormat, readInventory, type InventoryEntry } from '../../../../core/onboarding/inventory.js';
 import type { OnboardingInput, OnboardingSecret, OnboardingService } from '../../../onboarding/onboarding-service.js';
-import { canonicalPlacement, DEPRECATED_ON_ROUTER } from '../../../onboarding/placement.js';
+import { canonicalPlacement, DEPRECATED_ON_ROUTER } from '../../../../core/onboarding/placement.js';
 import { TargetRefused } from '../../../onboarding/target-policy.js';
 import { ApiError, errorBodySchema } from '../../../http/api-error.js';
 import { AgentIdentity, Printable, SshLogin, Tag } from '../../../http/shared-schemas.js';

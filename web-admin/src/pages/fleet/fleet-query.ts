@@ -3,23 +3,11 @@
  * takes it. One spelling for both: the URL's keys are the API's query parameters, so a shared
  * link and the request it makes say the same thing.
  */
+import { everyValueOf } from '../../../../core/enum-values.js';
 import type { paths } from '../../api/schema.js';
 
 type FleetQueryParams = NonNullable<paths['/v1/routers']['get']['parameters']['query']>;
 type ApiEnum<K extends keyof FleetQueryParams> = NonNullable<FleetQueryParams[K]> & string;
-
-/**
- * Every value of one of the API's enums, in the order the console offers them. The server's
- * list is the one source (the OpenAPI types are generated from it); the console needs the
- * values at run time for its menus, so it lists them too, and a value the API lacks, or one it
- * has that is missing here, fails to type-check.
- */
-const everyValueOf =
-  <T extends string>() =>
-  <const U extends readonly T[]>(
-    values: U & ([T] extends [U[number]] ? unknown : { missing: Exclude<T, U[number]> }),
-  ) =>
-    values as U;
 
 export const STATUSES = everyValueOf<ApiEnum<'status'>>()(['online', 'offline', 'never_seen']);
 export const PLACEMENTS = everyValueOf<ApiEnum<'placement'>>()(['on_router', 'proxy', 'unknown']);

@@ -3,7 +3,7 @@ import { useApi } from '../../api/use-api.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Loading } from '../../components/Loading.js';
-import { planPreviewLines, type PlanTextInput } from '../../plan/plan-text.js';
+import { planPreviewLines, type PlanTextInput } from '../../../../core/plan/plan-text.js';
 import { Panel } from './Panel.js';
 
 /**

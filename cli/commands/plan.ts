@@ -3,7 +3,7 @@ import type * as Api from '../api-client.js';
 import { intOpt, print, query, selectorFromOpts, UsageError, unknownCommand, type CliContext } from '../cli-context.js';
 import { table } from '../output.js';
 // The console's router page shows the same text: one renderer for both clients of the API.
-import { planPreviewText } from '../../../web-admin/src/plan/plan-text.js';
+import { planPreviewText, type PlanTextInput } from '../../core/plan/plan-text.js';
 
 export async function planVerb({ opts, api }: CliContext, command: string | undefined): Promise<number> {
   if (command !== 'preview') throw unknownCommand('plan', command);
@@ -11,7 +11,8 @@ export async function planVerb({ opts, api }: CliContext, command: string | unde
     const r = await api.get<Api.RouterPlanPreview>(
       `/v1/routers/${encodeURIComponent(opts.router)}/plan${query({ profile: opts.profile, revision: intOpt('revision', opts.revision) })}`,
     );
-    print(opts, r, () => planPreviewText(r));
+    // The API documents a plan as an object of the plan's shape, not its fields; the renderer reads only these.
+    print(opts, r, () => planPreviewText({ ...r, plan: r.plan as PlanTextInput | null }));
     return 0;
   }
   if (!opts.profile) throw new UsageError('plan preview needs --router ID, or --profile NAME with a selector');
@@ -23,13 +24,16 @@ export async function planVerb({ opts, api }: CliContext, command: string | unde
   print(opts, r, () =>
     [
       table(
-        r.items.map((i) => ({
-          router: i.name,
-          satisfiable: i.plan.satisfiable,
-          datapath: i.plan.datapath.mode,
-          offload: i.plan.offload.mode,
-          changes: i.changes.length,
-        })),
+        r.items.map((i) => {
+          const plan = i.plan as PlanTextInput;
+          return {
+            router: i.name,
+            satisfiable: plan.satisfiable,
+            datapath: plan.datapath.mode,
+            offload: plan.offload.mode,
+            changes: i.changes.length,
+          };
+        }),
         ['router', 'satisfiable', 'datapath', 'offload', 'changes'],
       ),
       `${r.matched} ${r.matched === 1 ? 'router' : 'routers'} matched: ${r.summary.changing} would change, ${r.summary.unchanged} unchanged, ${r.summary.refused} refused by the plan`,

@@ -1,8 +1,8 @@
 /**
  * How a plan preview reads as text: the lines `wrtfleet plan preview --router` prints and the
- * console's router page shows, from one function, so both say the same thing. Pure and typed
- * by shape only (no server types), since the browser code imports nothing outside web-admin/src;
- * the CLI (server/cli/commands/plan.ts) imports it from here.
+ * console's router page shows, from one function, so both say the same thing. Pure, importing
+ * nothing and typed by shape only: it is the one module outside web-admin/src the browser code may
+ * import (the ESLint boundaries say so).
  */
 
 /** The parts of a plan (core/plan.ts, `Plan`) the text names. */

@@ -5,8 +5,8 @@ import type { ApiClient } from '../api-client.js';
 import { intOpt, print, UsageError, type CliContext, type CliOptions } from '../cli-context.js';
 import { progressBar, table } from '../output.js';
 import { ProgressLine } from '../progress-line.js';
-import { parseInventory, type InventoryEntry } from '../../onboarding/inventory.js';
-import { parsePlacement } from '../../onboarding/placement.js';
+import { parseInventory, type InventoryEntry } from '../../core/onboarding/inventory.js';
+import { parsePlacement } from '../../core/onboarding/placement.js';
 
 /** Follows a job's server-sent events; a progress bar on a terminal, lines otherwise. Returns the end event. */
 async function followJob(api: ApiClient, opts: CliOptions, id: string, show: boolean): Promise<Api.JobEnd> {

@@ -6,7 +6,7 @@
  * Output: tables by default, --json for scripts. Exit codes: 0 success, 1 the API refused
  * or failed, 2 usage error, 3 a check failed (audit verify broken, rollout not completed).
  *
- * This file only dispatches: each verb group lives in server/cli/commands/.
+ * This file only dispatches: each verb group lives in cli/commands/.
  */
 import { ApiCallError, ApiClient } from './api-client.js';
 import { parseCommandLine, resolveToken, UsageError, type CliContext } from './cli-context.js';

@@ -4,7 +4,7 @@
  */
 import type * as Api from '../api-client.js';
 import type { ApiClient } from '../api-client.js';
-import { COMMAND_KINDS, type CommandKind } from '../../commands/command-kinds.js';
+import { everyValueOf } from '../../core/enum-values.js';
 import {
   intOpt,
   print,
@@ -18,6 +18,16 @@ import { progressBar, table } from '../output.js';
 import { ProgressLine } from '../progress-line.js';
 
 /** The CLI spelling of every kind: re_probe -> re-probe. */
+type CommandKind = Api.CommandJobView['kind'];
+const COMMAND_KINDS = everyValueOf<CommandKind>()([
+  're_probe',
+  're_apply',
+  'rollback',
+  'detach',
+  'check_drift',
+  'reboot',
+  'diagnostics',
+]);
 const VERB_KINDS = new Map<string, CommandKind>(COMMAND_KINDS.map((k) => [k.replaceAll('_', '-'), k]));
 
 /** States after which a router has its outcome (offline is one only once the job has ended). */

@@ -1,32 +1,27 @@
-import type { Plan } from '../../core/plan.js';
-import type { AuditVerdict } from '../audit/audit-verify.js';
-import type { CommandJobView, CommandTargetView } from '../commands/command-view.js';
-import type { PlanPreview } from '../fleet/plan-preview.js';
-import type { RouterSummary } from '../fleet/router-directory.js';
-import type { SaveResult } from '../profiles/profile-store.js';
-import type { RolloutView } from '../rollouts/rollout-engine.js';
+import type { paths } from '../web-admin/src/api/schema.js';
 
-// The response bodies the CLI reads, named by the server types that produce them (already JSON-shaped:
-// timestamps as ISO strings), so a change on the server that breaks the CLI fails the typecheck.
-export type { AuditVerdict, CommandJobView, RolloutView, SaveResult };
-/** POST /v1/routers/{id}/re-enroll (server/routes/v1/enrollment-tokens/index.ts). */
-export type ReenrollToken = {
-  id: string;
-  token: string;
-  identity: string;
-  expiresAt: string;
-  caFingerprint: string | null;
-  grpcAddress: string;
-};
-export type CommandTargetPage = { items: CommandTargetView[]; nextCursor: string | null };
-export type RouterPage = { items: RouterSummary[]; nextCursor: string | null };
-export type RouterPlanPreview = NonNullable<Awaited<ReturnType<PlanPreview['forRouter']>>>;
-/** POST /v1/plan-preview names a profile, so every item has a plan. */
-export type FleetPlanPreview = {
-  matched: number;
-  items: Extract<RouterPlanPreview, { plan: Plan }>[];
-  summary: Record<string, number>;
-};
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+/**
+ * The JSON body of METHOD PATH's answer with status S, from the OpenAPI types generated from the
+ * controller's own schemas (npm run web:api): the CLI is a client of the REST API like any other,
+ * and a change to a route that breaks it fails the typecheck.
+ */
+export type ResponseOf<P extends keyof paths, M extends Method, S extends number = 200> = paths[P][M] extends {
+  responses: { [K in S]: { content: { 'application/json': infer B } } };
+}
+  ? B
+  : never;
+
+// The response bodies the CLI reads.
+export type AuditVerdict = ResponseOf<'/v1/audit/verify', 'get'>;
+export type CommandJobView = ResponseOf<'/v1/commands/{id}', 'get'>;
+export type RolloutView = ResponseOf<'/v1/rollouts/{id}', 'get'>;
+export type SaveResult = ResponseOf<'/v1/profiles/{name}', 'put'>;
+export type ReenrollToken = ResponseOf<'/v1/routers/{id}/re-enroll', 'post', 201>;
+export type CommandTargetPage = ResponseOf<'/v1/commands/{id}/targets', 'get'>;
+export type RouterPage = ResponseOf<'/v1/routers', 'get'>;
+export type RouterPlanPreview = ResponseOf<'/v1/routers/{id}/plan', 'get'>;
+export type FleetPlanPreview = ResponseOf<'/v1/plan-preview', 'post'>;
 /** A listing the CLI only prints as a table. */
 export type Rows = { items: Record<string, unknown>[] };
 /** The data of a job's `progress` and `end` server-sent events (server/routes/v1/jobs/index.ts). */
