@@ -1,6 +1,11 @@
 import { Type, type FastifyPluginAsyncTypebox, type Static } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
-import { InventoryError, inventoryFormat, readInventory, type InventoryEntry } from '../../../../core/onboarding/inventory.js';
+import {
+  InventoryError,
+  inventoryFormat,
+  readInventory,
+  type InventoryEntry,
+} from '../../../../core/onboarding/inventory.js';
 import type { OnboardingInput, OnboardingSecret, OnboardingService } from '../../../onboarding/onboarding-service.js';
 import { canonicalPlacement, DEPRECATED_ON_ROUTER } from '../../../../core/onboarding/placement.js';
 import { TargetRefused } from '../../../onboarding/target-policy.js';
