@@ -20,6 +20,7 @@ export default tseslint.config(
       'web-admin/dist/',
       'web-admin/.dist-*/',
       'web-admin/src/api/schema.d.ts',
+      'web-admin/src/pages/profiles/spec-validator.generated.js',
       'test-results/',
       'fixtures/',
     ],

@@ -15,13 +15,14 @@ const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclud
   encoding: 'utf8',
 })
   .split('\n')
-  // Generated: the gRPC contract's code, the Prisma client, the console's API types.
+  // Generated: the gRPC contract's code, the Prisma client, the console's API types and spec check.
   .filter(
     (f) =>
       f &&
       !f.startsWith('proto/gen/') &&
       !f.startsWith('prisma/generated/') &&
       f !== 'web-admin/src/api/schema.d.ts' &&
+      f !== 'web-admin/src/pages/profiles/spec-validator.generated.js' &&
       !f.startsWith('web-admin/dist/'),
   )
   .filter((f) => {

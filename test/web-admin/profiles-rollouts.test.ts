@@ -64,7 +64,7 @@ describe('the Profiles and Rollouts pages (real controller, 12 simulated routers
     // A syntax error first: its line and column.
     await editor().fill('{\n  "l3Rewrite": {}\n  "flowOffload": {}\n}');
     await problemList()
-      .getByText(/expected "," or "}" after a property value/)
+      .getByText(/expected "," between two values, found """/)
       .waitFor();
     expect(await problemList().innerText()).toMatch(/^line 3: line 3, column 3:/);
     expect(await page.locator('.wf-editor__line--error').allInnerTexts()).toEqual(['3']);

@@ -1,14 +1,16 @@
 /**
- * `npm run web:api`: writes web-admin/src/api/schema.d.ts, the console client's types, from
- * the controller's own OpenAPI document (built in-process, nothing listens).
- * `npm run web:api:check` (in `npm test`): exits 1 when the committed file is stale.
+ * `npm run web:api`: writes what the console takes from the controller's own OpenAPI document
+ * (built in-process, nothing listens): web-admin/src/api/schema.d.ts, the console client's
+ * types, and the profile spec's compiled schema check (spec-validator.ts).
+ * `npm run web:api:check` (in `npm test`): exits 1 when a committed file is stale.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { buildOpenApiDocument } from '../../server/openapi-document.js';
+import { SPEC_VALIDATOR_FILE, specValidatorCode } from './spec-validator.js';
 
-const target = path.resolve(import.meta.dirname, '../src/api/schema.d.ts');
+const webAdmin = path.resolve(import.meta.dirname, '..');
 
 const HEADER = `/**
  * The controller's REST API as TypeScript types, generated from its OpenAPI document by
@@ -17,22 +19,29 @@ const HEADER = `/**
 
 `;
 
-async function generate(): Promise<string> {
+async function generate(): Promise<Map<string, string>> {
   const document = await buildOpenApiDocument();
   const ast = await openapiTS(document as unknown as Parameters<typeof openapiTS>[0], { alphabetize: true });
-  return HEADER + astToString(ast);
+  return new Map([
+    [path.join(webAdmin, 'src/api/schema.d.ts'), HEADER + astToString(ast)],
+    [path.join(webAdmin, SPEC_VALIDATOR_FILE), specValidatorCode(document)],
+  ]);
 }
 
 const check = process.argv.includes('--check');
-const text = await generate();
-if (check) {
-  const current = await readFile(target, 'utf8').catch(() => '');
-  if (current !== text) {
-    console.error(`${path.relative(process.cwd(), target)} is stale: run npm run web:api`);
-    process.exit(1);
+let stale = false;
+for (const [target, text] of await generate()) {
+  const name = path.relative(process.cwd(), target);
+  if (check) {
+    const current = await readFile(target, 'utf8').catch(() => '');
+    if (current === text) console.log(`${name} is up to date`);
+    else {
+      console.error(`${name} is stale: run npm run web:api`);
+      stale = true;
+    }
+  } else {
+    await writeFile(target, text);
+    console.log(`wrote ${name}`);
   }
-  console.log(`${path.relative(process.cwd(), target)} is up to date`);
-} else {
-  await writeFile(target, text);
-  console.log(`wrote ${path.relative(process.cwd(), target)}`);
 }
+if (stale) process.exit(1);

@@ -2,7 +2,14 @@ import { useContext, useEffect, useRef, useState } from 'react';
 import { ApiFailure, failureFrom, networkFailure } from './api-error.js';
 import type { ClientAuth } from './client.js';
 import { SignInGeneration } from './sign-in-generation.js';
-import { SseParser, type ServerEvent } from './sse-parser.js';
+import { createParser } from 'eventsource-parser';
+
+/** One server-sent event as the controller writes it ("event: progress\ndata: {...}\n\n"). */
+export interface ServerEvent {
+  event: string;
+  data: string;
+  id: string | null;
+}
 
 /** Where a live view stands: receiving, waiting to reconnect after a loss, or finished. */
 export type StreamState =
@@ -23,7 +30,8 @@ const MAX_BACKOFF_MS = 15_000;
 
 /**
  * Follows a server-sent event stream of the API over fetch (so it carries the same
- * credentials as every other call and sees the status of a refusal), and reconnects after a
+ * credentials as every other call and sees the status of a refusal), parsed by
+ * eventsource-parser, and reconnects after a
  * lost connection or a stream that reached its time limit, saying so through its state. A
  * 4xx refusal is final: the stream fails with the controller's message.
  */
@@ -65,23 +73,25 @@ export function followEvents(url: string, options: EventStreamOptions, onState: 
     }
     attempt = 0;
     onState({ status: 'open' });
-    const parser = new SseParser();
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let ended = false;
     let lastError = 'the connection was lost';
+    const parser = createParser({
+      onEvent: ({ event = 'message', data, id }) => {
+        if (event === 'error') {
+          // The stream's own error marker (a time limit, a failure midway): reconnect to continue.
+          lastError = messageOf(data) ?? lastError;
+          return;
+        }
+        options.onEvent({ event, data, id: id ?? null });
+        if (event === 'end') ended = true;
+      },
+    });
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     try {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        for (const event of parser.push(value)) {
-          if (event.event === 'error') {
-            // The stream's own error marker (a time limit, a failure midway): reconnect to continue.
-            lastError = messageOf(event.data) ?? lastError;
-            continue;
-          }
-          options.onEvent(event);
-          if (event.event === 'end') ended = true;
-        }
+        parser.feed(value);
       }
     } catch {
       /* the connection broke: reconnect below */

@@ -1,9 +1,12 @@
 /**
- * Before/after of a JSON document as a line diff, the way an operator reads a change: both
- * sides pretty-printed with sorted keys (so key order never shows as a change), then the
- * longest common subsequence of lines kept and the rest marked removed or added. Pure, so it
- * is unit-tested without a browser (test/web-admin/logic/json-line-diff.test.ts).
+ * The console's line diffs, all from jsdiff (`diff`): before/after of a JSON document, the way
+ * an operator reads a change (both sides pretty-printed with sorted keys, so key order never
+ * shows as a change), and two texts such as a profile's revisions, shown one above the other
+ * (DiffView) or side by side (diff-side-by-side.ts). The longest common subsequence of lines is
+ * kept and the rest marked removed or added. Pure, so it is unit-tested without a browser
+ * (test/web-admin/logic/json-line-diff.test.ts).
  */
+import { diffArrays } from 'diff';
 
 export type DiffKind = 'same' | 'remove' | 'add';
 
@@ -15,9 +18,6 @@ export interface DiffRow {
   /** Line number on the after side (added or same), 1-based. */
   afterLine?: number;
 }
-
-/** Past this many lines on either side the LCS table (n x m) would be large: the sides are shown whole instead. */
-const MAX_LINES = 1500;
 
 /** A JSON value with its object keys sorted at every level: one spelling per document. */
 export function sortedJson(value: unknown): unknown {
@@ -38,43 +38,29 @@ export function jsonLines(value: unknown): string[] {
 
 /** The line diff of two texts (as lines): unchanged lines once, removed before added where they differ. */
 export function lineDiff(before: readonly string[], after: readonly string[]): DiffRow[] {
-  const n = before.length;
-  const m = after.length;
-  if (n > MAX_LINES || m > MAX_LINES) {
-    return [
-      ...before.map((text, i) => ({ kind: 'remove' as const, text, beforeLine: i + 1 })),
-      ...after.map((text, j) => ({ kind: 'add' as const, text, afterLine: j + 1 })),
-    ];
-  }
-  // lcs[i][j]: length of the longest common subsequence of before[i..] and after[j..].
-  const width = m + 1;
-  const lcs = new Uint32Array((n + 1) * width);
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) {
-      lcs[i * width + j] =
-        before[i] === after[j]
-          ? lcs[(i + 1) * width + j + 1]! + 1
-          : Math.max(lcs[(i + 1) * width + j]!, lcs[i * width + j + 1]!);
-    }
-  }
   const rows: DiffRow[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && before[i] === after[j]) {
-      rows.push({ kind: 'same', text: before[i]!, beforeLine: i + 1, afterLine: j + 1 });
-      i++;
-      j++;
-    } else if (j >= m || (i < n && lcs[(i + 1) * width + j]! >= lcs[i * width + j + 1]!)) {
-      rows.push({ kind: 'remove', text: before[i]!, beforeLine: i + 1 });
-      i++;
-    } else {
-      rows.push({ kind: 'add', text: after[j]!, afterLine: j + 1 });
-      j++;
+  let beforeLine = 1;
+  let afterLine = 1;
+  for (const change of diffArrays(before as string[], after as string[])) {
+    for (const text of change.value) {
+      if (change.removed) rows.push({ kind: 'remove', text, beforeLine: beforeLine++ });
+      else if (change.added) rows.push({ kind: 'add', text, afterLine: afterLine++ });
+      else rows.push({ kind: 'same', text, beforeLine: beforeLine++, afterLine: afterLine++ });
     }
   }
   return rows;
 }
+
+/** The lines of a text; a final line break ends the last line, it does not start an empty one. */
+export function splitLines(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split(/\r?\n/);
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/** The line diff of two texts (a profile's revisions). */
+export const textDiff = (before: string, after: string): DiffRow[] => lineDiff(splitLines(before), splitLines(after));
 
 /** The diff of two JSON documents (an audit event's before and after). */
 export function jsonDiffRows(before: unknown, after: unknown): DiffRow[] {

@@ -10,6 +10,7 @@ import { formBlocker, withoutValue, withValue } from './spec-form.js';
 import { SpecAsSaved } from './SpecAsSaved.js';
 import { SpecEditor } from './SpecEditor.js';
 import { SpecForm } from './SpecForm.js';
+import { validate as checkSpec } from './spec-validator.generated.js';
 import { readSpec, serverProblems, type SpecProblem, type SpecReading } from './spec-problems.js';
 
 const NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
@@ -52,7 +53,8 @@ const isJsonObject = (value: unknown) => value !== null && typeof value === 'obj
 /**
  * Edits a spec and saves it as a new revision (PUT /v1/profiles/:name with the revision the
  * edit started from; someone else's newer revision is a 409 with its message). Checked as
- * the operator types against the published schema; the controller's answer is shown too.
+ * the operator types against the published schema (compiled into the console by ajv); the
+ * controller's answer is shown too.
  * The JSON text is the one source of the edit: the switches read it and write into it, and
  * the spec as saved (defaults filled in from the schema) is derived from it.
  */
@@ -77,7 +79,7 @@ export function ProfileEditorPanel({
   const [answered, setAnswered] = useState<SpecProblem[]>([]);
   const [saving, setSaving] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
-  const reading = useMemo(() => readSpec(text, schema), [text, schema]);
+  const reading = useMemo(() => readSpec(text, checkSpec), [text]);
   const problems = reading.ok ? answered : reading.problems;
   const { parsed, blocked, filled, saved, savedUnavailable } = useMemo(
     () => formState(reading, schema),
@@ -158,7 +160,7 @@ export function ProfileEditorPanel({
         <SpecAsSaved filled={saved} unavailable={savedUnavailable} />
       </div>
       {schema === null ? (
-        <p className="wf-muted">The published schema is not loaded: the controller checks on save.</p>
+        <p className="wf-muted">The published schema is not loaded: the switches cannot be used.</p>
       ) : null}
       {failure ? <ErrorNotice failure={failure} /> : null}
       {notice ? (

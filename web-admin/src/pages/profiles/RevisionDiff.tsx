@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
 import { Field } from '../../components/Field.js';
-import { diffLines, diffSummary } from './line-diff.js';
+import { sideBySide } from '../../diff/diff-side-by-side.js';
+import { diffStats, textDiff } from '../../diff/json-line-diff.js';
 
 export interface RevisionText {
   revision: number;
@@ -18,8 +19,9 @@ export function RevisionDiff({ revisions }: { revisions: readonly RevisionText[]
   const [right, setRight] = useState(newest);
   const a = revisions.find((r) => r.revision === left);
   const b = revisions.find((r) => r.revision === right);
-  const rows = useMemo(() => diffLines(a?.text ?? '', b?.text ?? ''), [a, b]);
-  const summary = diffSummary(rows);
+  const diff = useMemo(() => textDiff(a?.text ?? '', b?.text ?? ''), [a, b]);
+  const rows = useMemo(() => sideBySide(diff), [diff]);
+  const summary = diffStats(diff);
   const options = revisions.map((r) => (
     <option key={r.revision} value={r.revision}>
       revision {r.revision} · {r.createdBy} · {new Date(r.createdAt).toLocaleString()}

@@ -1,9 +1,10 @@
 /**
  * JSON text read with a map from each value's JSON pointer to the line it starts on, so a
- * validation error (which names a pointer) can be shown at its line in the editor. A small
- * parser of its own: JSON.parse gives neither positions of values nor, in every browser, the
- * line of a syntax error.
+ * validation error (which names a pointer) can be shown at its line in the editor. jsonc-parser
+ * (strict JSON: no comments, no trailing comma) gives the offsets of values and of a syntax
+ * error, which JSON.parse does not give in every browser.
  */
+import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 
 export interface JsonSource {
   value: unknown;
@@ -26,140 +27,78 @@ export function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/** jsonc-parser's error codes in words. */
+const SYNTAX_MESSAGES: Record<ReturnType<typeof printParseErrorCode>, string> = {
+  InvalidSymbol: 'unexpected character',
+  InvalidNumberFormat: 'invalid number',
+  PropertyNameExpected: 'expected a property name in quotes',
+  ValueExpected: 'expected a value',
+  ColonExpected: 'expected ":" after a property name',
+  CommaExpected: 'expected "," between two values',
+  CloseBraceExpected: 'expected "}" to close the object',
+  CloseBracketExpected: 'expected "]" to close the array',
+  EndOfFileExpected: 'unexpected text after the end of the document',
+  InvalidCommentToken: 'comments are not JSON',
+  UnexpectedEndOfComment: 'comments are not JSON',
+  UnexpectedEndOfString: 'unterminated string',
+  UnexpectedEndOfNumber: 'invalid number',
+  InvalidUnicode: 'invalid \\u escape in a string',
+  InvalidEscapeCharacter: 'invalid escape in a string',
+  InvalidCharacter: 'control character inside a string',
+  '<unknown ParseErrorCode>': 'invalid JSON',
+};
+
+/** 1-based line and column of `offset`, from the start of each line. */
+function positionOf(lineStarts: readonly number[], offset: number): { line: number; column: number } {
+  let line = 0;
+  while (line + 1 < lineStarts.length && lineStarts[line + 1]! <= offset) line += 1;
+  return { line: line + 1, column: offset - lineStarts[line]! + 1 };
+}
+
 export function parseJsonSource(text: string): JsonSource {
+  const lineStarts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1);
+  const lineAt = (offset: number) => positionOf(lineStarts, offset).line;
+  const fail = (message: string, offset: number): never => {
+    const { line, column } = positionOf(lineStarts, offset);
+    throw new JsonSyntaxError(message, line, column);
+  };
+
+  const errors: ParseError[] = [];
+  const tree = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (first) {
+    const found = first.offset >= text.length ? 'the end of the text' : `"${text[first.offset]}"`;
+    fail(`${SYNTAX_MESSAGES[printParseErrorCode(first.error)]}, found ${found}`, first.offset);
+  }
+  if (!tree) return fail('expected a value', 0);
+
   const lines = new Map<string, number>();
-  let i = 0;
-  let line = 1;
-  let lineStart = 0;
-
-  const fail = (message: string): never => {
-    throw new JsonSyntaxError(message, line, i - lineStart + 1);
-  };
-  const skip = () => {
-    for (;;) {
-      const c = text[i];
-      if (c === '\n') {
-        line += 1;
-        i += 1;
-        lineStart = i;
-      } else if (c === ' ' || c === '\t' || c === '\r') i += 1;
-      else return;
+  const visit = (node: Node, pointer: string) => {
+    if (node.type === 'object') {
+      const seen = new Set<string>();
+      for (const property of node.children ?? []) {
+        const [key, value] = property.children ?? [];
+        if (!key || !value) continue;
+        const name = key.value as string;
+        // JSON.parse keeps the last of two equal keys; an editor should say the first is lost.
+        if (seen.has(name)) fail(`duplicate property "${name}"`, key.offset);
+        seen.add(name);
+        const child = `${pointer}/${escapePointer(name)}`;
+        lines.set(child, lineAt(key.offset));
+        visit(value, child);
+      }
+    } else if (node.type === 'array') {
+      (node.children ?? []).forEach((item, n) => {
+        lines.set(`${pointer}/${n}`, lineAt(item.offset));
+        visit(item, `${pointer}/${n}`);
+      });
     }
   };
-  const describe = () => (i >= text.length ? 'the end of the text' : `"${text[i]}"`);
-
-  const string = (): string => {
-    i += 1; // the opening quote
-    let out = '';
-    for (;;) {
-      if (i >= text.length) fail('unterminated string');
-      const c = text[i]!;
-      if (c === '"') {
-        i += 1;
-        return out;
-      }
-      if (c === '\n') fail('line break inside a string');
-      if (c === '\\') {
-        const e = text[i + 1];
-        const simple: Record<string, string> = {
-          '"': '"',
-          '\\': '\\',
-          '/': '/',
-          b: '\b',
-          f: '\f',
-          n: '\n',
-          r: '\r',
-          t: '\t',
-        };
-        if (e !== undefined && e in simple) {
-          out += simple[e];
-          i += 2;
-        } else if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
-          out += String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16));
-          i += 6;
-        } else fail('invalid escape in a string');
-      } else {
-        out += c;
-        i += 1;
-      }
-    }
-  };
-
-  const value = (pointer: string, recordLine: boolean): unknown => {
-    skip();
-    if (recordLine) lines.set(pointer, line);
-    const c = text[i];
-    if (c === '{') {
-      i += 1;
-      const out: Record<string, unknown> = {};
-      skip();
-      if (text[i] === '}') {
-        i += 1;
-        return out;
-      }
-      for (;;) {
-        skip();
-        if (text[i] !== '"') fail(`expected a property name in quotes, found ${describe()}`);
-        const keyLine = line;
-        const key = string();
-        const child = `${pointer}/${escapePointer(key)}`;
-        if (Object.prototype.hasOwnProperty.call(out, key)) fail(`duplicate property "${key}"`);
-        lines.set(child, keyLine);
-        skip();
-        if (text[i] !== ':') fail(`expected ":" after "${key}", found ${describe()}`);
-        i += 1;
-        Object.defineProperty(out, key, {
-          value: value(child, false),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-        skip();
-        if (text[i] === ',') {
-          i += 1;
-          continue;
-        }
-        if (text[i] === '}') {
-          i += 1;
-          return out;
-        }
-        fail(`expected "," or "}" after a property value, found ${describe()}`);
-      }
-    }
-    if (c === '[') {
-      i += 1;
-      const out: unknown[] = [];
-      skip();
-      if (text[i] === ']') {
-        i += 1;
-        return out;
-      }
-      for (;;) {
-        out.push(value(`${pointer}/${out.length}`, true));
-        skip();
-        if (text[i] === ',') {
-          i += 1;
-          continue;
-        }
-        if (text[i] === ']') {
-          i += 1;
-          return out;
-        }
-        fail(`expected "," or "]" after an array item, found ${describe()}`);
-      }
-    }
-    if (c === '"') return string();
-    const literal = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 64));
-    if (!literal) return fail(`expected a value, found ${describe()}`);
-    i += literal[0].length;
-    const word = literal[0];
-    return word === 'true' ? true : word === 'false' ? false : word === 'null' ? null : Number(word);
-  };
-
-  const result = value('', true);
-  skip();
-  if (i < text.length) fail(`unexpected ${describe()} after the end of the document`);
-  return { value: result, lines };
+  lines.set('', lineAt(tree.offset));
+  visit(tree, '');
+  // The value as JSON.parse builds it ("__proto__" an own property, never the prototype).
+  return { value: JSON.parse(text) as unknown, lines };
 }
 
 /**

@@ -1,11 +1,12 @@
 /**
- * A validator for the part of JSON Schema the controller's profile spec uses (type, enum,
- * const, anyOf, properties, required, additionalProperties: false, minimum/maximum, string
- * and array bounds, items). The schema itself comes from the controller's OpenAPI document,
- * so the editor checks exactly what the API will; the API still has the last word on save.
+ * The profile spec checked against the controller's published JSON Schema by ajv (compiled at
+ * build time: spec-validator.generated.js), its errors worded for the editor: a JSON pointer
+ * and a message that says what is allowed. The API still has the last word on save.
  */
+import type { ErrorObject } from 'ajv';
 import { escapePointer } from './json-source.js';
 
+/** The JSON Schema keywords the console reads itself (the form, the defaults). */
 export interface JsonSchema {
   type?: string | string[];
   enum?: unknown[];
@@ -29,25 +30,20 @@ export interface JsonSchema {
   default?: unknown;
 }
 
+/** An ajv validate function compiled with SPEC_AJV_OPTIONS (web-admin/scripts/spec-validator.ts). */
+export interface SchemaCheck {
+  (value: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+
 export interface SchemaProblem {
   /** JSON pointer of the offending value ("" is the document). */
   pointer: string;
   message: string;
 }
 
-function typeOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  return typeof value;
-}
-
-function typeMatches(wanted: string, value: unknown): boolean {
-  const actual = typeOf(value);
-  return wanted === actual || (wanted === 'number' && actual === 'integer');
-}
-
 const show = (v: unknown) => JSON.stringify(v);
+const article = (type: string) => (type === 'integer' ? 'an integer' : `a${/^[aeiou]/.test(type) ? 'n' : ''} ${type}`);
 
 /** The allowed values when every branch of an anyOf is a single enum or const (how the spec spells enums). */
 function choicesOf(branches: JsonSchema[]): unknown[] | null {
@@ -60,71 +56,74 @@ function choicesOf(branches: JsonSchema[]): unknown[] | null {
   return out;
 }
 
-export function checkAgainstSchema(value: unknown, schema: JsonSchema, pointer = ''): SchemaProblem[] {
-  const problems: SchemaProblem[] = [];
-  const add = (message: string, at = pointer) => problems.push({ pointer: at, message });
+function messageOf(error: ErrorObject): string {
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'type':
+      return `must be ${String(p.type).split(',').map(article).join(' or ')}`;
+    case 'enum':
+      return `must be one of ${(p.allowedValues as unknown[]).map(show).join(', ')}`;
+    case 'const':
+      return `must be ${show(p.allowedValue)}`;
+    case 'anyOf': {
+      const choices = choicesOf(error.schema as JsonSchema[]);
+      return choices ? `must be one of ${choices.map(show).join(', ')}` : 'matches none of the allowed forms';
+    }
+    case 'required':
+      return `must have the property "${String(p.missingProperty)}"`;
+    case 'additionalProperties': {
+      const names = Object.keys((error.parentSchema as JsonSchema).properties ?? {});
+      return `unknown property "${String(p.additionalProperty)}"${names.length ? ` (known here: ${names.join(', ')})` : ''}`;
+    }
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum': {
+      const words = { '>=': 'at least', '<=': 'at most', '>': 'more than', '<': 'less than' };
+      return `must be ${words[p.comparison as keyof typeof words]} ${String(p.limit)}`;
+    }
+    case 'minLength':
+      return `must have at least ${String(p.limit)} characters`;
+    case 'maxLength':
+      return `must have at most ${String(p.limit)} characters`;
+    case 'minItems':
+      return `must have at least ${String(p.limit)} items`;
+    case 'maxItems':
+      return `must have at most ${String(p.limit)} items`;
+    case 'pattern':
+      return `must match ${String(p.pattern)}`;
+    default:
+      return error.message ?? `fails "${error.keyword}"`;
+  }
+}
 
-  if (schema.anyOf) {
-    const choices = choicesOf(schema.anyOf);
-    if (choices) {
-      if (!choices.some((c) => c === value)) add(`must be one of ${choices.map(show).join(', ')}`);
-    } else if (!schema.anyOf.some((b) => checkAgainstSchema(value, b, pointer).length === 0)) {
-      add('matches none of the allowed forms');
-    }
-  }
-  if (schema.type !== undefined) {
-    const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-    if (!types.some((t) => typeMatches(t, value))) {
-      add(
-        `must be ${types.map((t) => (t === 'integer' ? 'an integer' : `a${/^[aeiou]/.test(t) ? 'n' : ''} ${t}`)).join(' or ')}`,
-      );
-      return problems;
-    }
-  }
-  if (schema.const !== undefined && value !== schema.const) add(`must be ${show(schema.const)}`);
-  if (schema.enum && !schema.enum.some((e) => e === value)) add(`must be one of ${schema.enum.map(show).join(', ')}`);
-
-  if (typeof value === 'number') {
-    if (schema.minimum !== undefined && value < schema.minimum) add(`must be at least ${schema.minimum}`);
-    if (schema.maximum !== undefined && value > schema.maximum) add(`must be at most ${schema.maximum}`);
-    if (schema.exclusiveMinimum !== undefined && value <= schema.exclusiveMinimum)
-      add(`must be more than ${schema.exclusiveMinimum}`);
-    if (schema.exclusiveMaximum !== undefined && value >= schema.exclusiveMaximum)
-      add(`must be less than ${schema.exclusiveMaximum}`);
-  }
-  if (typeof value === 'string') {
-    if (schema.minLength !== undefined && value.length < schema.minLength)
-      add(`must have at least ${schema.minLength} characters`);
-    if (schema.maxLength !== undefined && value.length > schema.maxLength)
-      add(`must have at most ${schema.maxLength} characters`);
-    if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value))
-      add(`must match ${schema.pattern}`);
-  }
-  if (Array.isArray(value)) {
-    if (schema.minItems !== undefined && value.length < schema.minItems)
-      add(`must have at least ${schema.minItems} items`);
-    if (schema.maxItems !== undefined && value.length > schema.maxItems)
-      add(`must have at most ${schema.maxItems} items`);
-    if (schema.items)
-      value.forEach((item, n) => problems.push(...checkAgainstSchema(item, schema.items!, `${pointer}/${n}`)));
-  }
-  if (typeOf(value) === 'object') {
-    const object = value as Record<string, unknown>;
-    for (const key of schema.required ?? []) {
-      if (!(key in object)) add(`must have the property "${key}"`);
-    }
-    const known = schema.properties ?? {};
-    for (const [key, child] of Object.entries(object)) {
-      const at = `${pointer}/${escapePointer(key)}`;
-      const sub = Object.prototype.hasOwnProperty.call(known, key) ? known[key] : undefined;
-      if (sub) problems.push(...checkAgainstSchema(child, sub, at));
-      else if (schema.additionalProperties === false) {
-        const names = Object.keys(known);
-        add(`unknown property "${key}"${names.length ? ` (known here: ${names.join(', ')})` : ''}`, at);
-      } else if (typeof schema.additionalProperties === 'object') {
-        problems.push(...checkAgainstSchema(child, schema.additionalProperties, at));
-      }
-    }
-  }
-  return problems;
+/**
+ * What is wrong with `value`, one problem per offending value and rule. The errors ajv reports
+ * inside an anyOf (one per branch) are folded into the anyOf's own, and a value of the wrong
+ * type is reported for its type only, as the branches and the other rules say nothing more.
+ */
+export function schemaProblems(check: SchemaCheck, value: unknown): SchemaProblem[] {
+  if (check(value)) return [];
+  const errors = check.errors ?? [];
+  const folded = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'type');
+  const kept = errors.filter(
+    (e) =>
+      !folded.some((f) => {
+        if (f === e) return false;
+        if (f.keyword === 'anyOf')
+          return (
+            (e.instancePath === f.instancePath || e.instancePath.startsWith(`${f.instancePath}/`)) &&
+            e.schemaPath.startsWith(`${f.schemaPath}/`)
+          );
+        const scope = f.schemaPath.slice(0, -'/type'.length);
+        return e.instancePath === f.instancePath && e.schemaPath.startsWith(`${scope}/`);
+      }),
+  );
+  return kept.map((e) => ({
+    pointer:
+      e.keyword === 'additionalProperties'
+        ? `${e.instancePath}/${escapePointer(String((e.params as { additionalProperty: string }).additionalProperty))}`
+        : e.instancePath,
+    message: messageOf(e),
+  }));
 }

@@ -4,7 +4,7 @@
  * `details` name `/spec/...` pointers) the same way.
  */
 import { JsonSyntaxError, lineOfPointer, parseJsonSource } from './json-source.js';
-import { checkAgainstSchema, type JsonSchema } from './schema-check.js';
+import { schemaProblems, type SchemaCheck } from './schema-check.js';
 
 export interface SpecProblem {
   line: number;
@@ -23,7 +23,7 @@ export type SpecReading =
       parsed: { value: unknown } | null;
     };
 
-export function readSpec(text: string, schema: JsonSchema | null): SpecReading {
+export function readSpec(text: string, check: SchemaCheck | null): SpecReading {
   let source;
   try {
     source = parseJsonSource(text);
@@ -37,7 +37,7 @@ export function readSpec(text: string, schema: JsonSchema | null): SpecReading {
       };
     throw err;
   }
-  const problems = schema ? checkAgainstSchema(source.value, schema) : [];
+  const problems = check ? schemaProblems(check, source.value) : [];
   if (problems.length === 0) return { ok: true, spec: source.value, lines: source.lines };
   return {
     ok: false,

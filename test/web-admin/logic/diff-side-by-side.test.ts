@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { diffLines, diffSummary, splitLines } from '../../../web-admin/src/pages/profiles/line-diff.js';
+import { sideBySide } from '../../../web-admin/src/diff/diff-side-by-side.js';
+import { diffStats, splitLines, textDiff } from '../../../web-admin/src/diff/json-line-diff.js';
+
+const diffLines = (before: string, after: string) => sideBySide(textDiff(before, after));
 
 describe('the side-by-side line diff', () => {
   it('keeps common lines aligned and pairs a replaced line', () => {
@@ -8,7 +11,7 @@ describe('the side-by-side line diff', () => {
     expect(rows.map((r) => r.kind)).toEqual(['same', 'changed', 'same', 'same', 'added']);
     expect(rows[1]).toEqual({ kind: 'changed', left: { number: 2, text: 'b' }, right: { number: 2, text: 'B' } });
     expect(rows[4]).toEqual({ kind: 'added', left: null, right: { number: 5, text: 'e' } });
-    expect(diffSummary(rows)).toEqual({ removed: 1, added: 2 });
+    expect(diffStats(textDiff('a\nb\nc\nd\n', 'a\nB\nc\nd\ne\n'))).toEqual({ removed: 1, added: 2 });
   });
 
   it('shows pure removals, and nothing changed as all same', () => {
