@@ -7,7 +7,7 @@ import {
   type Hello,
   type Telemetry,
 } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
-import { IdentityRefused, type AgentReportSink } from '../agent-gateway/agent-gateway.js';
+import { IdentityRefused, type AgentReportSink } from '../agent-gateway/agent-report-sink.js';
 import type { ApplyResultTiming } from '../agent-gateway/agent-session.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { concurrencyGate } from '../../core/concurrency-gate.js';

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { EnrollRequest, EnrollResponse, RenewRequest, Renewed } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
-import { IdentityRefused } from '../agent-gateway/agent-gateway.js';
+import { IdentityRefused } from '../agent-gateway/agent-report-sink.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { isDatabaseUnavailable } from '../storage/database-unavailable.js';
 import type { EnrollmentTokens } from '../auth/enrollment-tokens.js';
