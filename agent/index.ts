@@ -4,7 +4,8 @@
  * The controller imports the agent through this module only; `agent/main.ts` is the CLI.
  */
 export { RouterAgent } from './router-agent.js';
-export { AgentCredentials, keepRenewed } from './enrollment/agent-credentials.js';
+export { AgentCredentials } from './enrollment/agent-credentials.js';
+export { keepRenewed } from './enrollment/certificate-renewal.js';
 export { tcxHelperBinaryFor } from './datapath/programs.js';
 export { AGENT_ENTRY_FILE, OLD_AGENT_ENTRY_FILE } from './packaging/layout.js';
 export { startSimulatedFleet, stopFleet } from './sim/simulated-fleet.js';

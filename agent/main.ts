@@ -96,7 +96,8 @@ const hostFor = (root: string | undefined): RouterHost => (root ? new FixtureHos
  */
 async function agentTrust(host: RouterHost, controller: string) {
   // Loaded only here: the x509 code is not part of an insecure agent's footprint.
-  const { AgentCredentials, keepRenewed } = await import('./enrollment/agent-credentials.js');
+  const { AgentCredentials } = await import('./enrollment/agent-credentials.js');
+  const { keepRenewed } = await import('./enrollment/certificate-renewal.js');
   const dir = values['credentials-dir'] ?? (values.root ? undefined : '/etc/wrtfleet/credentials');
   if (!dir) fail('--credentials-dir is required (or --insecure for a plaintext controller)');
   const saved = await AgentCredentials.load(dir);

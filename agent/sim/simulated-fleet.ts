@@ -2,12 +2,8 @@ import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReconnectPolicy, Refusal } from '../controller-link.js';
 import { status as grpcStatus } from '@grpc/grpc-js';
-import {
-  enrollConcurrently,
-  keepRenewed,
-  EnrollmentError,
-  type AgentCredentials,
-} from '../enrollment/agent-credentials.js';
+import { enrollConcurrently, EnrollmentError, type AgentCredentials } from '../enrollment/agent-credentials.js';
+import { keepRenewed } from '../enrollment/certificate-renewal.js';
 import { collectFacts, type RouterFacts } from '../../core/facts/index.js';
 import { FixtureHost } from './fixture-host.js';
 import { SimulatedRouter, type SimulatedOutcome } from './simulated-router.js';

@@ -25,20 +25,18 @@ import { createHash } from 'node:crypto';
 import { Client, type ClientChannel, type ConnectConfig } from 'ssh2';
 import { dropbearChannelLimit } from './dropbear-channels.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandResult, type RouterHost, type RunOptions } from './router-host.js';
+import { classifyConnectError, SshError } from './ssh-error.js';
+import {
+  collectChannel,
+  killRemoteGroup,
+  openExec,
+  pidReportingCommand,
+  shellQuote,
+  type ChannelOutput,
+} from './ssh-command-channel.js';
 
-export type SshErrorKind =
-  'auth' | 'host-key' | 'refused' | 'unreachable' | 'timeout' | 'closed' | 'protocol' | 'backoff' | 'not-allowed';
-
-export class SshError extends Error {
-  constructor(
-    readonly kind: SshErrorKind,
-    message: string,
-    override readonly cause?: unknown,
-  ) {
-    super(message);
-    this.name = 'SshError';
-  }
-}
+export { SshError, type SshErrorKind } from './ssh-error.js';
+export { shellQuote } from './ssh-command-channel.js';
 
 export interface SshHostOptions {
   host: string;
@@ -81,14 +79,6 @@ const DEFAULT_BACKOFF = { initialMs: 1_000, maxMs: 60_000 };
 export function sshFingerprint(keyBlob: Buffer): string {
   return `SHA256:${createHash('sha256').update(keyBlob).digest('base64').replace(/=+$/, '')}`;
 }
-
-/** POSIX shell single-quoting: the remote side always runs commands through a shell. */
-export function shellQuote(arg: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
-  return `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-const PID_MARK = '__wfpid:';
 
 export class SshHost implements RouterHost {
   readonly description: string;
@@ -251,7 +241,7 @@ export class SshHost implements RouterHost {
         resolve(client);
       });
       client.on('error', (err: Error & { level?: string; code?: string }) => {
-        if (!settled) return fail(hostKeyProblem ?? this.classify(err));
+        if (!settled) return fail(hostKeyProblem ?? classifyConnectError(err, this.description, this.options));
         // After ready: keepalive timeout, reset by peer. The 'close' handler drops the client.
       });
       client.on('close', () => {
@@ -267,39 +257,6 @@ export class SshHost implements RouterHost {
     });
   }
 
-  private classify(err: Error & { level?: string; code?: string }): SshError {
-    const d = this.description;
-    if (err.level === 'client-authentication') {
-      return new SshError(
-        'auth',
-        `${d}: authentication failed for user ${this.options.username} (${this.options.privateKey ? 'key' : 'password'} rejected by the router)`,
-        err,
-      );
-    }
-    if (err.code === 'ECONNREFUSED')
-      return new SshError(
-        'refused',
-        `${d}: connection refused (no SSH server listening on port ${this.options.port ?? 22})`,
-        err,
-      );
-    if (
-      err.code === 'EHOSTUNREACH' ||
-      err.code === 'ENETUNREACH' ||
-      err.code === 'EHOSTDOWN' ||
-      err.code === 'ETIMEDOUT'
-    ) {
-      return new SshError('unreachable', `${d}: router unreachable (${err.code})`, err);
-    }
-    if (err.level === 'client-timeout')
-      return new SshError(
-        'unreachable',
-        `${d}: router unreachable (no SSH handshake within ${this.options.connectTimeoutMs ?? 15_000} ms)`,
-        err,
-      );
-    if (err.code === 'ECONNRESET') return new SshError('closed', `${d}: connection reset during handshake`, err);
-    return new SshError('protocol', `${d}: ${err.message}`, err);
-  }
-
   private async slot(): Promise<() => void> {
     // A caller's limit never overrides a server that aborts beyond its own.
     const max = Math.min(this.options.maxChannels ?? 6, dropbearChannelLimit(this.serverSoftware) ?? Infinity);
@@ -311,37 +268,8 @@ export class SshHost implements RouterHost {
     };
   }
 
-  private openExecOnce(client: Client, command: string): Promise<ClientChannel> {
-    return new Promise((resolve, reject) => {
-      client.exec(command, (err, channel) =>
-        err
-          ? reject(new SshError('protocol', `${this.description}: cannot open a channel: ${err.message}`, err))
-          : resolve(channel),
-      );
-    });
-  }
-
-  /**
-   * The server frees a session slot only once it has reaped the previous command, which
-   * can lag behind our close: a refused open ("open failed") is retried a few times.
-   */
-  private async openExec(client: Client, command: string): Promise<ClientChannel> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.openExecOnce(client, command);
-      } catch (err) {
-        const refused = /open failed|administratively prohibited|resource shortage/i.test((err as Error).message);
-        if (!refused || attempt >= 6 || this.client !== client) throw err;
-        await new Promise((r) => setTimeout(r, 10 * 2 ** attempt));
-      }
-    }
-  }
-
   /** Runs a command and collects raw output. Connection errors reject; command failures resolve. */
-  private async exec(
-    argv: string[],
-    options: RunOptions = {},
-  ): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
+  private async exec(argv: string[], options: RunOptions = {}): Promise<ChannelOutput> {
     if (argv.length === 0) return { code: null, stdout: Buffer.alloc(0), stderr: 'empty command' };
     const timeoutMs = options.timeoutMs ?? this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     // Connected first: the server's version decides how many commands may run at once.
@@ -349,90 +277,25 @@ export class SshHost implements RouterHost {
     const release = await this.slot();
     try {
       const client = await this.ensureClient();
-      // `exec` replaces the reporting shell, so the pid is the command's own (and its process group's).
-      const command = `echo ${PID_MARK}$$ >&2; exec ${argv.map(shellQuote).join(' ')}`;
+      const current = () => this.client === client;
       let channel: ClientChannel;
       try {
-        channel = await this.openExec(client, command);
+        channel = await openExec(client, pidReportingCommand(argv), this.description, current);
       } catch (err) {
         // A dead connection surfaces here first: drop it so the next call redials.
         if (this.client === client && !(client as unknown as { _sock?: { writable?: boolean } })._sock?.writable)
           this.client = undefined;
         throw err;
       }
-      return await new Promise((resolve) => {
-        const out: Buffer[] = [];
-        let err = '';
-        let pid: number | undefined;
-        let timedOut = false;
-        let done = false;
-        channel.on('data', (d: Buffer) => out.push(d));
-        channel.stderr.on('data', (d: Buffer) => {
-          err += d.toString('utf8');
-          if (pid === undefined) {
-            const m = err.match(new RegExp(`^${PID_MARK}(\\d+)\\n`));
-            if (m) {
-              pid = Number(m[1]);
-              err = err.slice(m[0].length);
-            }
-          }
-        });
-        const timer = setTimeout(() => {
-          timedOut = true;
-          void this.killRemote(client, pid).finally(() => {
-            try {
-              channel.signal('KILL');
-            } catch {
-              /* the channel may already be gone */
-            }
-            channel.close();
-            finish(null);
-          });
-        }, timeoutMs);
-        const finish = (code: number | null) => {
-          if (done) return;
-          done = true;
-          clearTimeout(timer);
-          const sep = err && !err.endsWith('\n') ? '\n' : '';
-          // A channel closed without an exit status because the connection died: say so, or the caller sees a silent failure.
-          const lost = !timedOut && code === null && this.client !== client;
-          const stderr = timedOut
-            ? `${err}${sep}timed out after ${timeoutMs} ms (remote command killed)`
-            : lost
-              ? `${err}${sep}${this.description}: connection lost during the command`
-              : err;
-          resolve({ code: timedOut ? null : code, stdout: Buffer.concat(out), stderr });
-        };
-        let exitCode: number | null = null;
-        channel.on('exit', (code: number | null) => {
-          if (typeof code === 'number') exitCode = code;
-        });
-        // 'close' comes after the last data; ssh2 passes the exit code again, but 'exit' is the reliable one.
-        channel.on('close', (code: unknown) => finish(typeof code === 'number' ? code : exitCode));
-        if (options.input !== undefined) channel.end(options.input);
-        else channel.end();
+      return await collectChannel(channel, {
+        timeoutMs,
+        input: options.input,
+        description: this.description,
+        killRemote: (pid) => (current() ? killRemoteGroup(client, pid, this.description, current) : Promise.resolve()),
+        connectionLost: () => !current(),
       });
     } finally {
       release();
-    }
-  }
-
-  private async killRemote(client: Client, pid: number | undefined): Promise<void> {
-    if (!pid || this.client !== client) return;
-    try {
-      const ch = await this.openExec(client, `kill -KILL -${pid} 2>/dev/null || kill -KILL ${pid}`);
-      await new Promise<void>((r) => {
-        const t = setTimeout(r, 3_000);
-        ch.on('close', () => {
-          clearTimeout(t);
-          r();
-        });
-        ch.resume();
-        ch.stderr.resume();
-        ch.end();
-      });
-    } catch {
-      /* best effort: the channel close below still ends our side */
     }
   }
 

@@ -10,18 +10,15 @@ import type { Logger } from 'pino';
 import {
   ApplyResult_Status,
   type AgentMessage,
-  type ApplyResult,
-  type CommandResult,
-  type DriftReport,
   type EnrollRequest,
   type EnrollResponse,
-  type Hello,
-  type Telemetry,
 } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { HelloRejected, validateHello } from './hello-validation.js';
 import { AgentServiceDefinition, isUndecodable, type UndecodableMessage } from './agent-message-decoding.js';
 import type { AgentSecurity } from '../pki/agent-authority.js';
-import { isDatabaseUnavailable, retryWhileDatabaseAway } from '../storage/database-unavailable.js';
+import { AGENT_SERVER_OPTIONS, type AgentGatewayOptions } from './agent-gateway-options.js';
+import { isDatabaseUnavailable } from '../storage/database-unavailable.js';
+import { storeAgentMessage } from './agent-message-storage.js';
 import { DEFAULT_MAX_PENDING_HELLOS, HelloAdmission, RETRY_AFTER_METADATA } from './hello-admission.js';
 import {
   ConnectionAdmission,
@@ -29,102 +26,21 @@ import {
   DEFAULT_MAX_HANDSHAKING,
   reconnectSpreadSeconds,
 } from './connection-admission.js';
-import { AgentSession, closeStream, type AgentStream, type ApplyResultTiming } from './agent-session.js';
+import { answerEnroll } from './enroll-call.js';
+import { AgentSession, closeStream, type AgentStream } from './agent-session.js';
+import { IdentityRefused, type AgentGatewayEvents, type AgentReportSink } from './agent-report-sink.js';
 
-/** Raised by the session store when an identity may not connect (decommissioned, unknown). */
-export class IdentityRefused extends Error {
-  constructor(
-    readonly code: GrpcStatus.PERMISSION_DENIED | GrpcStatus.UNAUTHENTICATED,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { AGENT_SERVER_OPTIONS, type AgentGatewayOptions } from './agent-gateway-options.js';
+export { IdentityRefused, type AgentGatewayEvents, type AgentReportSink } from './agent-report-sink.js';
 
-/** What the gateway needs from the fleet: everything an agent reports lands here. */
-export interface AgentReportSink {
-  registerHello(hello: Hello, peer: string): Promise<{ routerId: string }>;
-  markSeen(routerId: string): Promise<void>;
-  markDisconnected(routerId: string, sessionStartedAt: Date): Promise<void>;
-  recordApplyResult(routerId: string, result: ApplyResult, timing?: ApplyResultTiming): Promise<void>;
-  recordTelemetry(routerId: string, telemetry: Telemetry): Promise<void>;
-  recordDrift(routerId: string, report: DriftReport): Promise<void>;
-}
-
-export interface AgentGatewayOptions {
-  host: string;
-  port: number;
-  heartbeatIntervalSeconds: number;
-  missedHeartbeatsBeforeOffline: number;
-  /** How long a new stream may stay silent before its Hello. */
-  helloTimeoutMs?: number;
-  /**
-   * How long a message that must be stored (an apply result, a drift report) is retried while
-   * the database cannot be reached before its stream is closed (UNAVAILABLE). Default 120 s.
-   */
-  storeRetryMs?: number;
-  /**
-   * Hellos being admitted at once (certificate check, router refresh); past it a stream is
-   * refused with RESOURCE_EXHAUSTED and told when to come back (hello-admission.ts). Default 1,000.
-   */
-  maxPendingHellos?: number;
-  /**
-   * Connections in their TLS handshake at once; past it a connection waits, accepted but not
-   * read from, for a slot (connection-admission.ts). Default 128.
-   */
-  maxHandshakingConnections?: number;
-  /** Connections waiting for a handshake slot, at most; past it they are reset. Default 20,000. */
-  maxWaitingConnections?: number;
-  /** How long a connection holds a handshake slot without a call. Default 3 s. */
-  handshakeTimeoutSeconds?: number;
-  /** Agent connects this replica admits a second: the Welcome spreads reconnections by it. Default 200. */
-  admissionRatePerSecond?: number;
-  credentials?: ServerCredentials;
-  /** Client-certificate checks, enrollment and renewal (server/pki); absent only with insecure agents. */
-  security?: AgentSecurity;
-}
-
-/**
- * Messages whose next one supersedes them: while the database is away they are dropped, not
- * retried (the next heartbeat or sample says the same, newer).
- */
-const LOSSY_MESSAGES = new Set(['heartbeat', 'telemetry']);
+/** How long a stop waits for the disconnects of the streams it closed to be written. */
+const DISCONNECT_WAIT_ON_STOP_MS = 3_000;
 
 /**
  * The controller's gRPC face: accepts agent streams, checks that each starts with a valid
  * Hello, hands every report to the fleet, and keeps a map of live sessions so other parts
  * of the controller (rollouts, commands) can reach an agent.
  */
-export interface AgentGatewayEvents {
-  /** A stream completed its Hello; `applied` is what the agent says it runs. */
-  connected?(session: AgentSession, hello: Hello): void;
-  /**
-   * The stream's first heartbeat was handled. An agent sends what it kept from before the
-   * stream (results of applies and rollbacks done while it was cut off) as soon as it is
-   * welcomed, ahead of its first heartbeat, so by now all of it is stored: what the agent
-   * did while away is known before anything is decided for it.
-   */
-  caughtUp?(session: AgentSession): void;
-  /** An agent answered a command; awaited, so its answers are stored in the order they came. */
-  commandResult?(routerId: string, result: CommandResult): Promise<void>;
-}
-
-/** How long a stop waits for the disconnects of the streams it closed to be written. */
-const DISCONNECT_WAIT_ON_STOP_MS = 3_000;
-
-/** The agent port's gRPC server options (`bench:transport-floor` measures the transport with them). */
-export const AGENT_SERVER_OPTIONS = {
-  // Agents behind NAT keep the stream idle between heartbeats; allow their keepalives.
-  'grpc.keepalive_permit_without_calls': 1,
-  'grpc.http2.min_ping_interval_without_data_ms': 10_000,
-  // A Hello with facts is a few KiB; nothing legitimate comes near this.
-  'grpc.max_receive_message_length': 1024 * 1024,
-  // Channelz keeps a registry entry, call counters and closures for every connection, and the
-  // controller serves no channelz: off, a connection holds 1.5 KiB less (docs/BENCHMARKS.md).
-  // grpc-js's forceShutdown then destroys no session; stop() destroys them through admission.
-  'grpc.enable_channelz': 0,
-} as const;
-
 export class AgentGateway {
   readonly sessions = new Map<string, AgentSession>();
   /** The most streams this replica has held: the fleet that returns to it after a restart. */
@@ -151,34 +67,7 @@ export class AgentGateway {
       connect: (stream: AgentStream) => this.handleStream(stream),
       enroll: (call: ServerUnaryCall<EnrollRequest, EnrollResponse>, callback: sendUnaryData<EnrollResponse>) => {
         this.connections?.callArrived(call.getPeer());
-        const security = this.options.security;
-        if (!security)
-          return callback(
-            {
-              code: GrpcStatus.UNIMPLEMENTED,
-              details: 'enrollment is disabled: this controller runs with insecure agents',
-            },
-            null,
-          );
-        security.enroll(call.request, call.getPeer()).then(
-          (response) => callback(null, response),
-          (err: { code?: unknown; message?: string; retryAfterMs?: unknown }) => {
-            const known = typeof err.code === 'number';
-            if (!known) this.log.error({ err }, 'enrollment failed');
-            // A refusal past a limit says when to come back, as a refused Hello does.
-            const trailers = new Metadata();
-            if (known && typeof err.retryAfterMs === 'number')
-              trailers.set(RETRY_AFTER_METADATA, String(err.retryAfterMs));
-            callback(
-              {
-                code: known ? (err.code as GrpcStatus) : GrpcStatus.INTERNAL,
-                details: known ? err.message : 'enrollment failed; see the controller log',
-                metadata: trailers,
-              },
-              null,
-            );
-          },
-        );
+        answerEnroll(this.options.security, call, callback, this.log);
       },
     });
   }
@@ -256,32 +145,6 @@ export class AgentGateway {
       new Promise((r) => (waited = setTimeout(r, DISCONNECT_WAIT_ON_STOP_MS).unref())),
     ]);
     clearTimeout(waited);
-  }
-
-  /**
-   * Stores what a message of an established stream carries; while the database cannot be
-   * reached, a lossy message is dropped and one that must be stored is retried with backoff
-   * (the stream's later messages wait behind it, keeping their order) until `storeRetryMs`
-   * has passed. A Hello is not retried: without a session the agent comes back later.
-   */
-  private async whileDatabaseAway(
-    kind: string,
-    write: () => Promise<void>,
-    streamClosed: () => boolean,
-  ): Promise<void> {
-    if (LOSSY_MESSAGES.has(kind)) {
-      try {
-        return await write();
-      } catch (err) {
-        if (!isDatabaseUnavailable(err) || streamClosed()) throw err;
-        return;
-      }
-    }
-    return retryWhileDatabaseAway(write, {
-      giveUpAfterMs: this.options.storeRetryMs,
-      keepTrying: () => !streamClosed(),
-      onWait: () => this.log.warn({ kind }, 'database unavailable; holding an agent message until it returns'),
-    });
   }
 
   private handleStream(stream: AgentStream): void {
@@ -377,7 +240,12 @@ export class AgentGateway {
       session.lastMessageAt = Date.now();
       const body = message.body;
       const kind = body?.$case ?? '';
-      const stored = (write: () => Promise<void>) => this.whileDatabaseAway(kind, write, () => closed);
+      const stored = (write: () => Promise<void>) =>
+        storeAgentMessage(kind, write, {
+          streamClosed: () => closed,
+          giveUpAfterMs: this.options.storeRetryMs,
+          log: this.log,
+        });
       switch (body?.$case) {
         case 'hello':
           return reject(GrpcStatus.INVALID_ARGUMENT, 'Hello may only be sent once per stream');

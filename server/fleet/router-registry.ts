@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
@@ -8,24 +7,20 @@ import {
   type Hello,
   type Telemetry,
 } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
-import { IdentityRefused, type AgentReportSink } from '../agent-gateway/agent-gateway.js';
+import { IdentityRefused, type AgentReportSink } from '../agent-gateway/agent-report-sink.js';
 import type { ApplyResultTiming } from '../agent-gateway/agent-session.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { concurrencyGate } from '../../core/concurrency-gate.js';
 import { callBatcher } from '../../core/call-batcher.js';
 import {
-  followRollbacks,
   markRoutersDisconnected,
-  recordAppliedState,
   refreshOf,
   refreshRouters,
   type EndedSession,
   type RouterRefresh,
 } from './router-refresh.js';
-import { APPLY_STATUS, rolledBackToOf } from './apply-result-reading.js';
 import { helloColumns } from './hello-columns.js';
-import { datapathStateOfEvidence } from '../telemetry/datapath-mode.js';
-import { bulkInsert, type ColumnType } from '../storage/bulk-insert.js';
+import { ApplyResultRecorder, type ApplyResultListener } from './apply-result-recorder.js';
 import type { TelemetryWriter } from '../telemetry/telemetry-writer.js';
 
 const SEEN_FLUSH_MS = 1_000;
@@ -40,21 +35,6 @@ const MAX_REGISTER_ATTEMPTS = 5;
 /** Hellos gathered into one refresh: at most this long a wait, at most this many routers. */
 const HELLO_BATCH_WINDOW_MS = 15;
 const HELLO_BATCH_MAX = 500;
-/** Apply results gathered into one transaction. */
-const APPLY_BATCH_WINDOW_MS = 10;
-const APPLY_BATCH_MAX = 500;
-
-export const APPLY_RESULT_COLUMNS: Record<string, ColumnType> = {
-  id: 'text',
-  routerId: 'text',
-  revisionId: 'text',
-  status: '"ApplyStatus"',
-  evidence: 'jsonb',
-  error: 'text',
-  startedAt: 'timestamptz',
-  finishedAt: 'timestamptz',
-  agentResultId: 'text',
-};
 
 export interface RouterRegistryOptions {
   /** Register unknown identities on first Hello; false: only pre-registered routers may connect. */
@@ -63,19 +43,7 @@ export interface RouterRegistryOptions {
   telemetry: Pick<TelemetryWriter, 'record'>;
 }
 
-/** An apply result as stored, for the listeners. */
-export interface StoredApplyResult {
-  routerId: string;
-  revisionId: string | null;
-  status: 'applied' | 'failed' | 'rolled_back';
-  error: string | null;
-  /** How long the agent took, by its own clock; null when it did not say. */
-  durationSeconds: number | null;
-  result: ApplyResult;
-}
-
-/** Told of every stored burst of apply results (the rollout engine and the metrics listen). */
-export type ApplyResultListener = (results: StoredApplyResult[]) => Promise<void>;
+export { APPLY_RESULT_COLUMNS, type ApplyResultListener, type StoredApplyResult } from './apply-result-recorder.js';
 
 /**
  * The fleet as the controller stores it: routers are created or refreshed by their
@@ -84,7 +52,6 @@ export type ApplyResultListener = (results: StoredApplyResult[]) => Promise<void
  * agent's identity as the actor.
  */
 export class RouterRegistry implements AgentReportSink {
-  private readonly applyListeners: ApplyResultListener[] = [];
   /** Revisions are immutable, so (profile, number) -> id never changes once seen. */
   private readonly revisionIds = new Map<string, string>();
   /** Identities of routers registered through this replica (they never change either). */
@@ -96,8 +63,10 @@ export class RouterRegistry implements AgentReportSink {
   private lastStoreFailureAt = 0;
   private readonly registrations = concurrencyGate(REGISTRATION_CONCURRENCY);
 
+  private readonly applyResults: ApplyResultRecorder;
+
   onApplyResult(listener: ApplyResultListener): void {
-    this.applyListeners.push(listener);
+    this.applyResults.onApplyResult(listener);
   }
 
   constructor(
@@ -105,7 +74,12 @@ export class RouterRegistry implements AgentReportSink {
     private readonly audit: AuditLog,
     private readonly options: RouterRegistryOptions,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.applyResults = new ApplyResultRecorder(audit, {
+      revisionId: (profile, number) => this.revisionId(profile, number),
+      identitiesOf: (routerIds) => this.identitiesOf(routerIds),
+    });
+  }
 
   /**
    * Registers or refreshes the router a Hello speaks for. Hellos arriving together are
@@ -330,144 +304,16 @@ export class RouterRegistry implements AgentReportSink {
   }
 
   /**
-   * Stores an apply result with its event and tells the listeners (the rollout engine). Results
-   * arriving together (a rollout batch answering) are stored together: one INSERT, one router
-   * UPDATE and one multi-row event INSERT per burst, in one transaction. `timing` places the
-   * result against its stream's Hello (ApplyResultTiming).
+   * Stores an apply result with its event and tells the listeners (the rollout engine); results
+   * arriving together are stored together (ApplyResultRecorder). `timing` places the result
+   * against its stream's Hello (ApplyResultTiming).
    */
   recordApplyResult(
     routerId: string,
     result: ApplyResult,
     timing: ApplyResultTiming = { beforeHello: false, undone: false },
   ): Promise<void> {
-    return this.applyResults({ routerId, result, timing });
-  }
-
-  private readonly applyResults = callBatcher<
-    { routerId: string; result: ApplyResult; timing: ApplyResultTiming },
-    undefined
-  >(
-    async (batch) => {
-      await this.recordApplyBatch(batch);
-      return batch.map(() => undefined);
-    },
-    { windowMs: APPLY_BATCH_WINDOW_MS, maxBatch: APPLY_BATCH_MAX },
-  );
-
-  private async recordApplyBatch(
-    batch: { routerId: string; result: ApplyResult; timing: ApplyResultTiming }[],
-  ): Promise<void> {
-    const rows: (StoredApplyResult & {
-      timing: ApplyResultTiming;
-      rolledBackToId: string | null | undefined;
-      heldAtId: string | null | undefined;
-    })[] = [];
-    for (const { routerId, result, timing } of batch) {
-      const status = APPLY_STATUS[result.status as keyof typeof APPLY_STATUS] ?? 'failed';
-      const revisionId = result.profile ? await this.revisionId(result.profile, result.revision) : null;
-      // A rollback says what the router runs now; one from before the Hello is older news than the Hello.
-      const rolledBackTo =
-        status === 'rolled_back' && !timing.beforeHello ? rolledBackToOf(result.evidence) : undefined;
-      const rolledBackToId = rolledBackTo
-        ? await this.revisionId(rolledBackTo.profile, rolledBackTo.revision)
-        : rolledBackTo;
-      // The controller's wish follows any rollback, one from before the Hello too (the Hello set applied).
-      const undoneTo = status === 'rolled_back' ? rolledBackToOf(result.evidence) : undefined;
-      const heldAtId = undoneTo ? await this.revisionId(undoneTo.profile, undoneTo.revision) : undoneTo;
-      const duration =
-        result.startedAt && result.finishedAt
-          ? (result.finishedAt.getTime() - result.startedAt.getTime()) / 1000
-          : null;
-      rows.push({
-        routerId,
-        revisionId,
-        status,
-        error: result.error || null,
-        durationSeconds: duration,
-        result,
-        timing,
-        rolledBackToId,
-        heldAtId,
-      });
-    }
-    const identities = await this.identitiesOf([...new Set(rows.map((r) => r.routerId))]);
-    // The results, the applied revisions and the events commit together. A result the agent sent
-    // again because our Ack did not reach it (or on two streams at once) is stored already: the
-    // insert skips it, and there is nothing more to record, audit or tell the rollout. The
-    // gateway acks it again.
-    const current = await this.audit.record(async (tx) => {
-      const inserted = (await bulkInsert(
-        tx,
-        'ApplyResult',
-        APPLY_RESULT_COLUMNS,
-        rows.map(({ routerId, revisionId, status, error, result }) => ({
-          id: randomUUID(),
-          routerId,
-          revisionId,
-          status,
-          evidence: result.evidence ?? undefined,
-          error,
-          startedAt: result.startedAt ?? new Date(),
-          finishedAt: result.finishedAt ?? new Date(),
-          agentResultId: result.resultId || null,
-        })),
-        { skipDuplicates: true, returning: ['routerId', 'agentResultId'] },
-      )) as { routerId: string; agentResultId: string | null }[];
-      const insertedKeys = new Set(inserted.map((r) => `${r.routerId}\u0000${r.agentResultId ?? ''}`));
-      // A result without an agent id is never a duplicate; one with an id was inserted or skipped.
-      const fresh = rows.filter(
-        (r) => !r.result.resultId || insertedKeys.has(`${r.routerId}\u0000${r.result.resultId}`),
-      );
-      // Applied, then rolled back while the stream was cut: history, not the router's state (the
-      // Hello said what it runs), nor a rollout's outcome (the rollback's own result follows).
-      const current = fresh.filter((r) => !r.timing.undone);
-      if (current.length > 0)
-        await recordAppliedState(
-          tx,
-          current.map((r) => ({
-            routerId: r.routerId,
-            status: r.status,
-            appliedRevisionId: r.status === 'applied' ? r.revisionId : null,
-            rolledBackToId: r.rolledBackToId,
-            // What now runs, as the agent read it back: the live state stays true between Hellos
-            // (telemetry history groups routers by it).
-            datapath:
-              (r.status === 'applied' || r.status === 'rolled_back') && !r.timing.beforeHello
-                ? datapathStateOfEvidence(r.result.evidence)
-                : null,
-          })),
-        );
-      const held = await followRollbacks(
-        tx,
-        current.flatMap((r) =>
-          r.status === 'rolled_back' && r.revisionId && r.heldAtId !== undefined
-            ? [{ routerId: r.routerId, fromRevisionId: r.revisionId, toRevisionId: r.heldAtId }]
-            : [],
-        ),
-      );
-      return {
-        result: current,
-        event: fresh.map((r) => ({
-          actor: `agent:${identities.get(r.routerId)}`,
-          action: `apply.${r.status}`,
-          targetType: 'router',
-          targetId: r.routerId,
-          after: {
-            profile: r.result.profile,
-            revision: r.result.revision,
-            status: r.status,
-            error: r.error ?? undefined,
-            planHash: r.result.planHash,
-            ...(r.timing.undone ? { undone: 'the router no longer ran this revision when it reconnected' } : {}),
-            ...(held.has(r.routerId) && r.heldAtId !== undefined
-              ? { desiredNow: rolledBackToOf(r.result.evidence) ?? null }
-              : {}),
-          },
-        })),
-      };
-    });
-    if (current.length === 0) return;
-    for (const listener of this.applyListeners) await listener(current);
+    return this.applyResults.record(routerId, result, timing);
   }
 
   /** Buffered: the writer stores the history and the latest sample (TelemetryBaseline) in batches. */

@@ -4,21 +4,16 @@ import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { EnrollRequest, EnrollResponse, RenewRequest, Renewed } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
-import { IdentityRefused } from '../agent-gateway/agent-gateway.js';
+import { IdentityRefused } from '../agent-gateway/agent-report-sink.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import { isDatabaseUnavailable } from '../storage/database-unavailable.js';
 import type { EnrollmentTokens } from '../auth/enrollment-tokens.js';
 import { CertificateRequestRejected, peerCertificateInfo, type ControllerPki, type IssuedCertificate } from './ca.js';
 import { admitEnrollment, checkEnrollRequest, peerAddress } from './enrollment-admission.js';
 import { commitEnrollment, EnrollRefused, GENERIC_TOKEN_REFUSAL, recordCertificate } from './enrollment-commit.js';
+import { RevocationWatch } from './revocation-watch.js';
 import { DEFAULT_ENROLLMENT_LIMITS, EnrollmentLimits, type EnrollmentLimitSettings } from './enrollment-limits.js';
 
 export { EnrollRefused } from './enrollment-commit.js';
-
-/** Revocations and decommissions this recent are looked for on every watch tick (covers clocks that far apart). */
-const RECENT_WINDOW_MS = 60_000;
-/** Every this many ticks (30 s at 250 ms) the watch reads every stream's state, whatever its time stamp. */
-const FULL_SWEEP_EVERY = 120;
 
 /** What a verified Connect stream is bound to. */
 export interface StreamGrant {
@@ -47,9 +42,9 @@ export interface AgentSecurity {
  * revocation watch).
  */
 export class AgentAuthority implements AgentSecurity {
-  private watchTimer: NodeJS.Timeout | undefined;
   private gateway: AgentGateway | undefined;
   private readonly enrollLimits: EnrollmentLimits;
+  private readonly revocations: RevocationWatch;
 
   constructor(
     private readonly db: PrismaClient,
@@ -62,6 +57,7 @@ export class AgentAuthority implements AgentSecurity {
     enrollLimits: EnrollmentLimitSettings = DEFAULT_ENROLLMENT_LIMITS,
   ) {
     this.enrollLimits = new EnrollmentLimits(enrollLimits, log);
+    this.revocations = new RevocationWatch(db, log);
   }
 
   /**
@@ -333,81 +329,13 @@ export class AgentAuthority implements AgentSecurity {
     }
   }
 
-  /**
-   * Watches this replica's live streams for revocation done anywhere (another replica, a
-   * direct database change) and for certificates that expired while connected. Each tick
-   * reads only what was revoked or decommissioned lately (indexed, usually nothing); every
-   * FULL_SWEEP_EVERY-th tick reads the state of every stream held here, for a change stamped
-   * with an old time or a far-off clock. Looking up all streams every tick cost two queries
-   * of 10,000 parameters four times a second at 10,000 streams.
-   */
-  watch(gateway: AgentGateway, intervalMs = 250, fullSweepEvery = FULL_SWEEP_EVERY): void {
+  /** Closes this replica's streams when their certificate or router is revoked anywhere (RevocationWatch). */
+  watch(gateway: AgentGateway, intervalMs?: number, fullSweepEvery?: number): void {
     this.gateway = gateway;
-    clearInterval(this.watchTimer);
-    let running = false;
-    let tick = 0;
-    this.watchTimer = setInterval(() => {
-      if (running || gateway.sessions.size === 0) return;
-      running = true;
-      const full = tick++ % fullSweepEvery === 0;
-      this.sweep(gateway, full)
-        // Four ticks a second: a database outage (logged once by storage) would flood the log.
-        .catch((err: unknown) =>
-          isDatabaseUnavailable(err)
-            ? this.log.debug({ err }, 'revocation sweep waits for the database')
-            : this.log.warn({ err }, 'revocation sweep failed'),
-        )
-        .finally(() => (running = false));
-    }, intervalMs);
-    this.watchTimer.unref();
-  }
-
-  /**
-   * `full`: every stream's certificate and router; otherwise those changed in the last
-   * RECENT_WINDOW_MS. The streams are walked in place, without copies: at 3,000 streams and four
-   * ticks a second, copying them (and their serials) each tick was 1.2 % of a core (a profile).
-   */
-  private async sweep(gateway: AgentGateway, full: boolean): Promise<void> {
-    const now = Date.now();
-    const since = new Date(now - RECENT_WINDOW_MS);
-    const routerIds: string[] = [];
-    const serials: string[] = [];
-    if (full)
-      for (const s of gateway.sessions.values()) {
-        routerIds.push(s.routerId);
-        if (s.certificateSerial) serials.push(s.certificateSerial);
-      }
-    const [revoked, decommissioned] = await Promise.all([
-      full && serials.length === 0
-        ? []
-        : this.db.agentCertificate.findMany({
-            where: full ? { serial: { in: serials }, revokedAt: { not: null } } : { revokedAt: { gte: since } },
-            select: { serial: true },
-          }),
-      full && routerIds.length === 0
-        ? []
-        : this.db.router.findMany({
-            where: full
-              ? { id: { in: routerIds }, decommissionedAt: { not: null } }
-              : { decommissionedAt: { gte: since } },
-            select: { id: true },
-          }),
-    ]);
-    const revokedSet = new Set(revoked.map((r) => r.serial));
-    const goneSet = new Set(decommissioned.map((r) => r.id));
-    // The streams held now, not those of before the queries: one that ended meanwhile is gone
-    // from the map, and one that began meanwhile is checked too.
-    for (const s of gateway.sessions.values()) {
-      if (goneSet.size > 0 && goneSet.has(s.routerId))
-        s.close(GrpcStatus.PERMISSION_DENIED, 'this router was decommissioned');
-      else if (revokedSet.size > 0 && s.certificateSerial && revokedSet.has(s.certificateSerial))
-        s.close(GrpcStatus.PERMISSION_DENIED, 'the client certificate of this stream was revoked');
-      else if (s.certificateNotAfter && s.certificateNotAfter.getTime() <= now)
-        s.close(GrpcStatus.UNAUTHENTICATED, 'the client certificate of this stream expired');
-    }
+    this.revocations.watch(gateway, intervalMs, fullSweepEvery);
   }
 
   stop(): void {
-    clearInterval(this.watchTimer);
+    this.revocations.stop();
   }
 }

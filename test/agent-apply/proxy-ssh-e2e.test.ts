@@ -3,118 +3,29 @@
  * a WAN veth to a peer namespace with the default route), managed over SSH by a RouterAgent
  * that talks to a real gRPC controller on loopback (test/support/fake-controller.ts).
  *
+ * Probe, apply and SSH failures; commit-confirmed and drift are in
+ * proxy-ssh-confirm-drift-e2e.test.ts, the router and controller in proxy-ssh-fixture.ts.
+ *
  * Checked from outside the agent: TCX links on wan0 (wf-tcx query), pins, tc filters,
  * nftables, gso_max_segs (full-state dumps), and packets captured in the peer namespace.
  */
 import { createHash } from 'node:crypto';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApplyResult_Status, Command_Kind, type DesiredState } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
-import { FileStateStore } from '../../agent/apply/state-store.js';
+import { describe, expect, it } from 'vitest';
+import { ApplyResult_Status, type DesiredState } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { LOCAL_TCX_HELPER } from '../../agent/datapath/programs.js';
-import { PROGRAM_NAMES } from '../../core/programs.js';
 import { SshHost } from '../../core/host/ssh-host.js';
 import { RouterAgent } from '../../agent/router-agent.js';
 import { checkWire } from '../../lab/wire/wire-check.js';
 import { eventually } from '../support/controller.js';
-import { FakeController } from '../support/fake-controller.js';
-import { FaultHost, nth } from '../support/fault-host.js';
-import { capture, fullState } from '../support/router-state.js';
-import { SshRouter } from '../support/ssh-router.js';
+import { nth } from '../support/fault-host.js';
+import { capture } from '../support/router-state.js';
+import { CHAIN_LINKS, ID, proxySshE2e, SPEC } from './proxy-ssh-fixture.js';
 
-/** TCX links on the WAN: the loader's default layout runs the four rewrites as one wf_chain program. */
-const CHAIN_LINKS = 1;
-
-const router = new SshRouter();
-const controller = new FakeController();
-const work = mkdtempSync(join(tmpdir(), 'wf-e2e-'));
-const ID = 'proxy-e2e:01';
-let agent: RouterAgent;
-let faults: FaultHost;
-let ssh: SshHost;
-let iperf: ChildProcess | undefined;
-const logs: string[] = [];
-
-const SPEC = { l3Rewrite: { ttl: { value: 77 }, tcpwin: { value: 29200 } }, flowOffload: { mode: 'auto' } };
-
-function newAgent(extra: Partial<ConstructorParameters<typeof RouterAgent>[0]> = {}): RouterAgent {
-  ssh = new SshHost({
-    host: router.addr.router,
-    username: 'root',
-    privateKey: router.clientKey,
-    hostKeyFingerprint: router.hostKeyFingerprint,
-    commandTimeoutMs: 4_000,
-    backoff: { initialMs: 100, maxMs: 1_000 },
-  });
-  faults = new FaultHost(ssh);
-  return new RouterAgent({
-    host: faults,
-    controller: controller.address,
-    placement: 'proxy',
-    identity: ID,
-    proxyHost: 'test-proxy',
-    store: new FileStateStore(join(work, 'state.json')),
-    reconnect: { jitterWindowMs: 200, initialDelayMs: 100, maxDelayMs: 500 },
-    log: (m) => logs.push(m),
-    // The helper as an operator would configure it; 'the proxy brings its own wf-tcx' below leaves it out.
-    paths: { helper: LOCAL_TCX_HELPER },
-    ...extra,
-  });
-}
-
-let revision = 0;
-function desired(spec: unknown, extra: Partial<DesiredState> = {}): DesiredState {
-  revision += 1;
-  return {
-    profile: 'p-e2e',
-    revision,
-    spec: spec as DesiredState['spec'],
-    confirmWindowSeconds: 0,
-    rolloutId: '',
-    ...extra,
-  };
-}
-
-async function push(d: DesiredState) {
-  const before = controller.results(ID).length;
-  controller.send(ID, { $case: 'desiredState', value: d });
-  return eventually(async () => controller.results(ID)[before], 20_000, `ApplyResult for revision ${d.revision}`);
-}
-
-async function state() {
-  return fullState(router.inside, ['wan0', 'mgmt0']);
-}
-
-async function tcxPrograms(): Promise<number> {
-  const idx = JSON.parse((await router.inside.run(['ip', '-j', 'link', 'show', 'wan0'])).stdout)[0].ifindex as number;
-  return (
-    JSON.parse((await router.inside.run([LOCAL_TCX_HELPER, 'query', String(idx)])).stdout) as { programs: unknown[] }
-  ).programs.length;
-}
-
-beforeAll(async () => {
-  await router.start();
-  await controller.start();
-  iperf = spawn(
-    'nsenter',
-    [`--net=/run/netns/${router.ns.peer}`, 'iperf3', '-s', '-B', router.addr.peer, '-p', '5201'],
-    { stdio: 'ignore' },
-  );
-  agent = newAgent();
-  agent.start();
-  await eventually(async () => controller.connected(ID), 20_000, 'agent connected');
-}, 120_000);
-
-afterAll(async () => {
-  await agent?.stop().catch(() => undefined);
-  iperf?.kill('SIGKILL');
-  await controller.stop();
-  await router.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const e = proxySshE2e();
+const { router, controller, logs, desired, push, state, tcxPrograms } = e;
 
 describe('proxy agent over SSH: probe and Hello', () => {
   it('reports predicted and probed capabilities; eBPF and TCX confirmed by loading a program on the router', () => {
@@ -130,7 +41,7 @@ describe('proxy agent over SSH: probe and Hello', () => {
       value: false,
       reason: expect.stringMatching(/no uci[\s\S]*no nf_flow_table/),
     });
-    expect(agent.probed?.details.ebpf.jited).toBe(true);
+    expect(e.agent.probed?.details.ebpf.jited).toBe(true);
   });
 
   it("the proxy brings its own wf-tcx when none is configured: the build for the router's CPU, uploaded over SSH once, used by the probe", async () => {
@@ -206,8 +117,8 @@ describe('apply over SSH', () => {
     applied = await state();
     expect(applied['tcx mgmt0']).toBe(empty['tcx mgmt0']);
     expect(applied.pins).toMatch(/wrtfleet\/wan0\/wf_chain-[0-9a-f]{12}\/link/);
-    await eventually(async () => agent.manager.current.pending === null, 5_000, 'ConfirmApply processed');
-    expect(agent.manager.appliedRevision()).toMatchObject({ profile: 'p-e2e', revision: 1, pendingConfirm: false });
+    await eventually(async () => e.agent.manager.current.pending === null, 5_000, 'ConfirmApply processed');
+    expect(e.agent.manager.appliedRevision()).toMatchObject({ profile: 'p-e2e', revision: 1, pendingConfirm: false });
   });
 
   it('passes the wire checks: TTL 77, IP ID 0, first-SYN window 29200, no SYN timestamps (tcpdump in the peer namespace)', async () => {
@@ -241,7 +152,7 @@ describe('apply over SSH', () => {
   });
 
   it('the same revision again changes nothing (planHash + verified live state)', async () => {
-    const a = agent.manager.current.applied!;
+    const a = e.agent.manager.current.applied!;
     const before = await state();
     const rawIds = async () =>
       (await router.inside.run(['sh', '-c', `${LOCAL_TCX_HELPER} query $(cat /sys/class/net/wan0/ifindex)`])).stdout;
@@ -264,192 +175,53 @@ describe('apply over SSH', () => {
 
   it('a profile the router cannot satisfy is REFUSED with the reasons, nothing touched', async () => {
     const before = await state();
-    const n = faults.hits.length;
+    const n = e.faults.hits.length;
     let commands = 0;
-    faults.fault = (argv) => {
+    e.faults.fault = (argv) => {
       if (/^(tc|bpftool|nft|uci|ip)$/.test(argv[0]!) && /add|del|replace|load|set|-f/.test(argv.join(' '))) commands++;
       return undefined;
     };
     const r = await push(desired({ ...SPEC, flowOffload: { mode: 'hardware' }, conflictPolicy: 'prefer-offload' }));
-    faults.fault = undefined;
-    revision -= 1; // the refused revision never ran
+    e.faults.fault = undefined;
+    e.revision -= 1; // the refused revision never ran
     expect(r.status).toBe(ApplyResult_Status.STATUS_REFUSED);
     expect(r.error).toMatch(
       /plan not satisfiable on this router: offload.capability: flowOffload.mode is hardware and conflictPolicy is prefer-offload/,
     );
     expect(commands).toBe(0);
-    expect(faults.hits.length).toBe(n);
+    expect(e.faults.hits.length).toBe(n);
     expect(await state()).toEqual(before);
-    expect(agent.manager.current.applied?.revision).toBe(1);
+    expect(e.agent.manager.current.applied?.revision).toBe(1);
   });
 
   it('a forced failure mid-apply (the new chain is attached, detaching the old one fails) leaves the router exactly as before', async () => {
     const before = await state();
     // TTL and window change: a new wf_chain is loaded and attached next to the old one, then the old link is detached: that fails.
-    faults.fault = nth((argv) => argv[0] === LOCAL_TCX_HELPER && argv[1] === 'detach', 1, {
+    e.faults.fault = nth((argv) => argv[0] === LOCAL_TCX_HELPER && argv[1] === 'detach', 1, {
       fail: { code: 1, stdout: '{"error":"injected: detach refused","errno":1}', stderr: '' },
     });
     const r = await push(desired({ ...SPEC, l3Rewrite: { ttl: { value: 99 }, tcpwin: { value: 1000 } } }));
-    expect(faults.hits).toHaveLength(1);
-    faults.fault = undefined;
+    expect(e.faults.hits).toHaveLength(1);
+    e.faults.fault = undefined;
     expect(r.status).toBe(ApplyResult_Status.STATUS_FAILED);
     expect(r.error).toMatch(/injected: detach refused/);
     expect(r.error).toMatch(/previous state restored and verified/);
     expect(await state()).toEqual(before);
-    expect(agent.manager.current.applied?.revision).toBe(1);
+    expect(e.agent.manager.current.applied?.revision).toBe(1);
   });
 
   it('a command that hangs on the router times out (remote process killed) and the apply rolls back', async () => {
     const before = await state();
     const marker = `100.${process.pid}`;
-    faults.fault = nth((argv) => argv[0] === 'bpftool' && argv[2] === 'load', 1, { replace: ['sleep', marker] });
+    e.faults.fault = nth((argv) => argv[0] === 'bpftool' && argv[2] === 'load', 1, { replace: ['sleep', marker] });
     const t0 = Date.now();
     const r = await push(desired({ ...SPEC, l3Rewrite: { ttl: { value: 101 }, tcpwin: { value: 1001 } } }));
-    faults.fault = undefined;
+    e.faults.fault = undefined;
     expect(r.status).toBe(ApplyResult_Status.STATUS_FAILED);
     expect(r.error).toMatch(/timed out after 4000 ms \(remote command killed\)/);
     expect(Date.now() - t0).toBeLessThan(15_000);
     expect(await state()).toEqual(before);
     expect((await router.inside.run(['sh', '-c', `ps -eo args | grep -x 'sleep ${marker}'`])).stdout.trim()).toBe('');
-  });
-});
-
-describe('commit-confirmed over SSH', () => {
-  it('cutting the controller off after an apply rolls back by itself; ROLLED_BACK arrives after reconnect', async () => {
-    const confirmed = await state();
-    controller.autoConfirm = false;
-    const d = desired({ ...SPEC, l3Rewrite: { ttl: { value: 128 } } }, { confirmWindowSeconds: 3 });
-    const r = await push(d);
-    expect(r.status).toBe(ApplyResult_Status.STATUS_APPLIED);
-    expect(await state()).not.toEqual(confirmed); // TTL 128 objects are attached now
-    expect(agent.manager.appliedRevision()?.pendingConfirm).toBe(true);
-    await controller.stop(); // the controller is gone: no ConfirmApply can come
-    try {
-      await eventually(async () => agent.manager.current.pending === null, 10_000, 'rollback by itself');
-      expect(await state()).toEqual(confirmed);
-      expect(agent.manager.current.applied?.revision).toBe(1);
-      expect(agent.manager.current.outbox.map((o) => o.value.status)).toEqual([ApplyResult_Status.STATUS_ROLLED_BACK]);
-    } finally {
-      controller.autoConfirm = true;
-      await controller.start(controller.port);
-    }
-    const rolled = await eventually(
-      async () =>
-        controller
-          .results(ID)
-          .find((x) => x.revision === d.revision && x.status === ApplyResult_Status.STATUS_ROLLED_BACK),
-      15_000,
-      'ROLLED_BACK after reconnect',
-    );
-    expect(rolled.error).toMatch(/no ConfirmApply from the controller within 3 s: rolled back to p-e2e@1/);
-    expect(agent.manager.current.outbox).toEqual([]);
-    // The next Hello says what runs now.
-    expect(controller.hellos.filter((h) => h.identity === ID).at(-1)!.hello.applied).toMatchObject({
-      revision: 1,
-      pendingConfirm: false,
-    });
-  });
-
-  it('an agent restart during the window still rolls back (pending state persisted in the state file)', async () => {
-    const confirmed = await state();
-    controller.autoConfirm = false;
-    const d = desired({ ...SPEC, l3Rewrite: { ttl: { value: 200 } } }, { confirmWindowSeconds: 4 });
-    expect((await push(d)).status).toBe(ApplyResult_Status.STATUS_APPLIED);
-    await agent.stop();
-    expect(await state()).not.toEqual(confirmed);
-    agent = newAgent();
-    agent.start();
-    await eventually(
-      async () =>
-        controller
-          .results(ID)
-          .some((x) => x.revision === d.revision && x.status === ApplyResult_Status.STATUS_ROLLED_BACK),
-      15_000,
-      'ROLLED_BACK from the restarted agent',
-    );
-    controller.autoConfirm = true;
-    expect(await state()).toEqual(confirmed);
-  });
-});
-
-describe('drift and commands over SSH', () => {
-  it('a program detached by hand is reported exactly by CHECK_DRIFT', async () => {
-    await eventually(async () => controller.connected(ID), 10_000, 'connected');
-    const a = agent.manager.current.applied!;
-    const pins = (await router.inside.run(['sh', '-c', 'ls -d /sys/fs/bpf/wrtfleet/wan0/wf_chain-*'])).stdout.trim();
-    expect(pins).toMatch(/wf_chain-[0-9a-f]{12}$/);
-    expect((await router.inside.run([LOCAL_TCX_HELPER, 'detach', `${pins}/link`])).code).toBe(0);
-    expect(await tcxPrograms()).toBe(0);
-    const seq = controller.send(ID, {
-      $case: 'command',
-      value: { kind: Command_Kind.KIND_CHECK_DRIFT, commandId: '' },
-    });
-    const report = await eventually(async () => controller.driftReports(ID).at(-1), 10_000, 'drift report');
-    expect(report.revision).toBe(a.revision);
-    // The four rewrites ran in that one program: each is reported missing.
-    expect(report.differences).toEqual(
-      PROGRAM_NAMES.map((p) => ({
-        path: `datapath/wan0/${p}`,
-        expected: expect.stringMatching(/^attached \(tcx, config [0-9a-f]{12}\)$/),
-        actual: 'missing',
-      })),
-    );
-    await eventually(
-      async () => controller.commandResults(ID).find((c) => c.commandSeq === seq),
-      5_000,
-      'CommandResult',
-    );
-    expect(controller.commandResults(ID).find((c) => c.commandSeq === seq)).toMatchObject({ ok: true, error: '' });
-  });
-
-  it('REAPPLY repairs it; DETACH removes everything; ROLLBACK with nothing to undo is a clear error', async () => {
-    const seq = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_REAPPLY, commandId: '' } });
-    await eventually(
-      async () => controller.commandResults(ID).find((c) => c.commandSeq === seq),
-      20_000,
-      'REAPPLY result',
-    );
-    expect(controller.commandResults(ID).find((c) => c.commandSeq === seq)?.ok).toBe(true);
-    expect(await tcxPrograms()).toBe(CHAIN_LINKS);
-
-    const det = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_DETACH, commandId: '' } });
-    await eventually(
-      async () => controller.commandResults(ID).find((c) => c.commandSeq === det),
-      20_000,
-      'DETACH result',
-    );
-    expect(await tcxPrograms()).toBe(0);
-    expect((await router.inside.run(['sh', '-c', 'ls /sys/fs/bpf/wrtfleet 2>/dev/null | wc -l'])).stdout.trim()).toBe(
-      '0',
-    );
-    expect(agent.manager.current.applied).toBeNull();
-
-    const rb = controller.send(ID, { $case: 'command', value: { kind: Command_Kind.KIND_ROLLBACK, commandId: '' } });
-    const res = await eventually(
-      async () => controller.commandResults(ID).find((c) => c.commandSeq === rb),
-      10_000,
-      'ROLLBACK result',
-    );
-    expect(res).toMatchObject({ ok: false, error: 'nothing to roll back' });
-  });
-
-  it('with drift policy reapply, the timer re-applies what was removed by hand', async () => {
-    await agent.stop();
-    agent = newAgent({ driftIntervalMs: 700 });
-    agent.start();
-    await eventually(async () => controller.connected(ID), 10_000, 'connected');
-    const r = await push(desired({ ...SPEC, drift: { policy: 'reapply' } }));
-    expect(r.status).toBe(ApplyResult_Status.STATUS_APPLIED);
-    await eventually(async () => agent.manager.current.pending === null, 5_000, 'confirmed');
-    const reportsBefore = controller.driftReports(ID).length;
-    const chainDir = (
-      await router.inside.run(['sh', '-c', 'ls -d /sys/fs/bpf/wrtfleet/wan0/wf_chain-*'])
-    ).stdout.trim();
-    await router.inside.run([LOCAL_TCX_HELPER, 'detach', `${chainDir}/link`]);
-    expect(await tcxPrograms()).toBe(0);
-    await eventually(async () => (await tcxPrograms()) === CHAIN_LINKS, 15_000, 're-applied by the drift timer');
-    const report = controller.driftReports(ID)[reportsBefore]!;
-    expect(report.differences.map((x) => x.path)).toEqual(PROGRAM_NAMES.map((p) => `datapath/wan0/${p}`));
   });
 });
 

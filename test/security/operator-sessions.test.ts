@@ -1,75 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Controller } from '../../server/controller.js';
-import { authedFetch, startTestController } from '../support/controller.js';
-import { createPgliteDatabase, type TestDatabase } from '../support/databases.js';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_PASSWORD, operatorConsole, READER_PASSWORD } from './operator-console.js';
 
-const ADMIN_PASSWORD = 'correct horse battery';
-const READER_PASSWORD = 'read only but long';
-
-/** A console session as a browser holds it: the cookie, and the CSRF token GET /v1/session gave. */
-interface BrowserSession {
-  cookie: string;
-  csrfToken: string;
-  setCookie: string;
-}
-
-describe('operator accounts, console sessions and CSRF', () => {
-  let db: TestDatabase;
-  let controller: Controller;
-  let logs: string[];
-  let admin: ReturnType<typeof authedFetch>;
-  let url: string;
-
-  beforeAll(async () => {
-    db = await createPgliteDatabase();
-    ({ controller, fetch: admin, logs } = await startTestController(db));
-    url = controller.httpUrl;
-    for (const [name, role, password] of [
-      ['root', 'admin', ADMIN_PASSWORD],
-      ['reader', 'read', READER_PASSWORD],
-      ['writer', 'write', 'write access please'],
-    ] as const) {
-      const res = await admin('/v1/accounts', { method: 'POST', body: { name, role, password } });
-      expect(res.status, name).toBe(201);
-      expect(res.body).toMatchObject({ name, role, disabled: false, createdBy: 'token:tester', lastSignInAt: null });
-      expect(JSON.stringify(res.body)).not.toContain(password);
-    }
-  });
-  afterAll(async () => {
-    await controller?.close();
-    await db?.drop();
-  });
-
-  async function signIn(name: string, password: string): Promise<BrowserSession> {
-    const res = await fetch(`${url}/v1/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name, password }),
-    });
-    expect(res.status, `${name} signs in`).toBe(200);
-    const setCookie = res.headers.getSetCookie().find((c) => c.startsWith('wrtfleet_session='))!;
-    const body = (await res.json()) as { csrfToken: string };
-    return { cookie: setCookie.split(';')[0]!, csrfToken: body.csrfToken, setCookie };
-  }
-
-  /** fetch with the session cookie, as the console in a browser sends it. */
-  function withCookie(session: BrowserSession) {
-    return async (path: string, init: { method?: string; body?: unknown; csrf?: string | null } = {}) => {
-      const csrf = init.csrf === undefined ? session.csrfToken : init.csrf;
-      const res = await fetch(`${url}${path}`, {
-        method: init.method ?? 'GET',
-        headers: {
-          cookie: session.cookie,
-          ...(csrf ? { 'x-csrf-token': csrf } : {}),
-          ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      });
-      const text = await res.text();
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read the bodies untyped, as authedFetch's do
-      return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as any };
-    };
-  }
+describe('console sessions and CSRF', () => {
+  const c = operatorConsole();
+  const { signIn, withCookie } = c;
 
   it('signing in sets an HttpOnly, SameSite=Strict cookie on / (not Secure over plain HTTP); only its hash is stored', async () => {
     const session = await signIn('root', ADMIN_PASSWORD);
@@ -80,7 +14,7 @@ describe('operator accounts, console sessions and CSRF', () => {
     expect(attributes).not.toContain('secure');
     const id = session.cookie.slice('wrtfleet_session='.length);
     expect(id).toMatch(/^[\w-]{43}$/);
-    const rows = await controller.db.prisma.operatorSession.findMany({ where: { accountName: 'root' } });
+    const rows = await c.controller.db.prisma.operatorSession.findMany({ where: { accountName: 'root' } });
     expect(rows.length).toBeGreaterThan(0);
     expect(JSON.stringify(rows)).not.toContain(id);
 
@@ -100,7 +34,7 @@ describe('operator accounts, console sessions and CSRF', () => {
     expect(idle).toBeLessThanOrEqual(30 * 60_000);
     expect(absolute).toBeGreaterThan(11.9 * 3600_000);
     expect(absolute).toBeLessThanOrEqual(12 * 3600_000);
-    expect((await controller.accounts.get('root'))!.lastSignInAt).not.toBeNull();
+    expect((await c.controller.accounts.get('root'))!.lastSignInAt).not.toBeNull();
   });
 
   it('a wrong password, an unknown name and a malformed body are refused, and nothing in the logs names the password', async () => {
@@ -108,7 +42,7 @@ describe('operator accounts, console sessions and CSRF', () => {
       { name: 'root', password: 'not the password' },
       { name: 'nobody', password: ADMIN_PASSWORD },
     ]) {
-      const res = await fetch(`${url}/v1/session`, {
+      const res = await fetch(`${c.url}/v1/session`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
@@ -117,7 +51,7 @@ describe('operator accounts, console sessions and CSRF', () => {
       expect(res.headers.getSetCookie()).toEqual([]);
       expect(await res.json()).toMatchObject({ error: 'sign_in_failed' });
     }
-    const malformed = await fetch(`${url}/v1/session`, {
+    const malformed = await fetch(`${c.url}/v1/session`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'root' }),
@@ -125,14 +59,14 @@ describe('operator accounts, console sessions and CSRF', () => {
     expect(malformed.status).toBe(400);
     expect(JSON.stringify(await malformed.json())).toContain('password');
     // What a form on another site could send: not JSON, so no one is signed in from outside.
-    const fromAForm = await fetch(`${url}/v1/session`, {
+    const fromAForm = await fetch(`${c.url}/v1/session`, {
       method: 'POST',
       headers: { 'content-type': 'text/plain' },
       body: JSON.stringify({ name: 'root', password: ADMIN_PASSWORD }),
     });
     expect(fromAForm.status).toBe(400);
     expect(fromAForm.headers.getSetCookie()).toEqual([]);
-    expect(logs.join('\n')).not.toContain(ADMIN_PASSWORD);
+    expect(c.logs.join('\n')).not.toContain(ADMIN_PASSWORD);
   });
 
   it('a write with the cookie needs the session CSRF token (403 without or with a wrong one); a bearer token needs none', async () => {
@@ -145,15 +79,15 @@ describe('operator accounts, console sessions and CSRF', () => {
       expect(refused.body).toMatchObject({ error: 'csrf_token_invalid' });
       expect(refused.body.message).toContain('X-CSRF-Token');
     }
-    expect((await controller.tokens.list()).some((t) => t.name === 'from-console')).toBe(false);
+    expect((await c.controller.tokens.list()).some((t) => t.name === 'from-console')).toBe(false);
     const created = await call('/v1/tokens', { method: 'POST', body });
     expect(created.status).toBe(201);
     // A bearer token's write needs no CSRF header.
-    expect((await admin('/v1/tokens', { method: 'POST', body: { name: 'bearer', scopes: ['read'] } })).status).toBe(
+    expect((await c.admin('/v1/tokens', { method: 'POST', body: { name: 'bearer', scopes: ['read'] } })).status).toBe(
       201,
     );
     // The change made in the console is audited with the account as its actor.
-    const event = await controller.db.prisma.auditEvent.findFirstOrThrow({
+    const event = await c.controller.db.prisma.auditEvent.findFirstOrThrow({
       where: { action: 'api_token.created', targetId: created.body.id },
     });
     expect(event.actor).toBe('account:root');
@@ -174,7 +108,7 @@ describe('operator accounts, console sessions and CSRF', () => {
   });
 
   it('the session ends after the idle time, and at the absolute expiry however busy it is', async () => {
-    const sessions = controller.sessions;
+    const sessions = c.controller.sessions;
     const realNow = sessions.now;
     try {
       const idle = withCookie(await signIn('reader', READER_PASSWORD));
@@ -213,90 +147,11 @@ describe('operator accounts, console sessions and CSRF', () => {
     expect(out.status).toBe(204);
     expect(out.headers.getSetCookie().join()).toMatch(/wrtfleet_session=;.*Expires=Thu, 01 Jan 1970/);
     expect((await call('/v1/session')).status).toBe(401);
-    const events = await controller.db.prisma.auditEvent.findMany({
+    const events = await c.controller.db.prisma.auditEvent.findMany({
       where: { action: { in: ['session.signed_in', 'session.signed_out'] }, targetId: 'writer' },
     });
     expect(events.map((e) => e.actor)).toContain('account:writer');
     expect(events.some((e) => e.action === 'session.signed_out')).toBe(true);
-  });
-
-  it('disabling an account ends its sessions at once and refuses its sign-in; enabling lets it in again', async () => {
-    const reader = withCookie(await signIn('reader', READER_PASSWORD));
-    expect((await reader('/v1/routers')).status).toBe(200);
-    const disabled = await admin('/v1/accounts/reader', { method: 'PATCH', body: { disabled: true } });
-    expect(disabled.status).toBe(200);
-    expect(disabled.body).toMatchObject({ name: 'reader', disabled: true });
-    expect((await reader('/v1/routers')).status).toBe(401);
-    const refused = await fetch(`${url}/v1/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'reader', password: READER_PASSWORD }),
-    });
-    expect(refused.status).toBe(401);
-    expect((await admin('/v1/accounts/reader', { method: 'PATCH', body: { disabled: false } })).status).toBe(200);
-    await signIn('reader', READER_PASSWORD);
-    const actions = (
-      await controller.db.prisma.auditEvent.findMany({ where: { targetType: 'account', targetId: 'reader' } })
-    ).map((e) => e.action);
-    expect(actions).toEqual(expect.arrayContaining(['account.created', 'account.disabled', 'account.enabled']));
-  });
-
-  it('accounts API: 400 naming the field, 409 for a taken name, reset password, own password change, delete', async () => {
-    const short = await admin('/v1/accounts', {
-      method: 'POST',
-      body: { name: 'eve', role: 'read', password: 'short' },
-    });
-    expect(short.status).toBe(400);
-    expect(short.body.details[0].path).toBe('/password');
-    const badRole = await admin('/v1/accounts', {
-      method: 'POST',
-      body: { name: 'eve', role: 'root', password: 'long enough password' },
-    });
-    expect(badRole.status).toBe(400);
-    expect(JSON.stringify(badRole.body)).toContain('role');
-    const taken = await admin('/v1/accounts', {
-      method: 'POST',
-      body: { name: 'root', role: 'read', password: 'long enough password' },
-    });
-    expect(taken.status).toBe(409);
-
-    const created = await admin('/v1/accounts', {
-      method: 'POST',
-      body: { name: 'eve', role: 'write', password: 'first password!' },
-    });
-    expect(created.status).toBe(201);
-    const eve = withCookie(await signIn('eve', 'first password!'));
-    expect(
-      (await admin('/v1/accounts/eve/password', { method: 'PUT', body: { password: 'second password!' } })).status,
-    ).toBe(204);
-    expect((await eve('/v1/session')).status).toBe(401);
-    const again = withCookie(await signIn('eve', 'second password!'));
-    const wrongOld = await again('/v1/session/password', {
-      method: 'PUT',
-      body: { currentPassword: 'not it at all', newPassword: 'third password!!' },
-    });
-    expect(wrongOld.status).toBe(403);
-    const changed = await again('/v1/session/password', {
-      method: 'PUT',
-      body: { currentPassword: 'second password!', newPassword: 'third password!!' },
-    });
-    expect(changed.status).toBe(204);
-    expect((await again('/v1/session')).status).toBe(200);
-    await signIn('eve', 'third password!!');
-
-    const root = withCookie(await signIn('root', ADMIN_PASSWORD));
-    expect((await root('/v1/accounts/root', { method: 'DELETE' })).status).toBe(409);
-    expect((await root('/v1/accounts/eve', { method: 'DELETE' })).status).toBe(204);
-    expect((await again('/v1/session')).status).toBe(401);
-    expect((await root('/v1/accounts/eve', { method: 'DELETE' })).status).toBe(404);
-    const listed = await root('/v1/accounts');
-    expect(listed.body.items.map((a: { name: string }) => a.name)).toEqual(['reader', 'root', 'writer']);
-    expect(JSON.stringify(listed.body)).not.toContain('scrypt');
-    const deleted = await controller.db.prisma.auditEvent.findFirstOrThrow({
-      where: { action: 'account.deleted', targetId: 'eve' },
-    });
-    expect(deleted.actor).toBe('account:root');
-    expect(logs.join('\n')).not.toMatch(/first password!|second password!|third password!!/);
   });
 
   it('sign-ins keep only the sessions that can still be used; an account without its event fails the audit check', async () => {
@@ -306,25 +161,25 @@ describe('operator accounts, console sessions and CSRF', () => {
     }
     const open = withCookie(await signIn('writer', 'write access please'));
     // The three ended ones are gone; the new one and the one still open from an earlier test stay.
-    const rows = await controller.db.prisma.operatorSession.findMany({ where: { accountName: 'writer' } });
+    const rows = await c.controller.db.prisma.operatorSession.findMany({ where: { accountName: 'writer' } });
     expect(rows.filter((r) => r.endedAt !== null)).toEqual([]);
     expect(rows).toHaveLength(2);
     expect((await open('/v1/session')).status).toBe(200);
 
-    expect((await admin('/v1/audit/verify')).body).toMatchObject({ ok: true, missingCount: 0 });
-    await controller.db.prisma.operatorAccount.create({
+    expect((await c.admin('/v1/audit/verify')).body).toMatchObject({ ok: true, missingCount: 0 });
+    await c.controller.db.prisma.operatorAccount.create({
       data: { name: 'planted', role: 'admin', passwordHash: 'scrypt$x', createdBy: 'nobody' },
     });
-    const verdict = await admin('/v1/audit/verify');
+    const verdict = await c.admin('/v1/audit/verify');
     expect(verdict.body.ok).toBe(false);
     expect(verdict.body.missing).toContainEqual({ kind: 'account', id: 'planted', missingEvent: 'account.created' });
-    await controller.db.prisma.operatorAccount.delete({ where: { name: 'planted' } });
+    await c.controller.db.prisma.operatorAccount.delete({ where: { name: 'planted' } });
   });
 
   // Last: it uses up this address's failed sign-ins.
   it('failed sign-ins are limited per name and per address (429 with Retry-After) and audited', async () => {
     const attempt = (name: string, password: string) =>
-      fetch(`${url}/v1/session`, {
+      fetch(`${c.url}/v1/session`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ name, password }),
@@ -353,8 +208,8 @@ describe('operator accounts, console sessions and CSRF', () => {
     expect(await limited.json()).toMatchObject({ error: 'too_many_failures' });
 
     // Audited aggregated (details in sign-in-limits.test.ts): the first failure, then the others' count.
-    await controller.security.failedAttempts.flush(true);
-    const events = await controller.db.prisma.auditEvent.findMany({
+    await c.controller.security.failedAttempts.flush(true);
+    const events = await c.controller.db.prisma.auditEvent.findMany({
       where: { action: { in: ['session.sign_in_failed', 'session.sign_in_limited'] } },
       orderBy: { seq: 'asc' },
     });
@@ -371,32 +226,5 @@ describe('operator accounts, console sessions and CSRF', () => {
     ]);
     const text = JSON.stringify(events, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
     expect(text).not.toMatch(/guess number|someone/);
-  });
-});
-
-describe('the session cookie behind a TLS proxy', () => {
-  it('is Secure when the controller is told it is served over TLS', async () => {
-    const db = await createPgliteDatabase();
-    const { controller, fetch: admin } = await startTestController(db, {
-      security: { insecureAgents: true, sessionCookieSecure: true },
-    });
-    try {
-      await admin('/v1/accounts', { method: 'POST', body: { name: 'ops', role: 'read', password: 'a long password' } });
-      const res = await fetch(`${controller.httpUrl}/v1/session`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'ops', password: 'a long password' }),
-      });
-      expect(res.status).toBe(200);
-      expect(
-        res.headers
-          .getSetCookie()[0]!
-          .split(';')
-          .map((a) => a.trim()),
-      ).toContain('Secure');
-    } finally {
-      await controller.close();
-      await db.drop();
-    }
   });
 });
