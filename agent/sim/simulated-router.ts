@@ -177,6 +177,7 @@ export class SimulatedRouter {
     const body = message.body;
     if (body?.$case === 'desiredState') {
       this.lastDesired = body.value;
+      this.options.log?.(`received ${body.value.profile}@${body.value.revision}`);
       const outcome = this.options.outcome?.(body.value) ?? 'apply';
       if (outcome === 'silent') return;
       const window = this.options.confirmWindowSeconds;
