@@ -30,6 +30,9 @@ export type { SimulatedOutcome, SimulatedRouterOptions } from './simulated-route
 /** How long a simulated reboot keeps the router away, unless the options say. */
 const REBOOT_AWAY_MS = 3_000;
 
+/** The scripted outcome of each DesiredState handed to an agent (tests); one map for the whole fleet. */
+const scripted = new WeakMap<object, SimulatedOutcome>();
+
 const HISTORY_STATUS = {
   [ApplyResult_Status.STATUS_APPLIED]: 'applied',
   [ApplyResult_Status.STATUS_FAILED]: 'failed',
@@ -70,10 +73,8 @@ export class SimulatedRouter {
   private readonly telemetry: SimulatedTelemetry;
   private facts: RouterFacts | undefined;
   private ready: Promise<void> = Promise.resolve();
-  /** The scripted outcome of each DesiredState handed to the agent (tests). */
-  private readonly scripted = new WeakMap<object, SimulatedOutcome>();
-  /** Each command's kind by its seq, until answered (CommandResult does not carry it). */
-  private readonly commandKinds = new Map<number, Command_Kind>();
+  /** Each command's kind by its seq, until answered (CommandResult does not carry it); made on the first command. */
+  private commandKinds: Map<number, Command_Kind> | undefined;
 
   constructor(private readonly options: SimulatedRouterOptions) {
     this.facts = options.facts;
@@ -113,7 +114,7 @@ export class SimulatedRouter {
       plan: async (desired, router) => {
         const { facts } = await this.known();
         // Set for this apply alone: the manager's queue runs its transaction next, before any other.
-        this.datapath.failNext = this.scripted.get(desired) === 'fail';
+        this.datapath.failNext = scripted.get(desired) === 'fail';
         return sharedPlanner(facts)(desired, router);
       },
       reprobe: async () => simulatedProbe((await this.known()).predicted),
@@ -137,8 +138,8 @@ export class SimulatedRouter {
   }
 
   private recordCommand(v: CommandResult): void {
-    const kind = this.commandKinds.get(v.commandSeq) ?? Command_Kind.KIND_UNSPECIFIED;
-    this.commandKinds.delete(v.commandSeq);
+    const kind = this.commandKinds?.get(v.commandSeq) ?? Command_Kind.KIND_UNSPECIFIED;
+    this.commandKinds?.delete(v.commandSeq);
     this.commands.push({ kind, commandId: v.commandId, ok: v.ok, output: v.output });
   }
 
@@ -182,7 +183,7 @@ export class SimulatedRouter {
       if (outcome === 'silent') return;
       const window = this.options.confirmWindowSeconds;
       const desired = window === undefined ? body.value : { ...body.value, confirmWindowSeconds: Math.max(1, window) };
-      this.scripted.set(desired, outcome);
+      scripted.set(desired, outcome);
       return this.settle(
         deliverToManager(this.manager, { ...message, body: { $case: 'desiredState', value: desired } }),
       );
@@ -206,7 +207,7 @@ export class SimulatedRouter {
       this.link.send({ $case: 'commandResult', value });
       return;
     }
-    this.commandKinds.set(message.seq, command.kind);
+    (this.commandKinds ??= new Map()).set(message.seq, command.kind);
     return this.settle(deliverToManager(this.manager, message));
   }
 
