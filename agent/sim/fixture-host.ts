@@ -13,8 +13,11 @@ import type { CommandResult, RouterHost } from '../../core/host/router-host.js';
 export class FixtureHost implements RouterHost {
   readonly description: string;
 
-  constructor(private readonly root: string) {
-    this.description = `fixture ${root}`;
+  constructor(
+    private readonly root: string,
+    description = `fixture ${root}`,
+  ) {
+    this.description = description;
   }
 
   private resolve(path: string): string {
