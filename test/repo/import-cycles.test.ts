@@ -16,7 +16,6 @@ const repo = path.resolve(import.meta.dirname, '../..');
 const KNOWN_CYCLES = [
   'agent/commands/diagnostics.ts -> agent/commands/bpf-status.ts',
   'server/agent-gateway/agent-gateway.ts -> server/pki/agent-authority.ts',
-  'server/agent-gateway/agent-gateway.ts -> server/pki/agent-authority.ts',
   'server/pki/enrollment-admission.ts -> server/pki/enrollment-commit.ts',
   'server/storage/database.ts -> server/storage/database-availability.ts',
   'server/fleet/router-abilities.ts -> server/fleet/router-filter.ts',
