@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ChannelCredentials } from '@grpc/grpc-js';
-import type { ControllerMessage, LiveState as LiveStateMessage } from '../proto/gen/wrtfleet/agent/v1/agent.js';
-import { deliverToManager } from './apply/controller-messages.js';
+import { DatapathState_Mode, type LiveState as LiveStateMessage } from '../proto/gen/wrtfleet/agent/v1/agent.js';
 import { forgetOffloadSupport, readLive, type DatapathPaths } from './apply/live.js';
 import { ApplyManager } from './apply/manager.js';
 import { FileStateStore, MemoryStateStore, type StateStore } from './apply/state-store.js';
@@ -12,13 +11,12 @@ import { DriftWatcher } from './drift/index.js';
 import { tcxHelperBinaryFor } from './datapath/programs.js';
 import { collectFacts, type RouterFacts } from '../core/facts/index.js';
 import { helloMessage } from './hello.js';
-import { liveStateMessage } from './live-state-message.js';
 import { FixtureHost } from './sim/fixture-host.js';
 import type { RouterHost } from '../core/host/router-host.js';
 import { deriveRouterIdentity } from '../core/identity.js';
 import type { PlanRouter } from '../core/plan.js';
 import { probeCapabilities, type ProbedCapabilities } from './probe/index.js';
-import { collectTelemetry } from './telemetry/index.js';
+import { collectTelemetry, offloadStateMessage } from './telemetry/index.js';
 
 export interface RouterAgentOptions {
   host: RouterHost;
@@ -128,9 +126,26 @@ export class RouterAgent {
     this.options.log?.(`${this.identity ?? this.options.identity ?? this.options.host.description}: ${message}`);
   }
 
-  private async onMessage(message: ControllerMessage): Promise<void> {
+  private async onMessage(message: { seq: number; body?: { $case: string; value: unknown } }): Promise<void> {
     await this.ready;
-    await deliverToManager(this.manager, message);
+    const body = message.body;
+    if (!body) return;
+    switch (body.$case) {
+      case 'desiredState':
+        await this.manager.onDesiredState(body.value as never);
+        break;
+      case 'confirmApply':
+        await this.manager.onConfirm(body.value as never);
+        break;
+      case 'command':
+        await this.manager.onCommand(message.seq, body.value as never);
+        break;
+      case 'ack':
+        await this.manager.onAck((body.value as { agentSeq: number }).agentSeq);
+        break;
+      default:
+        break;
+    }
   }
 
   private async probe(): Promise<void> {
@@ -176,7 +191,31 @@ export class RouterAgent {
 
   private async liveMessage(): Promise<LiveStateMessage | undefined> {
     if (!this.probeEnabled) return undefined;
-    return liveStateMessage(await readLive(this.options.host, this.paths));
+    const live = await readLive(this.options.host, this.paths);
+    const ebpf = live.ebpf.interfaces;
+    const mode =
+      ebpf.length > 0
+        ? ebpf[0]!.mode === 'tcx'
+          ? DatapathState_Mode.MODE_TCX
+          : DatapathState_Mode.MODE_CLS_BPF
+        : live.nft.present
+          ? DatapathState_Mode.MODE_NFTABLES
+          : live.iptables.present
+            ? DatapathState_Mode.MODE_IPTABLES
+            : DatapathState_Mode.MODE_NONE;
+    return {
+      datapath: {
+        mode,
+        interfaces:
+          ebpf.length > 0
+            ? ebpf.map((i) => i.ifname)
+            : live.nft.present
+              ? live.nft.interfaces
+              : live.iptables.interfaces,
+        programs: [...new Set(ebpf.flatMap((i) => i.programs.map((p) => p.program)))],
+      },
+      offload: offloadStateMessage(live.offload),
+    };
   }
 
   private async buildHello() {

@@ -7,14 +7,11 @@ import type { ApplyResult_Status } from '../../proto/gen/wrtfleet/agent/v1/agent
 import type { RouterHost } from '../../core/host/router-host.js';
 import type { ApplyResultFields, ApplyResultValue } from './apply-result.js';
 import type { DatapathPaths } from './live.js';
-import type { RouterDatapath } from './router-datapath.js';
 import type { AgentState } from './state-store.js';
 
 export interface ApplyContext {
   readonly host: RouterHost;
   readonly paths: DatapathPaths;
-  /** What applies, restores and reads back the datapath (the kernel's, or a simulated router's). */
-  readonly datapath: RouterDatapath;
   readonly now: () => number;
   log(message: string): void;
   /** The agent state (loaded by the manager's init). */

@@ -3,16 +3,18 @@
  * schedule is agent/drift/index.ts, the re-apply decision the ApplyManager's).
  */
 import type { DriftReport } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
-import type { RouterDatapath } from './router-datapath.js';
-import { requiresHardware, type AppliedRecord, type Difference } from './transaction.js';
+import type { RouterHost } from '../../core/host/router-host.js';
+import { readLive, type DatapathPaths } from './live.js';
+import { comparePlanToLive, requiresHardware, type AppliedRecord, type Difference } from './transaction.js';
 
 /** Empty differences: no drift. With nothing applied, anything of ours on the router is a difference. */
 export async function driftReport(
-  datapath: Pick<RouterDatapath, 'readLive' | 'verify'>,
+  host: RouterHost,
+  paths: DatapathPaths,
   applied: AppliedRecord | null,
 ): Promise<DriftReport> {
+  const live = await readLive(host, paths);
   if (!applied) {
-    const live = await datapath.readLive();
     const differences: Difference[] = [];
     for (const i of live.ebpf.interfaces)
       differences.push({
@@ -27,6 +29,6 @@ export async function driftReport(
   return {
     profile: applied.profile,
     revision: applied.revision,
-    differences: (await datapath.verify(applied.plan, { requireHardware: requiresHardware(applied.spec) })).differences,
+    differences: comparePlanToLive(applied.plan, live, { requireHardware: requiresHardware(applied.spec) }),
   };
 }

@@ -27,9 +27,16 @@ import {
 import type { AgentBody } from '../controller-link.js';
 import type { RouterHost } from '../../core/host/router-host.js';
 import type { PlanRouter } from '../../core/plan.js';
-import type { DatapathPaths } from './live.js';
+import { readLive, type DatapathPaths } from './live.js';
 import type { AgentState, StateStore } from './state-store.js';
-import { requiresHardware, summarizeDatapath, type AppliedRecord, type TransactionOptions } from './transaction.js';
+import {
+  applyTransaction,
+  comparePlanToLive,
+  requiresHardware,
+  summarizeDatapath,
+  type AppliedRecord,
+  type TransactionOptions,
+} from './transaction.js';
 import { readBootId } from './reboot.js';
 import { isoTime } from '../iso-time.js';
 import type { ApplyContext } from './apply-context.js';
@@ -39,7 +46,6 @@ import { commandResultValue, failed } from '../commands/command-outcome.js';
 import type { ProbedCapabilities } from '../probe/index.js';
 import { ConfirmWindow, confirmWindowSeconds, openWindow } from './confirm-window.js';
 import { desiredOf, planDesired } from './desired-plan.js';
-import { kernelDatapath, type RouterDatapath } from './router-datapath.js';
 import { driftReport } from './drift-report.js';
 import { Outbox } from './outbox.js';
 import { Reapplier } from './reapply.js';
@@ -59,10 +65,6 @@ export interface ApplyManagerOptions {
   log?: (message: string) => void;
   /** Test hooks passed to every transaction. */
   transaction?: Pick<TransactionOptions, 'afterDatapath'>;
-  /** The datapath applies change and read back; default the router's kernel, through `host`. */
-  datapath?: RouterDatapath;
-  /** A DesiredState as its plan (default planDesired); a simulated fleet shares one per model and spec. */
-  plan?: typeof planDesired;
   /**
    * Follow WAN changes of the applied plan (polls `ip route` + `ip link` on the host). Absent:
    * off (hosts that cannot run commands, transcript tests).
@@ -90,7 +92,6 @@ export class ApplyManager extends EventEmitter {
     this.ctx = {
       host: options.host,
       paths: this.paths,
-      datapath: options.datapath ?? kernelDatapath(options.host, this.paths, options.transaction),
       now: this.now,
       log: (message) => this.log(message),
       state: () => this.current,
@@ -240,7 +241,7 @@ export class ApplyManager extends EventEmitter {
   ): Promise<ApplyResultValue> {
     const startedAt = this.now();
     const id = { profile: desired.profile, revision: desired.revision };
-    const planned = await (this.options.plan ?? planDesired)(desired, () => this.options.router());
+    const planned = await planDesired(desired, () => this.options.router());
     if ('error' in planned)
       return this.result(ApplyResult_Status.STATUS_REFUSED, { ...id, error: planned.error, startedAt });
     const { plan, spec } = planned;
@@ -262,7 +263,8 @@ export class ApplyManager extends EventEmitter {
       st.applied.revision === desired.revision &&
       st.applied.planHash === plan.planHash;
     if (same && !force) {
-      const { live, differences } = await this.ctx.datapath.verify(plan, { requireHardware: requiresHardware(spec) });
+      const live = await readLive(this.options.host, this.paths);
+      const differences = comparePlanToLive(plan, live, { requireHardware: requiresHardware(spec) });
       if (differences.length === 0) {
         this.log(`${desired.profile}@${desired.revision} already applied and verified: no change`);
         return this.result(ApplyResult_Status.STATUS_APPLIED, {
@@ -283,7 +285,11 @@ export class ApplyManager extends EventEmitter {
     }
 
     const outcome = await this.ctx.followingWan(() =>
-      this.ctx.datapath.transaction(plan, st.applied, { requireHardware: requiresHardware(spec) }),
+      applyTransaction(this.options.host, plan, st.applied, {
+        paths: this.paths,
+        requireHardware: requiresHardware(spec),
+        ...this.options.transaction,
+      }),
     );
     if (outcome.status === 'failed') {
       this.log(`${desired.profile}@${desired.revision} failed: ${outcome.error}`);
@@ -364,7 +370,7 @@ export class ApplyManager extends EventEmitter {
 
   /** Compares the live router with the applied plan (empty differences: no drift). */
   async driftCheck(): Promise<DriftReport> {
-    return driftReport(this.ctx.datapath, this.current.applied);
+    return driftReport(this.options.host, this.paths, this.current.applied);
   }
 
   /**

@@ -13,11 +13,8 @@ import type { CommandResult, RouterHost } from '../../core/host/router-host.js';
 export class FixtureHost implements RouterHost {
   readonly description: string;
 
-  constructor(
-    private readonly root: string,
-    description = `fixture ${root}`,
-  ) {
-    this.description = description;
+  constructor(private readonly root: string) {
+    this.description = `fixture ${root}`;
   }
 
   private resolve(path: string): string {

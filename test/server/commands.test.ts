@@ -115,9 +115,7 @@ describe('command jobs to a simulated fleet over real gRPC (PostgreSQL + BullMQ 
     expect(reboot.status).toBe(201);
     const done = await waitForJob(admin, reboot.body.id, (j) => j.state === 'completed');
     expect(done.counts.succeeded).toBe(1);
-    expect((await targetsOf(admin, done.id)).get(id)!.output).toMatch(
-      /^rebooting the simulated router sim\.\S+ in 1 s$/,
-    );
+    expect((await targetsOf(admin, done.id)).get(id)!.output).toMatch(/simulated reboot/);
     // Gone, then back: the router reconnects on a new stream.
     await eventually(async () => fleet[1]!.link.sessions > sessionsBefore, 15_000, 'the rebooted router back');
     expect(fleet[1]!.reboots).toBe(1);

@@ -161,13 +161,15 @@ describe('a real netns link cut during an apply to a simulated router (captured 
     const cutAt = Date.now();
 
     await eventually(
-      async () => agentLog().includes(`${PROFILE}@2 rolled back`),
+      async () => agentLog().includes(`rolled back ${PROFILE}@2`),
       APPLY_DELAY_MS + CONFIRM_WINDOW_SECONDS * 1000 + 5_000,
       `the agent's own rollback (agent log: ${agentLog()})`,
     );
     // It applied (and answered) inside the cut, so no ConfirmApply could reach it.
-    expect(agentLog()).toContain(`${PROFILE}@2 applied; waiting ${CONFIRM_WINDOW_SECONDS} s for ConfirmApply`);
-    expect(agentLog()).toMatch(new RegExp(`${PROFILE}@2 rolled back: no ConfirmApply from the controller within 3 s`));
+    expect(agentLog()).toContain(`applied ${PROFILE}@2; waiting ${CONFIRM_WINDOW_SECONDS} s for ConfirmApply`);
+    expect(agentLog()).toMatch(
+      new RegExp(`rolled back ${PROFILE}@2: no ConfirmApply from the controller within 3 s; runs ${PROFILE}@1`),
+    );
     // The controller saw the router go silent and heard nothing of revision 2 while cut off.
     await eventually(async () => (await router()).status === 'offline', 10_000, 'the router marked offline');
     const duringCut = (await api<{ items: ApplyResultView[] }>(`/v1/routers/${routerId}/apply-results`)).body.items;
