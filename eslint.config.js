@@ -63,7 +63,10 @@ export default tseslint.config(
     plugins: { 'import-x': importX },
     settings: {
       'import-x/resolver-next': [
-        createTypeScriptImportResolver({ project: ['tsconfig.json', 'web-admin/tsconfig.json'] }),
+        createTypeScriptImportResolver({
+          project: ['tsconfig.json', 'web-admin/tsconfig.json'],
+          noWarnOnMultipleProjects: true,
+        }),
       ],
     },
     rules: {

@@ -21,17 +21,6 @@ const KNOWN_CYCLES = [
   'server/fleet/router-abilities.ts -> server/fleet/router-filter.ts',
   'server/onboarding/onboarding-service.ts -> server/onboarding/onboarding-job.ts -> server/onboarding/job-record.ts',
   'server/onboarding/onboarding-service.ts -> server/onboarding/onboarding-job.ts',
-  ...[
-    'router/RouterPage.tsx',
-    'profiles/ProfilesPage.tsx',
-    'rollouts/RolloutsPage.tsx',
-    'rollouts/RolloutPage.tsx',
-    'commands/CommandsPage.tsx',
-    'commands/CommandPage.tsx',
-    'audit/AuditPage.tsx',
-    'onboarding/OnboardingPage.tsx',
-    'access/AccessPage.tsx',
-  ].map((page) => `web-admin/src/app/routes.ts -> web-admin/src/pages/${page}`),
 ];
 
 describe('import cycles', () => {

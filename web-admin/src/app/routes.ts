@@ -1,10 +1,5 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
-import type { RouteParams } from './route-match.js';
-
-/** What every page component gets: the params of its URL pattern. */
-export interface PageProps {
-  params: RouteParams;
-}
+import type { PageProps } from './page-props.js';
 
 export interface ConsoleRoute {
   /** Also the page's folder under src/pages/ and its name in test screenshots. */

@@ -1,4 +1,4 @@
-import type { PageProps } from '../../app/routes.js';
+import type { PageProps } from '../../app/page-props.js';
 import { useSignedIn } from '../../app/session.js';
 import { Page } from '../../components/Page.js';
 import { AccountsSection } from './AccountsSection.js';

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { asFailure, type ApiFailure } from '../../api/api-error.js';
 import { unwrap } from '../../api/client.js';
 import { useSearchParams } from '../../app/navigation.js';
-import type { PageProps } from '../../app/routes.js';
+import type { PageProps } from '../../app/page-props.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Loading } from '../../components/Loading.js';

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useSearchParams } from '../../app/navigation.js';
-import type { PageProps } from '../../app/routes.js';
+import type { PageProps } from '../../app/page-props.js';
 import { useSignedIn } from '../../app/session.js';
 import { Page } from '../../components/Page.js';
 import { InventoryForm } from './InventoryForm.js';

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { unwrap } from '../../api/client.js';
 import { useApi } from '../../api/use-api.js';
 import { Link, useSearchParams } from '../../app/navigation.js';
-import type { PageProps } from '../../app/routes.js';
+import type { PageProps } from '../../app/page-props.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Loading } from '../../components/Loading.js';

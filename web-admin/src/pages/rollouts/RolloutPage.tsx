@@ -4,7 +4,7 @@ import { unwrap, type ApiPaths } from '../../api/client.js';
 import { useEventStream } from '../../api/event-stream.js';
 import { useApi } from '../../api/use-api.js';
 import { Link } from '../../app/navigation.js';
-import type { PageProps } from '../../app/routes.js';
+import type { PageProps } from '../../app/page-props.js';
 import { useSignedIn } from '../../app/session.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
