@@ -6,7 +6,7 @@
  */
 import type { RouterHost } from '../../core/host/router-host.js';
 import { readLive, type DatapathPaths } from '../apply/live.js';
-import type { SectionSource } from './diagnostics.js';
+import type { SectionSource } from './section-source.js';
 
 export async function bpfStatus(host: RouterHost, paths: DatapathPaths): Promise<SectionSource> {
   const commands = ['wrtfleet live state'];

@@ -12,16 +12,10 @@ import type { RouterHost } from '../../core/host/router-host.js';
 import { boundBundle, type DiagnosticSectionText } from '../../core/diagnostic-bundle.js';
 import type { DatapathPaths } from '../apply/live.js';
 import { bpfStatus } from './bpf-status.js';
+import type { SectionSource } from './section-source.js';
 
 /** Lines of the system log asked for: more than a section holds rarely helps. */
 export const LOG_LINES = 500;
-
-/** Text and the command that produced it, or why it could not be had. */
-export interface SectionSource {
-  command: string;
-  text: string;
-  error: string;
-}
 
 export interface DiagnosticsOptions {
   /** The BPF section: the real datapath's state, or a simulated router's account of its own. */

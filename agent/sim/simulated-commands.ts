@@ -12,7 +12,7 @@ import {
   type Command,
 } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { failed, refused, succeeded, type CommandOutcome } from '../commands/command-outcome.js';
-import type { SectionSource } from '../commands/diagnostics.js';
+import type { SectionSource } from '../commands/section-source.js';
 import { FixtureHost } from './fixture-host.js';
 
 /** How a simulated router answers a command (tests script failures with it). */

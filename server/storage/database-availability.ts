@@ -1,4 +1,4 @@
-import type { StorageLogger } from './database.js';
+import type { StorageLogger } from './storage-logger.js';
 
 /** How often a database that went away is asked whether it answers again. */
 const PROBE_INTERVAL_MS = 1_000;

@@ -15,15 +15,12 @@ import { describeConnectError, parseDatabaseUrl } from './database-url.js';
 import { restrictToOwner } from './owner-only.js';
 import type { PostgresLocation } from './database-url.js';
 import { DatabaseAvailability } from './database-availability.js';
+import type { StorageLogger } from './storage-logger.js';
 import { isDatabaseUnavailable } from './database-unavailable.js';
 import { StorageError } from './storage-error.js';
 
-/** The subset of pino's API storage logs through (a pino Logger fits). */
-export interface StorageLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  debug(obj: object, msg?: string): void;
-}
+// Part of the options' type, so importers of the database find it here too.
+export type { StorageLogger };
 
 export interface OpenDatabaseOptions {
   /** postgresql://… ; empty or absent selects embedded PGlite. */
