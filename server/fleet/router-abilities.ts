@@ -7,7 +7,7 @@
  * the same view for a single router, so the two cannot disagree.
  */
 import { DatapathState_Mode, OffloadState_Mode } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
-import type { SqlParams } from './router-filter.js';
+import type { SqlParams } from './sql-params.js';
 
 export const CAPABILITIES = ['hardwareOffload', 'softwareOffload', 'ebpf', 'tcx'] as const;
 export type Capability = (typeof CAPABILITIES)[number];

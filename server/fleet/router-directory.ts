@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import { InvalidCursor } from '../storage/keyset-cursor.js';
 import { ABILITY_ITEM_SQL, abilityView } from './router-abilities.js';
 import { liveStateView } from './live-state-view.js';
-import { filterConditions, SqlParams, type ConnectionStatus, type RouterFilter } from './router-filter.js';
+import { filterConditions, type ConnectionStatus, type RouterFilter } from './router-filter.js';
+import { SqlParams } from './sql-params.js';
 import {
   afterCursor,
   decodeSortCursor,

@@ -1,4 +1,5 @@
 import { abilityConditions, type AbilityFilter } from './router-abilities.js';
+import type { SqlParams } from './sql-params.js';
 
 /**
  * The fleet table's filter, shared by the listing, its counts, bulk actions "on all that match"
@@ -36,14 +37,6 @@ export interface RouterFilter extends AbilityFilter {
   /** Case-insensitive substring of the name. */
   q?: string;
   decommissioned?: (typeof DECOMMISSIONED)[number];
-}
-
-/** Collects bound parameters: `param(v)` returns its placeholder. */
-export class SqlParams {
-  readonly values: unknown[] = [];
-  param(value: unknown): string {
-    return `$${this.values.push(value)}`;
-  }
 }
 
 /** `%`, `_` and the escape character itself match literally in a LIKE pattern. */

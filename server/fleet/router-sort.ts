@@ -1,5 +1,6 @@
 import { InvalidCursor } from '../storage/keyset-cursor.js';
-import { CONNECTION_STATUSES, type SqlParams } from './router-filter.js';
+import { CONNECTION_STATUSES } from './router-filter.js';
+import type { SqlParams } from './sql-params.js';
 
 /**
  * The fleet table's sort orders and their keyset cursors. A cursor carries the sort it was

@@ -9,11 +9,12 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { EnrollmentTokens } from '../auth/enrollment-tokens.js';
 import { CertificateRequestRejected, peerCertificateInfo, type ControllerPki, type IssuedCertificate } from './ca.js';
 import { admitEnrollment, checkEnrollRequest, peerAddress } from './enrollment-admission.js';
-import { commitEnrollment, EnrollRefused, GENERIC_TOKEN_REFUSAL, recordCertificate } from './enrollment-commit.js';
+import { EnrollRefused } from './enroll-refused.js';
+import { commitEnrollment, GENERIC_TOKEN_REFUSAL, recordCertificate } from './enrollment-commit.js';
 import { RevocationWatch } from './revocation-watch.js';
 import { DEFAULT_ENROLLMENT_LIMITS, EnrollmentLimits, type EnrollmentLimitSettings } from './enrollment-limits.js';
 
-export { EnrollRefused } from './enrollment-commit.js';
+export { EnrollRefused } from './enroll-refused.js';
 
 /** What a verified Connect stream is bound to. */
 export interface StreamGrant {

@@ -3,7 +3,7 @@ import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { EnrollRequest } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { ROUTER_IDENTITY_PATTERN } from '../agent-gateway/hello-validation.js';
 import type { EnrollmentTokenRow } from '../auth/enrollment-tokens.js';
-import { EnrollRefused } from './enrollment-commit.js';
+import { EnrollRefused } from './enroll-refused.js';
 
 const MAX_NAME = 128;
 

@@ -3,20 +3,7 @@ import type { AuditLog, AuditTransaction } from '../audit/audit-log.js';
 import type { EnrollmentTokenRow, EnrollmentTokens } from '../auth/enrollment-tokens.js';
 import type { IssuedCertificate } from './ca.js';
 import type { EnrollmentAdmission } from './enrollment-admission.js';
-
-/**
- * A refused Enroll call: the gRPC status and a message safe to show the caller, and for a
- * RESOURCE_EXHAUSTED when to try again (sent as the wrtfleet-retry-after-ms trailer).
- */
-export class EnrollRefused extends Error {
-  constructor(
-    readonly code: GrpcStatus,
-    message: string,
-    readonly retryAfterMs?: number,
-  ) {
-    super(message);
-  }
-}
+import { EnrollRefused } from './enroll-refused.js';
 
 export const GENERIC_TOKEN_REFUSAL = 'the enrollment token is unknown, already used, revoked or expired';
 

@@ -2,7 +2,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { hashToken } from '../auth/api-tokens.js';
 import { FailureLimiter, reserveAll } from '../auth/failure-limiter.js';
-import { EnrollRefused } from './enrollment-commit.js';
+import { EnrollRefused } from './enroll-refused.js';
 
 /** Failed enrollments (a refused token or identity) allowed per minute, by what they name. */
 export interface EnrollmentLimitSettings {

@@ -15,8 +15,6 @@ const repo = path.resolve(import.meta.dirname, '../..');
  */
 const KNOWN_CYCLES = [
   'server/agent-gateway/agent-gateway.ts -> server/pki/agent-authority.ts',
-  'server/pki/enrollment-admission.ts -> server/pki/enrollment-commit.ts',
-  'server/fleet/router-abilities.ts -> server/fleet/router-filter.ts',
   'server/onboarding/onboarding-service.ts -> server/onboarding/onboarding-job.ts -> server/onboarding/job-record.ts',
   'server/onboarding/onboarding-service.ts -> server/onboarding/onboarding-job.ts',
 ];

@@ -5,7 +5,7 @@ import { AgentServiceClient, type EnrollResponse } from '../../proto/gen/wrtflee
 import { RETRY_AFTER_METADATA } from '../../server/agent-gateway/hello-admission.js';
 import type { Controller } from '../../server/controller.js';
 import { peerAddress } from '../../server/pki/enrollment-admission.js';
-import { EnrollRefused } from '../../server/pki/enrollment-commit.js';
+import { EnrollRefused } from '../../server/pki/enroll-refused.js';
 import { startTestController } from '../support/controller.js';
 import { createPgliteDatabase, type TestDatabase } from '../support/databases.js';
 
