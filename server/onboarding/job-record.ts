@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog, AuditTransaction } from '../audit/audit-log.js';
 import { Cancelled } from './job-failure.js';
-import type { StepName } from './onboarding-service.js';
+import type { StepName } from './onboarding-request.js';
 
 export interface JobRecordDeps {
   db: PrismaClient;

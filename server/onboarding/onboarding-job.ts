@@ -14,7 +14,7 @@ import { Cancelled, describeFailure, StepFailure, type Undo } from './job-failur
 import { JobRecord, type JobRecordDeps } from './job-record.js';
 import { installOnRouter, nodeOnRouter } from './on-router-install.js';
 import { installPackages, PackageError, planPackages } from './packages.js';
-import type { OnboardingInput, OnboardingOptions, OnboardingSecret, StepName } from './onboarding-service.js';
+import type { OnboardingInput, OnboardingOptions, OnboardingSecret, StepName } from './onboarding-request.js';
 import { parsePlacement } from '../../core/onboarding/placement.js';
 import { TargetRefused, type OnboardingTargetPolicy } from './target-policy.js';
 
