@@ -1,5 +1,5 @@
 import type { ServerCredentials } from '@grpc/grpc-js';
-import type { AgentSecurity } from '../pki/agent-authority.js';
+import type { AgentSecurity } from './agent-security.js';
 
 /** The agent gateway's settings: where it listens, how patient it is, how much it admits at once. */
 export interface AgentGatewayOptions {

@@ -15,7 +15,7 @@ import {
 } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { HelloRejected, validateHello } from './hello-validation.js';
 import { AgentServiceDefinition, isUndecodable, type UndecodableMessage } from './agent-message-decoding.js';
-import type { AgentSecurity } from '../pki/agent-authority.js';
+import type { AgentSecurity } from './agent-security.js';
 import { AGENT_SERVER_OPTIONS, type AgentGatewayOptions } from './agent-gateway-options.js';
 import { isDatabaseUnavailable } from '../storage/database-unavailable.js';
 import { storeAgentMessage } from './agent-message-storage.js';

@@ -1,7 +1,7 @@
 import { Metadata, status as GrpcStatus, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { EnrollRequest, EnrollResponse } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
-import type { AgentSecurity } from '../pki/agent-authority.js';
+import type { AgentSecurity } from './agent-security.js';
 import { RETRY_AFTER_METADATA } from './hello-admission.js';
 
 /**

@@ -1,10 +1,11 @@
 import { callBatcher } from '../../core/call-batcher.js';
-import { status as GrpcStatus, type ServerDuplexStream } from '@grpc/grpc-js';
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { EnrollRequest, EnrollResponse, RenewRequest, Renewed } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
 import { IdentityRefused } from '../agent-gateway/agent-report-sink.js';
+import type { AgentSecurity, CallWithAuth, StreamGrant } from '../agent-gateway/agent-security.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { EnrollmentTokens } from '../auth/enrollment-tokens.js';
 import { CertificateRequestRejected, peerCertificateInfo, type ControllerPki, type IssuedCertificate } from './ca.js';
@@ -16,24 +17,7 @@ import { DEFAULT_ENROLLMENT_LIMITS, EnrollmentLimits, type EnrollmentLimitSettin
 
 export { EnrollRefused } from './enroll-refused.js';
 
-/** What a verified Connect stream is bound to. */
-export interface StreamGrant {
-  certificateSerial: string;
-  certificateNotAfter: Date;
-}
-
-/** The part of a gRPC call the authority reads: the TLS peer certificate. */
-type CallWithAuth = Pick<ServerDuplexStream<unknown, unknown>, 'getAuthContext'>;
-
-/** The gateway's view of agent security; absent only in the explicit insecure mode. */
-export interface AgentSecurity {
-  authorizeStream(call: CallWithAuth, helloIdentity: string): Promise<StreamGrant>;
-  enroll(request: EnrollRequest, peer: string): Promise<EnrollResponse>;
-  renew(
-    session: { routerId: string; identity: string; certificateSerial?: string },
-    request: RenewRequest,
-  ): Promise<Renewed>;
-}
+export type { AgentSecurity, StreamGrant } from '../agent-gateway/agent-security.js';
 
 /**
  * Trust between the controller and its agents: enrollment (token + CSR -> client
