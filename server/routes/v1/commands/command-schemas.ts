@@ -11,7 +11,7 @@ import {
 } from '../../../commands/command-kinds.js';
 import { COMMAND_DEFAULTS, CommandConflict, CommandNotFound, CommandRefused } from '../../../commands/command-jobs.js';
 import { commandJobView, type CommandJobView } from '../../../commands/command-view.js';
-import { InvalidSelector } from '../../../fleet/selector.js';
+import { selectorError } from '../selector-error.js';
 import { ApiError } from '../../../http/api-error.js';
 import { Nullable, StringEnum, Timestamp } from '../../../http/shared-schemas.js';
 
@@ -102,10 +102,8 @@ export function commandRouteHelpers(db: PrismaClient) {
     return view;
   };
   const refusal = (err: unknown) => {
-    if (err instanceof InvalidSelector)
-      return new ApiError(400, 'invalid_request', `invalid selector: ${err.message}`, [
-        { path: '/selector', in: 'body', message: err.message },
-      ]);
+    const unreadable = selectorError(err);
+    if (unreadable) return unreadable;
     if (err instanceof CommandRefused)
       return new ApiError(400, 'command_refused', err.message, [
         { path: '/selector', in: 'body', message: err.message },

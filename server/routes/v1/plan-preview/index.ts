@@ -5,7 +5,7 @@ import { PROFILE_NAME_PATTERN } from '../../../profiles/profile-store.js';
 import { planVerdicts, summarize } from '../../../rollouts/plan-verdicts.js';
 import { ApiError, errorBodySchema } from '../../../http/api-error.js';
 import { PlanPreviewView, RevisionNumber } from '../../../http/shared-schemas.js';
-import { selectorError } from '../rollouts/rollout-schemas.js';
+import { selectorError } from '../selector-error.js';
 import type { PrismaClient } from '../../../../prisma/generated/client/client.js';
 import type { PlanPreview } from '../../../fleet/plan-preview.js';
 

@@ -14,7 +14,8 @@ import { ApiError, errorBodySchema } from '../../../http/api-error.js';
 import { auditContext } from '../../../http/request-context.js';
 import { pollAsEvents } from '../../../http/streamed-response.js';
 import { IdParam, Nullable, Page, PageLimit, RevisionNumber, Timestamp } from '../../../http/shared-schemas.js';
-import { RolloutViewSchema, TERMINAL, selectorError } from './rollout-schemas.js';
+import { RolloutViewSchema, TERMINAL } from './rollout-schemas.js';
+import { selectorError } from '../selector-error.js';
 
 export interface RolloutsPluginOptions {
   rollouts: RolloutEngine;

@@ -1,7 +1,5 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { InvalidSelector } from '../../../fleet/selector.js';
 import { ROLLOUT_STATES, StrategySchema } from '../../../rollouts/rollout-strategy.js';
-import { ApiError } from '../../../http/api-error.js';
 import { Nullable, StringEnum } from '../../../http/shared-schemas.js';
 
 export const RolloutViewSchema = Type.Object({
@@ -35,12 +33,3 @@ export const RolloutViewSchema = Type.Object({
 });
 
 export const TERMINAL = new Set(['completed', 'aborted']);
-
-/** A selector the fleet cannot read, as the 400 naming the body's selector; null for any other error. */
-export function selectorError(err: unknown): ApiError | null {
-  if (err instanceof InvalidSelector)
-    return new ApiError(400, 'invalid_request', `invalid selector: ${err.message}`, [
-      { path: '/selector', in: 'body', message: err.message },
-    ]);
-  return null;
-}
