@@ -6,12 +6,13 @@
 import type { ApplyResult_Status } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { RouterHost } from '../../core/host/router-host.js';
 import type { ApplyResultFields, ApplyResultValue } from './apply-result.js';
-import type { DatapathPaths } from './live.js';
+import type { RouterDatapath } from './router-datapath.js';
 import type { AgentState } from './state-store.js';
 
 export interface ApplyContext {
   readonly host: RouterHost;
-  readonly paths: DatapathPaths;
+  /** What the parts change and read in the router's kernel. */
+  readonly datapath: RouterDatapath;
   readonly now: () => number;
   log(message: string): void;
   /** The agent state (loaded by the manager's init). */

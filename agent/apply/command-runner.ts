@@ -14,7 +14,7 @@ import type { ProbedCapabilities } from '../probe/index.js';
 import type { ApplyContext } from './apply-context.js';
 import type { ApplyResultValue } from './apply-result.js';
 import type { ConfirmWindow } from './confirm-window.js';
-import { detachAll, type AppliedRecord } from './transaction.js';
+import type { AppliedRecord } from './transaction.js';
 
 /** How long the agent waits after answering a reboot before it reboots: the answer leaves first. */
 export const REBOOT_DELAY_MS = 1_000;
@@ -87,7 +87,7 @@ export async function runCommand(command: Command, deps: CommandRunnerDeps): Pro
     case Command_Kind.KIND_DETACH: {
       const before = st.applied;
       deps.confirmWindow.clear();
-      await detachAll(ctx.host, ctx.paths);
+      await ctx.datapath.detachAll();
       st.applied = null;
       st.pending = null;
       st.rollback = null;
@@ -126,8 +126,8 @@ export async function runCommand(command: Command, deps: CommandRunnerDeps): Pro
         },
       };
     case Command_Kind.KIND_DIAGNOSTICS: {
-      const { collectRouterDiagnostics, diagnosticsSummary } = await import('../commands/diagnostics.js');
-      const sections = await collectRouterDiagnostics(ctx.host, ctx.paths);
+      const { collectDiagnostics, diagnosticsSummary } = await import('../commands/diagnostics.js');
+      const sections = await collectDiagnostics(ctx.host, { bpfStatus: () => ctx.datapath.bpfStatus() });
       return { outcome: succeeded(diagnosticsSummary(sections), sections) };
     }
     default:

@@ -11,14 +11,7 @@ import type { Plan } from '../../core/plan.js';
 import type { ApplyContext } from './apply-context.js';
 import { restoreIncomplete, type ApplyResultFields } from './apply-result.js';
 import type { AgentState, PendingConfirm } from './state-store.js';
-import { readLive } from './live.js';
-import {
-  restoreSnapshot,
-  summarizeDatapath,
-  type AppliedRecord,
-  type RestoreReport,
-  type Snapshot,
-} from './transaction.js';
+import type { AppliedRecord, RestoreReport, Snapshot } from './transaction.js';
 
 /** The window the DesiredState asks for, else the plan's own. */
 export function confirmWindowSeconds(desired: DesiredState, plan: Plan): number {
@@ -76,7 +69,7 @@ export function rolledBackResult(
  */
 async function datapathAfterRestore(ctx: ApplyContext): Promise<Record<string, unknown> | undefined> {
   try {
-    return summarizeDatapath(await readLive(ctx.host, ctx.paths));
+    return await ctx.datapath.summary();
   } catch (err) {
     ctx.log(`reading the datapath after the rollback failed: ${(err as Error).message}`);
     return undefined;
@@ -140,7 +133,7 @@ export class ConfirmWindow {
     const p = st.pending;
     if (!p) return;
     const startedAt = ctx.now();
-    const restore = await ctx.followingWan(() => restoreSnapshot(ctx.host, ctx.paths, p.snapshot));
+    const restore = await ctx.followingWan(() => ctx.datapath.restore(p.snapshot));
     st.applied = p.previous;
     st.pending = null;
     st.bootId = await ctx.bootId();
@@ -163,7 +156,7 @@ export class ConfirmWindow {
     const { profile, revision, planHash } = st.applied;
     const rollback = st.rollback;
     const to = rollback.previous;
-    const restore = await ctx.followingWan(() => restoreSnapshot(ctx.host, ctx.paths, rollback.snapshot));
+    const restore = await ctx.followingWan(() => ctx.datapath.restore(rollback.snapshot));
     st.applied = st.rollback.previous;
     st.rollback = null;
     st.bootId = await ctx.bootId();

@@ -14,12 +14,14 @@ export async function planDesired(
   // Loaded for each DesiredState and released after it in the bundle (a transient section, agent/packaging/build.ts): TypeBox stays off an idle agent's heap.
   const { validateProfileSpec } = await import('../../core/profile-spec.js');
   const validation = validateProfileSpec(desired.spec ?? {});
-  if (!validation.ok)
-    return {
-      error: `invalid profile spec: ${validation.errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; ')}`,
-    };
+  if (!validation.ok) return { error: specRefusal(validation.errors) };
   const planRouter = await router();
   return { plan: resolvePlan(validation.spec, planRouter), spec: validation.spec };
+}
+
+/** Why a spec is refused, every error with its path. */
+export function specRefusal(errors: { path: string; message: string }[]): string {
+  return `invalid profile spec: ${errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; ')}`;
 }
 
 export function desiredOf(a: AppliedRecord): DesiredState {

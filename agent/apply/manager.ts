@@ -16,8 +16,8 @@
 import { EventEmitter } from 'node:events';
 import { heapSettler } from '../heap-settle.js';
 import {
-  ApplyResult_Status,
   Command_Kind,
+  type ApplyResult_Status,
   type AppliedRevision,
   type Command,
   type ConfirmApply,
@@ -27,28 +27,21 @@ import {
 import type { AgentBody } from '../controller-link.js';
 import type { RouterHost } from '../../core/host/router-host.js';
 import type { PlanRouter } from '../../core/plan.js';
-import { readLive, type DatapathPaths } from './live.js';
+import type { DatapathPaths } from './live.js';
 import type { AgentState, StateStore } from './state-store.js';
-import {
-  applyTransaction,
-  comparePlanToLive,
-  requiresHardware,
-  summarizeDatapath,
-  type AppliedRecord,
-  type TransactionOptions,
-} from './transaction.js';
-import { readBootId } from './reboot.js';
-import { isoTime } from '../iso-time.js';
+import type { TransactionOptions } from './transaction.js';
 import type { ApplyContext } from './apply-context.js';
-import { applyResultValue, restoreIncomplete, type ApplyResultFields, type ApplyResultValue } from './apply-result.js';
+import { applyDesired } from './apply-desired.js';
+import { applyResultValue, type ApplyResultFields, type ApplyResultValue } from './apply-result.js';
 import { REBOOT_DELAY_MS, runCommand, type CommandRun } from './command-runner.js';
 import { commandResultValue, failed } from '../commands/command-outcome.js';
 import type { ProbedCapabilities } from '../probe/index.js';
-import { ConfirmWindow, confirmWindowSeconds, openWindow } from './confirm-window.js';
+import { ConfirmWindow } from './confirm-window.js';
 import { desiredOf, planDesired } from './desired-plan.js';
-import { driftReport } from './drift-report.js';
+import { HostDatapath } from './host-datapath.js';
 import { Outbox } from './outbox.js';
 import { Reapplier } from './reapply.js';
+import type { RouterDatapath } from './router-datapath.js';
 import { WanFollower } from './wan-follow.js';
 
 export interface ApplyManagerOptions {
@@ -65,6 +58,15 @@ export interface ApplyManagerOptions {
   log?: (message: string) => void;
   /** Test hooks passed to every transaction. */
   transaction?: Pick<TransactionOptions, 'afterDatapath'>;
+  /**
+   * What changes and reads the router's kernel; default: through `host` (HostDatapath). A
+   * simulated router gives its own (agent/sim/simulated-datapath.ts).
+   */
+  datapath?: RouterDatapath;
+  /** Validates a DesiredState and resolves its plan; default: planDesired (a simulated fleet shares the work). */
+  plan?: typeof planDesired;
+  /** Runs a Command; default: runCommand (a simulated router answers the host's own commands itself). */
+  runCommand?: typeof runCommand;
   /**
    * Follow WAN changes of the applied plan (polls `ip route` + `ip link` on the host). Absent:
    * off (hosts that cannot run commands, transcript tests).
@@ -91,7 +93,7 @@ export class ApplyManager extends EventEmitter {
     this.paths = options.paths ?? {};
     this.ctx = {
       host: options.host,
-      paths: this.paths,
+      datapath: options.datapath ?? new HostDatapath(options.host, this.paths, options.transaction),
       now: this.now,
       log: (message) => this.log(message),
       state: () => this.current,
@@ -168,7 +170,7 @@ export class ApplyManager extends EventEmitter {
 
   /** The router kernel's boot id now; null where it cannot be read (why is logged once per reason). */
   private async bootId(): Promise<string | null> {
-    const boot = await readBootId(this.options.host);
+    const boot = await this.ctx.datapath.bootId();
     const reason = boot.id === null ? boot.reason : '';
     if (reason && reason !== this.bootIdError)
       this.log(`boot id: ${reason}; recorded as unknown: a router reboot cannot be told from an agent restart`);
@@ -235,103 +237,11 @@ export class ApplyManager extends EventEmitter {
     return this.enqueue(() => this.confirmWindow.confirm(confirm));
   }
 
-  private async applyDesired(
-    desired: DesiredState,
-    { force, confirm = true }: { force: boolean; confirm?: boolean },
-  ): Promise<ApplyResultValue> {
-    const startedAt = this.now();
-    const id = { profile: desired.profile, revision: desired.revision };
-    const planned = await planDesired(desired, () => this.options.router());
-    if ('error' in planned)
-      return this.result(ApplyResult_Status.STATUS_REFUSED, { ...id, error: planned.error, startedAt });
-    const { plan, spec } = planned;
-    if (!plan.satisfiable) {
-      // Nothing is touched: not even a snapshot is taken.
-      return this.result(ApplyResult_Status.STATUS_REFUSED, {
-        ...id,
-        planHash: plan.planHash,
-        error: `plan not satisfiable on this router: ${plan.refusals.map((r) => `${r.topic}: ${r.reason}`).join('; ')}`,
-        evidence: { refusals: plan.refusals, decisions: plan.decisions },
-        startedAt,
-      });
-    }
-
-    const st = this.current;
-    const same =
-      st.applied &&
-      st.applied.profile === desired.profile &&
-      st.applied.revision === desired.revision &&
-      st.applied.planHash === plan.planHash;
-    if (same && !force) {
-      const live = await readLive(this.options.host, this.paths);
-      const differences = comparePlanToLive(plan, live, { requireHardware: requiresHardware(spec) });
-      if (differences.length === 0) {
-        this.log(`${desired.profile}@${desired.revision} already applied and verified: no change`);
-        return this.result(ApplyResult_Status.STATUS_APPLIED, {
-          ...id,
-          planHash: plan.planHash,
-          evidence: {
-            unchanged: true,
-            pendingConfirm: st.pending !== null,
-            datapath: summarizeDatapath(live),
-            eligible: live.eligible,
-          },
-          startedAt,
-        });
-      }
-      this.log(
-        `${desired.profile}@${desired.revision} already applied but the router differs (${differences.length}): re-applying`,
-      );
-    }
-
-    const outcome = await this.ctx.followingWan(() =>
-      applyTransaction(this.options.host, plan, st.applied, {
-        paths: this.paths,
-        requireHardware: requiresHardware(spec),
-        ...this.options.transaction,
-      }),
-    );
-    if (outcome.status === 'failed') {
-      this.log(`${desired.profile}@${desired.revision} failed: ${outcome.error}`);
-      return this.result(ApplyResult_Status.STATUS_FAILED, {
-        ...id,
-        planHash: plan.planHash,
-        error: outcome.restore.ok
-          ? `${outcome.error} (previous state restored and verified)`
-          : `${outcome.error}; ${restoreIncomplete(outcome.restore, { shout: true })}`,
-        evidence: outcome.evidence,
-        startedAt,
-      });
-    }
-
-    const record: AppliedRecord = {
-      profile: desired.profile,
-      revision: desired.revision,
-      planHash: plan.planHash,
-      spec,
-      plan,
-      appliedAt: isoTime(new Date(this.now())),
-    };
-    const windowSeconds = confirmWindowSeconds(desired, plan);
-    if (confirm) st.pending = openWindow(st, record, outcome.snapshot!, windowSeconds, this.now());
-    st.applied = record;
-    st.bootId = await this.bootId();
-    await this.save();
-    if (confirm) this.confirmWindow.arm();
-    this.log(
-      `${desired.profile}@${desired.revision} applied${confirm ? `; waiting ${windowSeconds} s for ConfirmApply` : ''}`,
-    );
-    return this.result(ApplyResult_Status.STATUS_APPLIED, {
-      ...id,
-      planHash: plan.planHash,
-      evidence: {
-        ...outcome.evidence,
-        changed: outcome.changed,
-        confirmWindowSeconds: confirm ? windowSeconds : 0,
-        decisions: plan.decisions,
-        warnings: plan.warnings,
-      },
-      startedAt,
+  private applyDesired(desired: DesiredState, how: { force: boolean; confirm?: boolean }): Promise<ApplyResultValue> {
+    return applyDesired(this.ctx, desired, {
+      ...how,
+      plan: () => (this.options.plan ?? planDesired)(desired, () => this.options.router()),
+      confirmWindow: this.confirmWindow,
     });
   }
 
@@ -344,7 +254,7 @@ export class ApplyManager extends EventEmitter {
    */
   onCommand(seq: number, command: Command): Promise<void> {
     return this.enqueue(async () => {
-      const run = await runCommand(command, {
+      const run = await (this.options.runCommand ?? runCommand)(command, {
         ctx: this.ctx,
         confirmWindow: this.confirmWindow,
         reapply: () =>
@@ -370,7 +280,7 @@ export class ApplyManager extends EventEmitter {
 
   /** Compares the live router with the applied plan (empty differences: no drift). */
   async driftCheck(): Promise<DriftReport> {
-    return driftReport(this.options.host, this.paths, this.current.applied);
+    return this.ctx.datapath.drift(this.current.applied);
   }
 
   /**

@@ -53,7 +53,7 @@ export class Reapplier {
     }
     ctx.log(`${rebooted} since ${applied.profile}@${applied.revision} was applied: re-applying it`);
     const startedAt = ctx.now();
-    const outcome = await ctx.followingWan(() => reapplyAfterReboot(ctx.host, ctx.paths, applied, { recorded, now }));
+    const outcome = await ctx.followingWan(() => reapplyAfterReboot(ctx.datapath, applied, { recorded, now }));
     // A failure keeps the old boot id: the next start tries again.
     if (outcome.ok) st.bootId = now;
     await this.report(applied, outcome, startedAt);

@@ -21,8 +21,8 @@
  * null is recorded and nothing is decided by it (drift checks report what is missing).
  */
 import type { RouterHost } from '../../core/host/router-host.js';
-import type { DatapathPaths } from './live.js';
-import { reapplyRecord, type AppliedRecord, type Reapplied } from './transaction.js';
+import type { BootIdReading, RouterDatapath } from './router-datapath.js';
+import type { AppliedRecord, Reapplied } from './transaction.js';
 
 export const REBOOT_TRIGGER = 'reboot';
 export const BOOT_ID_PATH = '/proc/sys/kernel/random/boot_id';
@@ -30,7 +30,7 @@ export const BOOT_ID_PATH = '/proc/sys/kernel/random/boot_id';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The running kernel's boot id, or null and why it cannot be had. Never throws. */
-export async function readBootId(host: RouterHost): Promise<{ id: string } | { id: null; reason: string }> {
+export async function readBootId(host: RouterHost): Promise<BootIdReading> {
   let text: string | null;
   try {
     text = await host.readFile(BOOT_ID_PATH);
@@ -65,12 +65,11 @@ function describePlan(applied: AppliedRecord, eligible: unknown): string {
  * throws: a failure is in the result, with what runs now.
  */
 export async function reapplyAfterReboot(
-  host: RouterHost,
-  paths: DatapathPaths,
+  datapath: RouterDatapath,
   applied: AppliedRecord,
   bootId: { recorded: string; now: string },
 ): Promise<Reapplied> {
-  const { error, evidence: done } = await reapplyRecord(host, paths, applied, { offload: true });
+  const { error, evidence: done } = await datapath.reapply(applied, { offload: true });
   const what = describePlan(applied, done.eligible);
   const summary = error ? `router rebooted: ${what} not re-established` : `router rebooted: re-applied ${what}`;
   const evidence: Record<string, unknown> = { trigger: REBOOT_TRIGGER, bootId, ...done, summary };

@@ -10,9 +10,10 @@
  */
 import type { RouterHost } from '../../core/host/router-host.js';
 import { boundBundle, type DiagnosticSectionText } from '../../core/diagnostic-bundle.js';
-import type { DatapathPaths } from '../apply/live.js';
-import { bpfStatus } from './bpf-status.js';
 import type { SectionSource } from './section-source.js';
+
+/** A real router's BPF section, loaded with the rest of the bundle's collectors (a lazy section). */
+export { bpfStatus } from './bpf-status.js';
 
 /** Lines of the system log asked for: more than a section holds rarely helps. */
 export const LOG_LINES = 500;
@@ -75,9 +76,4 @@ export function diagnosticsSummary(sections: DiagnosticSectionText[]): string {
         `${s.name}: ${s.error ? `not collected (${s.error})` : `${size(Buffer.byteLength(s.text))} from ${s.command}${s.truncated ? ', cut to its bound' : ''}`}`,
     ),
   ].join('\n');
-}
-
-/** The bundle of a real router: its BPF section from the live datapath. */
-export function collectRouterDiagnostics(host: RouterHost, paths: DatapathPaths): Promise<DiagnosticSectionText[]> {
-  return collectDiagnostics(host, { bpfStatus: () => bpfStatus(host, paths) });
 }

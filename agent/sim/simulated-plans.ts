@@ -1,6 +1,8 @@
-import type { RouterFacts } from '../../core/facts/index.js';
+import { canonicalJson } from '../../core/canonical-json.js';
+import { resolvePlan, type PlanRouter } from '../../core/plan.js';
 import type { Plan } from '../../core/plan/types.js';
-import type { validateProfileSpec } from '../../core/profile-spec.js';
+import { validateProfileSpec } from '../../core/profile-spec.js';
+import { specRefusal, type planDesired } from '../apply/desired-plan.js';
 
 /**
  * What the simulated routers resolved, by the desired spec's canonical JSON and (for plans) the
@@ -10,10 +12,10 @@ import type { validateProfileSpec } from '../../core/profile-spec.js';
  * every simulated router shares the machine with the controller being measured.
  */
 const MEMO_SIZE = 32;
-export const validatedSpecs = new Map<string, ReturnType<typeof validateProfileSpec>>();
-export const resolvedPlans = new WeakMap<RouterFacts, Map<string, Plan>>();
+const validatedSpecs = new Map<string, ReturnType<typeof validateProfileSpec>>();
+const resolvedPlans = new WeakMap<object, Map<string, Plan>>();
 
-export function remember<V>(memo: Map<string, V>, key: string, compute: () => V): V {
+function remember<V>(memo: Map<string, V>, key: string, compute: () => V): V {
   let value = memo.get(key);
   if (value === undefined) {
     value = compute();
@@ -23,6 +25,21 @@ export function remember<V>(memo: Map<string, V>, key: string, compute: () => V)
   }
   return value;
 }
+
+/**
+ * The agent's planDesired (agent/apply/desired-plan.ts) for a simulated router, shared as above:
+ * the same validation, refusal and plan, computed once per spec and model. The router's facts
+ * must be the model's shared object (SimulatedRouterOptions.facts) for plans to be shared.
+ */
+export const simulatedPlan: typeof planDesired = async (desired, router) => {
+  const specKey = canonicalJson(desired.spec ?? {});
+  const validation = remember(validatedSpecs, specKey, () => validateProfileSpec(desired.spec ?? {}));
+  if (!validation.ok) return { error: specRefusal(validation.errors) };
+  const planRouter: PlanRouter = await router();
+  let plans = resolvedPlans.get(planRouter.facts);
+  if (!plans) resolvedPlans.set(planRouter.facts, (plans = new Map()));
+  return { plan: remember(plans, specKey, () => resolvePlan(validation.spec, planRouter)), spec: validation.spec };
+};
 
 /** What a plan puts on the router, in the real agent's evidence shape (agent/apply/transaction.ts, summarizeDatapath). */
 export function datapathEvidence(wan: string, plan: Pick<Plan, 'datapath'> | undefined) {
