@@ -13,7 +13,7 @@ import {
 } from '@grpc/grpc-js';
 import { AgentServiceClient, type EnrollResponse, type Renewed } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { concurrencyGate } from '../../core/concurrency-gate.js';
-import { controllerAddresses } from '../controller-link.js';
+import { controllerAddresses } from '../reconnect-policy.js';
 import { CONTROLLER_VERIFY_OPTIONS, controllerChannelOptions } from './controller-server-name.js';
 
 const KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' } as const;

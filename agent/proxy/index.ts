@@ -24,7 +24,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { DatapathPaths } from '../apply/live.js';
-import type { ReconnectPolicy } from '../controller-link.js';
+import type { ReconnectPolicy } from '../reconnect-policy.js';
 import { normalizeFingerprint, SshHost } from '../../core/host/ssh-host.js';
 import { RouterAgent } from '../router-agent.js';
 

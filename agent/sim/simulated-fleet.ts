@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ReconnectPolicy, Refusal } from '../controller-link.js';
+import type { Refusal } from '../controller-link.js';
+import type { ReconnectPolicy } from '../reconnect-policy.js';
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { enrollConcurrently, EnrollmentError, type AgentCredentials } from '../enrollment/agent-credentials.js';
 import { keepRenewed } from '../enrollment/certificate-renewal.js';

@@ -1,5 +1,5 @@
 import type { ChannelCredentials } from '@grpc/grpc-js';
-import type { ReconnectPolicy } from '../controller-link.js';
+import type { ReconnectPolicy } from '../reconnect-policy.js';
 import type { RouterFacts } from '../../core/facts/index.js';
 import type { SimulatedCommandOutcome } from './simulated-commands.js';
 import type { SimulatedCounters } from './simulated-counters.js';

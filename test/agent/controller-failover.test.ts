@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { controllerAddresses, homeAddressIndex } from '../../agent/controller-link.js';
+import { controllerAddresses, homeAddressIndex } from '../../agent/reconnect-policy.js';
 import { startSimulatedFleet, stopFleet } from '../../agent/sim/simulated-fleet.js';
 import { defaultFixturesDir, fixtureModels } from '../../agent/sim/fixtures.js';
 import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';

@@ -1,7 +1,7 @@
 import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { HelloAdmission, RETRY_AFTER_METADATA } from '../../server/agent-gateway/hello-admission.js';
-import { retryAfterHint } from '../../agent/controller-link.js';
+import { retryAfterHint } from '../../agent/reconnect-policy.js';
 
 describe('Hello admission control', () => {
   it('admits up to its limit, refuses the next with a time to come back, and admits again once one is done', () => {
