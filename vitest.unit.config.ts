@@ -13,6 +13,7 @@ export const UNIT_TESTS = [
   'test/agent/counters.test.ts',
   'test/agent/iso-time.test.ts',
   'test/agent/state-store.test.ts',
+  'test/agent/simulated-datapath.test.ts',
   'test/agent-apply/section-loader.test.ts',
   'test/agent-apply/transaction-transcripts.test.ts',
   'test/onboarding/packages-transcripts.test.ts',
