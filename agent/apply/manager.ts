@@ -79,7 +79,6 @@ export class ApplyManager extends EventEmitter {
   private queue: Promise<unknown> = Promise.resolve();
   private stopped = false;
   private readonly now: () => number;
-  private readonly paths: DatapathPaths;
   private readonly ctx: ApplyContext;
   private readonly outbox: Outbox;
   private readonly wan: WanFollower | undefined;
@@ -90,10 +89,9 @@ export class ApplyManager extends EventEmitter {
   constructor(private readonly options: ApplyManagerOptions) {
     super();
     this.now = options.now ?? Date.now;
-    this.paths = options.paths ?? {};
     this.ctx = {
       host: options.host,
-      datapath: options.datapath ?? new HostDatapath(options.host, this.paths, options.transaction),
+      datapath: options.datapath ?? new HostDatapath(options.host, options.paths ?? {}, options.transaction),
       now: this.now,
       log: (message) => this.log(message),
       state: () => this.current,
@@ -112,7 +110,7 @@ export class ApplyManager extends EventEmitter {
     if (options.wanWatch)
       this.wan = new WanFollower({
         host: options.host,
-        paths: this.paths,
+        datapath: this.ctx.datapath,
         now: this.now,
         intervalMs: options.wanWatch.intervalMs,
         onChange: () => this.enqueue(() => this.reapplier.followWan()),

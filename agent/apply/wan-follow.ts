@@ -7,13 +7,15 @@
  */
 import { EligibleWatch, wanDevices } from './eligible-watch.js';
 import type { RouterHost } from '../../core/host/router-host.js';
-import type { DatapathPaths } from './live.js';
+import type { RouterDatapath } from './router-datapath.js';
 import type { AppliedRecord, Reapplied } from './transaction.js';
 import { followsWan, reapplyDatapathForWan } from './wan-watch.js';
 
 export interface WanFollowerOptions {
+  /** Where the eligible set is read (`ip route`, `ip link`). */
   host: RouterHost;
-  paths: DatapathPaths;
+  /** What brings the datapath to a new set. */
+  datapath: RouterDatapath;
   now: () => number;
   /** Poll interval; default 5 s. */
   intervalMs?: number;
@@ -74,7 +76,7 @@ export class WanFollower {
       return null;
     }
     const startedAt = this.options.now();
-    const outcome = await reapplyDatapathForWan(this.options.host, this.options.paths, applied, before, now);
+    const outcome = await reapplyDatapathForWan(this.options.datapath, applied, before, now);
     this.watch.baseline = wanDevices(now);
     return { outcome, startedAt };
   }

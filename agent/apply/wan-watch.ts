@@ -14,12 +14,11 @@
  * everything else as it was: no rollback, the applied record stays, offloading is untouched.
  */
 import type { Eligibility } from '../datapath/wan-eligibility.js';
-import type { RouterHost } from '../../core/host/router-host.js';
 import type { Plan } from '../../core/plan.js';
 import { wanDevices, type WanDevice } from './eligible-watch.js';
-import type { DatapathPaths } from './live.js';
+import type { RouterDatapath } from './router-datapath.js';
 import type { OutboxEntry } from './state-store.js';
-import { reapplyRecord, type AppliedRecord, type Reapplied } from './transaction.js';
+import type { AppliedRecord, Reapplied } from './transaction.js';
 
 export const WAN_TRIGGER = 'wan-changed';
 
@@ -73,8 +72,7 @@ export function describeWanChange(
  * the router back. Never throws: a failure is in the result, with what runs now.
  */
 export async function reapplyDatapathForWan(
-  host: RouterHost,
-  paths: DatapathPaths,
+  datapath: RouterDatapath,
   applied: AppliedRecord,
   before: readonly WanDevice[],
   now: Eligibility,
@@ -82,7 +80,7 @@ export async function reapplyDatapathForWan(
   const after = wanDevices(now);
   const change = describeWanChange(before, after);
   // Offloading is not this step's business (drift reports it).
-  const { error, evidence: done } = await reapplyRecord(host, paths, applied, { offload: false });
+  const { error, evidence: done } = await datapath.reapply(applied, { offload: false });
   const summary = `wan changed: ${(error ? change.seen : change.done).join('; ')}`;
   const evidence: Record<string, unknown> = {
     trigger: WAN_TRIGGER,
