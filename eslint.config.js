@@ -21,7 +21,7 @@ const DOMAIN_MODULES = [
   'server/storage',
   'server/telemetry',
   'server/agent-gateway',
-  'server/jobs',
+  'server/cluster',
   'server/secrets',
 ];
 

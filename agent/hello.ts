@@ -25,7 +25,7 @@ export function factsMessage(facts: RouterFacts): Facts {
     kernel: facts.kernel ?? '',
     openwrt: facts.openwrt
       ? {
-          version: facts.openwrt.version,
+          release: facts.openwrt.release,
           target: facts.openwrt.target ?? '',
           revision: facts.openwrt.revision ?? '',
           arch: facts.openwrt.arch ?? '',

@@ -18,7 +18,7 @@
  *        WF_BENCH_COLD_ONLY (1: stop after the cold start, e.g. to profile it alone),
  *        WF_BENCH_SKIP_KILL (1: no kill -9 phase, the rollout follows the cold start),
  *        WF_BENCH_IDLE_SECONDS (10: how long idle CPU is measured with every stream up; longer to profile it),
- *        WF_BENCH_API_REPLICA (true: a second replica with WRTFLEET_SERVE_AGENTS=false and WRTFLEET_RUN_JOBS=false,
+ *        WF_BENCH_API_REPLICA (true: a second replica with WRTFLEET_SERVE_AGENTS=false and WRTFLEET_RUN_TASKS=false,
  *        the list timed through it as well),
  *        WF_BENCH_HEAPSNAP (seconds to wait after SIGUSR2 for a heap snapshot of the controller with N streams;
  *        give WF_BENCH_SERVER_NODE_FLAGS="--heapsnapshot-signal=SIGUSR2")
@@ -278,7 +278,7 @@ async function main() {
   const apiReplica = API_REPLICA
     ? new ControllerProcess(db, await freePort(), await freePort(), redisPrefix, {
         WRTFLEET_SERVE_AGENTS: 'false',
-        WRTFLEET_RUN_JOBS: 'false',
+        WRTFLEET_RUN_TASKS: 'false',
         WRTFLEET_AGENT_ADDRESS: `127.0.0.1:${ctl.grpcPort}`,
       })
     : undefined;
@@ -298,7 +298,7 @@ async function main() {
     const grpc = `127.0.0.1:${c.grpcPort}`;
     if (apiReplica) {
       const a = await apiReplica.start();
-      console.log(`API-only replica (WRTFLEET_SERVE_AGENTS=false WRTFLEET_RUN_JOBS=false) pid ${a.process.pid}`);
+      console.log(`API-only replica (WRTFLEET_SERVE_AGENTS=false WRTFLEET_RUN_TASKS=false) pid ${a.process.pid}`);
     }
     let caFingerprint: string | undefined;
     fleet = new Fleet(dir, undefined);
@@ -421,7 +421,7 @@ async function main() {
     const done = await until(
       async () => {
         const r = await api<{ state: string; counts: Record<string, number> }>(c, `/v1/rollouts/${rollout.id}`);
-        return ['completed', 'paused', 'failed', 'aborted'].includes(r.state) ? r : undefined;
+        return ['completed', 'paused', 'failed', 'cancelled'].includes(r.state) ? r : undefined;
       },
       600_000,
       'rollout',

@@ -176,7 +176,7 @@ export class OnboardingJob {
       soc: facts.soc,
       arch: facts.arch,
       kernel: facts.kernel,
-      openwrt: facts.openwrt?.version ?? null,
+      release: facts.openwrt?.release ?? null,
       model: facts.model.name ?? null,
     };
     await this.record.audit('facts_collected', { identity, ...(this.result.facts as object), ebpf: caps.ebpf });

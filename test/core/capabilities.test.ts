@@ -21,7 +21,7 @@ function router(overrides: Partial<CapabilityInput> & { version?: string | null;
     openwrt:
       version === null
         ? null
-        : { distribution: 'OpenWrt', version, target, revision: null, arch: null, source: 'test' },
+        : { distribution: 'OpenWrt', release: version, target, revision: null, arch: null, source: 'test' },
     ...rest,
   };
 }

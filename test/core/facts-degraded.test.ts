@@ -295,7 +295,7 @@ describe('release sources', () => {
       boardName: 'tplink,tl-wdr3600-v1',
     });
     expect(facts.openwrt).toMatchObject({
-      version: '23.05.3',
+      release: '23.05.3',
       target: 'ath79/generic',
       source: 'ubus call system board',
       arch: null,
@@ -309,7 +309,7 @@ describe('release sources', () => {
     );
     expect(identity).toMatchObject({
       kind: 'openwrt',
-      release: { distribution: 'ImmortalWrt', version: '23.05.4', target: 'mediatek/filogic' },
+      release: { distribution: 'ImmortalWrt', release: '23.05.4', target: 'mediatek/filogic' },
     });
   });
 
@@ -322,7 +322,7 @@ describe('release sources', () => {
         '/proc/device-tree/compatible': 'cudy,wr3000-v1\u0000mediatek,mt7981b\u0000',
       }),
     );
-    expect(facts.openwrt?.version).toBe('SNAPSHOT');
+    expect(facts.openwrt?.release).toBe('SNAPSHOT');
     expect(facts).toMatchObject({ soc: 'MT7981', socVariant: 'MT7981B' });
     expect(predictCapabilities(facts)).toMatchObject({ softwareOffload: true, hardwareOffload: true, tcx: true });
   });
@@ -334,7 +334,7 @@ describe('release sources', () => {
         'f',
       ),
     ).toMatchObject({
-      version: '21.02.7',
+      release: '21.02.7',
       target: 'ramips/mt7621',
       arch: 'mipsel_24kc',
     });

@@ -23,7 +23,7 @@ describe('facts of the three shared fixture models (real captures)', () => {
       arch: 'mips_24kc',
       endian: 'big',
       kernel: '5.15.150',
-      openwrt: { version: '23.05.3', target: 'ath79/generic' },
+      openwrt: { release: '23.05.3', target: 'ath79/generic' },
       capabilities: { hardwareOffload: false, softwareOffload: true, ebpf: true, tcx: false },
     });
     expect(facts.socFamily).toBe('ath79');
@@ -43,7 +43,7 @@ describe('facts of the three shared fixture models (real captures)', () => {
       arch: 'mipsel_24kc',
       endian: 'little',
       kernel: '6.6.110',
-      openwrt: { version: '24.10.4', target: 'ramips/mt7621' },
+      openwrt: { release: '24.10.4', target: 'ramips/mt7621' },
       capabilities: { hardwareOffload: true, softwareOffload: true, ebpf: true, tcx: true },
     });
     expect(facts.socFamily).toBe('ramips');
@@ -60,7 +60,7 @@ describe('facts of the three shared fixture models (real captures)', () => {
       arch: 'aarch64_cortex-a53',
       endian: 'little',
       kernel: '5.15.150',
-      openwrt: { version: '23.05.3', target: 'mediatek/filogic' },
+      openwrt: { release: '23.05.3', target: 'mediatek/filogic' },
       capabilities: { hardwareOffload: true, softwareOffload: true, ebpf: true, tcx: false },
     });
     expect(facts.socVariant).toBe('MT7986A');
@@ -78,7 +78,7 @@ describe('facts of the three shared fixture models (real captures)', () => {
         expect.arrayContaining(['soc', 'arch', 'endian', 'kernel', 'openwrt', 'capabilities']),
       );
       expect(Object.keys(summary.capabilities).sort()).toEqual(['ebpf', 'hardwareOffload', 'softwareOffload', 'tcx']);
-      expect(Object.keys(summary.openwrt ?? {}).sort()).toEqual(['target', 'version']);
+      expect(Object.keys(summary.openwrt ?? {}).sort()).toEqual(['release', 'target']);
       // The captures hold no package list and no routes: those, and only those, degrade.
       expect(facts.unknown.map((entry) => entry.field).sort()).toEqual(['network.defaultRoutes', 'packages']);
       expect(facts.problems).toEqual([]);
@@ -93,7 +93,7 @@ interface Expected {
   arch: string;
   endian: 'little' | 'big';
   kernel: string;
-  openwrt: { version: string; target: string };
+  openwrt: { release: string; target: string };
   caps: [hardware: boolean, software: boolean, ebpf: boolean, tcx: boolean];
   wan: string[];
   lan: string[];
@@ -107,7 +107,7 @@ const EXTRA: Record<string, Expected> = {
     arch: 'aarch64_cortex-a53',
     endian: 'little',
     kernel: '6.6.73',
-    openwrt: { version: '24.10.0', target: 'mediatek/filogic' },
+    openwrt: { release: '24.10.0', target: 'mediatek/filogic' },
     caps: [true, true, true, true],
     wan: ['wan'],
     lan: ['lan2', 'lan3', 'lan4'],
@@ -120,7 +120,7 @@ const EXTRA: Record<string, Expected> = {
     arch: 'aarch64_cortex-a53',
     endian: 'little',
     kernel: '6.12.58',
-    openwrt: { version: '25.12.0', target: 'mediatek/filogic' },
+    openwrt: { release: '25.12.0', target: 'mediatek/filogic' },
     caps: [true, true, true, true],
     wan: ['wan', 'eth2'],
     lan: ['lan1', 'lan2', 'lan3', 'eth1'],
@@ -132,7 +132,7 @@ const EXTRA: Record<string, Expected> = {
     arch: 'aarch64_cortex-a53',
     endian: 'little',
     kernel: '5.15.167',
-    openwrt: { version: '23.05.5', target: 'qualcommax/ipq807x' },
+    openwrt: { release: '23.05.5', target: 'qualcommax/ipq807x' },
     caps: [false, true, true, false],
     wan: ['pppoe-wan', 'wan'],
     lan: ['lan1', 'lan2', 'lan3', 'lan4'],
@@ -143,7 +143,7 @@ const EXTRA: Record<string, Expected> = {
     arch: 'arm_cortex-a15_neon-vfpv4',
     endian: 'little',
     kernel: '5.15.150',
-    openwrt: { version: '23.05.3', target: 'ipq806x/generic' },
+    openwrt: { release: '23.05.3', target: 'ipq806x/generic' },
     caps: [false, true, true, false],
     wan: ['wan'],
     lan: ['lan1', 'lan2', 'lan3', 'lan4'],
@@ -155,7 +155,7 @@ const EXTRA: Record<string, Expected> = {
     arch: 'x86_64',
     endian: 'little',
     kernel: '6.12.58',
-    openwrt: { version: '25.12.0', target: 'x86/64' },
+    openwrt: { release: '25.12.0', target: 'x86/64' },
     caps: [false, true, true, true],
     wan: ['pppoe-wan', 'eth0'],
     lan: ['eth1', 'eth2'],
@@ -167,7 +167,7 @@ const EXTRA: Record<string, Expected> = {
     arch: 'aarch64_cortex-a72',
     endian: 'little',
     kernel: '5.15.167',
-    openwrt: { version: '23.05.5', target: 'bcm27xx/bcm2711' },
+    openwrt: { release: '23.05.5', target: 'bcm27xx/bcm2711' },
     caps: [false, true, true, false],
     wan: ['eth1'],
     lan: ['eth0'],
@@ -179,7 +179,7 @@ const EXTRA: Record<string, Expected> = {
     arch: 'mips_24kc',
     endian: 'big',
     kernel: '5.15.150',
-    openwrt: { version: '23.05.3', target: 'ath79/generic' },
+    openwrt: { release: '23.05.3', target: 'ath79/generic' },
     caps: [false, true, true, false],
     wan: ['eth0.2'],
     lan: ['eth0.1'],
@@ -190,7 +190,7 @@ const EXTRA: Record<string, Expected> = {
     arch: 'mips_24kc',
     endian: 'big',
     kernel: '4.14.275',
-    openwrt: { version: '19.07.10', target: 'ar71xx/generic' },
+    openwrt: { release: '19.07.10', target: 'ar71xx/generic' },
     caps: [false, true, false, false],
     wan: [],
     lan: [],
@@ -201,7 +201,7 @@ const EXTRA: Record<string, Expected> = {
     arch: 'mipsel_24kc',
     endian: 'little',
     kernel: '5.4.238',
-    openwrt: { version: '21.02.7', target: 'ramips/mt7621' },
+    openwrt: { release: '21.02.7', target: 'ramips/mt7621' },
     caps: [true, true, true, false],
     wan: ['wan'],
     lan: ['lan1', 'lan2'],

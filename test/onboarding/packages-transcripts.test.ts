@@ -62,7 +62,7 @@ class PackageTranscriptHost implements RouterHost {
 }
 
 const facts = (version: string, manager: 'opkg' | 'apk' | null) =>
-  ({ openwrt: { version }, packages: { manager } }) as unknown as RouterFacts;
+  ({ openwrt: { release: version }, packages: { manager } }) as unknown as RouterFacts;
 
 describe('package step (OpenWrt transcripts: OpenWrt cannot run here)', () => {
   it('24.10 with opkg: tc-tiny is not enough; reports the exact missing list', async () => {

@@ -217,9 +217,9 @@ describe('audited writes commit with their event or not at all (PostgreSQL, real
       succeeds: 200,
     },
     {
-      action: 'rollout.aborted',
+      action: 'rollout.cancelled',
       prepare: runningRollout,
-      call: ({ id }) => api(`/v1/rollouts/${id}/abort`, { method: 'POST' }),
+      call: ({ id }) => api(`/v1/rollouts/${id}/cancel`, { method: 'POST' }),
       state: ({ id }) => rolloutState(id!),
       succeeds: 200,
     },

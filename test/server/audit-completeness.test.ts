@@ -48,7 +48,7 @@ describe.each(BACKENDS)('audit verify reports changes without their event (%s)',
     expect(await verify()).toMatchObject({ ok: true, missing: [], missingCount: 0 });
   });
 
-  it('a decommissioned router, a revoked token and an aborted rollout without their events', async () => {
+  it('a decommissioned router, a revoked token and a cancelled rollout without their events', async () => {
     const { routerId } = await controller.registry.registerHello(hello('complete:decommissioned'), 'test');
     expect((await api(`/v1/routers/${routerId}/decommission`, { method: 'POST' })).status).toBe(200);
     await deleteTailEvent('router.decommissioned', routerId);
@@ -68,8 +68,8 @@ describe.each(BACKENDS)('audit verify reports changes without their event (%s)',
       body: { profile: 'fleet', selector: { ids: [target] }, startAt: new Date(Date.now() + 3_600_000).toISOString() },
     });
     expect(rollout.status).toBe(201);
-    expect((await api(`/v1/rollouts/${rollout.body.id}/abort`, { method: 'POST' })).status).toBe(200);
-    await deleteTailEvent('rollout.aborted', rollout.body.id);
+    expect((await api(`/v1/rollouts/${rollout.body.id}/cancel`, { method: 'POST' })).status).toBe(200);
+    await deleteTailEvent('rollout.cancelled', rollout.body.id);
 
     const verdict = await verify();
     expect(verdict.ok).toBe(false);
@@ -79,7 +79,7 @@ describe.each(BACKENDS)('audit verify reports changes without their event (%s)',
       expect.arrayContaining([
         { kind: 'router', id: routerId, missingEvent: 'router.decommissioned' },
         { kind: 'api_token', id: token.id, missingEvent: 'api_token.revoked' },
-        { kind: 'rollout', id: rollout.body.id, missingEvent: 'rollout.aborted' },
+        { kind: 'rollout', id: rollout.body.id, missingEvent: 'rollout.cancelled' },
       ]),
     );
   });

@@ -7,7 +7,7 @@ import { createPgliteDatabase, type TestDatabase } from '../support/databases.js
 
 const repo = path.resolve(import.meta.dirname, '../..');
 
-describe('wrtfleet account: the first admin from the CLI', () => {
+describe('wrtfleet accounts: the first admin from the CLI', () => {
   let db: TestDatabase;
   let controller: Controller;
 
@@ -38,7 +38,7 @@ describe('wrtfleet account: the first admin from the CLI', () => {
 
   it('creates an admin with the password read from standard input, then it signs in; a short password is refused', async () => {
     const password = 'piped in, never argv';
-    const created = await cli(['account', 'create', 'first-admin', '--role', 'admin'], `${password}\n`);
+    const created = await cli(['accounts', 'create', 'first-admin', '--role', 'admin'], `${password}\n`);
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     expect(created.stdout).toContain('created account first-admin (admin)');
@@ -54,14 +54,14 @@ describe('wrtfleet account: the first admin from the CLI', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ kind: 'account', role: 'admin', actor: 'account:first-admin' });
 
-    const short = await cli(['account', 'create', 'second', '--role', 'read'], 'short\n');
+    const short = await cli(['accounts', 'create', 'second', '--role', 'read'], 'short\n');
     expect(short.code).toBe(1);
     expect(short.stderr).toContain('password');
-    const noRole = await cli(['account', 'create', 'third'], 'long enough password\n');
+    const noRole = await cli(['accounts', 'create', 'third'], 'long enough password\n');
     expect(noRole.code).toBe(2);
     expect(noRole.stderr).toContain('--role');
 
-    const listed = await cli(['account', 'ls', '--json'], '');
+    const listed = await cli(['accounts', 'ls', '--json'], '');
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout).items.map((a: { name: string }) => a.name)).toEqual(['first-admin']);
   });

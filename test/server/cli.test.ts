@@ -90,7 +90,7 @@ describe('the wrtfleet CLI against a live controller', () => {
     expect(preview.stdout).toMatch(/6 routers matched: \d+ would change, \d+ unchanged, 0 refused by the plan/);
     expect(preview.stdout).not.toContain('{');
     const rollout = await cli(
-      'rollout',
+      'rollouts',
       'create',
       '--profile',
       'home',
@@ -116,24 +116,28 @@ describe('the wrtfleet CLI against a live controller', () => {
     expect(events.some((e) => e.action === 'rollout.completed')).toBe(true);
   });
 
-  it('command check-drift --all --watch, a refused rollback, command status, routers re-enroll', async () => {
-    const check = await cli('command', 'check-drift', '--all', '--watch');
+  it('commands check_drift --all --watch, a refused rollback, commands status, routers re-enroll', async () => {
+    const check = await cli('commands', 'check_drift', '--all', '--watch');
+    expect(check.stderr).not.toMatch(/is now spelled/);
     expect(check.code, check.stderr).toBe(0);
     expect(check.stdout).toMatch(/\(check_drift\): completed, succeeded 6 failed 0 offline 0/);
     expect(check.stderr).toMatch(/100% 6\/6/);
-    const jobId = /^command (\S+): check-drift to 6 routers/m.exec(check.stdout)?.[1];
+    const jobId = /^command (\S+): check_drift to 6 routers/m.exec(check.stdout)?.[1];
     expect(jobId).toBeDefined();
-    const status = await cli('command', 'status', jobId!);
+    const status = await cli('commands', 'status', jobId!);
     expect(status.stdout.match(/^\S+\s+succeeded\b/gm)).toHaveLength(6);
-    expect((await cli('--json', 'command', 'ls')).stdout).toContain(jobId);
+    expect((await cli('--json', 'commands', 'ls')).stdout).toContain(jobId);
 
     const routers = JSON.parse((await cli('--json', 'routers', 'ls')).stdout).items as { id: string }[];
     // The rollout above was each router's first apply: nothing earlier to go back to.
+    // In 0.1's spellings (singular group, --id): still understood, with a warning for each.
     const rollback = await cli('command', 'rollback', '--id', routers[0]!.id);
     expect(rollback.code).toBe(1);
+    expect(rollback.stderr).toMatch(/"command" is now spelled "commands"/);
+    expect(rollback.stderr).toMatch(/"--id" is now spelled "--ids"/);
     expect(rollback.stderr).toMatch(/rollback refused: no earlier applied revision to roll back to/);
     // A selection reports the refusals per router and exits 3.
-    const many = await cli('command', 'rollback', '--all', '--watch');
+    const many = await cli('commands', 'rollback', '--all', '--watch');
     expect(many.code).toBe(3);
     expect(many.stdout.match(/refused\s+no earlier applied revision/g)).toHaveLength(6);
 
@@ -144,7 +148,11 @@ describe('the wrtfleet CLI against a live controller', () => {
     const audit = await cli('--json', 'audit', 'ls', '--router', routers[0]!.id);
     expect(audit.stdout).toContain('router.reenroll_requested');
     expect(audit.stdout).not.toContain(token);
-    expect((await cli('command', 'frobnicate', '--all')).code).toBe(2);
+    expect((await cli('commands', 'frobnicate', '--all')).code).toBe(2);
+    // The kebab-case verbs of 0.1 still run, with a warning.
+    const old = await cli('commands', 're-probe', '--ids', routers[0]!.id);
+    expect(old.code, old.stderr).toBe(0);
+    expect(old.stderr).toMatch(/"commands re-probe" is now spelled "commands reprobe"/);
   });
 
   it('plan preview --router prints the text the console shows, every decision with its reason', async () => {
@@ -159,8 +167,8 @@ describe('the wrtfleet CLI against a live controller', () => {
   });
 
   it('fails with exit code 2 on bad usage and 1 on an API error', async () => {
-    expect((await cli('rollout', 'frobnicate')).code).toBe(2);
-    expect((await cli('rollout', 'create', '--profile', 'home')).code).toBe(2);
+    expect((await cli('rollouts', 'frobnicate')).code).toBe(2);
+    expect((await cli('rollouts', 'create', '--profile', 'home')).code).toBe(2);
     const missing = await cli('routers', 'show', 'no-such-router');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/no router/);

@@ -4,7 +4,7 @@ import { startSimulatedFleet, stopFleet } from '../../agent/sim/simulated-fleet.
 import { defaultFixturesDir, fixtureModels } from '../../agent/sim/fixtures.js';
 import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';
 import type { Controller } from '../../server/controller.js';
-import { jobEvents, targetsOf, waitForJob } from '../support/command-jobs.js';
+import { jobEvents, targetsOf, waitForJob } from '../support/commands.js';
 import { authedFetch, eventually, startTestController } from '../support/controller.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
 
@@ -13,10 +13,10 @@ const FAST = { jitterWindowMs: 300, initialDelayMs: 50, maxDelayMs: 500 };
 
 /**
  * Two replicas on one PostgreSQL and one Redis, each holding the streams of half the fleet
- * (simulated routers over real gRPC; serial 001 on A, 002 on B): a command job started on either reaches every router,
+ * (simulated routers over real gRPC; serial 001 on A, 002 on B): a command started on either reaches every router,
  * and either replica reports its progress.
  */
-describe('command jobs across two replicas (PostgreSQL + BullMQ on Redis)', () => {
+describe('commands across two replicas (PostgreSQL + BullMQ on Redis)', () => {
   let db: TestDatabase;
   const replicas: { controller: Controller; token: string; api: ReturnType<typeof authedFetch> }[] = [];
   const fleets: SimulatedRouter[][] = [];
@@ -87,7 +87,7 @@ describe('command jobs across two replicas (PostgreSQL + BullMQ on Redis)', () =
     const onA = await a.controller.db.prisma.router.findFirstOrThrow({ where: { identity: { endsWith: ':001' } } });
     const created = await b.api<{ id: string }>(`/v1/routers/${onA.id}/commands`, {
       method: 'POST',
-      body: { kind: 're_probe' },
+      body: { kind: 'reprobe' },
     });
     expect(created.status).toBe(201);
     const done = await waitForJob(a.api, created.body.id, (j) => j.state === 'completed');

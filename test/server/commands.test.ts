@@ -11,9 +11,9 @@ import {
   DIAGNOSTIC_SECTION_MAX_BYTES,
   DIAGNOSTICS_MAX_BYTES,
 } from '../../core/bounded-text.js';
-import type { CommandJobView, CommandTargetView } from '../../server/commands/command-view.js';
+import type { CommandView, CommandTargetView } from '../../server/commands/command-view.js';
 import type { Controller } from '../../server/controller.js';
-import { jobEvents, targetsOf, waitForJob } from '../support/command-jobs.js';
+import { jobEvents, targetsOf, waitForJob } from '../support/commands.js';
 import { authedFetch, eventually, operatorApi, startTestController } from '../support/controller.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
 
@@ -22,11 +22,11 @@ const FAST = { jitterWindowMs: 300, initialDelayMs: 50, maxDelayMs: 500 };
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
 /**
- * Command jobs on the production shape: PostgreSQL, BullMQ on Redis, simulated routers over
+ * Commands on the production shape: PostgreSQL, BullMQ on Redis, simulated routers over
  * real gRPC (the routers are simulated above the contract: MIPS boxes cannot run here; their
  * diagnostics come from the captured fixture trees, their reboots drop the stream).
  */
-describe('command jobs to a simulated fleet over real gRPC (PostgreSQL + BullMQ on Redis)', () => {
+describe('commands to a simulated fleet over real gRPC (PostgreSQL + BullMQ on Redis)', () => {
   let db: TestDatabase;
   let controller: Controller;
   let admin: ReturnType<typeof authedFetch>;
@@ -51,7 +51,7 @@ describe('command jobs to a simulated fleet over real gRPC (PostgreSQL + BullMQ 
       token: adminToken,
       fetch: admin,
     } = await startTestController(db, { redisUrl: REDIS_URL, security: { insecureAgents: true } }));
-    expect(controller.jobs.kind).toBe('bullmq');
+    expect(controller.tasks.kind).toBe('bullmq');
     writer = await operatorApi(controller, ['write']);
     fleet = await startSimulatedFleet({
       controller: controller.grpcAddress,
@@ -74,7 +74,7 @@ describe('command jobs to a simulated fleet over real gRPC (PostgreSQL + BullMQ 
 
   it('check_drift on one router succeeds with the agent output; its creation and end are audited', async () => {
     const router = fleet[0]!;
-    const created = await writer<CommandJobView>(`/v1/routers/${idOf(router)}/commands`, {
+    const created = await writer<CommandView>(`/v1/routers/${idOf(router)}/commands`, {
       method: 'POST',
       body: { kind: 'check_drift' },
     });
@@ -97,18 +97,18 @@ describe('command jobs to a simulated fleet over real gRPC (PostgreSQL + BullMQ 
   it('a read token cannot start a command, a write token cannot reboot or detach, an admin can reboot (simulated: the stream drops and comes back)', async () => {
     const reader = await operatorApi(controller, ['read']);
     const id = idOf(fleet[1]!);
-    const read = await reader(`/v1/routers/${id}/commands`, { method: 'POST', body: { kind: 're_probe' } });
+    const read = await reader(`/v1/routers/${id}/commands`, { method: 'POST', body: { kind: 'reprobe' } });
     expect(read.status).toBe(403);
     expect(read.body.message).toMatch(/"write" scope/);
     expect(
-      (await reader('/v1/commands', { method: 'POST', body: { kind: 're_probe', selector: { all: true } } })).status,
+      (await reader('/v1/commands', { method: 'POST', body: { kind: 'reprobe', selector: { all: true } } })).status,
     ).toBe(403);
     for (const kind of ['reboot', 'detach']) {
       const denied = await writer(`/v1/routers/${id}/commands`, { method: 'POST', body: { kind } });
       expect(denied.status).toBe(403);
       expect(denied.body.message).toMatch(new RegExp(`a ${kind} command needs the "admin" scope`));
     }
-    expect(await controller.db.prisma.commandJob.count({ where: { kind: { in: ['reboot', 'detach'] } } })).toBe(0);
+    expect(await controller.db.prisma.command.count({ where: { kind: { in: ['reboot', 'detach'] } } })).toBe(0);
 
     const sessionsBefore = fleet[1]!.link.sessions;
     const reboot = await admin(`/v1/routers/${id}/commands`, { method: 'POST', body: { kind: 'reboot' } });
@@ -128,20 +128,20 @@ describe('command jobs to a simulated fleet over real gRPC (PostgreSQL + BullMQ 
     expect(badKind.body.details[0].path).toBe('/kind');
     const badTimeout = await writer('/v1/commands', {
       method: 'POST',
-      body: { kind: 're_probe', selector: { all: true }, timeoutSeconds: 0 },
+      body: { kind: 'reprobe', selector: { all: true }, timeoutSeconds: 0 },
     });
     expect(badTimeout.status).toBe(400);
     expect(badTimeout.body.details[0].path).toBe('/timeoutSeconds');
-    const noSelector = await writer('/v1/commands', { method: 'POST', body: { kind: 're_probe', selector: {} } });
+    const noSelector = await writer('/v1/commands', { method: 'POST', body: { kind: 'reprobe', selector: {} } });
     expect(noSelector.status).toBe(400);
     expect(noSelector.body.details[0].path).toBe('/selector');
     const nothing = await writer('/v1/commands', {
       method: 'POST',
-      body: { kind: 're_probe', selector: { soc: ['NOPE9999'] } },
+      body: { kind: 'reprobe', selector: { soc: ['NOPE9999'] } },
     });
     expect(nothing.status).toBe(400);
     expect(nothing.body.message).toMatch(/matches no router/);
-    expect((await writer('/v1/routers/no-such/commands', { method: 'POST', body: { kind: 're_probe' } })).status).toBe(
+    expect((await writer('/v1/routers/no-such/commands', { method: 'POST', body: { kind: 'reprobe' } })).status).toBe(
       404,
     );
     expect((await writer('/v1/commands/no-such')).status).toBe(404);
@@ -151,13 +151,13 @@ describe('command jobs to a simulated fleet over real gRPC (PostgreSQL + BullMQ 
     const rollback = await writer(`/v1/routers/${id}/commands`, { method: 'POST', body: { kind: 'rollback' } });
     expect(rollback.status).toBe(409);
     expect(rollback.body.message).toBe('rollback refused: nothing applied: nothing to roll back');
-    const reapply = await writer(`/v1/routers/${id}/commands`, { method: 'POST', body: { kind: 're_apply' } });
+    const reapply = await writer(`/v1/routers/${id}/commands`, { method: 'POST', body: { kind: 'reapply' } });
     expect(reapply.status).toBe(409);
     expect(reapply.body.message).toMatch(/nothing applied: no revision to re-apply/);
   });
 
   it('on a selection, routers the controller can refuse up front are refused with the reason, never dropped', async () => {
-    const created = await writer<CommandJobView>('/v1/commands', {
+    const created = await writer<CommandView>('/v1/commands', {
       method: 'POST',
       body: { kind: 'rollback', selector: { all: true } },
     });
@@ -178,9 +178,9 @@ describe('command jobs to a simulated fleet over real gRPC (PostgreSQL + BullMQ 
       10_000,
       'the stopped router offline',
     );
-    const created = await writer<CommandJobView>('/v1/commands', {
+    const created = await writer<CommandView>('/v1/commands', {
       method: 'POST',
-      body: { kind: 're_probe', selector: { all: true }, deadlineSeconds: 120, maxInFlight: 2 },
+      body: { kind: 'reprobe', selector: { all: true }, deadlineSeconds: 120, maxInFlight: 2 },
     });
     expect(created.status).toBe(201);
     const watching = jobEvents(controller.httpUrl, adminToken, created.body.id);
@@ -231,7 +231,7 @@ describe('command jobs to a simulated fleet over real gRPC (PostgreSQL + BullMQ 
         (f.data as CommandTargetView).state === 'failed',
     );
     expect((failedFrame!.data as CommandTargetView).reason).toBe('simulated failure of KIND_REPROBE');
-    const progress = frames.filter((f) => f.event === 'progress').map((f) => f.data as CommandJobView);
+    const progress = frames.filter((f) => f.event === 'progress').map((f) => f.data as CommandView);
     expect(progress.at(-1)).toMatchObject({ state: 'completed', finished: 6, total: 6 });
     expect(progress.map((p) => p.finished)).toEqual([...progress.map((p) => p.finished)].sort((a, b) => a - b));
     expect(frames.at(-1)).toEqual({ event: 'end', data: { state: 'completed' } });
@@ -240,12 +240,12 @@ describe('command jobs to a simulated fleet over real gRPC (PostgreSQL + BullMQ 
 
   it('cancel mid-job: queued routers become cancelled, the one with the command times out; cancel again is a 409', async () => {
     for (const r of [...fleet, ...extra]) silent.add(identity(r));
-    const created = await writer<CommandJobView>('/v1/commands', {
+    const created = await writer<CommandView>('/v1/commands', {
       method: 'POST',
       body: { kind: 'check_drift', selector: { all: true }, maxInFlight: 1, timeoutSeconds: 2 },
     });
     await waitForJob(writer, created.body.id, (j) => j.counts.sent === 1);
-    const cancelled = await writer<CommandJobView>(`/v1/commands/${created.body.id}/cancel`, { method: 'POST' });
+    const cancelled = await writer<CommandView>(`/v1/commands/${created.body.id}/cancel`, { method: 'POST' });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({ state: 'cancelled', cancelledBy: 'token:alice' });
     expect(cancelled.body.counts).toMatchObject({ cancelled: 5, sent: 1, queued: 0 });
@@ -257,7 +257,7 @@ describe('command jobs to a simulated fleet over real gRPC (PostgreSQL + BullMQ 
     expect((await targetsOf(writer, created.body.id, '&state=timed_out')).size).toBe(1);
     const again = await writer(`/v1/commands/${created.body.id}/cancel`, { method: 'POST' });
     expect(again.status).toBe(409);
-    expect(again.body.message).toMatch(/the command job is cancelled/);
+    expect(again.body.message).toMatch(/the command is cancelled/);
     const audit = (await admin(`/v1/audit?command=${created.body.id}`)).body.items;
     expect(audit.map((e: { action: string }) => e.action)).toEqual(['command.created', 'command.cancelled']);
     expect(audit[1].after.counts).toMatchObject({ cancelled: 5, sent: 1 });
@@ -266,7 +266,7 @@ describe('command jobs to a simulated fleet over real gRPC (PostgreSQL + BullMQ 
 
   it('diagnostics: a bundle from the fixture captures; a router with huge logs is held to the bounds (simulated)', async () => {
     const router = fleet[4]!;
-    const created = await writer<CommandJobView>(`/v1/routers/${idOf(router)}/commands`, {
+    const created = await writer<CommandView>(`/v1/routers/${idOf(router)}/commands`, {
       method: 'POST',
       body: { kind: 'diagnostics' },
     });
@@ -311,7 +311,7 @@ describe('command jobs to a simulated fleet over real gRPC (PostgreSQL + BullMQ 
         10_000,
         'the noisy router registered',
       );
-      const job = await writer<CommandJobView>(`/v1/routers/${noisyId}/commands`, {
+      const job = await writer<CommandView>(`/v1/routers/${noisyId}/commands`, {
         method: 'POST',
         body: { kind: 'diagnostics' },
       });
@@ -338,17 +338,17 @@ describe('command jobs to a simulated fleet over real gRPC (PostgreSQL + BullMQ 
     const first = await writer('/v1/commands?limit=2');
     expect(first.status).toBe(200);
     expect(first.body.items).toHaveLength(2);
-    const all: CommandJobView[] = [...first.body.items];
+    const all: CommandView[] = [...first.body.items];
     let cursor = first.body.nextCursor;
     while (cursor) {
       const page = await writer(`/v1/commands?limit=2&cursor=${cursor}`);
       all.push(...page.body.items);
       cursor = page.body.nextCursor;
     }
-    const stored = await controller.db.prisma.commandJob.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+    const stored = await controller.db.prisma.command.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
     expect(all.map((j) => j.id)).toEqual(stored.map((j) => j.id));
     const diag = await writer('/v1/commands?kind=diagnostics');
-    expect(diag.body.items.every((j: CommandJobView) => j.kind === 'diagnostics')).toBe(true);
+    expect(diag.body.items.every((j: CommandView) => j.kind === 'diagnostics')).toBe(true);
     expect(diag.body.items.length).toBe(2);
     const verdict = await admin('/v1/audit/verify');
     expect(verdict.body).toMatchObject({ ok: true, missingCount: 0 });

@@ -59,7 +59,7 @@ describe.each(BACKENDS)('the fleet table API (%s)', (_name, createDatabase) => {
         status: (['online', 'offline', 'never_seen'] as const)[i % 3],
         soc: SOCS[i % 4],
         model: MODELS[i % 3],
-        openwrtVersion: RELEASES[i % 4],
+        openwrtRelease: RELEASES[i % 4],
         placement: i % 5 === 0 ? 'proxy' : 'on_router',
         tags: i % 2 ? ['site:ams', ...(i % 3 === 0 ? ['group:canary'] : [])] : ['site:lyon'],
         lastApplyStatus: i % 7 === 0 ? 'failed' : i % 7 === 1 ? 'rolled_back' : i % 2 ? 'applied' : null,
@@ -89,8 +89,8 @@ describe.each(BACKENDS)('the fleet table API (%s)', (_name, createDatabase) => {
     await check('status=offline', (r) => r.status === 'offline');
     await check('soc=mt7986', (r) => r.soc === 'MT7986');
     await check('model=archer%20c7', (r) => r.model === 'Archer C7');
-    await check('release=23.05', (r) => !!r.openwrt?.version.startsWith('23.05.'));
-    await check('release=24.10.0', (r) => r.openwrt?.version === '24.10.0');
+    await check('release=23.05', (r) => !!r.openwrt?.release.startsWith('23.05.'));
+    await check('release=24.10.0', (r) => r.openwrt?.release === '24.10.0');
     await check('placement=proxy', (r) => r.placement === 'proxy');
     await check(
       'revisionState=pending',
@@ -154,7 +154,7 @@ describe.each(BACKENDS)('the fleet table API (%s)', (_name, createDatabase) => {
         status: r.status,
         soc: r.soc,
         model: r.model,
-        release: r.openwrt?.version ?? null,
+        release: r.openwrt?.release ?? null,
         lastSeen: r.lastSeenAt,
         created: r.createdAt,
       })[key] ?? null;

@@ -3,8 +3,8 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configFromEnv, ConfigError } from '../../server/config.js';
-import { BullMqJobRunner } from '../../server/jobs/bullmq-runner.js';
-import { RedisFleetBus } from '../../server/jobs/redis-fleet-bus.js';
+import { BullMqTaskQueue } from '../../server/cluster/bullmq-task-queue.js';
+import { RedisFleetBus } from '../../server/cluster/redis-fleet-bus.js';
 import { eventually } from '../support/controller.js';
 
 const REDIS_URL = process.env.WRTFLEET_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -34,7 +34,7 @@ describe('the Redis prefix of an installation', () => {
   });
 
   it('puts every BullMQ key under the prefix', async () => {
-    const runner = new BullMqJobRunner(REDIS_URL, log, { prefix: one });
+    const runner = new BullMqTaskQueue(REDIS_URL, log, { prefix: one });
     closers.push(() => runner.close());
     await runner.queue.add('probe', {});
     const redis = new Redis(REDIS_URL);

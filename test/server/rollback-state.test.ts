@@ -3,7 +3,7 @@ import { startSimulatedFleet, stopFleet } from '../../agent/sim/simulated-fleet.
 import { defaultFixturesDir, fixtureModels } from '../../agent/sim/fixtures.js';
 import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';
 import type { Controller } from '../../server/controller.js';
-import { waitForJob } from '../support/command-jobs.js';
+import { waitForJob } from '../support/commands.js';
 import { authedFetch, eventually, startTestController } from '../support/controller.js';
 import { createPgliteDatabase, type TestDatabase } from '../support/databases.js';
 

@@ -84,7 +84,7 @@ describe.each(BACKENDS)('claiming a rollout batch on %s', (_name, create) => {
       expect(desired.get(id)).toMatchObject({ desiredRevisionId: revision.id, desiredRolloutId: rollout.id });
     expect(desired.get(gone.id)).toMatchObject({ desiredRevisionId: null, desiredRolloutId: null });
 
-    // Claimed once: a second advance finds nothing pending and claims nothing.
+    // Claimed once: a second advance finds nothing queued and claims nothing.
     expect(await claimBatch(prisma, batch)).toEqual({ sent: [], skipped: [] });
 
     // The batch only waits for results while the rollout runs, something is sent, nothing is
@@ -100,11 +100,11 @@ describe.each(BACKENDS)('claiming a rollout batch on %s', (_name, create) => {
     expect(await waiting(now + 61_000)).toBe(false); // the oldest sent is overdue
     await prisma.rolloutTarget.update({
       where: { rolloutId_routerId: { rolloutId: rollout.id, routerId: fresh.id } },
-      data: { state: 'pending' },
+      data: { state: 'queued' },
     });
-    expect(await waiting(now)).toBe(false); // a target of the batch is pending
+    expect(await waiting(now)).toBe(false); // a target of the batch is queued
     await prisma.rolloutTarget.updateMany({
-      where: { rolloutId: rollout.id, state: { in: ['sent', 'pending'] } },
+      where: { rolloutId: rollout.id, state: { in: ['sent', 'queued'] } },
       data: { state: 'applied' },
     });
     expect(await waiting(now)).toBe(false); // nothing in flight: the batch is to be judged

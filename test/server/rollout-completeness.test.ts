@@ -22,7 +22,7 @@ describe('a rollout is completed only when every target has an outcome (PostgreS
     db = await createPostgresDatabase();
     // Long heartbeats: the rows stand for routers that stay online for the whole test.
     ({ controller } = await startTestController(db, { redisUrl: REDIS_URL, heartbeatIntervalSeconds: 60 }));
-    expect(controller.jobs.kind).toBe('bullmq');
+    expect(controller.tasks.kind).toBe('bullmq');
     await controller.profiles.save('fleet', { l3Rewrite: { ttl: { value: 65 } } }, undefined, ACTOR);
   });
 
@@ -77,7 +77,7 @@ describe('a rollout is completed only when every target has an outcome (PostgreS
   async function expectEveryTargetFinished(rolloutId: string, routers: number) {
     const targets = await prisma().rolloutTarget.findMany({ where: { rolloutId } });
     expect(targets).toHaveLength(routers);
-    const unfinished = targets.filter((t) => t.state === 'pending' || t.state === 'sent');
+    const unfinished = targets.filter((t) => t.state === 'queued' || t.state === 'sent');
     expect(unfinished.length, `unfinished targets in batches ${[...new Set(unfinished.map((t) => t.batch))]}`).toBe(0);
     expect(targets.filter((t) => t.state === 'skipped' && !t.error)).toEqual([]);
     const batches = Math.max(...targets.map((t) => t.batch)) + 1;
@@ -127,7 +127,7 @@ describe('a rollout is completed only when every target has an outcome (PostgreS
       const done = await driveToEnd(created.id);
       expect(done.state).toBe('completed');
       const offline = Math.floor(routers / 10);
-      expect(done.counts).toMatchObject({ pending: 0, sent: 0, applied: routers - offline, skipped: offline });
+      expect(done.counts).toMatchObject({ queued: 0, sent: 0, applied: routers - offline, skipped: offline });
       await expectEveryTargetFinished(created.id, routers);
     }, 180_000);
   }
@@ -153,8 +153,8 @@ describe('a rollout is completed only when every target has an outcome (PostgreS
     });
     const done = await driveToEnd(rollout.id, true);
     expect(done.state).toBe('completed');
-    expect(done.counts).toMatchObject({ pending: 0, sent: 0, applied: 27, skipped: 3 });
+    expect(done.counts).toMatchObject({ queued: 0, sent: 0, applied: 27, skipped: 3 });
     const targets = await prisma().rolloutTarget.findMany({ where: { rolloutId: rollout.id } });
-    expect(targets.filter((t) => t.state === 'pending' || t.state === 'sent')).toEqual([]);
+    expect(targets.filter((t) => t.state === 'queued' || t.state === 'sent')).toEqual([]);
   });
 });

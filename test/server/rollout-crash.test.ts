@@ -82,7 +82,7 @@ describe('a controller killed mid-rollout (SIGKILL, PostgreSQL + BullMQ)', () =>
         45_000,
         'rollout completed after the restart',
       );
-      expect(done.counts).toMatchObject({ applied: 12, failed: 0, sent: 0, pending: 0, skipped: 0 });
+      expect(done.counts).toMatchObject({ applied: 12, failed: 0, sent: 0, queued: 0, skipped: 0 });
       const routers = (await api('/v1/routers?limit=100')).body.items;
       expect(routers.every((r: RouterSummary) => r.appliedRevision?.revision === 1 && r.status === 'online')).toBe(
         true,

@@ -3,7 +3,7 @@ import { startSimulatedFleet, stopFleet } from '../../agent/sim/simulated-fleet.
 import { defaultFixturesDir, fixtureModels } from '../../agent/sim/fixtures.js';
 import type { SimulatedRouter } from '../../agent/sim/simulated-router.js';
 import type { Controller } from '../../server/controller.js';
-import type { FleetBus } from '../../server/jobs/fleet-bus.js';
+import type { FleetBus } from '../../server/cluster/fleet-bus.js';
 import { createPgliteDatabase, type TestDatabase } from '../support/databases.js';
 import { authedFetch, eventually, startTestController } from '../support/controller.js';
 import { rolloutFinished } from '../support/rollout-scenario.js';

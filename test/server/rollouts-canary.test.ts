@@ -176,9 +176,9 @@ describe('rollouts: refused routers, abort, soak and promote (embedded default, 
     const qca = ofSoc('QCA9558');
     for (const r of qca) expect((await desiredOf(r.id)).desiredRolloutId).toBe(rollout.id);
 
-    const aborted = await api<RolloutView>(`/v1/rollouts/${rollout.id}/abort`, { method: 'POST' });
+    const aborted = await api<RolloutView>(`/v1/rollouts/${rollout.id}/cancel`, { method: 'POST' });
     expect(aborted.status).toBe(200);
-    expect(aborted.body).toMatchObject({ state: 'aborted', pauseReason: null });
+    expect(aborted.body).toMatchObject({ state: 'cancelled', pauseReason: null });
     // The failed ones are back on "base", desired revision and assignment both; the others keep "hw".
     for (const r of qca) expect(await desiredOf(r.id), r.identity).toEqual(before.get(r.id));
     for (const r of routers.filter((x) => x.soc !== 'QCA9558'))
@@ -195,9 +195,9 @@ describe('rollouts: refused routers, abort, soak and promote (embedded default, 
         target: 'failed',
       });
     }
-    const abortEvent = (await api<{ items: AuditItem[] }>(`/v1/audit?rollout=${rollout.id}&action=rollout.aborted`))
+    const abortEvent = (await api<{ items: AuditItem[] }>(`/v1/audit?rollout=${rollout.id}&action=rollout.cancelled`))
       .body.items[0]!;
-    expect(abortEvent.after).toMatchObject({ state: 'aborted', released: 4 });
+    expect(abortEvent.after).toMatchObject({ state: 'cancelled', released: 4 });
   });
 
   it('soaks after the canary before the next batch, then goes on when the gates pass', async () => {
@@ -210,7 +210,7 @@ describe('rollouts: refused routers, abort, soak and promote (embedded default, 
       strategy: { canary: 1, batchSize: 3, soakSeconds: SOAK },
     });
     const soaking = await waitFor(rollout.id, 'soaking');
-    expect(soaking.counts).toMatchObject({ applied: 1, pending: 3 });
+    expect(soaking.counts).toMatchObject({ applied: 1, queued: 3 });
     expect(Date.parse(soaking.soakUntil!) - Date.now()).toBeGreaterThan((SOAK - 3) * 1000);
     // Halfway through the soak, still nothing sent to the next batch.
     await new Promise((r) => setTimeout(r, (SOAK * 1000) / 2));
@@ -233,7 +233,7 @@ describe('rollouts: refused routers, abort, soak and promote (embedded default, 
     expect((early.body as { message: string }).message).toMatch(/can only be promoted from awaiting_approval/);
     const waiting = await waitFor(rollout.id, 'awaiting_approval', 40_000);
     expect(waiting).toMatchObject({ currentBatch: 1, soakUntil: null });
-    expect(waiting.counts).toMatchObject({ applied: 1, pending: 3, sent: 0 });
+    expect(waiting.counts).toMatchObject({ applied: 1, queued: 3, sent: 0 });
     // It stays there.
     await new Promise((r) => setTimeout(r, 2_500));
     expect((await view(rollout.id)).state).toBe('awaiting_approval');
@@ -272,7 +272,7 @@ describe('rollouts: refused routers, abort, soak and promote (embedded default, 
           `^health gate failed: 1 of 1 routers of the first batch sent no telemetry during the ${SOAK} s soak`,
         ),
       );
-      expect(paused.counts).toMatchObject({ applied: 1, pending: 3 });
+      expect(paused.counts).toMatchObject({ applied: 1, queued: 3 });
       const resumed = await api<RolloutView>(`/v1/rollouts/${rollout.id}/resume`, { method: 'POST' });
       expect(resumed.body).toMatchObject({ state: 'running', pauseGate: null, pauseReason: null });
       const done = await waitFor(rollout.id, 'completed', 15_000);
@@ -306,7 +306,7 @@ describe('rollouts: refused routers, abort, soak and promote (embedded default, 
     const event = (await api<{ items: AuditItem[] }>(`/v1/audit?rollout=${rollout.id}&action=rollout.paused`)).body
       .items[0]!;
     expect(event).toMatchObject({ actor: 'system', after: { gate: 'drift', batch: 0 } });
-    await api(`/v1/rollouts/${rollout.id}/abort`, { method: 'POST' });
+    await api(`/v1/rollouts/${rollout.id}/cancel`, { method: 'POST' });
   }, 60_000);
 
   /** The CLI's bin, as cli.test.ts runs it: exit code and output. */
@@ -325,10 +325,12 @@ describe('rollouts: refused routers, abort, soak and promote (embedded default, 
   };
 
   it('the CLI: soak and promote flags, the time left, `rollout promote`, and leaving refused routers out', async () => {
-    expect((await cli('rollout', 'create', '--profile', 'soak', '--soc', 'MT7986', '--promote', 'later')).code).toBe(2);
+    expect((await cli('rollouts', 'create', '--profile', 'soak', '--soc', 'MT7986', '--promote', 'later')).code).toBe(
+      2,
+    );
     await save('soak', { l3Rewrite: { ttl: { value: 74 } } });
     const created = await cli(
-      'rollout',
+      'rollouts',
       'create',
       '--profile',
       'soak',
@@ -348,14 +350,14 @@ describe('rollouts: refused routers, abort, soak and promote (embedded default, 
     const rollout = JSON.parse(created.stdout) as RolloutView;
     expect(rollout.strategy).toMatchObject({ soakSeconds: SOAK, promote: 'manual' });
     await waitFor(rollout.id, 'soaking');
-    expect((await cli('rollout', 'status', rollout.id)).stdout).toMatch(/ soaking \(\d+ s left\)/);
+    expect((await cli('rollouts', 'status', rollout.id)).stdout).toMatch(/ soaking \(\d+ s left\)/);
     await waitFor(rollout.id, 'awaiting_approval', 40_000);
-    const promoted = await cli('rollout', 'promote', rollout.id);
+    const promoted = await cli('rollouts', 'promote', rollout.id);
     expect(promoted).toMatchObject({ code: 0, stdout: `rollout ${rollout.id}: running\n` });
     expect((await waitFor(rollout.id, 'completed')).counts).toMatchObject({ applied: 4 });
 
     const leftOut = await cli(
-      'rollout',
+      'rollouts',
       'create',
       '--profile',
       'hw',

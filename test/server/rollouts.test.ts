@@ -35,7 +35,7 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
       token,
       fetch: api,
     } = await startTestController(db, { redisUrl: REDIS_URL, security: { insecureAgents: true } }));
-    expect(controller.jobs.kind).toBe('bullmq');
+    expect(controller.tasks.kind).toBe('bullmq');
     const roots = await fixtureModels(defaultFixturesDir());
     fleet = await startSimulatedFleet({
       controller: controller.grpcAddress,
@@ -185,7 +185,7 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
     expect(progress.at(-1).state).toBe('completed');
     expect(frames.at(-1)).toMatch(/^event: end/);
     const done = await waitFor(created.body.id, 'completed');
-    expect(done.counts).toMatchObject({ applied: 12, failed: 0, pending: 0, sent: 0 });
+    expect(done.counts).toMatchObject({ applied: 12, failed: 0, queued: 0, sent: 0 });
     const revision = done.revision;
     await eventually(
       async () => fleet.every((r) => r.applied?.revision === revision && !r.applied?.pendingConfirm),
@@ -218,7 +218,7 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
     const paused = await waitFor(created.body.id, 'paused');
     expect(paused.counts.failed).toBe(2);
     expect(paused.pauseReason).toMatch(/2 of 2 routers failed/);
-    expect(paused.counts.pending).toBe(10);
+    expect(paused.counts.queued).toBe(10);
     failing.clear();
     const resumed = await api(`/v1/rollouts/${created.body.id}/resume`, { method: 'POST' });
     expect(resumed.status).toBe(200);
@@ -232,8 +232,8 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
       body: { profile: 'home', selector: { all: true }, startAt: new Date(Date.now() + 3_600_000).toISOString() },
     });
     expect(later.body.state).toBe('scheduled');
-    const aborted = await api(`/v1/rollouts/${later.body.id}/abort`, { method: 'POST' });
-    expect(aborted.body.state).toBe('aborted');
+    const aborted = await api(`/v1/rollouts/${later.body.id}/cancel`, { method: 'POST' });
+    expect(aborted.body.state).toBe('cancelled');
     expect(aborted.body.counts.skipped).toBe(12);
     const actions = (await api(`/v1/audit?rollout=${created.body.id}`)).body.items.map((e: AuditEventView) => e.action);
     expect(actions).toEqual(
@@ -265,7 +265,9 @@ describe('rollouts to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
         state: 'failed',
         error: 'no apply result within 5 s',
       });
-      await api(`/v1/rollouts/${created.body.id}/abort`, { method: 'POST' });
+      // `abort`, cancel's spelling of 0.1, still works until 0.3.
+      const cancelled = await api(`/v1/rollouts/${created.body.id}/abort`, { method: 'POST' });
+      expect(cancelled.body.state).toBe('cancelled');
     } finally {
       silent.clear();
     }

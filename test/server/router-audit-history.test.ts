@@ -1,6 +1,6 @@
 /**
  * A router's audit history answers "who rolled this router back, and why?": `GET /v1/audit?router=`
- * holds the router's own events and those of the command jobs and rollouts that targeted it
+ * holds the router's own events and those of the commands and rollouts that targeted it
  * (each keeping its own target), pages by keyset both ways without a gap or a repeat, and the
  * export streams exactly the same events. Each page names its targets (`targetName`).
  */
@@ -91,7 +91,7 @@ describe('REST: a router audit history includes the commands and rollouts that t
     parisRollout = await rollout([paris]);
     rollbackJob = await command('rollback', [lyon]);
     bothJob = await command('check_drift', [lyon, paris]);
-    parisJob = await command('re_probe', [paris]);
+    parisJob = await command('reprobe', [paris]);
     // An event of the router itself after them all.
     await controller.registry.recordDrift(lyon, { profile: 'ttl64-office', revision: 2, differences: [] });
   });

@@ -35,7 +35,7 @@ describe.each(BACKENDS)('GET /v1/routers items equal the single-router view (%s)
         arch: 'mipsel_24kc',
         endian: 'little',
         kernel: '6.6.73',
-        openwrtVersion: '24.10.0',
+        openwrtRelease: '24.10.0',
         openwrtTarget: 'ramips/mt7621',
         model: 'Xiaomi "AX" \\ 3000',
         agentVersion: '0.1.0',
@@ -62,12 +62,12 @@ describe.each(BACKENDS)('GET /v1/routers items equal the single-router view (%s)
       data: {
         name: 'bare',
         identity: 'test:bare',
-        openwrtVersion: '',
+        openwrtRelease: '',
         createdAt: new Date('2026-01-02T03:04:05.679Z'),
       },
     });
     await prisma.router.create({
-      data: { name: 'no-target', identity: 'test:no-target', openwrtVersion: '23.05.5', tags: [] },
+      data: { name: 'no-target', identity: 'test:no-target', openwrtRelease: '23.05.5', tags: [] },
     });
   });
 

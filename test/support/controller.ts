@@ -26,7 +26,7 @@ export function testConfig(db: TestDatabase, overrides: Partial<ControllerConfig
     console: { buildWhenMissing: false },
     // One installation per test database on the shared Redis: replicas of one database share
     // their bus and queues, while other tests (or another checkout's run at the same time)
-    // never see them, nor jobs a killed run left in Redis.
+    // never see them, nor tasks a killed run left in Redis.
     redisPrefix: `wf-test-${createHash('sha256')
       .update(db.databaseUrl ?? db.dataDir)
       .digest('hex')

@@ -22,7 +22,7 @@ describe("the audit page's filters", () => {
     expect(filtersFromSearch(search)).toEqual(filters);
   });
 
-  it('carry a command job, as the command page links to its events', () => {
+  it('carry a command, as the command page links to its events', () => {
     const filters = filtersFromSearch(new URLSearchParams('command=j1'));
     expect(filters).toEqual({ command: 'j1' });
     expect(apiQueryOf(filters)).toEqual({ command: 'j1' });

@@ -26,7 +26,7 @@ describe("how the audit timeline names an event's subject", () => {
     expect(auditTargetOf({ targetType: 'router', targetId: router }).label).toBe(`router ${router}`);
   });
 
-  it('links command jobs, rollouts and onboarding jobs to their pages', () => {
+  it('links commands, rollouts and onboarding jobs to their pages', () => {
     expect(auditTargetOf({ targetType: 'command_job', targetId: 'j1', targetName: 'rollback on lyon-1' })).toEqual({
       label: 'command_job rollback on lyon-1',
       path: '/commands/j1',

@@ -18,7 +18,7 @@ describe("the fleet table's state in the URL", () => {
     expect(
       view(
         'q=ams&status=online&soc=MT7621&model=AX3000&release=23.05&placement=proxy&revisionState=pending' +
-          '&drift=drifted&applyResult=failed&tag=site:ams,group:canary&tag=x&sort=-lastSeen&cursor=abc',
+          '&drift=drifted&applyResult=failed&tags=site:ams,group:canary&tag=x&sort=-lastSeen&cursor=abc',
       ),
     ).toEqual({
       filter: {
@@ -31,7 +31,7 @@ describe("the fleet table's state in the URL", () => {
         revisionState: 'pending',
         drift: 'drifted',
         applyResult: 'failed',
-        tag: ['site:ams', 'group:canary', 'x'],
+        tags: ['site:ams', 'group:canary', 'x'],
       },
       sort: { column: 'lastSeen', descending: true },
       cursor: 'abc',
@@ -39,13 +39,13 @@ describe("the fleet table's state in the URL", () => {
   });
 
   it('leaves out what a link cannot mean: unknown choices, sorts, empty values', () => {
-    expect(view('status=sleeping&sort=colour&soc=&drift=maybe&placement=moon&tag=,,')).toEqual({ filter: {} });
+    expect(view('status=sleeping&sort=colour&soc=&drift=maybe&placement=moon&tags=,,')).toEqual({ filter: {} });
   });
 
   it('writes the same link for the same view, in a stable order', () => {
     const v: FleetView = { filter: { soc: 'MT7621', q: 'lab' }, sort: { column: 'name', descending: false } };
     expect(searchOfView(v).toString()).toBe('q=lab&soc=MT7621&sort=name');
-    expect(searchOfView({ filter: { tag: ['a', 'b'] } }).toString()).toBe('tag=a%2Cb');
+    expect(searchOfView({ filter: { tags: ['a', 'b'] } }).toString()).toBe('tags=a%2Cb');
   });
 
   it('round-trips any view through its query string', () => {
@@ -59,7 +59,7 @@ describe("the fleet table's state in the URL", () => {
         status: fc.constantFrom('online' as const, 'offline' as const, 'never_seen' as const),
         drift: fc.constantFrom('drifted' as const, 'clean' as const, 'unreported' as const),
         applyResult: fc.constantFrom('applied' as const, 'failed' as const, 'none' as const),
-        tag: fc.uniqueArray(text, { minLength: 1, maxLength: 4 }),
+        tags: fc.uniqueArray(text, { minLength: 1, maxLength: 4 }),
       },
       { requiredKeys: [] },
     );
@@ -82,7 +82,7 @@ describe("the fleet table's state in the URL", () => {
       filter: { status: 'online' },
       sort: { column: 'name', descending: true },
     });
-    expect(withFilter(v, { tag: [] }).cursor).toBeUndefined();
+    expect(withFilter(v, { tags: [] }).cursor).toBeUndefined();
   });
 
   it('clicking a column sorts ascending, then descending, and goes back to the first page', () => {
@@ -93,14 +93,14 @@ describe("the fleet table's state in the URL", () => {
   });
 
   it("becomes the API's query: filters, limit, sort and cursor", () => {
-    expect(apiListQuery(view('soc=MT7621&tag=a,b&sort=-name&cursor=c1'), 50)).toEqual({
+    expect(apiListQuery(view('soc=MT7621&tags=a,b&sort=-name&cursor=c1'), 50)).toEqual({
       soc: 'MT7621',
-      tag: ['a', 'b'],
+      tags: ['a', 'b'],
       limit: 50,
       sort: '-name',
       cursor: 'c1',
     });
-    expect(apiFilter({ soc: '', tag: [], q: 'x' })).toEqual({ q: 'x' });
+    expect(apiFilter({ soc: '', tags: [], q: 'x' })).toEqual({ q: 'x' });
     expect(activeFilterCount(view('soc=a&q=b&sort=name').filter)).toBe(2);
   });
 });

@@ -12,7 +12,7 @@ const t = (routerId: string, batch: number, state: string): TargetRow => ({
 describe("a rollout's targets grouped by batch", () => {
   it('labels the canary, counts each state and says which batches are done, running or waiting', () => {
     const batches = batchesOf(
-      [t('a', 0, 'applied'), t('b', 1, 'sent'), t('c', 1, 'failed'), t('d', 2, 'pending'), t('e', 2, 'pending')],
+      [t('a', 0, 'applied'), t('b', 1, 'sent'), t('c', 1, 'failed'), t('d', 2, 'queued'), t('e', 2, 'queued')],
       3,
       1,
     );
@@ -21,7 +21,7 @@ describe("a rollout's targets grouped by batch", () => {
       ['batch 1', 'running', 2],
       ['batch 2', 'waiting', 2],
     ]);
-    expect(batches[1]!.counts).toEqual({ pending: 0, sent: 1, applied: 0, failed: 1, rolled_back: 0, skipped: 0 });
+    expect(batches[1]!.counts).toEqual({ queued: 0, sent: 1, applied: 0, failed: 1, rolled_back: 0, skipped: 0 });
   });
 
   it('numbers batches from 1 without a canary, and ignores targets outside the batch count', () => {

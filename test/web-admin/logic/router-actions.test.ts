@@ -9,8 +9,8 @@ describe("the router page's actions", () => {
     expect(actionsFor(as(['read']), false)).toEqual([]);
     expect(actionsFor(as(['write']), false).map((a) => a.id)).toEqual([
       'check_drift',
-      're_probe',
-      're_apply',
+      'reprobe',
+      'reapply',
       'rollback',
     ]);
     expect(actionsFor(as(['admin']), false).map((a) => a.id)).toEqual(ROUTER_ACTIONS.map((a) => a.id));

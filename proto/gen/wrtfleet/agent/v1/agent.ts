@@ -205,7 +205,8 @@ export interface Facts_PackagesEntry {
 }
 
 export interface OpenWrtRelease {
-  version: string;
+  /** "23.05.3", "SNAPSHOT" (renamed from `version`: the field number, and so the wire, is unchanged). */
+  release: string;
   target: string;
   revision: string;
   arch: string;
@@ -584,7 +585,7 @@ export interface ConfirmApply {
 export interface Command {
   kind: Command_Kind;
   /**
-   * The controller's id for this command (its command job), echoed in
+   * The controller's id for this command (its Command), echoed in
    * CommandResult.command_id. At most 64 characters.
    */
   commandId: string;
@@ -1766,13 +1767,13 @@ export const Facts_PackagesEntry: MessageFns<Facts_PackagesEntry> = {
 };
 
 function createBaseOpenWrtRelease(): OpenWrtRelease {
-  return { version: "", target: "", revision: "", arch: "" };
+  return { release: "", target: "", revision: "", arch: "" };
 }
 
 export const OpenWrtRelease: MessageFns<OpenWrtRelease> = {
   encode(message: OpenWrtRelease, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.version !== "") {
-      writer.uint32(10).string(message.version);
+    if (message.release !== "") {
+      writer.uint32(10).string(message.release);
     }
     if (message.target !== "") {
       writer.uint32(18).string(message.target);
@@ -1804,7 +1805,7 @@ export const OpenWrtRelease: MessageFns<OpenWrtRelease> = {
               break;
             }
 
-            message.version = reader.string();
+            message.release = reader.string();
             continue;
           }
           case 2: {
@@ -1845,7 +1846,7 @@ export const OpenWrtRelease: MessageFns<OpenWrtRelease> = {
 
   fromJSON(object: any): OpenWrtRelease {
     return {
-      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      release: isSet(object.release) ? globalThis.String(object.release) : "",
       target: isSet(object.target) ? globalThis.String(object.target) : "",
       revision: isSet(object.revision) ? globalThis.String(object.revision) : "",
       arch: isSet(object.arch) ? globalThis.String(object.arch) : "",
@@ -1854,8 +1855,8 @@ export const OpenWrtRelease: MessageFns<OpenWrtRelease> = {
 
   toJSON(message: OpenWrtRelease): unknown {
     const obj: any = {};
-    if (message.version !== "") {
-      obj.version = message.version;
+    if (message.release !== "") {
+      obj.release = message.release;
     }
     if (message.target !== "") {
       obj.target = message.target;
@@ -1874,7 +1875,7 @@ export const OpenWrtRelease: MessageFns<OpenWrtRelease> = {
   },
   fromPartial<I extends Exact<DeepPartial<OpenWrtRelease>, I>>(object: I): OpenWrtRelease {
     const message = createBaseOpenWrtRelease();
-    message.version = object.version ?? "";
+    message.release = object.release ?? "";
     message.target = object.target ?? "";
     message.revision = object.revision ?? "";
     message.arch = object.arch ?? "";

@@ -2,7 +2,7 @@
  * Helpers the command-job tests share: waiting for a job's state through the API, and
  * collecting a job's server-sent events as a watcher (the CLI) reads them.
  */
-import type { CommandJobView, CommandTargetView } from '../../server/commands/command-view.js';
+import type { CommandView, CommandTargetView } from '../../server/commands/command-view.js';
 import { eventually, type authedFetch } from './controller.js';
 
 type Api = ReturnType<typeof authedFetch>;
@@ -11,14 +11,14 @@ type Api = ReturnType<typeof authedFetch>;
 export function waitForJob(
   api: Api,
   id: string,
-  done: (job: CommandJobView) => boolean,
+  done: (job: CommandView) => boolean,
   timeoutMs = 20_000,
-  what = 'the command job',
-): Promise<CommandJobView> {
+  what = 'the command',
+): Promise<CommandView> {
   let last: unknown;
   return eventually(
     async () => {
-      const r = await api<CommandJobView>(`/v1/commands/${id}`);
+      const r = await api<CommandView>(`/v1/commands/${id}`);
       last = r.body;
       return r.status === 200 && done(r.body) ? r.body : undefined;
     },

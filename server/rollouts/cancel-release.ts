@@ -20,7 +20,7 @@ interface Releasable {
 }
 
 /**
- * Gives back, inside the abort's transaction, what an aborted rollout set on routers that did
+ * Gives back, inside the cancel's transaction, what a cancelled rollout set on routers that did
  * not apply its revision (sent and still waiting, failed, rolled back, offline): their desired
  * revision and rollout, and their assignment, as they were before the batch's claim. Otherwise a
  * router the plan refused stays pinned to that revision and "pending" for ever. A router another
@@ -29,7 +29,7 @@ interface Releasable {
  * `router.desired.restored` event per router, by the aborting actor.
  *
  * Returns the events and the routers to publish their desired state again (those given back a
- * revision: one still applying the aborted revision then applies the old one after it).
+ * revision: one still applying the cancelled revision then applies the old one after it).
  */
 export async function releaseUnapplied(
   tx: AuditTransaction,

@@ -43,9 +43,9 @@ export class RedisFleetBus implements FleetBus {
             parsed.filter((x) => typeof x === 'string'),
           );
         const m = parsed as Partial<CommandDeliveryMessage> | null;
-        if (channel === this.commandsChannel && typeof m?.jobId === 'string' && Array.isArray(m.routerIds))
+        if (channel === this.commandsChannel && typeof m?.commandId === 'string' && Array.isArray(m.routerIds))
           this.events.emit('commands', {
-            jobId: m.jobId,
+            commandId: m.commandId,
             routerIds: m.routerIds.filter((x) => typeof x === 'string'),
           });
       } catch (err) {
@@ -63,11 +63,11 @@ export class RedisFleetBus implements FleetBus {
       await this.pub.publish(this.desiredChannel, JSON.stringify(routerIds.slice(i, i + IDS_PER_MESSAGE)));
   }
 
-  async publishCommands({ jobId, routerIds }: CommandDeliveryMessage): Promise<void> {
+  async publishCommands({ commandId, routerIds }: CommandDeliveryMessage): Promise<void> {
     for (let i = 0; i < routerIds.length; i += IDS_PER_MESSAGE)
       await this.pub.publish(
         this.commandsChannel,
-        JSON.stringify({ jobId, routerIds: routerIds.slice(i, i + IDS_PER_MESSAGE) }),
+        JSON.stringify({ commandId, routerIds: routerIds.slice(i, i + IDS_PER_MESSAGE) }),
       );
   }
 

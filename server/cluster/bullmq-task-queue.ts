@@ -1,7 +1,7 @@
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { JobHandler, JobRunner } from './job-runner.js';
+import type { TaskHandler, TaskQueue } from './task-queue.js';
 import { RedisAvailability } from './redis-availability.js';
 
 export const QUEUE_NAME = 'wrtfleet';
@@ -19,19 +19,19 @@ function connectionFromUrl(redisUrl: string) {
   };
 }
 
-export interface BullMqJobRunnerOptions {
+export interface BullMqTaskQueueOptions {
   /** The installation's key prefix (WRTFLEET_REDIS_PREFIX; default wrtfleet). */
   prefix?: string;
-  /** false: queue only; the jobs run on the replicas that work (WRTFLEET_RUN_JOBS; default true). */
+  /** false: queue only; the tasks run on the replicas that work (WRTFLEET_RUN_TASKS; default true). */
   works?: boolean;
 }
 
-/** Jobs on Redis: any replica may enqueue; each that `works` (WRTFLEET_RUN_JOBS) runs a worker. */
-export class BullMqJobRunner implements JobRunner {
+/** Tasks on Redis (BullMQ jobs): any replica may enqueue; each that `works` (WRTFLEET_RUN_TASKS) runs a worker. */
+export class BullMqTaskQueue implements TaskQueue {
   readonly kind = 'bullmq' as const;
   readonly queue: Queue;
   private worker: Worker | undefined;
-  private readonly handlers = new Map<string, JobHandler>();
+  private readonly handlers = new Map<string, TaskHandler>();
   private readonly connection: ConnectionOptions;
   /** The queue's own connection, watched: the log says when Redis goes and returns. */
   private readonly client: Redis;
@@ -45,7 +45,7 @@ export class BullMqJobRunner implements JobRunner {
   constructor(
     redisUrl: string,
     private readonly log: Logger,
-    options: BullMqJobRunnerOptions = {},
+    options: BullMqTaskQueueOptions = {},
   ) {
     this.prefix = options.prefix ?? 'wrtfleet';
     this.works = options.works ?? true;
@@ -61,7 +61,7 @@ export class BullMqJobRunner implements JobRunner {
     this.queue.on('error', (err) => this.connectionError(err));
   }
 
-  register(name: string, handler: JobHandler): void {
+  register(name: string, handler: TaskHandler): void {
     this.handlers.set(name, handler);
   }
 

@@ -1,13 +1,13 @@
 import { EventEmitter } from 'node:events';
 
-/** A command job's command to send to these routers (server/commands/command-delivery.ts). */
+/** A command's command to send to these routers (server/commands/command-delivery.ts). */
 export interface CommandDeliveryMessage {
-  jobId: string;
+  commandId: string;
   routerIds: string[];
 }
 
 /**
- * Tells every replica that some routers' desired state changed, or that a command job sent
+ * Tells every replica that some routers' desired state changed, or that a command sent
  * them a command, so the replica holding a router's stream pushes it. In-process on the
  * embedded default; Redis pub/sub across replicas. A lost desired-state message costs only
  * latency: agents also get their desired state on every (re)connection. A lost command

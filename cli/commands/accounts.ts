@@ -1,4 +1,4 @@
-/** `wrtfleet account create|ls|role|disable|enable|reset-password|rm`: operator accounts of the console. */
+/** `wrtfleet accounts create|ls|role|disable|enable|reset-password|rm`: operator accounts of the console. */
 import { print, UsageError, unknownCommand, type CliContext } from '../cli-context.js';
 import type * as Api from '../api-client.js';
 import { table } from '../output.js';
@@ -21,7 +21,7 @@ export async function accountVerb({ opts, api, args }: CliContext, command: stri
   switch (command) {
     case 'create': {
       const name = args[0];
-      if (!name) throw new UsageError('usage: wrtfleet account create NAME --role read|write|admin');
+      if (!name) throw new UsageError('usage: wrtfleet accounts create NAME --role read|write|admin');
       const body = { name, role: role(opts.role), password: await readNewPassword(opts['password-file']) };
       const created = await api.call<Record<string, unknown>>('POST', '/v1/accounts', body);
       print(opts, created, () => `created account ${name} (${body.role}); sign in to the console with it`);
@@ -55,6 +55,6 @@ export async function accountVerb({ opts, api, args }: CliContext, command: stri
       return 0;
     }
     default:
-      throw unknownCommand('account', command);
+      throw unknownCommand('accounts', command);
   }
 }

@@ -1,11 +1,11 @@
 /**
- * Starting and cancelling command jobs: the job, its targets (queued, or refused with the
+ * Starting and cancelling commands: the command, its targets (queued, or refused with the
  * reason when the controller can tell up front) and the audit event commit in one
  * transaction, as a cancel and its event do; the dispatcher (command-dispatch.ts) does the rest.
  */
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import type { Selector } from '../fleet/selector.js';
+import { canonicalSelector, type Selector } from '../fleet/selector.js';
 import type { CommandKind } from './command-kinds.js';
 import type { CommandDispatcher } from './command-dispatch.js';
 import { outcomeSummary } from './command-outcomes.js';
@@ -17,24 +17,24 @@ export interface CommandRequest {
   selector: Selector;
   /** Seconds a router that has the command may take to answer. */
   timeoutSeconds?: number;
-  /** Seconds from now until the job ends for routers still offline. */
+  /** Seconds from now until the command ends for routers still offline. */
   deadlineSeconds?: number;
   maxInFlight?: number;
 }
 
 export const COMMAND_DEFAULTS = { timeoutSeconds: 60, deadlineSeconds: 600, maxInFlight: 100 } as const;
 
-/** The request cannot become a job: the selector matches no router. */
+/** The request cannot become a command: the selector matches no router. */
 export class CommandRefused extends Error {}
-/** The state forbids it: the one router cannot take this command now, or the job is over. */
+/** The state forbids it: the one router cannot take this command now, or the command is over. */
 export class CommandConflict extends Error {}
 export class CommandNotFound extends Error {}
 
 type Ctx = { actor: string; requestId?: string };
 
-/** A job's targets, all in one INSERT (bulkInsert). */
+/** A command's targets, all in one INSERT (bulkInsert). */
 const COMMAND_TARGET_COLUMNS: Record<string, ColumnType> = {
-  jobId: 'text',
+  commandId: 'text',
   routerId: 'text',
   state: '"CommandTargetState"',
   reason: 'text',
@@ -42,7 +42,7 @@ const COMMAND_TARGET_COLUMNS: Record<string, ColumnType> = {
   updatedAt: 'timestamptz',
 };
 
-export class CommandJobs {
+export class CommandService {
   constructor(
     private readonly db: PrismaClient,
     private readonly audit: AuditLog,
@@ -50,12 +50,13 @@ export class CommandJobs {
   ) {}
 
   /**
-   * A job for the routers the selector matches. With `single`, the selector names one router
+   * A command for the routers the selector matches. With `single`, the selector names one router
    * and a refusal is a CommandConflict (no job) rather than a refused target.
    */
   async create(request: CommandRequest, ctx: Ctx, { single = false }: { single?: boolean } = {}) {
     const options = { ...COMMAND_DEFAULTS, ...stripUndefined(request) };
-    const targets = await resolveTargets(this.db, request.kind, request.selector);
+    const selector = canonicalSelector(request.selector);
+    const targets = await resolveTargets(this.db, request.kind, selector);
     if (targets.length === 0)
       throw new CommandRefused('the selector matches no router (decommissioned routers are never targeted)');
     if (single && targets[0]!.state === 'refused')
@@ -63,10 +64,10 @@ export class CommandJobs {
     const deadline = new Date(Date.now() + options.deadlineSeconds * 1000);
     const refused = targets.filter((t) => t.state === 'refused').length;
     const job = await this.audit.record(async (tx) => {
-      const created = await tx.commandJob.create({
+      const created = await tx.command.create({
         data: {
           kind: request.kind,
-          selector: request.selector as object,
+          selector: selector as object,
           timeoutSeconds: options.timeoutSeconds,
           maxInFlight: options.maxInFlight,
           deadline,
@@ -79,7 +80,7 @@ export class CommandJobs {
         'CommandTarget',
         COMMAND_TARGET_COLUMNS,
         targets.map((t) => ({
-          jobId: created.id,
+          commandId: created.id,
           routerId: t.routerId,
           state: t.state,
           reason: t.reason,
@@ -96,7 +97,7 @@ export class CommandJobs {
           targetId: created.id,
           after: {
             kind: request.kind,
-            selector: request.selector,
+            selector: selector,
             targets: targets.length,
             refused,
             timeoutSeconds: options.timeoutSeconds,
@@ -112,18 +113,17 @@ export class CommandJobs {
   }
 
   /** Ends a running job: routers not sent the command yet are cancelled; ones that have it may still answer. */
-  async cancel(jobId: string, ctx: Ctx): Promise<void> {
+  async cancel(commandId: string, ctx: Ctx): Promise<void> {
     await this.audit.record(async (tx) => {
-      const before = await tx.commandJob.findUnique({ where: { id: jobId }, select: { state: true } });
-      if (!before) throw new CommandNotFound(`no command job ${jobId}`);
-      const { count } = await tx.commandJob.updateMany({
-        where: { id: jobId, state: 'running' },
+      const before = await tx.command.findUnique({ where: { id: commandId }, select: { state: true } });
+      if (!before) throw new CommandNotFound(`no command ${commandId}`);
+      const { count } = await tx.command.updateMany({
+        where: { id: commandId, state: 'running' },
         data: { state: 'cancelled', cancelledBy: ctx.actor, finishedAt: new Date() },
       });
-      if (count === 0)
-        throw new CommandConflict(`the command job is ${before.state}; only a running one can be cancelled`);
+      if (count === 0) throw new CommandConflict(`the command is ${before.state}; only a running one can be cancelled`);
       await tx.commandTarget.updateMany({
-        where: { jobId, state: { in: ['queued', 'offline'] } },
+        where: { commandId, state: { in: ['queued', 'offline'] } },
         data: { state: 'cancelled', reason: `cancelled by ${ctx.actor}`, finishedAt: new Date() },
       });
       return {
@@ -132,9 +132,9 @@ export class CommandJobs {
           actor: ctx.actor,
           action: 'command.cancelled',
           targetType: 'command_job',
-          targetId: jobId,
+          targetId: commandId,
           before: { state: before.state },
-          after: { state: 'cancelled', ...(await outcomeSummary(tx, jobId)) },
+          after: { state: 'cancelled', ...(await outcomeSummary(tx, commandId)) },
           requestId: ctx.requestId,
         },
       };

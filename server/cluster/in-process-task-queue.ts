@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import type { JobHandler, JobRunner } from './job-runner.js';
+import type { TaskHandler, TaskQueue } from './task-queue.js';
 
 /** The embedded default: jobs run in this process, one at a time per name+key, errors logged. */
-export class InProcessJobRunner implements JobRunner {
+export class InProcessTaskQueue implements TaskQueue {
   readonly kind = 'in-process' as const;
-  private readonly handlers = new Map<string, JobHandler>();
+  private readonly handlers = new Map<string, TaskHandler>();
   private readonly waiting = new Set<string>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private pending = 0;
@@ -13,7 +13,7 @@ export class InProcessJobRunner implements JobRunner {
 
   constructor(private readonly log: Logger) {}
 
-  register(name: string, handler: JobHandler): void {
+  register(name: string, handler: TaskHandler): void {
     this.handlers.set(name, handler);
   }
 

@@ -1,39 +1,48 @@
 /**
- * `wrtfleet command <kind> (--id ID... | SELECTOR) [--watch]`, and `command ls|status|watch|cancel`.
- * Kinds are spelled as CLI verbs (`re-probe`); the API spells them snake_case (`re_probe`).
+ * `wrtfleet commands <kind> (--ids ID... | SELECTOR) [--watch]`, and `commands ls|status|watch|cancel`.
+ * Kinds are spelled as the API spells them (`reprobe`, `check_drift`); the kebab-case verbs of
+ * 0.1 (`re-probe`, `check-drift`) still work, with a warning, until 0.3.
  */
 import type * as Api from '../api-client.js';
 import type { ApiClient } from '../api-client.js';
-import { everyValueOf } from '../../core/enum-values.js';
+import { API_ENUMS, type ApiEnum } from '../../web-admin/src/api/api-enums.generated.js';
 import {
   intOpt,
   print,
   selectorFromOpts,
   UsageError,
   unknownCommand,
+  warnOldSpelling,
   type CliContext,
   type CliOptions,
 } from '../cli-context.js';
 import { progressBar, table } from '../output.js';
 import { ProgressLine } from '../progress-line.js';
 
-/** The CLI spelling of every kind: re_probe -> re-probe. */
-type CommandKind = Api.CommandJobView['kind'];
-const COMMAND_KINDS = everyValueOf<CommandKind>()([
-  're_probe',
-  're_apply',
-  'rollback',
-  'detach',
-  'check_drift',
-  'reboot',
-  'diagnostics',
+type CommandKind = ApiEnum<'CommandKind'>;
+const COMMAND_KINDS = API_ENUMS.CommandKind;
+const KINDS = new Set<string>(COMMAND_KINDS);
+/** 0.1's verbs: kebab-case, and re-probe/re-apply with a hyphen. */
+const OLD_VERBS = new Map<string, CommandKind>([
+  ...COMMAND_KINDS.map((k): [string, CommandKind] => [k.replaceAll('_', '-'), k]),
+  ['re-probe', 'reprobe'],
+  ['re-apply', 'reapply'],
+  ['re_probe', 'reprobe'],
+  ['re_apply', 'reapply'],
 ]);
-const VERB_KINDS = new Map<string, CommandKind>(COMMAND_KINDS.map((k) => [k.replaceAll('_', '-'), k]));
 
-/** States after which a router has its outcome (offline is one only once the job has ended). */
+function kindOf(verb: string | undefined): CommandKind | undefined {
+  if (verb === undefined) return undefined;
+  if (KINDS.has(verb)) return verb as CommandKind;
+  const kind = OLD_VERBS.get(verb);
+  if (kind) warnOldSpelling(`commands ${verb}`, `commands ${kind}`);
+  return kind;
+}
+
+/** States after which a router has its outcome (offline is one only once the command has ended). */
 const UNHAPPY = ['failed', 'timed_out', 'cancelled', 'refused', 'offline'] as const;
 
-function countsLine(job: Api.CommandJobView): string {
+function countsLine(job: Api.CommandView): string {
   const c = job.counts;
   const parts = [`succeeded ${c.succeeded}`, `failed ${c.failed}`, `offline ${c.offline}`, `timed out ${c.timed_out}`];
   if (c.refused) parts.push(`refused ${c.refused}`);
@@ -42,21 +51,21 @@ function countsLine(job: Api.CommandJobView): string {
 }
 
 /**
- * Follows a job's events to its end, then prints the routers without success and why.
+ * Follows a command's events to its end, then prints the routers without success and why.
  * Exit code 0 when every router succeeded, 3 otherwise (as a rollout that did not complete).
  */
 async function watchCommand(api: ApiClient, opts: CliOptions, id: string): Promise<number> {
-  let last: Api.CommandJobView | undefined;
+  let last: Api.CommandView | undefined;
   const progress = new ProgressLine(opts.json);
   for await (const { event, data } of api.events(`/v1/commands/${id}/events`)) {
     if (event === 'target' && opts.json) console.log(JSON.stringify({ target: data }));
     if (event !== 'progress') continue;
-    last = data as Api.CommandJobView;
+    last = data as Api.CommandView;
     if (opts.json) console.log(JSON.stringify(last));
     progress.update(`${progressBar(last.finished, last.total)}  ${last.state}  ${countsLine(last)}`);
   }
   progress.done();
-  last = await api.get<Api.CommandJobView>(`/v1/commands/${id}`);
+  last = await api.get<Api.CommandView>(`/v1/commands/${id}`);
   const allSucceeded = last.counts.succeeded === last.total;
   if (!opts.json) {
     console.log(`command ${id} (${last.kind}): ${last.state}, ${countsLine(last)}`);
@@ -73,26 +82,26 @@ async function watchCommand(api: ApiClient, opts: CliOptions, id: string): Promi
 }
 
 function idArg(args: string[], what: string): string {
-  if (!args[0]) throw new UsageError(`command ${what} needs a command job id`);
+  if (!args[0]) throw new UsageError(`commands ${what} needs a command id`);
   return encodeURIComponent(args[0]);
 }
 
 export async function commandVerb({ opts, args, api }: CliContext, command: string | undefined): Promise<number> {
-  const kind = command ? VERB_KINDS.get(command) : undefined;
+  const kind = kindOf(command);
   if (kind) {
     const options = {
       ...(opts.timeout !== undefined ? { timeoutSeconds: intOpt('timeout', opts.timeout) } : {}),
       ...(opts.deadline !== undefined ? { deadlineSeconds: intOpt('deadline', opts.deadline) } : {}),
     };
-    const ids = opts.id ?? [];
+    const ids = opts.ids ?? [];
     // One router by id takes the router's own route, so its refusal (409) names the reason.
-    const single = ids.length === 1 && !opts.all && !opts.soc && !opts.openwrt && !opts.tag;
+    const single = ids.length === 1 && !opts.all && !opts.soc && !opts.release && !opts.tags;
     const job = single
-      ? await api.call<Api.CommandJobView>('POST', `/v1/routers/${encodeURIComponent(ids[0]!)}/commands`, {
+      ? await api.call<Api.CommandView>('POST', `/v1/routers/${encodeURIComponent(ids[0]!)}/commands`, {
           kind,
           ...options,
         })
-      : await api.call<Api.CommandJobView>('POST', '/v1/commands', {
+      : await api.call<Api.CommandView>('POST', '/v1/commands', {
           kind,
           selector: selectorFromOpts(opts),
           ...options,
@@ -105,7 +114,7 @@ export async function commandVerb({ opts, args, api }: CliContext, command: stri
   }
   switch (command) {
     case 'ls': {
-      const r = await api.get<{ items: Api.CommandJobView[] }>('/v1/commands');
+      const r = await api.get<{ items: Api.CommandView[] }>('/v1/commands');
       print(opts, r, () =>
         table(
           r.items.map((j) => ({ ...j, progress: `${j.finished}/${j.total}`, succeeded: j.counts.succeeded })),
@@ -116,7 +125,7 @@ export async function commandVerb({ opts, args, api }: CliContext, command: stri
     }
     case 'status': {
       const id = idArg(args, 'status');
-      const job = await api.get<Api.CommandJobView>(`/v1/commands/${id}`);
+      const job = await api.get<Api.CommandView>(`/v1/commands/${id}`);
       const targets = await api.get<Api.CommandTargetPage>(`/v1/commands/${id}/targets?limit=500`);
       print(
         opts,
@@ -133,12 +142,12 @@ export async function commandVerb({ opts, args, api }: CliContext, command: stri
     case 'watch':
       return watchCommand(api, opts, idArg(args, 'watch'));
     case 'cancel': {
-      const job = await api.call<Api.CommandJobView>('POST', `/v1/commands/${idArg(args, 'cancel')}/cancel`);
+      const job = await api.call<Api.CommandView>('POST', `/v1/commands/${idArg(args, 'cancel')}/cancel`);
       print(opts, job, () => `command ${job.id}: ${job.state}`);
       return 0;
     }
     default:
-      throw unknownCommand('command', command);
+      throw unknownCommand('commands', command);
   }
 }
 

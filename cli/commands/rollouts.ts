@@ -1,4 +1,4 @@
-/** `wrtfleet rollout create|ls|status|watch|pause|resume|abort|promote`. */
+/** `wrtfleet rollouts create|ls|status|watch|pause|resume|cancel|promote`. */
 import type * as Api from '../api-client.js';
 import type { ApiClient } from '../api-client.js';
 import {
@@ -7,6 +7,7 @@ import {
   selectorFromOpts,
   UsageError,
   unknownCommand,
+  warnOldSpelling,
   type CliContext,
   type CliOptions,
 } from '../cli-context.js';
@@ -41,7 +42,7 @@ async function watchRollout(api: ApiClient, opts: CliOptions, id: string): Promi
 export async function rolloutVerb({ opts, args, api }: CliContext, command: string | undefined): Promise<number> {
   switch (command) {
     case 'create': {
-      if (!opts.profile) throw new UsageError('rollout create needs --profile');
+      if (!opts.profile) throw new UsageError('rollouts create needs --profile');
       const strategy: Record<string, number | string> = {};
       if (opts.canary !== undefined) strategy.canary = intOpt('canary', opts.canary)!;
       if (opts.batch !== undefined) strategy.batchSize = intOpt('batch', opts.batch)!;
@@ -79,7 +80,7 @@ export async function rolloutVerb({ opts, args, api }: CliContext, command: stri
       return 0;
     }
     case 'status': {
-      if (!args[0]) throw new UsageError('rollout status needs a rollout id');
+      if (!args[0]) throw new UsageError('rollouts status needs a rollout id');
       const r = await api.get<Api.RolloutView>(`/v1/rollouts/${args[0]}`);
       print(
         opts,
@@ -90,19 +91,22 @@ export async function rolloutVerb({ opts, args, api }: CliContext, command: stri
       return 0;
     }
     case 'watch': {
-      if (!args[0]) throw new UsageError('rollout watch needs a rollout id');
+      if (!args[0]) throw new UsageError('rollouts watch needs a rollout id');
       return watchRollout(api, opts, args[0]);
     }
+    case 'abort':
+      warnOldSpelling('rollouts abort', 'rollouts cancel');
+      return rolloutVerb({ opts, args, api }, 'cancel');
     case 'pause':
     case 'resume':
-    case 'abort':
+    case 'cancel':
     case 'promote': {
-      if (!args[0]) throw new UsageError(`rollout ${command} needs a rollout id`);
+      if (!args[0]) throw new UsageError(`rollouts ${command} needs a rollout id`);
       const r = await api.call<Api.RolloutView>('POST', `/v1/rollouts/${args[0]}/${command}`);
       print(opts, r, () => `rollout ${r.id}: ${r.state}`);
       return 0;
     }
     default:
-      throw unknownCommand('rollout', command);
+      throw unknownCommand('rollouts', command);
   }
 }

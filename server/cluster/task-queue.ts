@@ -4,11 +4,11 @@
  * idempotent: a job may run twice (a replica dies mid-job) and progress lives in the
  * database, never in the job.
  */
-export type JobHandler = (data: Record<string, unknown>) => Promise<void>;
+export type TaskHandler = (data: Record<string, unknown>) => Promise<void>;
 
-export interface JobRunner {
+export interface TaskQueue {
   readonly kind: 'in-process' | 'bullmq';
-  register(name: string, handler: JobHandler): void;
+  register(name: string, handler: TaskHandler): void;
   /** Queues a job; with `coalesceKey`, a job with the same key that has not started yet absorbs this one. */
   enqueue(
     name: string,
