@@ -74,7 +74,7 @@ describe('Redis killed and restarted empty mid-rollout (PostgreSQL + a private R
       state: 'completed',
       total: fleet.length,
       finished: fleet.length,
-      counts: { applied: fleet.length, failed: 0, rolled_back: 0, skipped: 0, pending: 0, sent: 0 },
+      counts: { applied: fleet.length, failed: 0, rolled_back: 0, skipped: 0, queued: 0, sent: 0 },
     });
     await appliedOnceEach(api, fleet, rollout);
     // No agent had to reconnect: Redis going away is none of the streams' business.

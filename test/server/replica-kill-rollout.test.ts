@@ -185,7 +185,7 @@ describe('a replica killed mid-rollout (SIGKILL; PostgreSQL + BullMQ on Redis)',
     console.log(`replica-kill: rollout ${done.state} ${Date.now() - killedAt} ms after the kill`);
     expect(done).toMatchObject({ state: 'completed', total: fleet.length, finished: fleet.length });
     expect(done.counts).toEqual({
-      pending: 0,
+      queued: 0,
       sent: 0,
       applied: fleet.length,
       failed: 0,
