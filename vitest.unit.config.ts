@@ -9,20 +9,20 @@ import { defineConfig } from 'vitest/config';
  */
 export const UNIT_TESTS = [
   'test/core/**/*.test.ts',
-  'test/agent/controller-server-name.test.ts',
-  'test/agent/counters.test.ts',
+  'test/agent/enrollment/controller-server-name.test.ts',
+  'test/agent/datapath/counters.test.ts',
   'test/agent/iso-time.test.ts',
-  'test/agent/state-store.test.ts',
-  'test/agent-apply/section-loader.test.ts',
-  'test/agent-apply/transaction-transcripts.test.ts',
-  'test/onboarding/packages-transcripts.test.ts',
+  'test/agent/apply/state-store.test.ts',
+  'test/agent/packaging/section-loader.test.ts',
+  'test/agent/apply/transaction-transcripts.test.ts',
+  'test/server/onboarding/packages-transcripts.test.ts',
   'test/repo/layout.test.ts',
   'test/repo/import-cycles.test.ts',
   'test/repo/install-policy.test.ts',
   'test/repo/commit-msg-hook.test.ts',
   'test/web-admin/logic/**/*.test.ts',
-  'test/telemetry/counter-deltas.test.ts',
-  'test/telemetry/series-window.test.ts',
+  'test/server/telemetry/counter-deltas.test.ts',
+  'test/server/telemetry/series-window.test.ts',
 ];
 
 export default defineConfig({
