@@ -2,7 +2,7 @@
  * The transactional apply and rollback of an iptables-fallback plan, with the real transaction
  * code and Debian's iptables (both backends) in network namespaces. The plan is the one
  * resolvePlan makes for the 19.07 Archer C7's facts (fw3, kernel 4.14, no nft); its offload half
- * is left out (this host has no uci; test/agent/apply/fw3-transcripts.test.ts covers it), so the
+ * is left out (this host has no uci; test/agent/apply/fw3-transcripts.unit.test.ts covers it), so the
  * transaction only touches the datapath, on the namespace's wan0.
  */
 import { join } from 'node:path';

@@ -123,7 +123,7 @@ describe('the install policy', () => {
       encoding: 'utf8',
     })
       .split('\n')
-      .filter((f) => /\.(ts|tsx|mts|mjs|cjs|js|sh)$/.test(f) && f !== 'test/repo/install-policy.test.ts')
+      .filter((f) => /\.(ts|tsx|mts|mjs|cjs|js|sh)$/.test(f) && f !== 'test/repo/install-policy.unit.test.ts')
       .filter((f) => existsSync(path.join(repo, f)));
     const uses = /\bprisma(\/build\/index\.js)? dev\b|@prisma\/(dev|streams-local)\b/;
     const hits = [...sources, 'package.json'].filter((f) => uses.test(readFileSync(path.join(repo, f), 'utf8')));

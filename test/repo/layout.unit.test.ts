@@ -2,7 +2,7 @@
  * The layout the architecture promises, checked on every file of the repository: nothing reaches
  * outside the repository, and no hand-written source file grows past the size where it holds more
  * than one concern. Which folder may import which is ESLint's to check (eslint.config.js,
- * import-x/no-restricted-paths), import cycles test/repo/import-cycles.test.ts's.
+ * import-x/no-restricted-paths), import cycles test/repo/import-cycles.unit.test.ts's.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
