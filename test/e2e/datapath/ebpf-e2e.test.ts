@@ -6,11 +6,6 @@
  * fragments (the programs' pull path), lifecycle (idempotent re-apply, restart, config change,
  * late WAN, recreated device, detach, crash leftovers).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TCX_HELPER } from '../../../agent/datapath/programs.js';
 import { PROGRAM_NAMES, type RewriteConfig } from '../../../core/programs.js';
@@ -28,7 +23,8 @@ import { requireFeatures } from '../../support/datapath-features.js';
 import { ADDR, Topology } from '../../support/datapath-topology.js';
 import { checkWire } from '../../../lab/wire/wire-check.js';
 import { ipv4, linuxSynOptions, oddTsSynOptions, opt, tcp, TCP_ACK, TCP_SYN } from '../../../lab/wire/frames.js';
-import { compileBpfObject } from '../../bpf/progrun.js';
+import { sendPagedFrames } from './paged-frames.js';
+import { wanAttachments } from './wan-attachments.js';
 
 const REWRITE: RewriteConfig = { programs: [...PROGRAM_NAMES], ttl: 77, synWindow: 29200, ipv6HopLimit: false };
 const topo = new Topology();
@@ -38,26 +34,7 @@ const opts = (extra: Partial<DatapathOptions> = {}): DatapathOptions => ({
   ...extra,
 });
 
-async function tcxQuery(): Promise<{ prog_id: number; link_id: number }[]> {
-  const idx = JSON.parse((await topo.router.run(['ip', '-j', 'link', 'show', 'wan0'])).stdout)[0].ifindex as number;
-  const r = await topo.router.run([LOCAL_TCX_HELPER, 'query', String(idx)]);
-  return (JSON.parse(r.stdout) as { programs: { prog_id: number; link_id: number }[] }).programs;
-}
-
-async function egressFilters(dev = 'wan0'): Promise<{ pref: number; kind: string }[]> {
-  const r = await topo.router.run(['tc', '-j', 'filter', 'show', 'dev', dev, 'egress']);
-  return r.stdout.trim() ? (JSON.parse(r.stdout) as { pref: number; kind: string }[]) : [];
-}
-
-async function qdiscKinds(dev = 'wan0'): Promise<string[]> {
-  return (
-    JSON.parse((await topo.router.run(['tc', '-j', 'qdisc', 'show', 'dev', dev])).stdout) as { kind: string }[]
-  ).map((q) => q.kind);
-}
-
-async function gsoMaxSegs(dev = 'wan0'): Promise<number> {
-  return JSON.parse((await topo.router.run(['ip', '-d', '-j', 'link', 'show', dev])).stdout)[0].gso_max_segs as number;
-}
+const { tcxQuery, egressFilters, qdiscKinds, gsoMaxSegs } = wanAttachments(topo);
 
 async function wireCheck(label: string, offloadOn: boolean, ttl = REWRITE.ttl) {
   await topo.offload(topo.ns.router, 'wan0', offloadOn);
@@ -85,67 +62,6 @@ async function wireCheck(label: string, offloadOn: boolean, ttl = REWRITE.ttl) {
     expect(rep.fullChecksums).toBe(rep.tcp);
   }
   return rep;
-}
-
-const HERE = fileURLToPath(new URL('.', import.meta.url));
-/** cls_bpf priority of the paged-header probe: below ours (CLS_PRIO), so it runs first. */
-const PROBE_PRIO = 1;
-
-/**
- * Sends frames out of the router's wan0 through an AF_PACKET TX ring, which leaves only the
- * Ethernet header in the skb's linear area (tx-ring-send.py), with a probe filter in front of
- * ours that counts the frames whose IPv4 header really sits in page fragments.
- */
-async function sendPagedFrames(label: string, payloads: Buffer[]) {
-  const mac = async (ns: 'router' | 'peer', dev: string) =>
-    Buffer.from(
-      (JSON.parse((await topo[ns].run(['ip', '-j', 'link', 'show', dev])).stdout)[0].address as string).replaceAll(
-        ':',
-        '',
-      ),
-      'hex',
-    );
-  const l2 = Buffer.concat([await mac('peer', 'up0'), await mac('router', 'wan0'), Buffer.from([0x08, 0x00])]);
-  const frames = payloads.map((p) => Buffer.concat([l2, p]));
-  const work = mkdtempSync(join(tmpdir(), 'wf-paged-'));
-  const pin = `${topo.pinRoot}-paged-probe`;
-  try {
-    const obj = compileBpfObject(join(HERE, 'paged-probe.bpf.c'), join(work, 'paged-probe.o'));
-    mkdirSync(pin, { recursive: true });
-    execFileSync('bpftool', ['prog', 'load', obj, `${pin}/prog`, 'type', 'classifier', 'pinmaps', `${pin}/maps`]);
-    const tc = await topo.router.run([
-      'tc',
-      'filter',
-      'add',
-      'dev',
-      'wan0',
-      'egress',
-      'prio',
-      String(PROBE_PRIO),
-      'bpf',
-      'object-pinned',
-      `${pin}/prog`,
-      'direct-action',
-    ]);
-    if (tc.code !== 0) throw new Error(`attaching the probe: ${tc.stderr}`);
-    const pkts = await topo.capture(async () => {
-      const r = await topo.router.run([
-        'python3',
-        join(HERE, 'tx-ring-send.py'),
-        'wan0',
-        ...frames.map((f) => f.toString('hex')),
-      ]);
-      if (r.code !== 0) throw new Error(`tx-ring-send.py: ${r.stderr}`);
-    }, label);
-    const dump = JSON.parse(
-      execFileSync('bpftool', ['-j', 'map', 'dump', 'pinned', `${pin}/maps/paged_counts`]).toString(),
-    ) as { formatted: { value: { frames: number; paged: number } } }[];
-    return { pkts, frames, paged: dump[0]!.formatted.value.paged };
-  } finally {
-    await topo.router.run(['tc', 'filter', 'del', 'dev', 'wan0', 'egress', 'prio', String(PROBE_PRIO)]);
-    rmSync(pin, { recursive: true, force: true });
-    rmSync(work, { recursive: true, force: true });
-  }
 }
 
 beforeAll(async () => {
@@ -353,7 +269,7 @@ for (const layout of ['merged', 'separate'] as const) {
       await topo.offload(topo.ns.router, 'wan0', false);
       const ip = (seg: Buffer) => ipv4(seg, { src: ADDR.routerWan, dst: ADDR.peer, df: true, id: 0x4d2, ttl: 63 });
       const seg = (o: Parameters<typeof tcp>[0]) => tcp(o, ADDR.routerWan, ADDR.peer);
-      const { pkts, frames, paged } = await sendPagedFrames(`paged-${layout}`, [
+      const { pkts, frames, paged } = await sendPagedFrames(topo, `paged-${layout}`, [
         ip(seg({ flags: TCP_SYN, options: linuxSynOptions() })),
         ip(seg({ flags: TCP_SYN, options: oddTsSynOptions(), sport: 40001 })),
         ip(
