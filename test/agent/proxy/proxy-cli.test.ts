@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApplyResult_Status, Placement } from '../../../proto/gen/wrtfleet/agent/v1/agent.js';
+import { ApplyResult_Status } from '../../../proto/gen/wrtfleet/agent/v1/agent.js';
+import { Placement } from '../../../proto/gen/wrtfleet/agent/v1/router.js';
 import { LOCAL_TCX_HELPER } from '../../../agent/datapath/programs.js';
 import { ProxyConfigError, validateProxyConfig } from '../../../agent/proxy/index.js';
 import { eventually } from '../../support/controller.js';
