@@ -33,6 +33,21 @@ const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclud
       return false; // deleted in the working tree
     }
   });
+
+/** Past this a file holds more than one concern: cut it at its seam. */
+const MAX_LINES = 400;
+/**
+ * Files being cut at their seams on other branches while the cap came down from 500: still held
+ * to the old cap until those branches merge, then this list is emptied.
+ */
+const PENDING_SPLIT: readonly string[] = [
+  'agent/sim/simulated-router.ts',
+  'agent/controller-link.ts',
+  'agent/apply/manager.ts',
+  'server/rollouts/rollout-engine.ts',
+];
+const PENDING_SPLIT_MAX_LINES = 500;
+
 const sources = files.filter(
   (f) => /\.(ts|tsx|mts|mjs|cjs|js|c|h|sh|proto|css)$/.test(f) && !f.startsWith('prisma/migrations/'),
 );
@@ -50,10 +65,10 @@ describe('the repository layout', () => {
     expect(hits).toEqual([]);
   });
 
-  it('no hand-written source file is over 500 lines', () => {
+  it(`no hand-written source file is over ${MAX_LINES} lines`, () => {
     const long = sources
       .map((f) => ({ f, lines: readFileSync(path.join(repo, f), 'utf8').split('\n').length - 1 }))
-      .filter(({ lines }) => lines > 500)
+      .filter(({ f, lines }) => lines > (PENDING_SPLIT.includes(f) ? PENDING_SPLIT_MAX_LINES : MAX_LINES))
       .map(({ f, lines }) => `${f}: ${lines}`);
     expect(long).toEqual([]);
   });
