@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApplyResult_Status } from '../../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { Controller } from '../../../server/controller.js';
 import { createPgliteDatabase, type TestDatabase } from '../../support/databases.js';
-import { authedFetch, operatorApi, startTestController } from '../../support/controller.js';
+import { authedFetch, operatorApi, startInjectedController } from '../../support/controller.js';
 
 interface Event {
   seq: string;
@@ -40,7 +40,7 @@ describe('REST: a router audit history includes the commands and rollouts that t
 
   beforeAll(async () => {
     db = await createPgliteDatabase();
-    ({ controller, fetch: api, token } = await startTestController(db));
+    ({ controller, fetch: api, token } = await startInjectedController(db));
     alice = await operatorApi(controller, ['write']);
     const prisma = controller.db.prisma;
     const [a, b] = await Promise.all([
@@ -181,11 +181,12 @@ describe('REST: a router audit history includes the commands and rollouts that t
 
   it('exports exactly the events the page lists', async () => {
     const listed = await all(`router=${lyon}`);
-    const res = await fetch(`${controller.httpUrl}/v1/audit/export?router=${lyon}`, {
+    const res = await controller.http.inject({
+      url: `/v1/audit/export?router=${lyon}`,
       headers: { authorization: `Bearer ${token}` },
     });
-    expect(res.status).toBe(200);
-    const lines = (await res.text())
+    expect(res.statusCode).toBe(200);
+    const lines = res.body
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Event);

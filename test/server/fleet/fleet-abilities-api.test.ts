@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../../../server/controller.js';
 import type { RouterSummary } from '../../../server/fleet/router-directory.js';
 import { BACKENDS, type TestDatabase } from '../../support/databases.js';
-import { authedFetch, startTestController } from '../../support/controller.js';
+import { authedFetch, startInjectedController } from '../../support/controller.js';
 
 type Row = RouterSummary;
 const CAPABILITIES = ['hardwareOffload', 'softwareOffload', 'ebpf', 'tcx'] as const;
@@ -83,7 +83,7 @@ describe.each(BACKENDS)('the fleet by abilities, decommissioning and name (%s)',
 
   beforeAll(async () => {
     db = await createDatabase();
-    ({ controller, fetch: api } = await startTestController(db, { missedHeartbeatsBeforeOffline: 100_000 }));
+    ({ controller, fetch: api } = await startInjectedController(db, { missedHeartbeatsBeforeOffline: 100_000 }));
     const base = Date.parse('2026-06-01T00:00:00Z');
     for (const [i, r] of ROUTERS.entries()) {
       await controller.db.prisma.router.create({

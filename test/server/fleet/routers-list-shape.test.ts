@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../../../server/controller.js';
 import type { RouterDirectory, RouterSummary } from '../../../server/fleet/router-directory.js';
 import { BACKENDS, type TestDatabase } from '../../support/databases.js';
-import { authedFetch, startTestController } from '../../support/controller.js';
+import { authedFetch, startInjectedController } from '../../support/controller.js';
 
 type RouterPage = { items: RouterSummary[]; nextCursor: string | null };
 type RouterDetail = NonNullable<Awaited<ReturnType<RouterDirectory['get']>>>;
@@ -20,7 +20,7 @@ describe.each(BACKENDS)('GET /v1/routers items equal the single-router view (%s)
 
   beforeAll(async () => {
     db = await createDatabase();
-    ({ controller, fetch: api } = await startTestController(db));
+    ({ controller, fetch: api } = await startInjectedController(db));
     const prisma = controller.db.prisma;
     const profile = await prisma.profile.create({ data: { name: 'shape-check', latestRevision: 3 } });
     const revision = await prisma.profileRevision.create({

@@ -8,7 +8,7 @@ import { DEFAULT_PROFILE_SPEC } from '../../../core/profile-spec.js';
 import { buildOpenApiDocument } from '../../../server/openapi-document.js';
 import type { Controller } from '../../../server/controller.js';
 import { createPgliteDatabase, type TestDatabase } from '../../support/databases.js';
-import { authedFetch, startTestController } from '../../support/controller.js';
+import { authedFetch, startInjectedController } from '../../support/controller.js';
 
 describe('REST: a profile revision stores its spec with defaults filled in', () => {
   let db: TestDatabase;
@@ -17,7 +17,7 @@ describe('REST: a profile revision stores its spec with defaults filled in', () 
 
   beforeAll(async () => {
     db = await createPgliteDatabase();
-    ({ controller, fetch: api } = await startTestController(db));
+    ({ controller, fetch: api } = await startInjectedController(db));
   });
 
   afterAll(async () => {
