@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../../../server/controller.js';
 import { createPgliteDatabase, type TestDatabase } from '../../support/databases.js';
-import { authedFetch, startTestController } from '../../support/controller.js';
+import { apiClient, startInjectedController } from '../../support/controller.js';
 
 describe('REST authentication with scoped API tokens', () => {
   let db: TestDatabase;
@@ -11,7 +11,7 @@ describe('REST authentication with scoped API tokens', () => {
 
   beforeAll(async () => {
     db = await createPgliteDatabase();
-    ({ controller } = await startTestController(db));
+    ({ controller } = await startInjectedController(db));
   });
   afterAll(async () => {
     await controller?.close();
@@ -24,18 +24,18 @@ describe('REST authentication with scoped API tokens', () => {
     expect(mode).toBe(0o600);
     const token = (await readFile(controller.adminTokenFile!, 'utf8')).trim();
     expect(token).toMatch(/^wft_/);
-    expect((await authedFetch(controller.httpUrl, token)('/v1/routers')).status).toBe(200);
+    expect((await apiClient(controller, token)('/v1/routers')).status).toBe(200);
     // Only the hash is stored.
     const rows = await controller.db.prisma.apiToken.findMany();
     expect(JSON.stringify(rows)).not.toContain(token);
   });
 
   it('no token: 401 JSON; health and the OpenAPI document stay public', async () => {
-    const res = await fetch(`${controller.httpUrl}/v1/routers`);
-    expect(res.status).toBe(401);
-    expect(await res.json()).toMatchObject({ error: 'unauthenticated' });
-    expect((await fetch(`${controller.httpUrl}/healthz`)).status).toBe(200);
-    expect((await fetch(`${controller.httpUrl}/docs/json`)).status).toBe(200);
+    const res = await controller.http.inject({ url: '/v1/routers' });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({ error: 'unauthenticated' });
+    expect((await controller.http.inject({ url: '/healthz' })).statusCode).toBe(200);
+    expect((await controller.http.inject({ url: '/docs/json' })).statusCode).toBe(200);
   });
 
   it('an unknown, malformed, expired or revoked token is 401', async () => {
@@ -49,7 +49,7 @@ describe('REST authentication with scoped API tokens', () => {
     const revoked = await controller.tokens.create({ name: 'gone', owner: 'o', scopes: ['read'], createdBy: 't' });
     await controller.tokens.revoke(revoked.record.id, { actor: 'test' });
     for (const t of ['wft_nope', 'garbage', expired.secret, revoked.secret]) {
-      expect((await authedFetch(controller.httpUrl, t)('/v1/routers')).status, t.slice(0, 8)).toBe(401);
+      expect((await apiClient(controller, t)('/v1/routers')).status, t.slice(0, 8)).toBe(401);
     }
   });
 
@@ -60,7 +60,7 @@ describe('REST authentication with scoped API tokens', () => {
       scopes: ['read'],
       createdBy: 't',
     });
-    const api = authedFetch(controller.httpUrl, secret);
+    const api = apiClient(controller, secret);
     expect((await api('/v1/routers')).status).toBe(200);
     const write = await api('/v1/routers', { method: 'POST', body: {} });
     expect(write.status).toBe(403);

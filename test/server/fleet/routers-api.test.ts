@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../../../server/controller.js';
 import type { RouterSummary } from '../../../server/fleet/router-directory.js';
 import { createPgliteDatabase, type TestDatabase } from '../../support/databases.js';
-import { authedFetch, startTestController } from '../../support/controller.js';
+import { authedFetch, startInjectedController } from '../../support/controller.js';
 
 describe('REST: GET /v1/routers and /v1/routers/{id}', () => {
   let db: TestDatabase;
@@ -16,7 +16,7 @@ describe('REST: GET /v1/routers and /v1/routers/{id}', () => {
 
   beforeAll(async () => {
     db = await createPgliteDatabase();
-    ({ controller, fetch: api } = await startTestController(db));
+    ({ controller, fetch: api } = await startInjectedController(db));
     const socs = ['MT7621', 'QCA9558', 'MT7986'];
     const statuses = ['online', 'offline', 'never_seen'] as const;
     const base = Date.parse('2026-01-01T00:00:00Z');
@@ -98,8 +98,8 @@ describe('REST: GET /v1/routers and /v1/routers/{id}', () => {
     expect(status).toBe(200);
     expect(body.openapi).toMatch(/^3\./);
     expect(Object.keys(body.paths)).toEqual(expect.arrayContaining(['/v1/routers', '/v1/routers/{id}']));
-    const ui = await fetch(`${controller.httpUrl}/docs`);
-    expect(ui.status).toBe(200);
-    expect(await ui.text()).toMatch(/swagger/i);
+    const ui = await controller.http.inject({ url: '/docs' });
+    expect(ui.statusCode).toBe(200);
+    expect(ui.body).toMatch(/swagger/i);
   });
 });
