@@ -53,7 +53,7 @@ export interface Controller {
   telemetry: TelemetryHistory;
   /** Set on the first start of an empty database: where the bootstrap admin token was written. */
   adminTokenFile: string | null;
-  /** http://host:port of the REST API as actually bound (port 0 picks a free one). */
+  /** http://host:port of the REST API as actually bound (port 0 picks a free one; "" when started not to listen). */
   httpUrl: string;
   /** host:port of the gRPC agent endpoint as actually bound ("" on a replica that serves no agents). */
   grpcAddress: string;
@@ -78,8 +78,16 @@ export function createLogger(level: string): Logger {
 export async function startController(
   config: ControllerConfig,
   logger: Logger = createLogger(config.logLevel),
-  extras: { onboarding?: OnboardingOptions } = {},
+  extras: {
+    onboarding?: OnboardingOptions;
+    /**
+     * false: neither port is opened (no agent gateway, `httpUrl` and `grpcAddress` empty); the
+     * API answers through `http.inject`, for tests of the API that need no agent.
+     */
+    listen?: boolean;
+  } = {},
 ): Promise<Controller> {
+  const listen = extras.listen !== false;
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : `${config.dataDir}/pglite`,
@@ -258,9 +266,9 @@ export async function startController(
     // What the API tells agents meanwhile: the configured port (0, in tests: once it is open).
     if (!agentAddress && config.serveAgents !== false && config.grpcPort)
       agentAddress = `${config.grpcHost}:${config.grpcPort}`;
-    await http.listen({ host: config.httpHost, port: config.httpPort });
+    if (listen) await http.listen({ host: config.httpHost, port: config.httpPort });
     // A replica that serves no agents never listens for them (WRTFLEET_SERVE_AGENTS=false).
-    grpcPort = config.serveAgents === false ? 0 : await gateway.start();
+    grpcPort = config.serveAgents === false || !listen ? 0 : await gateway.start();
   } catch (err) {
     await gateway.stop().catch(() => {});
     await telemetry.close().catch(() => {});
@@ -270,7 +278,6 @@ export async function startController(
     await db.close();
     throw err;
   }
-  const httpPort = (http.server.address() as { port: number }).port;
 
   // Agents that vanish without closing their stream (power cut, a crashed replica) are
   // marked offline once they have been silent for the allowed number of heartbeats.
@@ -286,7 +293,7 @@ export async function startController(
   );
   sweeper.unref();
 
-  const httpUrl = `http://${config.httpHost}:${httpPort}`;
+  const httpUrl = listen ? `http://${config.httpHost}:${(http.server.address() as { port: number }).port}` : '';
   const grpcAddress = grpcPort ? `${config.grpcHost}:${grpcPort}` : '';
   agentAddress ||= grpcAddress;
   security.attach(gateway, () => agentAddress);

@@ -1,4 +1,5 @@
-import type { CapabilitySet, Hello } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import type { Hello } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import type { CapabilitySet } from '../../proto/gen/wrtfleet/agent/v1/router.js';
 
 /**
  * A router identity is used as a database key, a log field and a

@@ -1,10 +1,10 @@
+import type { Hello } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import {
   Endianness,
   Placement,
   type Capabilities,
   type CapabilitySet,
-  type Hello,
-} from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+} from '../../proto/gen/wrtfleet/agent/v1/router.js';
 
 /** What a Hello says of its router, in the shapes the Router row stores. */
 
