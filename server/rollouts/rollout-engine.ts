@@ -4,9 +4,9 @@ import { rerunCoalescer } from '../../core/rerun-coalescer.js';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditEntry, AuditLog, AuditTransaction } from '../audit/audit-log.js';
-import type { FleetBus } from '../jobs/fleet-bus.js';
-import type { JobRunner } from '../jobs/job-runner.js';
-import { releaseUnapplied } from './abort-release.js';
+import type { FleetBus } from '../cluster/fleet-bus.js';
+import type { TaskQueue } from '../cluster/task-queue.js';
+import { releaseUnapplied } from './cancel-release.js';
 import {
   DEFAULT_STRATEGY,
   holdsAfter,
@@ -41,12 +41,12 @@ export class RolloutEngine {
   constructor(
     readonly db: PrismaClient,
     readonly audit: AuditLog,
-    private readonly jobs: JobRunner,
+    private readonly tasks: TaskQueue,
     private readonly bus: FleetBus,
     readonly log: Logger,
   ) {
-    jobs.register(ADVANCE_JOB, async (data) => this.advance(String(data.rolloutId)));
-    jobs.register(SWEEP_JOB, async () => this.sweep());
+    tasks.register(ADVANCE_JOB, async (data) => this.advance(String(data.rolloutId)));
+    tasks.register(SWEEP_JOB, async () => this.sweep());
   }
 
   /** A new rollout, its targets and its event, stored together; then its first step is queued. */
@@ -55,7 +55,7 @@ export class RolloutEngine {
   }
 
   async kick(rolloutId: string, delayMs?: number, coalesceKey = rolloutId): Promise<void> {
-    await this.jobs.enqueue(ADVANCE_JOB, { rolloutId }, { coalesceKey, delayMs });
+    await this.tasks.enqueue(ADVANCE_JOB, { rolloutId }, { coalesceKey, delayMs });
   }
 
   /** Safety net for lost jobs and timeouts: every active rollout is advanced periodically. */
@@ -130,7 +130,7 @@ export class RolloutEngine {
       });
 
       const pending = await this.db.rolloutTarget.findMany({
-        where: { rolloutId, batch, state: 'pending' },
+        where: { rolloutId, batch, state: 'queued' },
         include: { router: { select: { id: true, status: true, decommissionedAt: true } } },
       });
       if (pending.length > 0) {
@@ -310,14 +310,14 @@ export class RolloutEngine {
     return result;
   }
 
-  async abort(rolloutId: string, ctx: Ctx) {
+  async cancel(rolloutId: string, ctx: Ctx) {
     const finishedAt = new Date();
     let republish: string[] = [];
     const view = await this.transition(
       rolloutId,
       ['running', 'paused', 'scheduled', 'soaking', 'awaiting_approval'],
-      'aborted',
-      'rollout.aborted',
+      'cancelled',
+      'rollout.cancelled',
       ctx,
       {
         extra: { finishedAt, pauseReason: null, pauseGate: null, soakUntil: null },
@@ -340,8 +340,8 @@ export class RolloutEngine {
           );
           republish = released.republish;
           await tx.rolloutTarget.updateMany({
-            where: { rolloutId, state: 'pending' },
-            data: { state: 'skipped', error: 'rollout aborted', finishedAt },
+            where: { rolloutId, state: 'queued' },
+            data: { state: 'skipped', error: 'rollout cancelled', finishedAt },
           });
           return { after: { released: released.events.length }, events: released.events };
         },
@@ -400,7 +400,7 @@ export class RolloutEngine {
 
   /**
    * The system's own pause (the failure threshold, a health gate), audited: only while the rollout
-   * is still in `from` at `batch`, so a pause or abort by an operator meanwhile stands. False when it moved on.
+   * is still in `from` at `batch`, so a pause or cancel by an operator meanwhile stands. False when it moved on.
    */
   async pauseAutomatically(
     rolloutId: string,

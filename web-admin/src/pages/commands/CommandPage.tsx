@@ -17,7 +17,7 @@ import './commands.css';
 const POLL_MS = 2000;
 
 /**
- * One command job from the history: who sent it and when, its routers by outcome, and each
+ * One command from the history: who sent it and when, its routers by outcome, and each
  * router's result with the agent's output, paged. A running job is read again until it ends.
  */
 export default function CommandPage({ params }: PageProps) {

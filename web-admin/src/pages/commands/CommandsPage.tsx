@@ -13,10 +13,10 @@ import '../profiles/panels.css';
 import './commands.css';
 
 type JobPage = ApiPaths['/v1/commands']['get']['responses'][200]['content']['application/json'];
-export type CommandJob = JobPage['items'][number];
+export type Command = JobPage['items'][number];
 
 /**
- * The command history, newest first: every command job with who sent it, when, and its
+ * The command history, newest first: every command with who sent it, when, and its
  * routers by outcome; one opens to its per-router results. Filters and page size in the URL.
  */
 export default function CommandsPage(_props: PageProps) {
@@ -25,7 +25,7 @@ export default function CommandsPage(_props: PageProps) {
   const kind = oneOf(KINDS, params.get('kind'));
   const state = oneOf(JOB_STATES, params.get('state'));
   const limit = pageSizeOf(params.get('limit'), 20, 200);
-  const [jobs, setJobs] = useState<CommandJob[]>([]);
+  const [jobs, setJobs] = useState<Command[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [failure, setFailure] = useState<ApiFailure | null>(null);
   const [loading, setLoading] = useState(true);
@@ -102,7 +102,7 @@ export default function CommandsPage(_props: PageProps) {
       ) : null}
       {jobs.length > 0 ? (
         <div className="wf-table-wrap">
-          <table className="wf-table wf-commands" aria-label="Command jobs, newest first">
+          <table className="wf-table wf-commands" aria-label="Commands, newest first">
             <thead>
               <tr>
                 <th scope="col">Sent</th>

@@ -4,7 +4,7 @@ import { useEventStream } from '../../api/event-stream.js';
 import { asFailure, type ApiFailure } from '../../api/api-error.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
-import type { CommandJob } from './fleet-types.js';
+import type { Command } from './fleet-types.js';
 
 interface TargetProgress {
   routerId: string;
@@ -16,10 +16,10 @@ interface TargetProgress {
 
 const FINISHED_JOB = new Set(['completed', 'cancelled']);
 
-/** A command job's live progress: per router its state and the agent's result, the job's counts, cancel. */
-export function CommandProgress({ job: started, onClose }: { job: CommandJob; onClose(): void }) {
+/** A command's live progress: per router its state and the agent's result, the job's counts, cancel. */
+export function CommandProgress({ job: started, onClose }: { job: Command; onClose(): void }) {
   const { api, auth, can } = useSignedIn();
-  const [job, setJob] = useState<CommandJob>(started);
+  const [job, setJob] = useState<Command>(started);
   const [targets, setTargets] = useState<Map<string, TargetProgress>>(new Map());
   const [failure, setFailure] = useState<ApiFailure | null>(null);
   const stream = useEventStream(`/v1/commands/${encodeURIComponent(started.id)}/events`, auth, (event) => {
@@ -27,7 +27,7 @@ export function CommandProgress({ job: started, onClose }: { job: CommandJob; on
     if (event.event === 'target') {
       const t = data as TargetProgress;
       setTargets((old) => new Map(old).set(t.routerId, t));
-    } else if (event.event === 'progress') setJob(data as CommandJob);
+    } else if (event.event === 'progress') setJob(data as Command);
   });
   const cancel = async () => {
     try {

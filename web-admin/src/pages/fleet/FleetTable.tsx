@@ -168,7 +168,7 @@ export function FleetTable({ rows, view, selection, selectable, onSort, onToggle
                 </td>
                 <td>{router.soc ?? '—'}</td>
                 <td>{router.model ?? '—'}</td>
-                <td>{router.openwrt?.version ?? '—'}</td>
+                <td>{router.openwrt?.release ?? '—'}</td>
                 <td>{revision(router.appliedRevision)}</td>
                 <td>
                   {pending ? (

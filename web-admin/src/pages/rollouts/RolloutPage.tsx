@@ -17,8 +17,8 @@ import '../profiles/panels.css';
 import './rollouts.css';
 
 type Rollout = ApiPaths['/v1/rollouts/{id}']['get']['responses'][200]['content']['application/json'];
-type Action = 'pause' | 'resume' | 'abort' | 'promote';
-const TERMINAL = new Set(['completed', 'aborted']);
+type Action = 'pause' | 'resume' | 'cancel' | 'promote';
+const TERMINAL = new Set(['completed', 'cancelled']);
 const LABELS: Record<string, string> = { rolled_back: 'rolled back', awaiting_approval: 'awaiting approval' };
 /** The batch of the targets a rollout left out from the start (the plan refused them). */
 const LEFT_OUT_BATCH = -1;
@@ -36,7 +36,7 @@ function useSecondsUntil(iso: string | null): number | null {
   return iso ? Math.max(0, Math.ceil((Date.parse(iso) - now) / 1000)) : null;
 }
 
-/** One rollout, live over its event stream: batches, per-router state, pause, resume, promote, abort. */
+/** One rollout, live over its event stream: batches, per-router state, pause, resume, promote, cancel. */
 export default function RolloutPage({ params }: PageProps) {
   const id = params.id!;
   const { api, auth, can } = useSignedIn();
@@ -46,7 +46,7 @@ export default function RolloutPage({ params }: PageProps) {
   const [targetsFailure, setTargetsFailure] = useState<ApiFailure | null>(null);
   const [actionFailure, setActionFailure] = useState<ApiFailure | null>(null);
   const [acting, setActing] = useState(false);
-  const [confirming, setConfirming] = useState<'abort' | 'promote' | null>(null);
+  const [confirming, setConfirming] = useState<'cancel' | 'promote' | null>(null);
   const rollout = live ?? first.data ?? null;
   const finished = rollout ? TERMINAL.has(rollout.state) : false;
 
@@ -153,9 +153,9 @@ export default function RolloutPage({ params }: PageProps) {
               type="button"
               className="wf-button wf-button--danger"
               disabled={acting}
-              onClick={() => setConfirming('abort')}
+              onClick={() => setConfirming('cancel')}
             >
-              Abort
+              Cancel rollout
             </button>
           </>
         ) : null
@@ -167,13 +167,14 @@ export default function RolloutPage({ params }: PageProps) {
       {first.failure ? <ErrorNotice failure={first.failure} onRetry={first.reload} /> : null}
       {actionFailure ? <ErrorNotice failure={actionFailure} /> : null}
       {!rollout && first.loading ? <Loading what="Loading the rollout" /> : null}
-      {confirming === 'abort' && rollout ? (
+      {confirming === 'cancel' && rollout ? (
         <ConfirmDialog
-          title={`Abort rollout ${id.slice(0, 8)}?`}
-          confirmLabel="Abort rollout"
+          title={`Cancel rollout ${id.slice(0, 8)}?`}
+          confirmLabel="Cancel rollout"
+          dismissLabel="Keep it"
           danger
           busy={acting}
-          onConfirm={() => void act('abort')}
+          onConfirm={() => void act('cancel')}
           onCancel={() => setConfirming(null)}
         >
           <p>

@@ -1,3 +1,4 @@
+import { API_ENUMS } from '../../api/api-enums.generated.js';
 import { unwrap } from '../../api/client.js';
 import { useApi } from '../../api/use-api.js';
 import { Link, useSearchParams } from '../../app/navigation.js';
@@ -17,7 +18,7 @@ import {
 import '../profiles/panels.css';
 import './rollouts.css';
 
-const STATES = ['scheduled', 'running', 'soaking', 'awaiting_approval', 'paused', 'completed', 'aborted'] as const;
+const STATES = API_ENUMS.RolloutState;
 
 /**
  * Rollouts: newest first, filtered by state; `?new=1` opens the wizard, prefilled from
