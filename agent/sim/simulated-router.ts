@@ -88,7 +88,6 @@ export class SimulatedRouter {
       store: new HeldStateStore(),
       router: async () => ({ facts: await this.routerFacts() }),
       send: (body) => this.link.send(body),
-      log: options.log,
       datapath: this.datapath,
       plan: simulatedPlan,
       runCommand: simulatedCommandRunner({
@@ -119,6 +118,29 @@ export class SimulatedRouter {
     const status = HISTORY_STATUS[value.status];
     if (!status || (value.evidence as { unchanged?: boolean }).unchanged) return;
     this.history.push({ profile: value.profile, revision: value.revision, status });
+    this.logResult(value);
+  }
+
+  /**
+   * The apply log (SimulatedRouterOptions.log): one line per change, in the words tests and the
+   * demo read (`applied p@2; waiting 3 s for ConfirmApply`, `rolled back p@2: why; runs p@1`).
+   */
+  private logResult(value: ApplyResultValue): void {
+    const log = this.options.log;
+    const what = `${value.profile}@${value.revision}`;
+    const evidence = value.evidence as {
+      confirmWindowSeconds?: number;
+      rolledBackTo?: { profile: string; revision: number } | null;
+    };
+    if (value.status === ApplyResult_Status.STATUS_APPLIED && evidence.confirmWindowSeconds)
+      log?.(`applied ${what}; waiting ${evidence.confirmWindowSeconds} s for ConfirmApply`);
+    if (value.status === ApplyResult_Status.STATUS_ROLLED_BACK) {
+      const to = evidence.rolledBackTo;
+      const reason = value.error.split(': rolled back to ')[0];
+      log?.(
+        `rolled back ${what}: ${reason}; runs ${to ? `${to.profile}@${to.revision}` : 'the state before wrtfleet applied anything'}`,
+      );
+    }
   }
 
   /** What the agent says is applied (its Hello's `applied`). */
