@@ -44,7 +44,6 @@ const PENDING_SPLIT: readonly string[] = [
   'agent/sim/simulated-router.ts',
   'agent/controller-link.ts',
   'agent/apply/manager.ts',
-  'server/rollouts/rollout-engine.ts',
 ];
 const PENDING_SPLIT_MAX_LINES = 500;
 
