@@ -114,7 +114,7 @@ describe.each(BACKENDS)('agents and controller over real gRPC on loopback (%s)',
       ebpf: { value: true },
     });
     expect(body.capabilities.predicted.hardwareOffload.reason).toMatch(/MT7621/);
-    expect(body.facts.openwrt).toMatchObject({ version: '24.10.4', target: 'ramips/mt7621' });
+    expect(body.facts.openwrt).toMatchObject({ release: '24.10.4', target: 'ramips/mt7621' });
     expect(body.facts.network.wan).toContain('wan');
     expect(body.appliedRevision).toBeNull();
   });

@@ -91,7 +91,7 @@ describe.each(BACKENDS)('GET /v1/routers items equal the single-router view (%s)
     const full = list.body.items[0];
     expect(full).toMatchObject({
       model: 'Xiaomi "AX" \\ 3000',
-      openwrt: { version: '24.10.0', target: 'ramips/mt7621' },
+      openwrt: { release: '24.10.0', target: 'ramips/mt7621', version: '24.10.0' }, // version: 0.1's spelling, until 0.3
       appliedRevision: { profile: 'shape-check', revision: 3 },
       hardwareOffload: { predicted: true, probed: null },
       ebpf: { predicted: true, probed: true },
