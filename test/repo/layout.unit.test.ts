@@ -36,12 +36,6 @@ const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclud
 
 /** Past this a file holds more than one concern: cut it at its seam. */
 const MAX_LINES = 400;
-/**
- * Files being cut at their seams on other branches while the cap came down from 500: still held
- * to the old cap until those branches merge, then this list is emptied.
- */
-const PENDING_SPLIT: readonly string[] = [];
-const PENDING_SPLIT_MAX_LINES = 500;
 
 const sources = files.filter(
   (f) => /\.(ts|tsx|mts|mjs|cjs|js|c|h|sh|proto|css)$/.test(f) && !f.startsWith('prisma/migrations/'),
@@ -63,7 +57,7 @@ describe('the repository layout', () => {
   it(`no hand-written source file is over ${MAX_LINES} lines`, () => {
     const long = sources
       .map((f) => ({ f, lines: readFileSync(path.join(repo, f), 'utf8').split('\n').length - 1 }))
-      .filter(({ f, lines }) => lines > (PENDING_SPLIT.includes(f) ? PENDING_SPLIT_MAX_LINES : MAX_LINES))
+      .filter(({ lines }) => lines > MAX_LINES)
       .map(({ f, lines }) => `${f}: ${lines}`);
     expect(long).toEqual([]);
   });
