@@ -1,4 +1,5 @@
-import { Suspense, useEffect } from 'react';
+import { Suspense, useEffect, type ReactNode } from 'react';
+import { QueryProvider } from '../api/QueryProvider.js';
 import { ErrorBoundary } from '../components/ErrorBoundary.js';
 import { Loading } from '../components/Loading.js';
 import { Page } from '../components/Page.js';
@@ -15,11 +16,19 @@ export function App() {
     <ErrorBoundary>
       <NavigationProvider>
         <SessionProvider>
-          <Console />
+          <SessionQueries>
+            <Console />
+          </SessionQueries>
         </SessionProvider>
       </NavigationProvider>
     </ErrorBoundary>
   );
+}
+
+/** The query cache, emptied whenever nobody is signed in. */
+function SessionQueries({ children }: { children: ReactNode }) {
+  const { state } = useSession();
+  return <QueryProvider signedOut={state.status === 'signed_out'}>{children}</QueryProvider>;
 }
 
 function Console() {
