@@ -115,6 +115,8 @@ export interface ApiMutation<Input, Output> {
   runAsync(input: Input): Promise<Output | undefined>;
   pending: boolean;
   failure: ApiFailure | null;
+  /** The last successful answer (until `reset`). */
+  data: Output | undefined;
   /** Forgets the last failure (a dialog closed, the form edited). */
   reset(): void;
 }
@@ -153,6 +155,7 @@ export function useApiMutation<Input, Output>(
     run,
     runAsync,
     pending: mutation.isPending,
+    data: mutation.data,
     failure: mutation.error ? asFailure(mutation.error) : null,
     reset,
   };
