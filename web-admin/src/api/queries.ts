@@ -27,23 +27,24 @@ export interface Loaded<T> {
   retry(): void;
 }
 
-export interface ApiQueryOptions {
+export interface ApiQueryOptions<T> {
   /** False while the query cannot run yet (a choice not made). */
   enabled?: boolean;
   /** Keep showing the previous key's data while the new key loads (a filter change). */
   keepPrevious?: boolean;
-  /** Read again this often while mounted (ms), for views without an event stream. */
-  refetchEvery?: number;
+  /** Read again this often while mounted and visible (ms, or from the data: false stops), for views without an event stream. */
+  refetchEvery?: number | ((data: T | undefined) => number | false);
 }
 
 /** Reads `key` with `load`; the cache shares it with every component that asks for the same key. */
-export function useApiQuery<T>(key: QueryKey, load: () => Promise<T>, options: ApiQueryOptions = {}): Loaded<T> {
+export function useApiQuery<T>(key: QueryKey, load: () => Promise<T>, options: ApiQueryOptions<T> = {}): Loaded<T> {
+  const every = options.refetchEvery;
   const query = useQuery({
     queryKey: key,
     queryFn: load,
     enabled: options.enabled ?? true,
     placeholderData: options.keepPrevious ? keepPreviousData : undefined,
-    refetchInterval: options.refetchEvery,
+    refetchInterval: typeof every === 'function' ? (q) => every(q.state.data) : every,
   });
   const { refetch } = query;
   const retry = useCallback(() => void refetch(), [refetch]);
@@ -108,15 +109,24 @@ export function useApiPages<Item>(
   };
 }
 
+/** What one run does after it ends, besides what the mutation always does. */
+export interface RunCallbacks<Output> {
+  onSuccess?(output: Output): void;
+  onFailure?(failure: ApiFailure): void;
+  onSettled?(): void;
+}
+
 export interface ApiMutation<Input, Output> {
   /** Runs the change; the failure, if any, shows through `failure` (never thrown). */
-  run(input: Input, then?: { onSuccess?(output: Output): void; onSettled?(): void }): void;
+  run(input: Input, then?: RunCallbacks<Output>): void;
   /** Runs the change and resolves with its answer, or undefined when it failed (shown through `failure`). */
   runAsync(input: Input): Promise<Output | undefined>;
   pending: boolean;
   failure: ApiFailure | null;
   /** The last successful answer (until `reset`). */
   data: Output | undefined;
+  /** The last run succeeded (until `reset`): for answers without a body. */
+  succeeded: boolean;
   /** Forgets the last failure (a dialog closed, the form edited). */
   reset(): void;
 }
@@ -147,7 +157,11 @@ export function useApiMutation<Input, Output>(
   const { mutate, mutateAsync, reset } = mutation;
   const run = useCallback<ApiMutation<Input, Output>['run']>(
     (input, then) =>
-      mutate(input, { onSuccess: (output) => then?.onSuccess?.(output), onSettled: () => then?.onSettled?.() }),
+      mutate(input, {
+        onSuccess: (output) => then?.onSuccess?.(output),
+        onError: (error) => then?.onFailure?.(asFailure(error)),
+        onSettled: () => then?.onSettled?.(),
+      }),
     [mutate],
   );
   const runAsync = useCallback((input: Input) => mutateAsync(input).catch(() => undefined), [mutateAsync]);
@@ -156,6 +170,7 @@ export function useApiMutation<Input, Output>(
     runAsync,
     pending: mutation.isPending,
     data: mutation.data,
+    succeeded: mutation.isSuccess,
     failure: mutation.error ? asFailure(mutation.error) : null,
     reset,
   };

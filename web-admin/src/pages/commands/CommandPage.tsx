@@ -1,6 +1,8 @@
-import { useEffect, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
 import { unwrap } from '../../api/client.js';
-import { useApi } from '../../api/use-api.js';
+import { useApiQuery } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { Link, useSearchParams } from '../../app/navigation.js';
 import type { PageProps } from '../../app/page-props.js';
 import { useSignedIn } from '../../app/session.js';
@@ -26,19 +28,19 @@ export default function CommandPage({ params }: PageProps) {
   const [search, setSearch] = useSearchParams();
   const state = oneOf(TARGET_STATES, search.get('state'));
   const limit = pageSizeOf(search.get('limit'), 50, 500);
-  const job = useApi(() => unwrap(api.GET('/v1/commands/{id}', { params: { path: { id } } })), [api, id]);
+  const client = useQueryClient();
+  const job = useApiQuery(
+    [...queryKeys.command(id), 'job'],
+    () => unwrap(api.GET('/v1/commands/{id}', { params: { path: { id } } })),
+    { refetchEvery: (data) => (data?.state === 'running' ? POLL_MS : false) },
+  );
   const running = job.data?.state === 'running';
-  const [ended, setEnded] = useState(0);
-
+  // When it ends the per-router results are read again, with their last outcomes.
+  const wasRunning = useRef(false);
   useEffect(() => {
-    if (!running) return;
-    const timer = setInterval(job.reload, POLL_MS);
-    // When it ends the per-router results are read again, with their last outcomes.
-    return () => {
-      clearInterval(timer);
-      setEnded((n) => n + 1);
-    };
-  }, [running, job.reload]);
+    if (wasRunning.current && !running) void client.invalidateQueries({ queryKey: queryKeys.command(id, 'targets') });
+    wasRunning.current = running;
+  }, [running, client, id]);
 
   const kind = job.data ? spoken(job.data.kind) : '';
   const title = job.data ? `${kind.charAt(0).toUpperCase()}${kind.slice(1)} command` : 'Command';
@@ -51,7 +53,7 @@ export default function CommandPage({ params }: PageProps) {
         </Link>
       }
     >
-      {job.failure ? <ErrorNotice failure={job.failure} onRetry={job.reload} /> : null}
+      {job.failure ? <ErrorNotice failure={job.failure} onRetry={job.retry} /> : null}
       {!job.data && job.loading ? <Loading what="Loading the command" /> : null}
       {job.data ? (
         <>
@@ -99,7 +101,6 @@ export default function CommandPage({ params }: PageProps) {
             jobId={id}
             state={state}
             limit={limit}
-            reloadKey={ended}
             onState={(next) => {
               const query = new URLSearchParams(search);
               if (next) query.set('state', next);
