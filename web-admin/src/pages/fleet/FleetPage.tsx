@@ -53,10 +53,14 @@ export default function FleetPage() {
   );
 
   // A new filter is a new set of routers: the selection and the page history belong to the old one.
-  useEffect(() => {
+  // Adjusted while rendering, so the old selection is never drawn against the new rows.
+  const setKey = `${filterKey}/${view.sort?.column}/${view.sort?.descending}`;
+  const [selectionSet, setSelectionSet] = useState(setKey);
+  if (selectionSet !== setKey) {
+    setSelectionSet(setKey);
     setSelection(NOTHING);
     setPrevious([]);
-  }, [filterKey, view.sort?.column, view.sort?.descending]);
+  }
 
   // The feed says which routers changed: their cached queries (the lists, the counts, each
   // router's own page) are invalidated together, so the table reads once per burst.

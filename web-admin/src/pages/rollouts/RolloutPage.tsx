@@ -29,9 +29,12 @@ function useSecondsUntil(iso: string | null): number | null {
   useEffect(() => {
     if (!iso) return;
     // From now, not from when the page was opened.
-    setNow(Date.now());
+    const first = setTimeout(() => setNow(Date.now()), 0);
     const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
+    return () => {
+      clearTimeout(first);
+      clearInterval(timer);
+    };
   }, [iso]);
   return iso ? Math.max(0, Math.ceil((Date.parse(iso) - now) / 1000)) : null;
 }

@@ -35,7 +35,8 @@ export function RolloutWizard({ initialSelector, onCancel }: { initialSelector: 
   const { api } = useSignedIn();
   const navigate = useNavigate();
   const [profile, setProfile] = useState('');
-  const [revision, setRevision] = useState<number | null>(null);
+  // The revision chosen; until one is (or when the profile has no such revision), its newest.
+  const [chosenRevision, setRevision] = useState<number | null>(null);
   const [fields, setFields] = useState(initialSelector);
   const [strategyFields, setStrategyFields] = useState<StrategyFields>(DEFAULT_STRATEGY_FIELDS);
   // Leaving the refused routers out is the default: sent anyway, they fail and pause the rollout.
@@ -54,11 +55,11 @@ export function RolloutWizard({ initialSelector, onCancel }: { initialSelector: 
   const strategy = checkStrategy(strategyFields, new Date());
   const selectorKey = selector.ok ? JSON.stringify(selector.selector) : null;
 
-  useEffect(() => {
-    const first = revisions.data?.items[0]?.revision;
-    if (first !== undefined)
-      setRevision((now) => (now !== null && revisions.data!.items.some((r) => r.revision === now) ? now : first));
-  }, [revisions.data]);
+  const revisionItems = revisions.data?.items ?? [];
+  const revision =
+    chosenRevision !== null && revisionItems.some((r) => r.revision === chosenRevision)
+      ? chosenRevision
+      : (revisionItems[0]?.revision ?? null);
 
   // How many routers match, and what the plan says of them, once typing has settled.
   const countKey = useSettled(
