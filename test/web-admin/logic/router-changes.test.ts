@@ -1,7 +1,7 @@
 import { QueryClient } from '@tanstack/react-query';
 import { describe, expect, it } from 'vitest';
 import { queryKeys } from '../../../web-admin/src/api/query-keys.js';
-import { invalidateChangedRouters, parseRouterChange } from '../../../web-admin/src/pages/fleet/router-changes.js';
+import { invalidateChangedRouters, parseRouterChange } from '../../../web-admin/src/api/router-changes.js';
 
 const event = (name: string, data: string) => ({ event: name, data, id: null });
 

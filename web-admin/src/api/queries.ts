@@ -51,7 +51,9 @@ export function useApiQuery<T>(key: QueryKey, load: () => Promise<T>, options: A
   return {
     data: query.data,
     failure: query.error ? asFailure(query.error) : null,
-    loading: query.isPending && query.fetchStatus !== 'idle',
+    // From the status alone: reading fetchStatus would subscribe the component to every
+    // background read's start and end, two more renders of a large table each time.
+    loading: query.isPending && (options.enabled ?? true),
     retry,
   };
 }
@@ -101,7 +103,7 @@ export function useApiPages<Item>(
   return {
     items,
     failure: query.error ? asFailure(query.error) : null,
-    loading: query.isPending && query.fetchStatus !== 'idle',
+    loading: query.isPending && (options.enabled ?? true),
     hasMore: query.hasNextPage,
     loadingMore: query.isFetchingNextPage,
     loadMore: useCallback(() => void fetchNextPage(), [fetchNextPage]),

@@ -17,7 +17,7 @@ import { FleetTable } from './FleetTable.js';
 import { apiFilter, apiListQuery, searchOfView, viewOfSearch, withFilter, withSortToggled } from './fleet-query.js';
 import { NOTHING, selectAllMatching, selectedCount, toggle, togglePage, type Selection } from './fleet-selection.js';
 import type { CommandJob } from './fleet-types.js';
-import { invalidateChangedRouters, parseRouterChange } from './router-changes.js';
+import { invalidateChangedRouters, parseRouterChange } from '../../api/router-changes.js';
 import './fleet.css';
 
 const PAGE_SIZE = 50;

@@ -1,6 +1,9 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { unwrap } from '../../api/client.js';
+import { useEventStream } from '../../api/event-stream.js';
 import { useApiQuery } from '../../api/queries.js';
 import { queryKeys } from '../../api/query-keys.js';
+import { parseRouterChange } from '../../api/router-changes.js';
 import { Link } from '../../app/navigation.js';
 import type { PageProps } from '../../app/page-props.js';
 import { useSignedIn } from '../../app/session.js';
@@ -17,12 +20,13 @@ import { RouterActions } from './RouterActions.js';
 import { TelemetryPanel } from './TelemetryPanel.js';
 import './router.css';
 
-/** The router's status and placement are polled this often; the charts refresh on their own. */
+/** The router's status and last contact are polled this often; the charts refresh on their own. */
 const STATUS_REFRESH_MS = 15_000;
 
 /** One router: facts, capabilities, plan, revisions, apply history, drift, live counters, actions. */
 export default function RouterPage({ params }: PageProps) {
-  const { api } = useSignedIn();
+  const { api, auth } = useSignedIn();
+  const client = useQueryClient();
   const id = params.id ?? '';
   // Every panel's query sits under queryKeys.router(id): an action invalidates them all at once.
   const router = useApiQuery(
@@ -30,6 +34,13 @@ export default function RouterPage({ params }: PageProps) {
     () => unwrap(api.GET('/v1/routers/{id}', { params: { path: { id } } })),
     { refetchEvery: STATUS_REFRESH_MS },
   );
+  // The fleet's change feed names this router when its status, revisions, apply result or drift
+  // change (made here or anywhere else): its queries, every panel's included, read again.
+  useEventStream('/v1/routers/events', auth, (event) => {
+    const change = parseRouterChange(event);
+    if (change && (change.truncated || change.ids.includes(id)))
+      void client.invalidateQueries({ queryKey: queryKeys.router(id) });
+  });
   const data = router.data;
   return (
     <Page

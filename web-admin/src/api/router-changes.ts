@@ -1,6 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
-import type { ServerEvent } from '../../api/event-stream.js';
-import { queryKeys } from '../../api/query-keys.js';
+import type { ServerEvent } from './event-stream.js';
+import { queryKeys } from './query-keys.js';
 
 /** GET /v1/routers/events' `changed` event: which routers changed, and whether more did than it lists. */
 export interface RouterChange {
