@@ -39,6 +39,8 @@ export default tseslint.config(
       'web-admin/src/api/schema.d.ts',
       'web-admin/src/pages/profiles/spec-validator.generated.js',
       'test-results/',
+      // Scratch trees, e.g. another commit's console built by bench/console-baseline.ts.
+      '.tmp/',
       'fixtures/',
     ],
   },

@@ -32,7 +32,7 @@ export interface ApiQueryOptions<T> {
   enabled?: boolean;
   /** Keep showing the previous key's data while the new key loads (a filter change). */
   keepPrevious?: boolean;
-  /** Read again this often while mounted and visible (ms, or from the data: false stops), for views without an event stream. */
+  /** Read again this often (ms) while shown, for views without an event stream; from the data, false stops. */
   refetchEvery?: number | ((data: T | undefined) => number | false);
 }
 

@@ -7,7 +7,7 @@ import { SessionExpiredDialog } from '../pages/sign-in/SessionExpiredDialog.js';
 import { SignInPage } from '../pages/sign-in/SignInPage.js';
 import { Link, NavigationProvider, useLocation, useNavigate } from './navigation.js';
 import { matchRoute } from './route-match.js';
-import { HOME, ROUTES } from './routes.js';
+import { HOME, preloadHomePage, ROUTES } from './routes.js';
 import { SessionProvider, useSession } from './session.js';
 import { Shell } from './Shell.js';
 
@@ -38,6 +38,11 @@ function Console() {
   useEffect(() => {
     if (pathname === '/' || pathname === '') navigate(HOME, { replace: true });
   }, [pathname, navigate]);
+
+  const signedOut = state.status === 'signed_out';
+  useEffect(() => {
+    if (signedOut) preloadHomePage();
+  }, [signedOut]);
 
   if (state.status === 'loading') return <Loading what="Opening the console" />;
   if (state.status === 'signed_out') return <SignInPage notice={state.notice} />;
