@@ -7,7 +7,7 @@
  */
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authedFetch } from '../support/controller.js';
+import { authedFetch, eventually } from '../support/controller.js';
 import { launchChromium, openPage, type PageProblems } from './support/browser.js';
 import { DEMO_ROUTERS, startConsoleController, type ConsoleController } from './support/console-controller.js';
 import { signInWithToken } from './support/sign-in.js';
@@ -107,6 +107,38 @@ describe('the console data layer', () => {
     expect(await alert.innerText()).toContain('an account named "layer-ops" exists already');
     expect(await alert.innerText()).toContain('HTTP 409');
     await accounts.getByRole('rowheader', { name: 'layer-ops' }).waitFor();
+  });
+
+  it("follows a running command over its stream: the job's query is written by events, not read again", async () => {
+    // A stopped router never answers: the job runs until it is cancelled.
+    const silent = ctl.fleet.at(-1)!;
+    await silent.stop();
+    const router = await eventually(
+      () => ctl.controller.db.prisma.router.findFirst({ where: { status: 'offline' } }),
+      15_000,
+      'the stopped router stored offline',
+    );
+    const sent = await admin('/v1/commands', {
+      method: 'POST',
+      body: { kind: 'check_drift', selector: { ids: [router.id] } },
+    });
+    expect(sent.status).toBe(201);
+    const jobId = (sent.body as { id: string }).id;
+    await page.goto(`${ctl.url}/commands/${jobId}`);
+    await page.getByRole('button', { name: 'Use an API token' }).click();
+    await page.getByLabel('API token').fill(ctl.token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const state = page.getByTestId('command-state');
+    await expect.poll(() => state.innerText()).toBe('running');
+    const jobReads = () => count(calls, new RegExp(`^GET /v1/commands/${jobId}$`));
+    await expect.poll(() => count(calls, new RegExp(`^GET /v1/commands/${jobId}/events`))).toBe(1);
+    const before = jobReads();
+    const cancelled = await admin(`/v1/commands/${jobId}/cancel`, { method: 'POST' });
+    expect(cancelled.status).toBe(200);
+    await expect.poll(() => state.innerText(), { timeout: 10_000 }).toBe('cancelled');
+    // The stream's progress event set the job's query: no poll read it in the meantime.
+    expect(jobReads()).toBe(before);
+    await markWindow(page);
   });
 
   it('pages the audit history with its cursor: "Older events" appends the next page', async () => {

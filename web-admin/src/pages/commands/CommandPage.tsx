@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { unwrap } from '../../api/client.js';
+import { useEventStream } from '../../api/event-stream.js';
 import { useApiQuery } from '../../api/queries.js';
 import { queryKeys } from '../../api/query-keys.js';
 import { Link, useSearchParams } from '../../app/navigation.js';
@@ -20,21 +21,34 @@ const POLL_MS = 2000;
 
 /**
  * One command job from the history: who sent it and when, its routers by outcome, and each
- * router's result with the agent's output, paged. A running job is read again until it ends.
+ * router's result with the agent's output, paged. A running job is followed over its event
+ * stream, which writes its progress into the job's query (read again every POLL_MS instead
+ * while the stream is not open); when it ends the results are read again.
  */
 export default function CommandPage({ params }: PageProps) {
   const id = params.id!;
-  const { api } = useSignedIn();
+  const { api, auth } = useSignedIn();
   const [search, setSearch] = useSearchParams();
   const state = oneOf(TARGET_STATES, search.get('state'));
   const limit = pageSizeOf(search.get('limit'), 50, 500);
   const client = useQueryClient();
-  const job = useApiQuery(
-    [...queryKeys.command(id), 'job'],
-    () => unwrap(api.GET('/v1/commands/{id}', { params: { path: { id } } })),
-    { refetchEvery: (data) => (data?.state === 'running' ? POLL_MS : false) },
-  );
+  const jobKey = [...queryKeys.command(id), 'job'];
+  const streaming = useRef(false);
+  const job = useApiQuery(jobKey, () => unwrap(api.GET('/v1/commands/{id}', { params: { path: { id } } })), {
+    refetchEvery: (data) => (data?.state === 'running' && !streaming.current ? POLL_MS : false),
+  });
   const running = job.data?.state === 'running';
+  const stream = useEventStream(running ? `/v1/commands/${encodeURIComponent(id)}/events` : null, auth, (event) => {
+    if (event.event !== 'progress') return;
+    try {
+      client.setQueryData(jobKey, JSON.parse(event.data) as typeof job.data);
+    } catch {
+      /* a malformed event is skipped; the next one carries the whole job again */
+    }
+  });
+  useEffect(() => {
+    streaming.current = stream.status === 'open';
+  });
   // When it ends the per-router results are read again, with their last outcomes.
   const wasRunning = useRef(false);
   useEffect(() => {
