@@ -21,7 +21,7 @@ const DOMAIN_MODULES = [
   'server/storage',
   'server/telemetry',
   'server/agent-gateway',
-  'server/jobs',
+  'server/cluster',
   'server/secrets',
 ];
 
@@ -77,7 +77,7 @@ export default tseslint.config(
     // Dependencies point one way (docs/ARCHITECTURE.md, "Where each concern lives"): core is the
     // shared domain; the agent and the controller build on it; the CLI and the console are clients
     // of the REST API; inside the controller, domain modules sit under the HTTP layer. Import
-    // cycles, type-only ones included, are checked by test/repo/import-cycles.test.ts.
+    // cycles, type-only ones included, are checked by test/repo/import-cycles.unit.test.ts.
     files: ['**/*.{ts,tsx,mts,mjs,js}'],
     plugins: { 'import-x': importX },
     settings: {

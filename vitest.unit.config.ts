@@ -1,33 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * `npm run test:unit`: the tests of pure modules (plan, profile spec, facts parsing, capability
- * table, canonical JSON, counters parsing, telemetry deltas and windows, the bundle's section loader,
- * the repository layout, the install policy, the console's own logic).
- * No root, no kernel, no PostgreSQL or Redis: seconds on a laptop. `npm test` runs them too,
- * with everything else.
+ * `npm run test:unit`: every test named `*.unit.test.ts`, the tests that need nothing but
+ * `npm install`: no root, kernel feature, network namespace, database (PostgreSQL or PGlite),
+ * Redis, browser, ssh, controller or child server, and no timing that a loaded machine could
+ * upset. Seconds on a laptop. The name is the rule (test/README.md), so a new pure test joins the
+ * tier by being named so; `npm test` runs them too, once, with everything else (`*.test.ts`).
  */
-export const UNIT_TESTS = [
-  'test/core/**/*.test.ts',
-  'test/agent/controller-server-name.test.ts',
-  'test/agent/counters.test.ts',
-  'test/agent/iso-time.test.ts',
-  'test/agent/state-store.test.ts',
-  'test/agent-apply/section-loader.test.ts',
-  'test/agent-apply/transaction-transcripts.test.ts',
-  'test/onboarding/packages-transcripts.test.ts',
-  'test/repo/layout.test.ts',
-  'test/repo/import-cycles.test.ts',
-  'test/repo/install-policy.test.ts',
-  'test/repo/commit-msg-hook.test.ts',
-  'test/web-admin/logic/**/*.test.ts',
-  'test/telemetry/counter-deltas.test.ts',
-  'test/telemetry/series-window.test.ts',
-];
-
 export default defineConfig({
   test: {
-    include: UNIT_TESTS,
+    include: ['test/**/*.unit.test.ts'],
     testTimeout: 30_000,
   },
 });

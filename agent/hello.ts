@@ -1,11 +1,5 @@
-import {
-  Endianness,
-  Placement,
-  type CapabilitySet,
-  type Facts,
-  type Hello,
-  type LiveState,
-} from '../proto/gen/wrtfleet/agent/v1/agent.js';
+import type { Hello, LiveState } from '../proto/gen/wrtfleet/agent/v1/agent.js';
+import { Endianness, Placement, type CapabilitySet, type Facts } from '../proto/gen/wrtfleet/agent/v1/router.js';
 import type { CapabilityFlags, PredictedCapabilities } from '../core/capabilities.js';
 import type { RouterFacts } from '../core/facts/index.js';
 
@@ -25,7 +19,7 @@ export function factsMessage(facts: RouterFacts): Facts {
     kernel: facts.kernel ?? '',
     openwrt: facts.openwrt
       ? {
-          version: facts.openwrt.version,
+          release: facts.openwrt.release,
           target: facts.openwrt.target ?? '',
           revision: facts.openwrt.revision ?? '',
           arch: facts.openwrt.arch ?? '',

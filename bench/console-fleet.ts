@@ -122,7 +122,7 @@ async function main() {
             status: n % 10 === 0 ? ('offline' as const) : n % 97 === 0 ? ('never_seen' as const) : ('online' as const),
             soc: SOCS[n % SOCS.length]!,
             model: MODELS[n % MODELS.length]!,
-            openwrtVersion: RELEASES[n % RELEASES.length]!,
+            openwrtRelease: RELEASES[n % RELEASES.length]!,
             placement: n % 3 === 0 ? ('proxy' as const) : ('on_router' as const),
             tags: [`site:${n % 500}`, ...(n % 20 === 0 ? ['group:canary'] : [])],
             lastApplyStatus: n % 50 === 0 ? ('failed' as const) : ('applied' as const),

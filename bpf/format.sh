@@ -8,7 +8,7 @@ CLANG_FORMAT=${CLANG_FORMAT:-clang-format}
 STYLE=(--style=file:bpf/.clang-format)
 shopt -s nullglob globstar
 FILES=()
-for f in bpf/**/*.c bpf/**/*.h bench/datapath/*.bpf.c test/datapath/*.bpf.c; do
+for f in bpf/**/*.c bpf/**/*.h bench/datapath/*.bpf.c test/e2e/datapath/*.bpf.c; do
   [[ $f == bpf/build/* ]] || FILES+=("$f")
 done
 

@@ -14,7 +14,7 @@ export type ResponseOf<P extends keyof paths, M extends Method, S extends number
 
 // The response bodies the CLI reads.
 export type AuditVerdict = ResponseOf<'/v1/audit/verify', 'get'>;
-export type CommandJobView = ResponseOf<'/v1/commands/{id}', 'get'>;
+export type CommandView = ResponseOf<'/v1/commands/{id}', 'get'>;
 export type RolloutView = ResponseOf<'/v1/rollouts/{id}', 'get'>;
 export type SaveResult = ResponseOf<'/v1/profiles/{name}', 'put'>;
 export type ReenrollToken = ResponseOf<'/v1/routers/{id}/re-enroll', 'post', 201>;

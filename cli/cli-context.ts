@@ -25,6 +25,10 @@ export const CLI_OPTIONS = {
   profile: { type: 'string' },
   rollout: { type: 'string' },
   all: { type: 'boolean', default: false },
+  ids: { type: 'string', multiple: true },
+  release: { type: 'string', multiple: true },
+  tags: { type: 'string', multiple: true },
+  // Spellings of 0.1, folded into the ones above with a warning (OLD_FLAGS).
   id: { type: 'string', multiple: true },
   openwrt: { type: 'string', multiple: true },
   tag: { type: 'string', multiple: true },
@@ -59,8 +63,27 @@ export const CLI_OPTIONS = {
 
 export type CliOptions = ReturnType<typeof parseCommandLine>['values'];
 
+/** Flags of 0.1 and their spelling today, the API's field names; the old ones go in 0.3. */
+const OLD_FLAGS = { id: 'ids', openwrt: 'release', tag: 'tags' } as const;
+
+/** Prints, once per run, that an old spelling was used and what replaces it. */
+export function warnOldSpelling(old: string, now: string): void {
+  console.error(`wrtfleet: "${old}" is now spelled "${now}"; the old spelling is accepted until 0.3`);
+}
+
 export function parseCommandLine(args?: string[]) {
-  return parseArgs({ args, allowPositionals: true, options: CLI_OPTIONS });
+  const parsed = parseArgs({ args, allowPositionals: true, options: CLI_OPTIONS });
+  for (const [old, now] of Object.entries(OLD_FLAGS) as [
+    keyof typeof OLD_FLAGS,
+    (typeof OLD_FLAGS)[keyof typeof OLD_FLAGS],
+  ][]) {
+    const given = parsed.values[old];
+    if (!given) continue;
+    warnOldSpelling(`--${old}`, `--${now}`);
+    parsed.values[now] = [...(parsed.values[now] ?? []), ...given];
+    delete parsed.values[old];
+  }
+  return parsed;
 }
 
 /** One verb's view of the run: its flags, its positional arguments after the verb, the API. */
@@ -88,15 +111,16 @@ export function query(params: Record<string, string | number | undefined | strin
   return s ? `?${s}` : '';
 }
 
-/** The rollout selector from --all, --id, --soc, --openwrt, --tag. */
+/** The selector from --all, --ids, --soc, --release, --tags (each repeatable). */
 export function selectorFromOpts(opts: CliOptions) {
   const selector: Record<string, unknown> = {};
   if (opts.all) selector.all = true;
-  if (opts.id) selector.ids = opts.id;
+  if (opts.ids) selector.ids = opts.ids;
   if (opts.soc) selector.soc = opts.soc;
-  if (opts.openwrt) selector.openwrt = opts.openwrt;
-  if (opts.tag) selector.tags = opts.tag;
-  if (Object.keys(selector).length === 0) throw new UsageError('give a selector: --all, or --id/--soc/--openwrt/--tag');
+  if (opts.release) selector.release = opts.release;
+  if (opts.tags) selector.tags = opts.tags;
+  if (Object.keys(selector).length === 0)
+    throw new UsageError('give a selector: --all, or --ids/--soc/--release/--tags');
   return selector;
 }
 

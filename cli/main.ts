@@ -9,14 +9,14 @@
  * This file only dispatches: each verb group lives in cli/commands/.
  */
 import { ApiCallError, ApiClient } from './api-client.js';
-import { parseCommandLine, resolveToken, UsageError, type CliContext } from './cli-context.js';
-import { accountVerb } from './commands/account.js';
+import { parseCommandLine, resolveToken, UsageError, warnOldSpelling, type CliContext } from './cli-context.js';
+import { accountVerb } from './commands/accounts.js';
 import { auditVerb } from './commands/audit.js';
-import { commandVerb } from './commands/command.js';
+import { commandVerb } from './commands/commands.js';
 import { onboardVerb } from './commands/onboard.js';
 import { planVerb } from './commands/plan.js';
 import { profilesVerb } from './commands/profiles.js';
-import { rolloutVerb } from './commands/rollout.js';
+import { rolloutVerb } from './commands/rollouts.js';
 import { routersVerb } from './commands/routers.js';
 import { USAGE } from './usage.js';
 
@@ -25,11 +25,13 @@ const GROUPS: Record<string, (ctx: CliContext, command: string | undefined) => P
   routers: routersVerb,
   profiles: profilesVerb,
   plan: planVerb,
-  rollout: rolloutVerb,
+  rollouts: rolloutVerb,
   audit: auditVerb,
-  command: commandVerb,
-  account: accountVerb,
+  commands: commandVerb,
+  accounts: accountVerb,
 };
+/** 0.1's singular groups, accepted with a warning until 0.3. */
+const OLD_GROUPS: Record<string, string> = { rollout: 'rollouts', command: 'commands', account: 'accounts' };
 
 const { values: opts, positionals } = (() => {
   try {
@@ -49,7 +51,9 @@ async function main(): Promise<number> {
     (opts.url ?? process.env.WRTFLEET_URL ?? 'http://127.0.0.1:8080').replace(/\/$/, ''),
     await resolveToken(opts),
   );
-  const [group, command, ...args] = positionals;
+  const [given, command, ...args] = positionals;
+  const group = OLD_GROUPS[given!] ?? given;
+  if (group !== given) warnOldSpelling(given!, group!);
   if (group === 'onboard') return onboardVerb({ opts, api, args: positionals.slice(1) });
   const verb = GROUPS[group!];
   if (!verb) throw new UsageError(`unknown command "${`${group} ${command ?? ''}`.trim()}"`);

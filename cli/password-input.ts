@@ -1,7 +1,7 @@
 /**
  * Reads a password for the CLI without it ever being an argument (argv is visible to every
  * user of the machine in `ps`) or echoed: from a file (--password-file), from standard input
- * when it is a pipe (`printf '%s' "$PW" | wrtfleet account create ...`), or typed at a prompt
+ * when it is a pipe (`printf '%s' "$PW" | wrtfleet accounts create ...`), or typed at a prompt
  * with echo off, twice.
  */
 import { readFile } from 'node:fs/promises';

@@ -114,7 +114,7 @@ function predictSoftwareOffload(facts: CapabilityInput): Verdict {
   if (!firewall)
     return {
       value: false,
-      reason: `release "${facts.openwrt.version}" unreadable and kernel ${facts.kernel ?? 'unknown'} does not tell fw3 from fw4`,
+      reason: `release "${facts.openwrt.release}" unreadable and kernel ${facts.kernel ?? 'unknown'} does not tell fw3 from fw4`,
     };
   if (firewall.generation === 'fw4') {
     const verdict = { value: true, reason: `${firewall.why}: nftables flowtables (flow_offloading=1)` };
@@ -122,10 +122,10 @@ function predictSoftwareOffload(facts: CapabilityInput): Verdict {
       verdict.reason += '; kmod-nft-offload is not installed, install it before enabling offloading';
     return verdict;
   }
-  if (openWrtAtLeast(facts.openwrt.version, FW3_OFFLOAD_MIN_OPENWRT) === false)
+  if (openWrtAtLeast(facts.openwrt.release, FW3_OFFLOAD_MIN_OPENWRT) === false)
     return {
       value: false,
-      reason: `OpenWrt ${facts.openwrt.version} predates ${FW3_OFFLOAD_MIN_OPENWRT}, the first fw3 release wrtfleet offloads on (iptables FLOWOFFLOAD)`,
+      reason: `OpenWrt ${facts.openwrt.release} predates ${FW3_OFFLOAD_MIN_OPENWRT}, the first fw3 release wrtfleet offloads on (iptables FLOWOFFLOAD)`,
     };
   const verdict = {
     value: true,
@@ -160,11 +160,11 @@ function predictHardwareOffload(
       chipset: entry,
       reason: `${basis}; but software offloading is unavailable and flow_offloading_hw needs it`,
     };
-  if (entry?.minOpenWrt && openWrtAtLeast(facts.openwrt?.version, entry.minOpenWrt) === false) {
+  if (entry?.minOpenWrt && openWrtAtLeast(facts.openwrt?.release, entry.minOpenWrt) === false) {
     return {
       value: false,
       chipset: entry,
-      reason: `${basis}; OpenWrt ${facts.openwrt?.version} is older than ${entry.minOpenWrt}`,
+      reason: `${basis}; OpenWrt ${facts.openwrt?.release} is older than ${entry.minOpenWrt}`,
     };
   }
   if (entry?.minKernel && kernelAtLeast(facts.kernel, entry.minKernel) !== true) {
@@ -264,7 +264,7 @@ export interface FactsSummary {
   cpu: RouterFacts['cpu'];
   endian: 'little' | 'big' | null;
   kernel: string | null;
-  openwrt: { version: string; target: string | null } | null;
+  openwrt: { release: string; target: string | null } | null;
   capabilities: CapabilityFlags;
   socVariant: string | null;
   socFamily: string | null;
@@ -285,7 +285,7 @@ export function factsSummary(
     cpu: facts.cpu,
     endian: facts.endian,
     kernel: facts.kernel,
-    openwrt: facts.openwrt ? { version: facts.openwrt.version, target: facts.openwrt.target } : null,
+    openwrt: facts.openwrt ? { release: facts.openwrt.release, target: facts.openwrt.target } : null,
     capabilities: {
       hardwareOffload: capabilities.hardwareOffload,
       softwareOffload: capabilities.softwareOffload,

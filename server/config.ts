@@ -39,11 +39,11 @@ export interface ControllerConfig {
    */
   serveAgents?: boolean;
   /**
-   * Whether this replica runs background jobs (WRTFLEET_RUN_JOBS, default true): rollout steps,
+   * Whether this replica runs background tasks (WRTFLEET_RUN_TASKS, default true): rollout steps,
    * sweeps, command timeouts, telemetry rollups. One that does not only queues them for the
    * others, so a rollout's batches never hold up the API it serves. Needs REDIS_URL.
    */
-  runJobs?: boolean;
+  runTasks?: boolean;
   /**
    * The controller address onboarding gives the agents it installs (WRTFLEET_AGENT_ADDRESS: one
    * host:port, a comma-separated list of replicas, or a balancer's). Default: this replica's
@@ -255,19 +255,23 @@ function agentPlacement(env: NodeJS.ProcessEnv): { serveAgents: boolean; agentAd
   return { serveAgents, agentAddress };
 }
 
-function jobPlacement(env: NodeJS.ProcessEnv): { runJobs: boolean } {
-  const runJobs = env.WRTFLEET_RUN_JOBS === undefined || flag('WRTFLEET_RUN_JOBS', env.WRTFLEET_RUN_JOBS);
-  if (!runJobs && !env.REDIS_URL)
-    throw new ConfigError(
-      'WRTFLEET_RUN_JOBS=false needs REDIS_URL: without Redis no other replica can run this one’s jobs',
-    );
-  return { runJobs };
+function taskPlacement(env: NodeJS.ProcessEnv): { runTasks: boolean } {
+  // WRTFLEET_RUN_JOBS is the name of 0.1, still read until 0.3 (docs/DOMAIN.md, Glossary).
+  const name =
+    env.WRTFLEET_RUN_TASKS === undefined && env.WRTFLEET_RUN_JOBS !== undefined
+      ? 'WRTFLEET_RUN_JOBS'
+      : 'WRTFLEET_RUN_TASKS';
+  const value = env[name];
+  const runTasks = value === undefined || flag(name, value);
+  if (!runTasks && !env.REDIS_URL)
+    throw new ConfigError(`${name}=false needs REDIS_URL: without Redis no other replica can run this one’s tasks`);
+  return { runTasks };
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerConfig {
   return {
     ...agentPlacement(env),
-    ...jobPlacement(env),
+    ...taskPlacement(env),
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: redisPrefix(env.WRTFLEET_REDIS_PREFIX),

@@ -11,9 +11,9 @@ import { startSecurity, type ControllerSecurity } from './auth/security.js';
 import { DEFAULT_REDIS_PREFIX, type ControllerConfig } from './config.js';
 import { RouterDirectory } from './fleet/router-directory.js';
 import { RouterRegistry } from './fleet/router-registry.js';
-import { InProcessFleetBus, type FleetBus } from './jobs/fleet-bus.js';
-import { InProcessJobRunner } from './jobs/in-process-runner.js';
-import type { JobRunner } from './jobs/job-runner.js';
+import { InProcessFleetBus, type FleetBus } from './cluster/fleet-bus.js';
+import { InProcessTaskQueue } from './cluster/in-process-task-queue.js';
+import type { TaskQueue } from './cluster/task-queue.js';
 import { PlanPreview } from './fleet/plan-preview.js';
 import { ProfileStore } from './profiles/profile-store.js';
 import { ControllerMetrics } from './routes/metrics/index.js';
@@ -24,7 +24,7 @@ import { LOG_REDACTION } from './secrets/redaction.js';
 import { OnboardingService, type OnboardingOptions } from './onboarding/onboarding-service.js';
 import { CommandDelivery } from './commands/command-delivery.js';
 import { COMMAND_SWEEP_JOB, CommandDispatcher } from './commands/command-dispatch.js';
-import { CommandJobs } from './commands/command-jobs.js';
+import { CommandService } from './commands/command-service.js';
 import { OnboardingTargetPolicy } from './onboarding/target-policy.js';
 import { loadDataKey, SecretBox } from './secrets/secret-box.js';
 import { buildConsoleWhenMissing, DEFAULT_CONSOLE_DIR } from './console/console-build.js';
@@ -44,16 +44,16 @@ export interface Controller {
   security: ControllerSecurity;
   profiles: ProfileStore;
   rollouts: RolloutEngine;
-  /** Command jobs: re-probe, re-apply, rollback, detach, check drift, reboot, diagnostics. */
-  commands: CommandJobs;
-  jobs: JobRunner;
+  /** Commands: re-probe, re-apply, rollback, detach, check drift, reboot, diagnostics. */
+  commands: CommandService;
+  tasks: TaskQueue;
   /** Onboarding routers over SSH, with the controller-hosted proxy agents. */
   onboarding: OnboardingService;
   /** Telemetry history: the batch writer, the rollup and retention job, the series reads. */
   telemetry: TelemetryHistory;
   /** Set on the first start of an empty database: where the bootstrap admin token was written. */
   adminTokenFile: string | null;
-  /** http://host:port of the REST API as actually bound (port 0 picks a free one). */
+  /** http://host:port of the REST API as actually bound (port 0 picks a free one; "" when started not to listen). */
   httpUrl: string;
   /** host:port of the gRPC agent endpoint as actually bound ("" on a replica that serves no agents). */
   grpcAddress: string;
@@ -78,8 +78,16 @@ export function createLogger(level: string): Logger {
 export async function startController(
   config: ControllerConfig,
   logger: Logger = createLogger(config.logLevel),
-  extras: { onboarding?: OnboardingOptions } = {},
+  extras: {
+    onboarding?: OnboardingOptions;
+    /**
+     * false: neither port is opened (no agent gateway, `httpUrl` and `grpcAddress` empty); the
+     * API answers through `http.inject`, for tests of the API that need no agent.
+     */
+    listen?: boolean;
+  } = {},
 ): Promise<Controller> {
+  const listen = extras.listen !== false;
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : `${config.dataDir}/pglite`,
@@ -105,17 +113,17 @@ export async function startController(
   const previews = new PlanPreview(db.prisma);
 
   // Jobs and cross-replica notifications: Redis when configured, this process otherwise.
-  let jobs: JobRunner;
+  let tasks: TaskQueue;
   let bus: FleetBus;
   if (config.redisUrl) {
     // Loaded only here: bullmq and ioredis cost the embedded default ~0.5 s of start-up.
-    const [{ BullMqJobRunner }, { RedisFleetBus }] = await Promise.all([
-      import('./jobs/bullmq-runner.js'),
-      import('./jobs/redis-fleet-bus.js'),
+    const [{ BullMqTaskQueue }, { RedisFleetBus }] = await Promise.all([
+      import('./cluster/bullmq-task-queue.js'),
+      import('./cluster/redis-fleet-bus.js'),
     ]);
-    jobs = new BullMqJobRunner(config.redisUrl, logger.child({ component: 'jobs' }), {
+    tasks = new BullMqTaskQueue(config.redisUrl, logger.child({ component: 'tasks' }), {
       prefix: config.redisPrefix ?? DEFAULT_REDIS_PREFIX,
-      works: config.runJobs !== false,
+      works: config.runTasks !== false,
     });
     const redisBus = new RedisFleetBus(
       config.redisUrl,
@@ -125,10 +133,10 @@ export async function startController(
     await redisBus.start();
     bus = redisBus;
   } else {
-    jobs = new InProcessJobRunner(logger.child({ component: 'jobs' }));
+    tasks = new InProcessTaskQueue(logger.child({ component: 'tasks' }));
     bus = new InProcessFleetBus();
   }
-  const rollouts = new RolloutEngine(db.prisma, audit, jobs, bus, logger.child({ component: 'rollouts' }));
+  const rollouts = new RolloutEngine(db.prisma, audit, tasks, bus, logger.child({ component: 'rollouts' }));
   registry.onApplyResult((results) => rollouts.onApplyResults(results));
   const gateway = new AgentGateway(
     registry,
@@ -159,14 +167,14 @@ export async function startController(
       void delivery.catchUp().catch((err: unknown) => logger.error({ err }, 'catching up on desired states failed')),
   );
   const commandLog = logger.child({ component: 'commands' });
-  const dispatcher = new CommandDispatcher(db.prisma, audit, jobs, bus, commandLog);
-  const commands = new CommandJobs(db.prisma, audit, dispatcher);
+  const dispatcher = new CommandDispatcher(db.prisma, audit, tasks, bus, commandLog);
+  const commands = new CommandService(db.prisma, audit, dispatcher);
   const commandDelivery = new CommandDelivery(db.prisma, gateway, dispatcher, commandLog);
   bus.onCommands(
     (message) =>
       void commandDelivery
         .deliver(message)
-        .catch((err: unknown) => commandLog.error({ err, jobId: message.jobId }, 'sending a command failed')),
+        .catch((err: unknown) => commandLog.error({ err, commandId: message.commandId }, 'sending a command failed')),
   );
   gateway.on({
     connected: (session, hello) => {
@@ -190,7 +198,7 @@ export async function startController(
   const metrics = new ControllerMetrics(
     db.prisma,
     gateway,
-    jobs,
+    tasks,
     logger.child({ component: 'metrics' }),
     config.metrics,
   );
@@ -207,7 +215,7 @@ export async function startController(
   const onboarding = new OnboardingService({
     db: db.prisma,
     audit,
-    jobs,
+    tasks,
     security,
     box,
     grpcAddress: () => agentAddress,
@@ -231,7 +239,7 @@ export async function startController(
     rollouts,
     commands,
     audit,
-    jobs,
+    tasks,
     gateway,
     metrics,
     telemetry,
@@ -244,11 +252,11 @@ export async function startController(
 
   let grpcPort: number;
   try {
-    await jobs.start();
+    await tasks.start();
     const sweepMs = Math.max(1_000, Math.min(5_000, config.heartbeatIntervalSeconds * 1000));
-    await jobs.every(SWEEP_JOB, sweepMs);
-    await jobs.every(COMMAND_SWEEP_JOB, sweepMs);
-    await telemetry.schedule(jobs);
+    await tasks.every(SWEEP_JOB, sweepMs);
+    await tasks.every(COMMAND_SWEEP_JOB, sweepMs);
+    await telemetry.schedule(tasks);
     // The API's plugins and route schemas compile first: seconds of CPU that, with the agent
     // port already open, let a returning fleet's connections overflow the accept queue. The
     // API then answers before the agent port opens: with the fleet's handshakes holding the
@@ -258,19 +266,18 @@ export async function startController(
     // What the API tells agents meanwhile: the configured port (0, in tests: once it is open).
     if (!agentAddress && config.serveAgents !== false && config.grpcPort)
       agentAddress = `${config.grpcHost}:${config.grpcPort}`;
-    await http.listen({ host: config.httpHost, port: config.httpPort });
+    if (listen) await http.listen({ host: config.httpHost, port: config.httpPort });
     // A replica that serves no agents never listens for them (WRTFLEET_SERVE_AGENTS=false).
-    grpcPort = config.serveAgents === false ? 0 : await gateway.start();
+    grpcPort = config.serveAgents === false || !listen ? 0 : await gateway.start();
   } catch (err) {
     await gateway.stop().catch(() => {});
     await telemetry.close().catch(() => {});
     await http.close().catch(() => {});
-    await jobs.close().catch(() => {});
+    await tasks.close().catch(() => {});
     await bus.close().catch(() => {});
     await db.close();
     throw err;
   }
-  const httpPort = (http.server.address() as { port: number }).port;
 
   // Agents that vanish without closing their stream (power cut, a crashed replica) are
   // marked offline once they have been silent for the allowed number of heartbeats.
@@ -286,21 +293,21 @@ export async function startController(
   );
   sweeper.unref();
 
-  const httpUrl = `http://${config.httpHost}:${httpPort}`;
+  const httpUrl = listen ? `http://${config.httpHost}:${(http.server.address() as { port: number }).port}` : '';
   const grpcAddress = grpcPort ? `${config.grpcHost}:${grpcPort}` : '';
   agentAddress ||= grpcAddress;
   security.attach(gateway, () => agentAddress);
   await onboarding.start();
-  if (config.runJobs === false)
+  if (config.runTasks === false)
     logger.warn(
-      'WRTFLEET_RUN_JOBS=false: this replica runs no background job; rollouts, sweeps and command timeouts advance only while another replica on this Redis runs them',
+      'WRTFLEET_RUN_TASKS=false: this replica runs no background task; rollouts, sweeps and command timeouts advance only while another replica on this Redis runs them',
     );
   logger.info(
     {
       httpUrl,
       console: `${httpUrl}/`,
       grpcAddress: grpcAddress || 'none (WRTFLEET_SERVE_AGENTS=false)',
-      jobs: config.runJobs === false ? 'queued for other replicas (WRTFLEET_RUN_JOBS=false)' : jobs.kind,
+      tasks: config.runTasks === false ? 'queued for other replicas (WRTFLEET_RUN_TASKS=false)' : tasks.kind,
       agentAddress,
       docs: `${httpUrl}/docs`,
     },
@@ -321,7 +328,7 @@ export async function startController(
     profiles,
     rollouts,
     commands,
-    jobs,
+    tasks,
     onboarding,
     telemetry,
     adminTokenFile,
@@ -337,7 +344,7 @@ export async function startController(
         // After the gateway: no sample arrives once the last ones are written.
         await telemetry.close();
         await http.close();
-        await jobs.close();
+        await tasks.close();
         await bus.close();
         await db.close();
       })();

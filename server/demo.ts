@@ -18,7 +18,7 @@ try {
   const tokenFile = path.resolve(config.dataDir, 'admin-token');
   console.log(`
 wrtfleet demo: controller on ${controller.db.kind} (${controller.db.location})
-  console                ${controller.httpUrl}/  (sign in with an account: npx wrtfleet account create alice --role admin)
+  console                ${controller.httpUrl}/  (sign in with an account: npx wrtfleet accounts create alice --role admin)
   API docs (Swagger UI)  ${controller.httpUrl}/docs
   OpenAPI document       ${controller.httpUrl}/docs/json
   routers                ${controller.httpUrl}/v1/routers

@@ -13,10 +13,10 @@ import type { SecurityServices, SignInOptions } from './auth/security.js';
 import type { ApiTokens } from './auth/api-tokens.js';
 import type { PlanPreview } from './fleet/plan-preview.js';
 import type { RouterDirectory } from './fleet/router-directory.js';
-import type { JobRunner } from './jobs/job-runner.js';
+import type { TaskQueue } from './cluster/task-queue.js';
 import type { ProfileStore } from './profiles/profile-store.js';
 import type { RolloutEngine } from './rollouts/rollout-engine.js';
-import type { CommandJobs } from './commands/command-jobs.js';
+import type { CommandService } from './commands/command-service.js';
 import { commandsPlugin } from './routes/v1/commands/index.js';
 import { auditPlugin } from './routes/v1/audit/index.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './config.js';
@@ -60,9 +60,9 @@ export interface HttpApiDeps {
   profiles: ProfileStore;
   previews: PlanPreview;
   rollouts: RolloutEngine;
-  commands: CommandJobs;
+  commands: CommandService;
   audit: AuditLog;
-  jobs: JobRunner;
+  tasks: TaskQueue;
   gateway: AgentGateway;
   metrics: ControllerMetrics;
   /** Telemetry history (series of routers and of the fleet). */
@@ -163,7 +163,7 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
   // One plugin per URL prefix (server/routes/ mirrors the paths).
   const { db, audit, security } = deps;
   const { streamMaxSeconds } = limits;
-  await app.register(healthPlugin, { db, jobs: deps.jobs });
+  await app.register(healthPlugin, { db, tasks: deps.tasks });
   await app.register(metricsPlugin, { metrics: deps.metrics });
   await app.register(routerRoutes, {
     db,
@@ -211,13 +211,13 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
     await app.register(onboardingPlugin, { onboarding: deps.onboarding });
     await app.register(jobsPlugin, { db, onboarding: deps.onboarding, streamMaxSeconds });
   }
-  if (deps.jobs.kind === 'bullmq') {
+  if (deps.tasks.kind === 'bullmq') {
     // Bull Board exists only for the Redis queue; loaded then, not on the embedded default.
-    const [{ queueBoardPlugin }, { BullMqJobRunner }] = await Promise.all([
+    const [{ queueBoardPlugin }, { BullMqTaskQueue }] = await Promise.all([
       import('./routes/queues.js'),
-      import('./jobs/bullmq-runner.js'),
+      import('./cluster/bullmq-task-queue.js'),
     ]);
-    if (deps.jobs instanceof BullMqJobRunner) await app.register(queueBoardPlugin, { queue: deps.jobs.queue });
+    if (deps.tasks instanceof BullMqTaskQueue) await app.register(queueBoardPlugin, { queue: deps.tasks.queue });
   }
   return app as unknown as FastifyInstance;
 }

@@ -46,7 +46,7 @@ export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
     rollouts: unreachable('rollouts'),
     audit: unreachable('audit'),
     // Its kind decides whether the Redis queue board is mounted; the board is not in the document.
-    jobs: { kind: 'in-process' } as HttpApiDeps['jobs'],
+    tasks: { kind: 'in-process' } as HttpApiDeps['tasks'],
     gateway: unreachable('gateway'),
     metrics: unreachable('metrics'),
     telemetry: unreachable('telemetry'),

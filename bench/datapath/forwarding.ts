@@ -12,7 +12,7 @@ import { applyEbpf, detachEbpf, type DatapathEvidence } from '../../agent/datapa
 import { applyNft, removeNft } from '../../agent/datapath/nft.js';
 import type { NetnsHost } from '../../agent/datapath/netns-host.js';
 import { runChecked } from '../../core/host/router-host.js';
-import { Topology } from '../../test/datapath/topology.js';
+import { Topology } from '../../test/support/datapath-topology.js';
 import { buildEmptyObject, REWRITE, type Candidate } from './programs-under-test.js';
 
 export const EMPTY_PROGRAM_MODE = 'empty program (TCX dispatch alone, control)';

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ADDR, type Topology } from '../../test/datapath/topology.js';
+import { ADDR, type Topology } from '../../test/support/datapath-topology.js';
 import { shuffled } from '../statistics.js';
 import type { Mode } from './forwarding.js';
 

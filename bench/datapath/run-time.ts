@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Topology } from '../../test/datapath/topology.js';
+import type { Topology } from '../../test/support/datapath-topology.js';
 import { median } from '../statistics.js';
 import { EMPTY_PROGRAM_MODE, type Mode } from './forwarding.js';
 import { underOneFlow, type OneFlowOptions } from './one-flow.js';

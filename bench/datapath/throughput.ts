@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NetnsHost } from '../../agent/datapath/netns-host.js';
-import { ADDR, type Topology } from '../../test/datapath/topology.js';
+import { ADDR, type Topology } from '../../test/support/datapath-topology.js';
 import { median, ratioCi, shuffled, type RatioCi } from '../statistics.js';
 import { EMPTY_PROGRAM_MODE, type Forwarding, type Mode } from './forwarding.js';
 import { underOneFlow, type OneFlowOptions } from './one-flow.js';

@@ -18,19 +18,19 @@
  *        WF_BENCH_COLD_ONLY (1: stop after the cold start, e.g. to profile it alone),
  *        WF_BENCH_SKIP_KILL (1: no kill -9 phase, the rollout follows the cold start),
  *        WF_BENCH_IDLE_SECONDS (10: how long idle CPU is measured with every stream up; longer to profile it),
- *        WF_BENCH_API_REPLICA (true: a second replica with WRTFLEET_SERVE_AGENTS=false and WRTFLEET_RUN_JOBS=false,
+ *        WF_BENCH_API_REPLICA (true: a second replica with WRTFLEET_SERVE_AGENTS=false and WRTFLEET_RUN_TASKS=false,
  *        the list timed through it as well),
  *        WF_BENCH_HEAPSNAP (seconds to wait after SIGUSR2 for a heap snapshot of the controller with N streams;
  *        give WF_BENCH_SERVER_NODE_FLAGS="--heapsnapshot-signal=SIGUSR2")
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createPostgresDatabase, type TestDatabase } from '../../test/support/databases.js';
+import { createPostgresDatabase } from '../../test/support/databases.js';
 import { freePort } from '../../test/support/ports.js';
+import { Fleet, fleetCpuSeconds, storm, type FleetKnobs } from './agent-fleet.js';
+import { api, ControllerProcess, sleep, until } from './controller-process.js';
 import { ListProbe } from './list-probe.js';
 import { cpuSeconds, postgresCpuSeconds, rssMiB, tcpExt, transactions } from './process-readings.js';
 
@@ -42,229 +42,13 @@ const BATCH = Number(process.env.WF_BENCH_BATCH ?? 2_500);
 const IDLE_SECONDS = Number(process.env.WF_BENCH_IDLE_SECONDS ?? 10);
 const API_REPLICA = (process.env.WF_BENCH_API_REPLICA ?? 'true') !== 'false';
 const REDIS_URL = process.env.WRTFLEET_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const MODELS = 3; // fixtures/routers holds three captured trees; `agent fleet` runs per-model of each
-const repo = path.resolve(import.meta.dirname, '../..');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const v = await check().catch(() => undefined);
-    if (v) return v;
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-interface Controller {
-  process: ChildProcess;
-  url: string;
-  grpcPort: number;
-  token: string;
-}
-
-class ControllerProcess {
-  private readonly env: Record<string, string>;
-  private log = createWriteStream(process.env.WF_BENCH_KEEP_LOG ?? '/dev/null', { flags: 'a' });
-  /** Every controller log line at warn or above, and "closing agent stream" lines, by reason. */
-  readonly closes = new Map<string, number>();
-  current: Controller | undefined;
-
-  constructor(
-    private readonly db: TestDatabase,
-    readonly httpPort: number,
-    readonly grpcPort: number,
-    /** Replicas of one installation share it (the job queue and the fleet bus). */
-    redisPrefix: string,
-    extraEnv: Record<string, string> = {},
-  ) {
-    this.env = {
-      ...extraEnv,
-      DATABASE_URL: db.databaseUrl!,
-      REDIS_URL,
-      WRTFLEET_REDIS_PREFIX: redisPrefix,
-      WRTFLEET_DATA_DIR: db.dataDir,
-      WRTFLEET_HTTP_PORT: String(httpPort),
-      WRTFLEET_GRPC_PORT: String(grpcPort),
-      LOG_LEVEL: 'info',
-      ...(TLS ? {} : { WRTFLEET_INSECURE_AGENTS: 'true' }),
-      ...Object.fromEntries(
-        (process.env.WF_BENCH_SERVER_ENV ?? '')
-          .split(/\s+/)
-          .filter(Boolean)
-          .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
-      ),
-    };
-  }
-
-  async start(): Promise<Controller> {
-    const flags = (process.env.WF_BENCH_SERVER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-    const child = spawn(
-      process.execPath,
-      [
-        ...flags,
-        '--experimental-wasm-modules',
-        '--disable-warning=DEP0123',
-        '--enable-source-maps',
-        'server/launch.mjs',
-        'server/main.ts',
-      ],
-      { cwd: repo, env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let partial = '';
-    const onData = (chunk: Buffer) => {
-      this.log.write(chunk);
-      const text = partial + chunk.toString('utf8');
-      const lines = text.split('\n');
-      partial = lines.pop()!;
-      for (const line of lines) {
-        if (!line.includes('"closing agent stream"')) continue;
-        const code = /"code":"(\w+)"/.exec(line)?.[1] ?? '?';
-        const reason = /"reason":"([^"]{0,80})/.exec(line)?.[1] ?? '?';
-        const key = `${code}: ${reason}`;
-        this.closes.set(key, (this.closes.get(key) ?? 0) + 1);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    const url = `http://127.0.0.1:${this.httpPort}`;
-    await until(async () => (await fetch(`${url}/healthz`)).ok, 120_000, 'controller');
-    const token = (await readFile(path.join(this.db.dataDir, 'admin-token'), 'utf8')).trim();
-    this.current = { process: child, url, grpcPort: this.grpcPort, token };
-    return this.current;
-  }
-
-  async kill(signal: NodeJS.Signals): Promise<void> {
-    const c = this.current;
-    if (!c) return;
-    this.current = undefined;
-    const exited = new Promise((r) => c.process.once('exit', r));
-    c.process.kill(signal);
-    await exited;
-  }
-}
-
-async function api<T = unknown>(c: Controller, route: string, init: { method?: string; body?: unknown } = {}) {
-  const res = await fetch(`${c.url}${route}`, {
-    method: init.method ?? 'GET',
-    headers: {
-      authorization: `Bearer ${c.token}`,
-      ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${route}: ${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text) as T;
-}
-
-/** This replica's agent streams, from /metrics. */
-async function connectedAgents(c: Controller): Promise<number> {
-  const res = await fetch(`${c.url}/metrics`, { headers: { authorization: `Bearer ${c.token}` } });
-  const m = /^wrtfleet_connected_agents (\d+)/m.exec(await res.text());
-  return m ? Number(m[1]) : 0;
-}
-
-/** The `agent fleet` processes: PROCESSES of them, serials apart. */
-class Fleet {
-  private children: ChildProcess[] = [];
-  readonly perModel = Math.ceil(AGENTS / MODELS / PROCESSES);
-
-  constructor(
-    private readonly dir: string,
-    private readonly caFingerprint: string | undefined,
-  ) {}
-
-  get total(): number {
-    return this.perModel * MODELS * PROCESSES;
-  }
-
-  start(grpcAddress: string): void {
-    for (let i = 0; i < PROCESSES; i++) {
-      const args = [
-        ...(process.env.WF_BENCH_FLEET_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean),
-        '--experimental-wasm-modules',
-        '--disable-warning=DEP0123',
-        // Bundled like `npm run server` (server/launch.mjs), not through tsx's loader thread:
-        // four fleet processes starting at once spent ~2 s of CPU each on module loading.
-        'server/launch.mjs',
-        'agent/main.ts',
-        'fleet',
-        '--controller',
-        grpcAddress,
-        '--per-model',
-        String(this.perModel),
-        '--first-serial',
-        String(1 + i * this.perModel),
-      ];
-      if (TLS)
-        args.push(
-          '--credentials-dir',
-          path.join(this.dir, 'credentials'),
-          '--enroll-token-file',
-          path.join(this.dir, `tokens-${i}.txt`),
-          '--ca-fingerprint',
-          this.caFingerprint!,
-        );
-      const child = spawn(process.execPath, args, { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] });
-      child.stderr!.on('data', (d: Buffer) => {
-        const text = d.toString();
-        if (/error|fail/i.test(text)) process.stderr.write(`fleet ${i}: ${text.slice(0, 300)}`);
-      });
-      this.children.push(child);
-    }
-  }
-
-  pids(): number[] {
-    return this.children.map((c) => c.pid!);
-  }
-
-  async stop(): Promise<void> {
-    await Promise.all(
-      this.children.map(
-        (c) =>
-          new Promise<void>((resolve) => {
-            if (c.exitCode !== null) return resolve();
-            const force = setTimeout(() => c.kill('SIGKILL'), 20_000);
-            c.once('exit', () => {
-              clearTimeout(force);
-              resolve();
-            });
-            c.kill('SIGTERM');
-          }),
-      ),
-    );
-    this.children = [];
-  }
-}
-
-/** Waits until `want` streams are up, noting when 10/50/90/100 % were reached (seconds from `t0`). */
-async function storm(
-  c: () => Controller | undefined,
-  want: number,
-  t0: number,
-  timeoutMs: number,
-): Promise<{ at: Record<string, number>; complete: boolean }> {
-  const marks = [0.1, 0.5, 0.9, 1];
-  const at: Record<string, number> = {};
-  const deadline = t0 + timeoutMs;
-  while (Date.now() < deadline) {
-    const ctl = c();
-    const n = ctl ? await connectedAgents(ctl).catch(() => 0) : 0;
-    for (const m of marks)
-      if (at[`${m * 100}%`] === undefined && n >= m * want) at[`${m * 100}%`] = (Date.now() - t0) / 1000;
-    if (n >= want) return { at, complete: true };
-    // Once a second: a scrape of /metrics is itself work for the controller under test.
-    await sleep(1_000);
-  }
-  return { at, complete: false };
-}
-
-/** CPU seconds the fleet processes have used since they started (their whole life so far). */
-async function fleetCpuSeconds(fleet: Fleet): Promise<number> {
-  const each = await Promise.all(fleet.pids().map((p) => cpuSeconds(p).catch(() => 0)));
-  return each.reduce((a, b) => a + b, 0);
-}
+const FLEET: FleetKnobs = {
+  agents: AGENTS,
+  processes: PROCESSES,
+  tls: TLS,
+  nodeFlags: (process.env.WF_BENCH_FLEET_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean),
+};
+const KNOBS = { redisUrl: REDIS_URL, tls: TLS };
 
 const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
 
@@ -272,13 +56,13 @@ async function main() {
   const db = await createPostgresDatabase();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'wf-fleet-scale-'));
   const redisPrefix = `wf-bench-${randomUUID().slice(0, 8)}`;
-  const ctl = new ControllerProcess(db, await freePort(), await freePort(), redisPrefix);
+  const ctl = new ControllerProcess(db, await freePort(), await freePort(), redisPrefix, KNOBS);
   const probe = new ListProbe(() => ctl.current);
   // WF_BENCH_API_REPLICA: a second replica serving the REST API only, the list timed through it too.
   const apiReplica = API_REPLICA
-    ? new ControllerProcess(db, await freePort(), await freePort(), redisPrefix, {
+    ? new ControllerProcess(db, await freePort(), await freePort(), redisPrefix, KNOBS, {
         WRTFLEET_SERVE_AGENTS: 'false',
-        WRTFLEET_RUN_JOBS: 'false',
+        WRTFLEET_RUN_TASKS: 'false',
         WRTFLEET_AGENT_ADDRESS: `127.0.0.1:${ctl.grpcPort}`,
       })
     : undefined;
@@ -298,10 +82,10 @@ async function main() {
     const grpc = `127.0.0.1:${c.grpcPort}`;
     if (apiReplica) {
       const a = await apiReplica.start();
-      console.log(`API-only replica (WRTFLEET_SERVE_AGENTS=false WRTFLEET_RUN_JOBS=false) pid ${a.process.pid}`);
+      console.log(`API-only replica (WRTFLEET_SERVE_AGENTS=false WRTFLEET_RUN_TASKS=false) pid ${a.process.pid}`);
     }
     let caFingerprint: string | undefined;
-    fleet = new Fleet(dir, undefined);
+    fleet = new Fleet(FLEET, dir, undefined);
     const n = fleet.total;
     console.log(
       `${n} agents in ${PROCESSES} processes, ${TLS ? 'mutual TLS' : 'plaintext'}; controller pid ${c.process.pid}`,
@@ -329,7 +113,7 @@ async function main() {
       for (let i = 0; i < PROCESSES; i++)
         await writeFile(path.join(dir, `tokens-${i}.txt`), tokens.slice(i * per, (i + 1) * per).join('\n'));
       note(`tokens minted: ${n} in ${fmt((Date.now() - t) / 1000)} s`);
-      fleet = new Fleet(dir, caFingerprint);
+      fleet = new Fleet(FLEET, dir, caFingerprint);
       const t1 = Date.now();
       setPhase('enrollment');
       fleet.start(grpc);
@@ -421,7 +205,7 @@ async function main() {
     const done = await until(
       async () => {
         const r = await api<{ state: string; counts: Record<string, number> }>(c, `/v1/rollouts/${rollout.id}`);
-        return ['completed', 'paused', 'failed', 'aborted'].includes(r.state) ? r : undefined;
+        return ['completed', 'paused', 'failed', 'cancelled'].includes(r.state) ? r : undefined;
       },
       600_000,
       'rollout',

@@ -30,14 +30,14 @@ async function prismaClaimBatch(db: PrismaClient, batch: BatchToClaim) {
   return db.$transaction(async (tx) => {
     const sent = online.length
       ? await tx.rolloutTarget.updateManyAndReturn({
-          where: { rolloutId, routerId: { in: online }, state: 'pending' },
+          where: { rolloutId, routerId: { in: online }, state: 'queued' },
           data: { state: 'sent', sentAt: now },
           select: { routerId: true },
         })
       : [];
     const skipped = offline.length
       ? await tx.rolloutTarget.updateManyAndReturn({
-          where: { rolloutId, routerId: { in: offline }, state: 'pending' },
+          where: { rolloutId, routerId: { in: offline }, state: 'queued' },
           data: { state: 'skipped', error: 'offline: gets the revision when it reconnects', finishedAt: now },
           select: { routerId: true },
         })
@@ -94,7 +94,7 @@ function prismaWaitingTargets(db: PrismaClient, routerIds: string[]) {
 
 /**
  * What an advance read before it found the batch still waiting (rollout-engine.ts's step): the
- * rollout with its revision and profile, the overdue targets failed, the batch's pending targets
+ * rollout with its revision and profile, the overdue targets failed, the batch's queued targets
  * with their routers, and those in flight counted.
  */
 async function prismaAdvanceReads(db: PrismaClient, rolloutId: string) {
@@ -108,7 +108,7 @@ async function prismaAdvanceReads(db: PrismaClient, rolloutId: string) {
     data: { state: 'failed', error: 'no apply result within 180 s', finishedAt: new Date() },
   });
   const pending = await db.rolloutTarget.findMany({
-    where: { rolloutId, batch: rollout.currentBatch, state: 'pending' },
+    where: { rolloutId, batch: rollout.currentBatch, state: 'queued' },
     include: { router: { select: { id: true, status: true, decommissionedAt: true } } },
   });
   const inFlight = await db.rolloutTarget.count({ where: { rolloutId, batch: rollout.currentBatch, state: 'sent' } });
@@ -138,7 +138,7 @@ const revisions = await Promise.all(
 );
 const routers = await prisma.router.findMany({ select: { id: true, status: true, decommissionedAt: true } });
 
-/** A new rollout of profile `i` (alternating, so assignments move each round) with every router pending. */
+/** A new rollout of profile `i` (alternating, so assignments move each round) with every router queued. */
 async function newBatch(i: number): Promise<BatchToClaim> {
   const revision = revisions[i % 2]!;
   // One rollout running at a time, as the engine would have it: each router waits in one.

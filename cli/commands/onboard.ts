@@ -53,7 +53,7 @@ export async function onboardVerb({ opts, api }: CliContext): Promise<number> {
       passwordFile: opts['password-file'],
       keyFile: opts['key-file'],
       fingerprint: opts.fingerprint,
-      tags: opts.tag ?? [],
+      tags: opts.tags ?? [],
       // The deprecated on-router goes as on_router; a value naming no placement goes as given, for the API to refuse.
       placement: opts.placement === undefined ? undefined : (parsePlacement(opts.placement) ?? opts.placement),
       install: opts.install,

@@ -13,10 +13,10 @@ export async function routersVerb({ opts, args, api }: CliContext, command: stri
         table(
           page.items.map((r) => ({
             ...r,
-            openwrt: r.openwrt?.version,
+            release: r.openwrt?.release,
             applied: r.appliedRevision ? `${r.appliedRevision.profile}@${r.appliedRevision.revision}` : null,
           })),
-          ['id', 'name', 'status', 'soc', 'arch', 'kernel', 'openwrt', 'applied'],
+          ['id', 'name', 'status', 'soc', 'arch', 'kernel', 'release', 'applied'],
         ),
       );
       return 0;

@@ -57,7 +57,7 @@ export async function readPackages(
     },
   ];
   // 25.12 switched opkg -> apk; ask the likely one first to save a round trip over SSH.
-  const apkFirst = openwrt !== null && openWrtAtLeast(openwrt.version, '25.12') === true;
+  const apkFirst = openwrt !== null && openWrtAtLeast(openwrt.release, '25.12') === true;
   const attempts = apkFirst ? [...apk, ...opkg] : [...opkg, ...apk];
   const reasons: string[] = [];
   for (const attempt of attempts) {

@@ -55,7 +55,7 @@ export function mergeRelease(
     return null;
   };
 
-  const version = first('version');
+  const version = first('release');
   if (!version) {
     const why = release.other
       ? `not OpenWrt: os-release says ${release.other.name ?? release.other.id}`
@@ -70,7 +70,7 @@ export function mergeRelease(
 
   const openwrt: OpenWrtRelease = {
     distribution: first('distribution')?.value ?? 'OpenWrt',
-    version: version.value,
+    release: version.value,
     target: first('target')?.value ?? null,
     revision: first('revision')?.value ?? null,
     arch: first('arch')?.value ?? null,

@@ -18,7 +18,7 @@ export const FW4_MIN_OPENWRT = '22.03';
 export const FW3_OFFLOAD_MIN_OPENWRT = '19.07';
 
 export interface FirewallInput {
-  openwrt: Pick<OpenWrtRelease, 'version'> | null;
+  openwrt: Pick<OpenWrtRelease, 'release'> | null;
   kernel: string | null;
   packages?: Partial<PackageFacts> | null;
 }
@@ -26,7 +26,7 @@ export interface FirewallInput {
 /** The firewall the router runs, and why we think so; null when not OpenWrt or nothing tells. */
 export function firewallGeneration(facts: FirewallInput): { generation: FirewallGeneration; why: string } | null {
   if (!facts.openwrt) return null;
-  const version = facts.openwrt.version;
+  const version = facts.openwrt.release;
   if (facts.packages?.firewall === 'firewall4') return { generation: 'fw4', why: 'firewall4 is installed' };
   if (facts.packages?.firewall === 'firewall')
     return { generation: 'fw3', why: 'the fw3 `firewall` package is installed instead of firewall4' };

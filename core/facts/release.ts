@@ -50,7 +50,7 @@ export function parseOsRelease(text: string, source: string): OsIdentity | null 
     release: {
       distribution: nonEmpty(values.get('NAME')) ?? 'OpenWrt',
       // VERSION keeps the upper-case "SNAPSHOT" that VERSION_ID lowers.
-      version: nonEmpty(values.get('VERSION')) ?? nonEmpty(values.get('VERSION_ID')) ?? undefined,
+      release: nonEmpty(values.get('VERSION')) ?? nonEmpty(values.get('VERSION_ID')) ?? undefined,
       target: nonEmpty(values.get('OPENWRT_BOARD')),
       revision,
       arch: nonEmpty(values.get('OPENWRT_ARCH')),
@@ -67,7 +67,7 @@ export function parseOpenwrtRelease(text: string, source: string): Partial<OpenW
   if (version === null && target === null) return null;
   return {
     distribution: nonEmpty(values.get('DISTRIB_ID')) ?? 'OpenWrt',
-    version: version ?? undefined,
+    release: version ?? undefined,
     target,
     revision: nonEmpty(values.get('DISTRIB_REVISION')),
     arch: nonEmpty(values.get('DISTRIB_ARCH')),

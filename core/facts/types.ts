@@ -18,8 +18,8 @@ export interface UnknownField {
 export interface OpenWrtRelease {
   /** "OpenWrt", or a derivative that declares ID_LIKE=openwrt (ImmortalWrt, GL.iNet...). */
   distribution: string;
-  /** "23.05.3", "24.10.4", "SNAPSHOT". */
-  version: string;
+  /** The release: "23.05.3", "24.10.4", "SNAPSHOT". */
+  release: string;
   /** "ath79/generic", "ramips/mt7621"; null when no source named it. */
   target: string | null;
   /** "r23809-234f1a2efa". */

@@ -26,7 +26,7 @@ export function parseUbusBoard(json: unknown): UbusBoard | null {
       release && stringField(release, 'version')
         ? {
             distribution: stringField(release, 'distribution') ?? 'OpenWrt',
-            version: stringField(release, 'version') ?? undefined,
+            release: stringField(release, 'version') ?? undefined,
             target: stringField(release, 'target'),
             revision: stringField(release, 'revision'),
             source: 'ubus call system board',

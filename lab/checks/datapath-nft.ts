@@ -8,19 +8,17 @@
 import { applyTransaction, detachAll } from '../../agent/apply/transaction.js';
 import { runChecked } from '../../core/host/router-host.js';
 import {
-  guestState,
   LAB_SPEC,
   judgeRound,
   lanGro,
   planFor,
   probeGuest,
   REWRITTEN,
-  stateDiff,
-  UPLOAD_DIR,
   Verdict,
   type DatapathCheckResult,
   type DatapathGuest,
 } from './datapath.js';
+import { guestState, stateDiff, UPLOAD_DIR } from './guest-state.js';
 import type { LabCheck } from './lab-check.js';
 import { LabTraffic } from './wire-traffic.js';
 

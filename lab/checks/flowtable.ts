@@ -1,6 +1,6 @@
 /**
  * Software flow offloading on a lab guest as OpenWrt's fw4 sets it up for `flow_offloading=1`
- * (the captured `fw4 print` / `nft list ruleset` in fixtures/ and test/agent-apply/transcripts/):
+ * (the captured `fw4 print` / `nft list ruleset` in fixtures/ and test/agent/apply/transcripts/):
  * a flowtable `ft` on the ingress hook of the LAN and WAN devices, and the forward chain's
  * `meta l4proto { tcp, udp } flow offload @ft` ahead of the established-accept verdict map.
  * The guest has no uci or fw4, so the table is written with nft directly (the agent's own

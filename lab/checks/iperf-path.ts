@@ -99,7 +99,7 @@ export class IperfPath {
       await runChecked(host, ['ip', family, 'route', 'add', prefix, 'via', via]);
       this.undo.push(() => host.run(['ip', family, 'route', 'del', prefix, 'via', via]));
     }
-    // Frames from a LAN port arrive MTU-sized with full checksums (as test/datapath's client):
+    // Frames from a LAN port arrive MTU-sized with full checksums (as test/e2e/datapath's client):
     // no GSO aggregates or CHECKSUM_PARTIAL seeds from the client's veth.
     await runChecked(this.client, ['ethtool', '-K', this.clientDev, 'tx', 'off', 'tso', 'off', 'gso', 'off']);
     this.undo.push(() => this.client.run(['ethtool', '-K', this.clientDev, 'tx', 'on', 'tso', 'on', 'gso', 'on']));

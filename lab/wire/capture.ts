@@ -1,6 +1,6 @@
 /**
  * Packet capture inside a network namespace with tcpdump: what arrives at a WAN peer is what
- * the router put on the wire. Shared by the x86 datapath tests (test/datapath/topology.ts)
+ * the router put on the wire. Shared by the x86 datapath tests (test/support/datapath-topology.ts)
  * and the lab's checks on the MIPS guests, which capture in the guest's WAN peer namespace.
  */
 import { spawn } from 'node:child_process';

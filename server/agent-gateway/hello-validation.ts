@@ -1,4 +1,5 @@
-import type { CapabilitySet, Hello } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import type { Hello } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import type { CapabilitySet } from '../../proto/gen/wrtfleet/agent/v1/router.js';
 
 /**
  * A router identity is used as a database key, a log field and a
@@ -80,7 +81,7 @@ function facts(f: NonNullable<Hello['facts']>): void {
   for (const field of ['soc', 'arch', 'kernel', 'modelId', 'modelName', 'boardName', 'cpuModel'] as const) {
     text(`facts.${field}`, f[field]);
   }
-  for (const field of ['version', 'target', 'revision', 'arch'] as const) {
+  for (const field of ['release', 'target', 'revision', 'arch'] as const) {
     text(`facts.openwrt.${field}`, f.openwrt?.[field] ?? '');
   }
   list('facts.wanDevices', f.wanDevices, HELLO_LIMITS.wanDevices, HELLO_LIMITS.interfaceName);

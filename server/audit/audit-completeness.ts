@@ -39,7 +39,7 @@ type Row = { id: string; label?: string; total: bigint };
  * revisions, rollouts, API tokens, operator accounts and onboarding jobs without their creating event,
  * certificates without the event that issued them, and the changes whose event commits with
  * them: a decommissioned router without `router.decommissioned`, a revoked token without
- * `api_token.revoked`, a completed or aborted rollout without its closing event. The hash
+ * `api_token.revoked`, a completed or cancelled rollout without its closing event. The hash
  * chain only proves that the events it holds are intact; an event that was never written, or
  * whose row was deleted with the chain re-linked, shows up only here.
  */
@@ -101,8 +101,10 @@ export async function findUnauditedSubjects(
       missingEvent: (row) => `rollout.${row.label}`,
       rows: db.$queryRaw<Row[]>`
         SELECT r.id, r.state::text AS label, count(*) OVER () AS total FROM "Rollout" r
-        WHERE r.state IN ('completed', 'aborted') AND NOT EXISTS (SELECT 1 FROM "AuditEvent" e
-          WHERE e."targetType" = 'rollout' AND e."targetId" = r.id AND e.action = 'rollout.' || r.state::text)
+        WHERE r.state IN ('completed', 'cancelled') AND NOT EXISTS (SELECT 1 FROM "AuditEvent" e
+          WHERE e."targetType" = 'rollout' AND e."targetId" = r.id
+            -- Rollouts cancelled before 0.2 carry the old spelling of the event, rollout.aborted.
+            AND (e.action = 'rollout.' || r.state::text OR (r.state = 'cancelled' AND e.action = 'rollout.aborted')))
         ORDER BY r."createdAt", r.id LIMIT ${LISTED_PER_KIND}`,
     },
     {

@@ -1,6 +1,6 @@
 /**
  * The audit history as `GET /v1/audit` and its export read it: bound SQL over "AuditEvent",
- * keyset pages on `seq`. A router's history also holds the events of the command jobs and the
+ * keyset pages on `seq`. A router's history also holds the events of the commands and the
  * rollouts that targeted it (its CommandTarget and RolloutTarget rows), so "who rolled this
  * router back?" is answered there; those events keep their own target.
  */
@@ -63,7 +63,7 @@ const and = (c: Prisma.Sql[]) => (c.length ? Prisma.join(c, ' AND ') : Prisma.sq
 /**
  * One page of events, `limit` of them at most. With a router, its history is three branches,
  * each bounded by the page and merged: the router's own events (the (targetType, targetId, seq)
- * index, stopping at the page), and per command job and per rollout that targeted it (its
+ * index, stopping at the page), and per command and per rollout that targeted it (its
  * CommandTarget and RolloutTarget rows, by their routerId index) that subject's events. The
  * lateral joins keep the planner starting from the router's few jobs: an OR, or an IN over the
  * target tables, let it walk every command event of the fleet instead (0.3 s at 30,000 jobs).
@@ -85,7 +85,11 @@ export function auditEventsPage(db: Db, q: AuditPageQuery): Promise<AuditEventRo
       WHERE ${and([Prisma.sql`"targetType" = ${targetType} AND "targetId" = t.${Prisma.raw(`"${column}"`)}`, ...common])}
       ORDER BY seq ${dir} LIMIT ${q.limit}) e
     WHERE t."routerId" = ${router} ORDER BY e.seq ${dir} LIMIT ${q.limit})`;
-  const branches = [own, via('CommandTarget', 'jobId', 'command_job'), via('RolloutTarget', 'rolloutId', 'rollout')];
+  const branches = [
+    own,
+    via('CommandTarget', 'commandId', 'command_job'),
+    via('RolloutTarget', 'rolloutId', 'rollout'),
+  ];
   return db.$queryRaw<AuditEventRow[]>`
     SELECT * FROM (${Prisma.join(branches, ' UNION ALL ')}) AS e ORDER BY seq ${dir} LIMIT ${q.limit}`;
 }
@@ -98,7 +102,7 @@ const NAMED_BY_ID = new Set(['profile', 'account']);
 
 /**
  * Display names of the events' targets, read in one query for the whole page: a router's
- * current name, a rollout's profile@revision, a command job's kind (and its router when it
+ * current name, a rollout's profile@revision, a command's kind (and its router when it
  * had one), an onboarding job's host, a token's name. Names change (a router is renamed):
  * they are read now, not kept in the hash-chained event.
  */
@@ -125,7 +129,7 @@ export async function auditTargetNames(
       WHERE r.id IN ${of('rollout')}`);
   if (ids.has('command_job'))
     branches.push(Prisma.sql`
-      SELECT 'command_job' AS type, c.id, c.kind::text || COALESCE(' on ' || one.name, '') AS name FROM "CommandJob" c
+      SELECT 'command_job' AS type, c.id, c.kind::text || COALESCE(' on ' || one.name, '') AS name FROM "Command" c
       LEFT JOIN "Router" one ON one.id = c.selector #>> '{ids,0}' AND c.selector -> 'ids' = jsonb_build_array(one.id)
       WHERE c.id IN ${of('command_job')}`);
   if (ids.has('job'))

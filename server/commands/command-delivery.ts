@@ -1,5 +1,5 @@
 /**
- * The replica-local half of a command job: the replica holding a router's stream sends it the
+ * The replica-local half of a command: the replica holding a router's stream sends it the
  * command (told over the fleet bus by whichever replica dispatched it), and the replica that
  * receives the agent's answer records it, found by the command id the agent echoes, not by
  * the stream it arrived on: a result kept while the stream was down arrives on the next one,
@@ -11,7 +11,7 @@ import type { CommandResult } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { AgentGateway } from '../agent-gateway/agent-gateway.js';
 import { boundChars, boundText, COMMAND_ERROR_MAX_CHARS, COMMAND_OUTPUT_MAX_BYTES } from '../../core/bounded-text.js';
 import { boundBundle } from '../../core/diagnostic-bundle.js';
-import type { CommandDeliveryMessage } from '../jobs/fleet-bus.js';
+import type { CommandDeliveryMessage } from '../cluster/fleet-bus.js';
 import { PROTO_KIND, type CommandKind } from './command-kinds.js';
 import type { CommandDispatcher } from './command-dispatch.js';
 
@@ -29,16 +29,16 @@ export class CommandDelivery {
     private readonly log: Logger,
   ) {}
 
-  /** Sends the job's command to those of the routers whose stream is on this replica. */
-  async deliver({ jobId, routerIds }: CommandDeliveryMessage): Promise<void> {
+  /** Sends the command's command to those of the routers whose stream is on this replica. */
+  async deliver({ commandId, routerIds }: CommandDeliveryMessage): Promise<void> {
     const here = routerIds.filter((id) => this.gateway.sessions.has(id));
     if (here.length === 0) return;
-    const job = await this.db.commandJob.findUnique({ where: { id: jobId }, select: { kind: true } });
+    const job = await this.db.command.findUnique({ where: { id: commandId }, select: { kind: true } });
     if (!job) return;
     const kind = PROTO_KIND[job.kind as CommandKind];
     for (const routerId of here)
-      this.gateway.sessions.get(routerId)?.send({ $case: 'command', value: { kind, commandId: jobId } });
-    this.log.debug({ jobId, routers: here.length }, 'command sent');
+      this.gateway.sessions.get(routerId)?.send({ $case: 'command', value: { kind, commandId: commandId } });
+    this.log.debug({ commandId, routers: here.length }, 'command sent');
   }
 
   /**
@@ -46,8 +46,8 @@ export class CommandDelivery {
    * sent, if the target still waits for one (a late answer after a timeout is not counted).
    */
   async recordResult(routerId: string, result: CommandResult): Promise<void> {
-    const jobId = result.commandId;
-    if (!jobId || jobId.length > COMMAND_ID_MAX) return;
+    const commandId = result.commandId;
+    if (!commandId || commandId.length > COMMAND_ID_MAX) return;
     const state = result.ok ? 'succeeded' : result.refused ? 'refused' : 'failed';
     const sections = boundBundle(
       (result.sections ?? []).map((x) => ({
@@ -59,7 +59,7 @@ export class CommandDelivery {
       })),
     );
     const { count } = await this.db.commandTarget.updateMany({
-      where: { jobId, routerId, state: 'sent' },
+      where: { commandId, routerId, state: 'sent' },
       data: {
         state,
         reason: result.ok
@@ -73,6 +73,6 @@ export class CommandDelivery {
         finishedAt: new Date(),
       },
     });
-    if (count > 0) await this.dispatcher.kick(jobId);
+    if (count > 0) await this.dispatcher.kick(commandId);
   }
 }

@@ -1,22 +1,22 @@
 /**
- * Moves command jobs forward, as a job (JobRunner) so any replica may run it and a restarted
+ * Moves commands forward, as a task (TaskQueue) so any replica may run it and a restarted
  * one resumes: per-router timeouts, offline routers (reported as offline, given the command if
  * they come back before the deadline), at most maxInFlight routers with the command at once,
- * and the end of the job, audited in the transaction that ends it. The replica holding a
+ * and the end of the command, audited in the transaction that ends it. The replica holding a
  * router's stream sends the command (command-delivery.ts), told over the fleet bus.
  */
 import { callBatcher } from '../../core/call-batcher.js';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import type { FleetBus } from '../jobs/fleet-bus.js';
-import type { JobRunner } from '../jobs/job-runner.js';
+import type { FleetBus } from '../cluster/fleet-bus.js';
+import type { TaskQueue } from '../cluster/task-queue.js';
 import { outcomeSummary } from './command-outcomes.js';
 
 export const COMMAND_ADVANCE_JOB = 'command.advance';
 export const COMMAND_SWEEP_JOB = 'command.sweep';
 
-/** Two-key advisory lock class for "one advance of this job at a time" ("wfcm"). */
+/** Two-key advisory lock class for "one advance of this command at a time" ("wfcm"). */
 const ADVANCE_LOCK_CLASS = 0x7766636d;
 
 export const OFFLINE_REASON = 'offline: gets the command if it connects before the deadline';
@@ -25,89 +25,89 @@ export class CommandDispatcher {
   constructor(
     private readonly db: PrismaClient,
     private readonly audit: AuditLog,
-    private readonly jobs: JobRunner,
+    private readonly tasks: TaskQueue,
     private readonly bus: FleetBus,
     private readonly log: Logger,
   ) {
-    jobs.register(COMMAND_ADVANCE_JOB, async (data) => this.advance(String(data.jobId)));
-    jobs.register(COMMAND_SWEEP_JOB, async () => this.sweep());
+    tasks.register(COMMAND_ADVANCE_JOB, async (data) => this.advance(String(data.commandId)));
+    tasks.register(COMMAND_SWEEP_JOB, async () => this.sweep());
   }
 
-  /** Asks for an advance of the job now (coalesced: a waiting one absorbs this). */
-  async kick(jobId: string): Promise<void> {
-    await this.jobs.enqueue(COMMAND_ADVANCE_JOB, { jobId }, { coalesceKey: jobId });
+  /** Asks for an advance of the command now (coalesced: a waiting one absorbs this). */
+  async kick(commandId: string): Promise<void> {
+    await this.tasks.enqueue(COMMAND_ADVANCE_JOB, { commandId }, { coalesceKey: commandId });
   }
 
-  /** An advance at `at`, for a timeout or the deadline; one per job and second. */
-  private async at(jobId: string, at: Date): Promise<void> {
+  /** An advance at `at`, for a timeout or the deadline; one per command and second. */
+  private async at(commandId: string, at: Date): Promise<void> {
     const delayMs = Math.max(0, at.getTime() - Date.now()) + 50;
     const second = Math.ceil(at.getTime() / 1000);
-    await this.jobs.enqueue(COMMAND_ADVANCE_JOB, { jobId }, { coalesceKey: `${jobId}@${second}`, delayMs });
+    await this.tasks.enqueue(COMMAND_ADVANCE_JOB, { commandId }, { coalesceKey: `${commandId}@${second}`, delayMs });
   }
 
-  /** The safety net for lost jobs and timers: every job that can still change is advanced. */
+  /** The safety net for lost tasks and timers: every command that can still change is advanced. */
   async sweep(): Promise<void> {
-    const jobs = await this.db.commandJob.findMany({
+    const jobs = await this.db.command.findMany({
       where: { OR: [{ state: 'running' }, { state: 'cancelled', targets: { some: { state: 'sent' } } }] },
       select: { id: true },
     });
     for (const j of jobs) await this.advance(j.id);
   }
 
-  /** One idempotent step of a job; replicas may run it at once (the dispatch takes a lock per job). */
-  async advance(jobId: string): Promise<void> {
-    const job = await this.db.commandJob.findUnique({ where: { id: jobId } });
+  /** One idempotent step of a command; replicas may run it at once (the dispatch takes a lock per command). */
+  async advance(commandId: string): Promise<void> {
+    const job = await this.db.command.findUnique({ where: { id: commandId } });
     if (!job) return;
     const now = new Date();
-    // A cancelled job's routers that already have the command still answer or time out.
+    // A cancelled command's routers that already have the command still answer or time out.
     await this.db.commandTarget.updateMany({
-      where: { jobId, state: 'sent', sentAt: { lt: new Date(now.getTime() - job.timeoutSeconds * 1000) } },
+      where: { commandId, state: 'sent', sentAt: { lt: new Date(now.getTime() - job.timeoutSeconds * 1000) } },
       data: { state: 'timed_out', reason: `no answer within ${job.timeoutSeconds} s`, finishedAt: now },
     });
     if (job.state !== 'running') return;
     const pastDeadline = job.deadline.getTime() <= now.getTime();
     if (pastDeadline) {
       await this.db.commandTarget.updateMany({
-        where: { jobId, state: 'queued' },
+        where: { commandId, state: 'queued' },
         data: {
           state: 'timed_out',
-          reason: 'the job reached its deadline before the command was sent',
+          reason: 'the command reached its deadline before the command was sent',
           finishedAt: now,
         },
       });
     } else {
       // Back online (on any replica): queued again. Gone: offline, waiting for the deadline.
       await this.db.commandTarget.updateMany({
-        where: { jobId, state: 'offline', router: { status: 'online' } },
+        where: { commandId, state: 'offline', router: { status: 'online' } },
         data: { state: 'queued', reason: null },
       });
       await this.db.commandTarget.updateMany({
-        where: { jobId, state: 'queued', router: { status: { not: 'online' } } },
+        where: { commandId, state: 'queued', router: { status: { not: 'online' } } },
         data: { state: 'offline', reason: OFFLINE_REASON },
       });
-      const sent = await this.dispatch(jobId, job.maxInFlight, now);
+      const sent = await this.dispatch(commandId, job.maxInFlight, now);
       if (sent.length) {
-        await this.bus.publishCommands({ jobId, routerIds: sent });
-        await this.at(jobId, new Date(now.getTime() + job.timeoutSeconds * 1000));
+        await this.bus.publishCommands({ commandId, routerIds: sent });
+        await this.at(commandId, new Date(now.getTime() + job.timeoutSeconds * 1000));
       }
     }
-    await this.finishIfDone(jobId, pastDeadline, job.deadline);
+    await this.finishIfDone(commandId, pastDeadline, job.deadline);
   }
 
   /**
    * Marks up to the free in-flight slots of queued targets sent and returns their routers.
-   * Under the job's advisory lock, so two replicas never fill the same slots twice.
+   * Under the command's advisory lock, so two replicas never fill the same slots twice.
    */
-  private dispatch(jobId: string, maxInFlight: number, now: Date): Promise<string[]> {
+  private dispatch(commandId: string, maxInFlight: number, now: Date): Promise<string[]> {
     return this.db.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ADVANCE_LOCK_CLASS}::int4, hashtext(${jobId}))`;
-      const inFlight = await tx.commandTarget.count({ where: { jobId, state: 'sent' } });
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ADVANCE_LOCK_CLASS}::int4, hashtext(${commandId}))`;
+      const inFlight = await tx.commandTarget.count({ where: { commandId, state: 'sent' } });
       const room = maxInFlight - inFlight;
       if (room <= 0) return [];
       const rows = await tx.$queryRaw<{ routerId: string }[]>`
         UPDATE "CommandTarget" SET state = 'sent', "sentAt" = ${now}, "updatedAt" = ${now}
-        WHERE "jobId" = ${jobId} AND "routerId" IN (
-          SELECT "routerId" FROM "CommandTarget" WHERE "jobId" = ${jobId} AND state = 'queued'
+        WHERE "commandId" = ${commandId} AND "routerId" IN (
+          SELECT "routerId" FROM "CommandTarget" WHERE "commandId" = ${commandId} AND state = 'queued'
           ORDER BY "routerId" LIMIT ${room})
         RETURNING "routerId"`;
       return rows.map((r) => r.routerId);
@@ -115,15 +115,15 @@ export class CommandDispatcher {
   }
 
   /**
-   * Ends the job once nothing is open: no router queued or with the command, and (before the
+   * Ends the command once nothing is open: no router queued or with the command, and (before the
    * deadline) none offline that might still come back. The UPDATE re-checks that in the same
    * statement, and its audit event commits with it.
    */
-  private async finishIfDone(jobId: string, pastDeadline: boolean, deadline: Date): Promise<void> {
+  private async finishIfDone(commandId: string, pastDeadline: boolean, deadline: Date): Promise<void> {
     const open = pastDeadline ? (['queued', 'sent'] as const) : (['queued', 'sent', 'offline'] as const);
     const finished = await this.audit.record(async (tx) => {
-      const { count } = await tx.commandJob.updateMany({
-        where: { id: jobId, state: 'running', targets: { none: { state: { in: [...open] } } } },
+      const { count } = await tx.command.updateMany({
+        where: { id: commandId, state: 'running', targets: { none: { state: { in: [...open] } } } },
         data: { state: 'completed', finishedAt: new Date() },
       });
       if (count === 0) return { result: false, event: null };
@@ -133,19 +133,19 @@ export class CommandDispatcher {
           actor: 'system',
           action: 'command.completed',
           targetType: 'command_job',
-          targetId: jobId,
-          after: await outcomeSummary(tx, jobId),
+          targetId: commandId,
+          after: await outcomeSummary(tx, commandId),
         },
       };
     });
     if (finished) {
-      this.log.info({ jobId }, 'command job completed');
+      this.log.info({ commandId }, 'command completed');
       return;
     }
     // Only offline routers left: look again at the deadline (the sweep would, later).
     if (!pastDeadline) {
-      const waiting = await this.db.commandTarget.count({ where: { jobId, state: { in: ['queued', 'sent'] } } });
-      if (waiting === 0) await this.at(jobId, deadline);
+      const waiting = await this.db.commandTarget.count({ where: { commandId, state: { in: ['queued', 'sent'] } } });
+      if (waiting === 0) await this.at(commandId, deadline);
     }
   }
 
@@ -163,15 +163,15 @@ export class CommandDispatcher {
           state: 'offline',
           job: { state: 'running', deadline: { gt: new Date() } },
         },
-        select: { jobId: true, routerId: true },
+        select: { commandId: true, routerId: true },
       });
       if (waiting.length > 0) {
         for (const w of waiting)
           await this.db.commandTarget.updateMany({
-            where: { routerId: w.routerId, jobId: w.jobId, state: 'offline' },
+            where: { routerId: w.routerId, commandId: w.commandId, state: 'offline' },
             data: { state: 'queued', reason: null },
           });
-        for (const jobId of new Set(waiting.map((w) => w.jobId))) await this.kick(jobId);
+        for (const commandId of new Set(waiting.map((w) => w.commandId))) await this.kick(commandId);
       }
       return routerIds.map(() => undefined);
     },

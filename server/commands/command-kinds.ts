@@ -1,24 +1,33 @@
 /**
- * The commands an operator can send, one spelling each: snake_case in the API and the
- * database, kebab-case as CLI verbs (`re-probe`), Command.Kind on the wire.
+ * The commands an operator can send, one spelling each (`reprobe`) in the API, the database,
+ * the CLI and the agent; Command.Kind (KIND_REPROBE) on the wire.
  */
 import { Command_Kind } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+import {
+  CommandState,
+  CommandKind as PrismaCommandKind,
+  CommandTargetState as PrismaCommandTargetState,
+} from '../../prisma/generated/client/enums.js';
 import type { Scope } from '../auth/api-tokens.js';
+import { prismaEnumValues } from '../storage/prisma-enums.js';
 
-export const COMMAND_KINDS = [
-  're_probe',
-  're_apply',
-  'rollback',
-  'detach',
-  'check_drift',
-  'reboot',
-  'diagnostics',
-] as const;
+export const COMMAND_KINDS = prismaEnumValues(PrismaCommandKind);
 export type CommandKind = (typeof COMMAND_KINDS)[number];
 
+/** Spellings of 0.1 the API still accepts (marked deprecated in OpenAPI); removed in 0.3. */
+export const OLD_KIND_SPELLINGS = { re_probe: 'reprobe', re_apply: 'reapply' } as const satisfies Record<
+  string,
+  CommandKind
+>;
+export type OldKindSpelling = keyof typeof OLD_KIND_SPELLINGS;
+
+export function canonicalKind(kind: CommandKind | OldKindSpelling): CommandKind {
+  return kind in OLD_KIND_SPELLINGS ? OLD_KIND_SPELLINGS[kind as OldKindSpelling] : (kind as CommandKind);
+}
+
 export const PROTO_KIND: Record<CommandKind, Command_Kind> = {
-  re_probe: Command_Kind.KIND_REPROBE,
-  re_apply: Command_Kind.KIND_REAPPLY,
+  reprobe: Command_Kind.KIND_REPROBE,
+  reapply: Command_Kind.KIND_REAPPLY,
   rollback: Command_Kind.KIND_ROLLBACK,
   detach: Command_Kind.KIND_DETACH,
   check_drift: Command_Kind.KIND_CHECK_DRIFT,
@@ -35,22 +44,13 @@ export function scopeFor(kind: CommandKind): Scope {
   return kind === 'reboot' || kind === 'detach' ? 'admin' : 'write';
 }
 
-export const TARGET_STATES = [
-  'queued',
-  'sent',
-  'succeeded',
-  'failed',
-  'offline',
-  'timed_out',
-  'cancelled',
-  'refused',
-] as const;
+export const TARGET_STATES = prismaEnumValues(PrismaCommandTargetState);
 export type CommandTargetState = (typeof TARGET_STATES)[number];
 
-/** Targets that may still get or answer the command while the job runs. */
+/** Targets that may still get or answer the command while the command runs. */
 export const OPEN_STATES: CommandTargetState[] = ['queued', 'sent'];
-/** Outcomes: nothing changes them any more. Offline is one only once the job has ended. */
+/** Outcomes: nothing changes them any more. Offline is one only once the command has ended. */
 export const OUTCOME_STATES: CommandTargetState[] = ['succeeded', 'failed', 'timed_out', 'cancelled', 'refused'];
 
-export const JOB_STATES = ['running', 'completed', 'cancelled'] as const;
-export type CommandJobState = (typeof JOB_STATES)[number];
+export const JOB_STATES = prismaEnumValues(CommandState);
+export type { CommandState };

@@ -1,5 +1,5 @@
 /**
- * What the audit history keeps of a job's per-router outcomes: the count per state and the
+ * What the audit history keeps of a command's per-router outcomes: the count per state and the
  * router ids per state, at most MAX_IDS_PER_STATE each, so an event about 10,000 routers stays
  * a few KiB and still names the routers an operator looks for first (the failures).
  */
@@ -15,13 +15,13 @@ export interface OutcomeSummary {
   routers: Partial<Record<CommandTargetState, string[]>>;
 }
 
-export async function outcomeSummary(tx: Prisma.TransactionClient, jobId: string): Promise<OutcomeSummary> {
-  const counts = await targetCounts(tx, jobId);
+export async function outcomeSummary(tx: Prisma.TransactionClient, commandId: string): Promise<OutcomeSummary> {
+  const counts = await targetCounts(tx, commandId);
   const routers: OutcomeSummary['routers'] = {};
   for (const state of TARGET_STATES) {
     if (counts[state] === 0) continue;
     const rows = await tx.commandTarget.findMany({
-      where: { jobId, state },
+      where: { commandId, state },
       orderBy: { routerId: 'asc' },
       take: MAX_IDS_PER_STATE,
       select: { routerId: true },

@@ -1,16 +1,16 @@
 /**
- * The live progress of a command job as its event stream sends it: the job with its counts
+ * The live progress of a command as its event stream sends it: the command with its counts
  * when they change, and each router whose state changed since the last look. Read from the
- * database, so it is right whichever replica dispatches the job or records its answers.
+ * database, so it is right whichever replica dispatches the command or records its answers.
  */
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
-import { commandJobView, targetView, type CommandJobView, type CommandTargetView } from './command-view.js';
+import { commandView, targetView, type CommandView, type CommandTargetView } from './command-view.js';
 
-export type ProgressEvent = { event: 'progress'; data: CommandJobView } | { event: 'target'; data: CommandTargetView };
+export type ProgressEvent = { event: 'progress'; data: CommandView } | { event: 'target'; data: CommandTargetView };
 
 /**
  * How far back each look reaches: a change is stamped when its transaction starts, so one that
- * commits later than another replica's newer one is still seen. The end of the job compares
+ * commits later than another replica's newer one is still seen. The end of the command compares
  * every target once more, so nothing is missed even past this.
  */
 const LOOKBACK_MS = 5_000;
@@ -37,13 +37,13 @@ export class CommandProgressFeed {
 
   constructor(
     private readonly db: PrismaClient,
-    private readonly jobId: string,
+    private readonly commandId: string,
   ) {}
 
-  /** What changed since the last call; `view` null when the job does not exist. */
-  async look(): Promise<{ view: CommandJobView | null; events: ProgressEvent[] }> {
+  /** What changed since the last call; `view` null when the command does not exist. */
+  async look(): Promise<{ view: CommandView | null; events: ProgressEvent[] }> {
     const started = Date.now();
-    const view = await commandJobView(this.db, this.jobId);
+    const view = await commandView(this.db, this.commandId);
     if (!view) return { view, events: [] };
     const events: ProgressEvent[] = [];
     const since = new Date(this.looked ? started - LOOKBACK_MS : 0);
@@ -52,7 +52,7 @@ export class CommandProgressFeed {
     for (;;) {
       const rows = await this.db.commandTarget.findMany({
         where: {
-          jobId: this.jobId,
+          commandId: this.commandId,
           updatedAt: { gte: since },
           ...(after
             ? {
@@ -80,13 +80,13 @@ export class CommandProgressFeed {
     return { view, events };
   }
 
-  /** Every router whose state differs from what was sent: the job has ended, nothing may be left out. */
+  /** Every router whose state differs from what was sent: the command has ended, nothing may be left out. */
   async reconcile(): Promise<ProgressEvent[]> {
     const events: ProgressEvent[] = [];
     let after: string | undefined;
     for (;;) {
       const rows = await this.db.commandTarget.findMany({
-        where: { jobId: this.jobId, ...(after ? { routerId: { gt: after } } : {}) },
+        where: { commandId: this.commandId, ...(after ? { routerId: { gt: after } } : {}) },
         orderBy: { routerId: 'asc' },
         take: PAGE,
         select: targetSelect,

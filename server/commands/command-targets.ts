@@ -1,5 +1,5 @@
 /**
- * Which routers a command job targets, and which of them the controller can refuse up front
+ * Which routers a command targets, and which of them the controller can refuse up front
  * from what it knows: a decommissioned router named by id, a re-apply with nothing applied, a
  * rollback with no earlier applied revision to go back to. The agent refuses the rest itself
  * (its own state decides, e.g. a rollback already taken).
@@ -43,7 +43,7 @@ export async function resolveTargets(
   const earlier = kind === 'rollback' ? await routersWithEarlierRevision(db, routers) : new Set<string>();
   const targets: ResolvedTarget[] = routers.map((r) => {
     const reason =
-      kind === 're_apply' && !r.appliedRevisionId
+      kind === 'reapply' && !r.appliedRevisionId
         ? REFUSALS.nothingApplied
         : kind === 'rollback' && !r.appliedRevisionId
           ? REFUSALS.nothingToRollBack

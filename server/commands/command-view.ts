@@ -1,5 +1,5 @@
 /**
- * A command job as the API and the CLI read it: the job, its per-state counts, and its
+ * A command as the API and the CLI read it: the command, its per-state counts, and its
  * targets. Read from the database each time, so it is the same whichever replica answers.
  */
 import type { Prisma, PrismaClient } from '../../prisma/generated/client/client.js';
@@ -8,19 +8,19 @@ import { OUTCOME_STATES, TARGET_STATES, type CommandTargetState } from './comman
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
-export async function targetCounts(db: Db, jobId: string): Promise<Record<CommandTargetState, number>> {
-  const groups = await db.commandTarget.groupBy({ by: ['state'], where: { jobId }, _count: { _all: true } });
+export async function targetCounts(db: Db, commandId: string): Promise<Record<CommandTargetState, number>> {
+  const groups = await db.commandTarget.groupBy({ by: ['state'], where: { commandId }, _count: { _all: true } });
   const counts = Object.fromEntries(TARGET_STATES.map((s) => [s, 0])) as Record<CommandTargetState, number>;
   for (const g of groups) counts[g.state as CommandTargetState] = g._count._all;
   return counts;
 }
 
-export async function commandJobView(db: Db, jobId: string) {
-  const job = await db.commandJob.findUnique({ where: { id: jobId } });
+export async function commandView(db: Db, commandId: string) {
+  const job = await db.command.findUnique({ where: { id: commandId } });
   if (!job) return null;
-  const counts = await targetCounts(db, jobId);
+  const counts = await targetCounts(db, commandId);
   const total = TARGET_STATES.reduce((n, s) => n + counts[s], 0);
-  // An offline router may still get the command until the job ends; then offline is its outcome.
+  // An offline router may still get the command until the command ends; then offline is its outcome.
   const finished = OUTCOME_STATES.reduce((n, s) => n + counts[s], 0) + (job.state === 'running' ? 0 : counts.offline);
   return {
     id: job.id,
@@ -40,9 +40,9 @@ export async function commandJobView(db: Db, jobId: string) {
   };
 }
 
-export type CommandJobView = NonNullable<Awaited<ReturnType<typeof commandJobView>>>;
+export type CommandView = NonNullable<Awaited<ReturnType<typeof commandView>>>;
 
-/** One router's part of a job; `sections` only when asked for (a diagnostic bundle is up to 256 KiB). */
+/** One router's part of a command; `sections` only when asked for (a diagnostic bundle is up to 256 KiB). */
 export function targetView(
   t: {
     routerId: string;

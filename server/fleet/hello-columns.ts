@@ -1,10 +1,10 @@
+import type { Hello } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import {
   Endianness,
   Placement,
   type Capabilities,
   type CapabilitySet,
-  type Hello,
-} from '../../proto/gen/wrtfleet/agent/v1/agent.js';
+} from '../../proto/gen/wrtfleet/agent/v1/router.js';
 
 /** What a Hello says of its router, in the shapes the Router row stores. */
 
@@ -50,7 +50,7 @@ export function helloColumns(hello: Hello, now: Date) {
     arch: orNull(facts?.arch),
     endian: facts ? endianName(facts.endian) : null,
     kernel: orNull(facts?.kernel),
-    openwrtVersion: orNull(facts?.openwrt?.version),
+    openwrtRelease: orNull(facts?.openwrt?.release),
     openwrtTarget: orNull(facts?.openwrt?.target),
     model: orNull(facts?.modelName) ?? orNull(facts?.modelId),
     facts: facts ? (JSON.parse(JSON.stringify(factsDocument(hello))) as object) : undefined,
@@ -78,11 +78,11 @@ export function factsDocument(hello: Hello) {
     arch: orNull(f.arch),
     endian: endianName(f.endian),
     kernel: orNull(f.kernel),
-    openwrt: f.openwrt?.version
+    openwrt: f.openwrt?.release
       ? {
           distribution: 'OpenWrt',
           source: 'agent',
-          version: f.openwrt.version,
+          release: f.openwrt.release,
           target: orNull(f.openwrt.target),
           revision: orNull(f.openwrt.revision),
           arch: orNull(f.openwrt.arch),

@@ -56,7 +56,7 @@ const summarySelect = {
   arch: true,
   endian: true,
   kernel: true,
-  openwrtVersion: true,
+  openwrtRelease: true,
   openwrtTarget: true,
   model: true,
   tags: true,
@@ -82,7 +82,7 @@ type SummaryRow = {
   arch: string | null;
   endian: string | null;
   kernel: string | null;
-  openwrtVersion: string | null;
+  openwrtRelease: string | null;
   openwrtTarget: string | null;
   model: string | null;
   tags: string[];
@@ -110,7 +110,9 @@ function summaryView(r: SummaryRow, capabilities: unknown, liveState: unknown) {
     arch: r.arch,
     endian: r.endian,
     kernel: r.kernel,
-    openwrt: r.openwrtVersion ? { version: r.openwrtVersion, target: r.openwrtTarget } : null,
+    openwrt: r.openwrtRelease
+      ? { release: r.openwrtRelease, target: r.openwrtTarget, version: r.openwrtRelease }
+      : null,
     model: r.model,
     tags: r.tags,
     appliedRevision: r.appliedRevision
@@ -153,7 +155,7 @@ const PAGE_COLUMNS = [
   'arch',
   'endian',
   'kernel',
-  '"openwrtVersion"',
+  '"openwrtRelease"',
   '"openwrtTarget"',
   'model',
   'tags',
@@ -197,8 +199,9 @@ export class RouterDirectory {
     const text = `SELECT (to_jsonb(i) - 'sk')::text AS item, i.sk, i.id FROM (
          SELECT r.id, r.name, r.identity, r.status, ${isoUtc('lastSeenAt')}, ${isoUtc('connectedAt')},
                 r."agentVersion", r.placement, r.soc, r.arch, r.endian, r.kernel,
-                CASE WHEN coalesce(r."openwrtVersion", '') = '' THEN NULL
-                     ELSE json_build_object('version', r."openwrtVersion", 'target', r."openwrtTarget") END AS openwrt,
+                CASE WHEN coalesce(r."openwrtRelease", '') = '' THEN NULL
+                     ELSE json_build_object('release', r."openwrtRelease", 'target', r."openwrtTarget",
+                                       'version', r."openwrtRelease") END AS openwrt,
                 r.model, coalesce(r.tags, '{}') AS tags,
                 CASE WHEN pr.number IS NULL OR p.name IS NULL THEN NULL
                      ELSE json_build_object('profile', p.name, 'revision', pr.number) END AS "appliedRevision",

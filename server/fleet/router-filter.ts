@@ -1,3 +1,5 @@
+import { ApplyStatus, ConnectionStatus, Placement } from '../../prisma/generated/client/enums.js';
+import { prismaEnumValues } from '../storage/prisma-enums.js';
 import { abilityConditions, type AbilityFilter } from './router-abilities.js';
 import type { SqlParams } from './sql-params.js';
 
@@ -7,9 +9,11 @@ import type { SqlParams } from './sql-params.js';
  * Every value becomes a bound parameter; nothing the caller sends is spliced into the SQL.
  */
 /** A router's connection status: the one list the API schemas, filters, sorts and metrics use. */
-export const CONNECTION_STATUSES = ['online', 'offline', 'never_seen'] as const;
-export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
-export const PLACEMENTS = ['on_router', 'proxy', 'unknown'] as const;
+export type { ConnectionStatus };
+export const CONNECTION_STATUSES = prismaEnumValues(ConnectionStatus);
+export const PLACEMENTS = prismaEnumValues(Placement);
+/** An apply result's status, as the agent reported it (pending: sent, no answer yet). */
+export const APPLY_STATUSES = prismaEnumValues(ApplyStatus);
 /** Applied vs desired revision: pending has a desired revision it has not applied yet. */
 export const REVISION_STATES = ['in_sync', 'pending'] as const;
 /** The last drift report: found differences, found none, or none was ever reported. */
@@ -53,7 +57,7 @@ export function filterConditions(filter: RouterFilter, sql: SqlParams): string[]
   if (filter.release) {
     const release = sql.param(filter.release);
     c.push(
-      `(r."openwrtVersion" = ${release} OR r."openwrtVersion" LIKE ${sql.param(`${likeLiteral(filter.release)}.%`)})`,
+      `(r."openwrtRelease" = ${release} OR r."openwrtRelease" LIKE ${sql.param(`${likeLiteral(filter.release)}.%`)})`,
     );
   }
   if (filter.placement) c.push(`r.placement = CAST(${sql.param(filter.placement)} AS "Placement")`);

@@ -11,7 +11,7 @@ export interface RouterRefresh {
   arch: string | null;
   endian: string | null;
   kernel: string | null;
-  openwrtVersion: string | null;
+  openwrtRelease: string | null;
   openwrtTarget: string | null;
   model: string | null;
   /** null: the Hello carried none, the stored document stays. */
@@ -36,7 +36,7 @@ export function refreshOf(
     arch: c.arch,
     endian: c.endian,
     kernel: c.kernel,
-    openwrtVersion: c.openwrtVersion,
+    openwrtRelease: c.openwrtRelease,
     openwrtTarget: c.openwrtTarget,
     model: c.model,
     facts: c.facts ?? null,
@@ -78,14 +78,14 @@ export async function refreshRouters(db: PrismaClient, rows: RouterRefresh[], no
          status = 'online', "lastSeenAt" = $2, "connectedAt" = $2, "updatedAt" = $2,
          "agentVersion" = v."agentVersion", placement = v.placement::"Placement",
          soc = v.soc, arch = v.arch, endian = v.endian, kernel = v.kernel,
-         "openwrtVersion" = v."openwrtVersion", "openwrtTarget" = v."openwrtTarget", model = v.model,
+         "openwrtRelease" = v."openwrtRelease", "openwrtTarget" = v."openwrtTarget", model = v.model,
          facts = CASE WHEN v.facts IS NULL OR r.facts = v.facts THEN r.facts ELSE v.facts END,
          capabilities = CASE WHEN r.capabilities = v.capabilities THEN r.capabilities ELSE v.capabilities END,
          "liveState" = CASE WHEN v."liveState" IS NULL OR r."liveState" = v."liveState" THEN r."liveState" ELSE v."liveState" END,
          "appliedRevisionId" = CASE WHEN v."setApplied" THEN v."appliedRevisionId" ELSE r."appliedRevisionId" END
        FROM jsonb_to_recordset($1::jsonb) AS v(
          id text, "agentVersion" text, placement text, soc text, arch text, endian text, kernel text,
-         "openwrtVersion" text, "openwrtTarget" text, model text, facts jsonb, capabilities jsonb,
+         "openwrtRelease" text, "openwrtTarget" text, model text, facts jsonb, capabilities jsonb,
          "liveState" jsonb, "appliedRevisionId" text, "setApplied" boolean)
        WHERE r.id = v.id`,
       JSON.stringify(sorted),

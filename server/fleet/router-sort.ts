@@ -50,7 +50,7 @@ const COLUMNS: Record<SortKey, SortColumn> = {
   },
   soc: { column: 'r.soc', text: 'r.soc', cast: (p) => p, nullable: true, valid: anyText },
   model: { column: 'r.model', text: 'r.model', cast: (p) => p, nullable: true, valid: anyText },
-  release: { column: 'r."openwrtVersion"', text: 'r."openwrtVersion"', cast: (p) => p, nullable: true, valid: anyText },
+  release: { column: 'r."openwrtRelease"', text: 'r."openwrtRelease"', cast: (p) => p, nullable: true, valid: anyText },
   lastSeen: {
     column: 'r."lastSeenAt"',
     text: isoText('r."lastSeenAt"'),

@@ -14,9 +14,34 @@ export const IdParam = Type.Object(
 /** A route without query parameters: any given is refused rather than ignored. */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
-/** One of a fixed set of snake_case values (a state, a kind), typed as that set. */
-export const StringEnum = <T extends readonly string[]>(values: T, options: { description?: string } = {}) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+/**
+ * One of a fixed set of snake_case values (a state, a kind), typed as that set. A `title` names
+ * the set in the OpenAPI document: `npm run web:api` turns every titled set into the run-time
+ * lists the console and the CLI use (web-admin/src/api/api-enums.generated.ts), so they never copy it.
+ */
+export const StringEnum = <T extends readonly string[]>(
+  values: T,
+  options: { title?: string; description?: string; deprecated?: boolean } = {},
+) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+/**
+ * An input that also takes a value's old spellings for one release (docs/DOMAIN.md, Glossary):
+ * the old ones are listed apart and marked deprecated in the OpenAPI document.
+ */
+export const StringEnumWithOld = <T extends readonly string[], O extends string>(
+  values: T,
+  old: Readonly<Record<O, T[number]>>,
+  options: { description?: string } = {},
+) =>
+  Type.Union([
+    StringEnum(values, options),
+    StringEnum(Object.keys(old) as O[], {
+      deprecated: true,
+      description: `Old spellings, accepted until 0.3: ${Object.entries(old)
+        .map(([was, is]) => `${was} (now ${String(is)})`)
+        .join(', ')}`,
+    }),
+  ]);
 
 /** The schema, or null: how a response says "not set" or "not known". */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -13,7 +13,7 @@ import type { ControllerProxies } from './controller-proxy.js';
 import { Cancelled, describeFailure, StepFailure, type Undo } from './job-failure.js';
 import { JobRecord, type JobRecordDeps } from './job-record.js';
 import { installOnRouter, nodeOnRouter } from './on-router-install.js';
-import { installPackages, PackageError, planPackages } from './packages.js';
+import { ensurePackages } from './packages-step.js';
 import type { OnboardingInput, OnboardingOptions, OnboardingSecret, StepName } from './onboarding-request.js';
 import { parsePlacement } from '../../core/onboarding/placement.js';
 import { TargetRefused, type OnboardingTargetPolicy } from './target-policy.js';
@@ -44,15 +44,6 @@ interface OnlineRouter {
   name: string;
   tags: string[];
   desiredRevisionId: string | null;
-}
-
-/** A package manager's refusal already says what to do about it: that message is the job's error. */
-async function asStepFailure<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (err) {
-    throw err instanceof PackageError ? new StepFailure(err.message) : err;
-  }
 }
 
 export class OnboardingJob {
@@ -176,7 +167,7 @@ export class OnboardingJob {
       soc: facts.soc,
       arch: facts.arch,
       kernel: facts.kernel,
-      openwrt: facts.openwrt?.version ?? null,
+      release: facts.openwrt?.release ?? null,
       model: facts.model.name ?? null,
     };
     await this.record.audit('facts_collected', { identity, ...(this.result.facts as object), ebpf: caps.ebpf });
@@ -206,30 +197,8 @@ export class OnboardingJob {
   /** The packages the plan needs: installed when the operator said so, otherwise a failure naming them. */
   private async checkPackages(facts: RouterFacts): Promise<void> {
     await this.enter('packages', 30, 'checking packages');
-    const ssh = this.ssh!;
-    const plan = await asStepFailure(planPackages(ssh, facts));
-    const packages: Record<string, unknown> = {
-      manager: plan.manager,
-      present: plan.present,
-      missing: plan.missing,
-      installed: [],
-    };
-    this.result.packages = packages;
-    if (plan.missing.length > 0) {
-      if (!this.input.install) {
-        const list = plan.missing.join(' ');
-        packages.installCommand = plan.manager === 'apk' ? `apk add ${list}` : `opkg update && opkg install ${list}`;
-        await this.record.audit('packages_missing', packages);
-        throw new StepFailure(
-          `missing packages: ${list} (re-run with install: true, or run \`${packages.installCommand}\` on the router)`,
-        );
-      }
-      await this.record.progress('packages', 35, `installing ${plan.missing.join(' ')}`);
-      const done = await asStepFailure(installPackages(ssh, plan.manager!, plan.missing));
-      packages.installed = done.installed;
-      this.undo.push({ what: `packages installed: ${done.installed.join(' ')} (left in place)`, run: async () => {} });
-    }
-    await this.record.audit('packages_checked', packages);
+    const { record, undo, result } = this;
+    await ensurePackages(this.ssh!, facts, { install: this.input.install, record, undo, result });
   }
 
   /** On the router where Node.js 20+ runs (unless proxy was asked for), else the controller-hosted proxy. */

@@ -25,7 +25,7 @@ import { concurrencyGate, type ConcurrencyGate } from '../../core/concurrency-ga
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { ControllerSecurity } from '../auth/security.js';
-import type { JobRunner } from '../jobs/job-runner.js';
+import type { TaskQueue } from '../cluster/task-queue.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { ControllerProxies } from './controller-proxy.js';
 import { OnboardingJob, secretAad, type OnboardingJobDeps } from './onboarding-job.js';
@@ -48,7 +48,7 @@ export class OnboardingService {
     private readonly deps: {
       db: PrismaClient;
       audit: AuditLog;
-      jobs: JobRunner;
+      tasks: TaskQueue;
       security: ControllerSecurity;
       box: SecretBox;
       grpcAddress: () => string;
@@ -81,7 +81,7 @@ export class OnboardingService {
       options: () => this.options,
       closing: () => this.closed,
     };
-    deps.jobs.register(ONBOARDING_JOB, (data) => this.handle(data));
+    deps.tasks.register(ONBOARDING_JOB, (data) => this.handle(data));
   }
 
   get targets(): OnboardingTargetPolicy {
@@ -111,7 +111,7 @@ export class OnboardingService {
       };
     });
     const sealed = this.deps.box.seal(JSON.stringify(secret), secretAad(job.id));
-    await this.deps.jobs.enqueue(ONBOARDING_JOB, { jobId: job.id, sealed });
+    await this.deps.tasks.enqueue(ONBOARDING_JOB, { jobId: job.id, sealed });
     return { id: job.id };
   }
 
@@ -144,7 +144,7 @@ export class OnboardingService {
    * the in-process runner lost with the previous process (their sealed secret lived in its memory).
    */
   async start(): Promise<void> {
-    if (this.deps.jobs.kind === 'in-process') {
+    if (this.deps.tasks.kind === 'in-process') {
       await this.deps.db.job.updateMany({
         where: { kind: ONBOARDING_JOB, state: { in: ['queued', 'running'] } },
         data: {
@@ -182,7 +182,7 @@ export class OnboardingService {
     // The in-process runner runs one job at a time for everything (rollout sweeps included):
     // an onboarding that waits a minute for a Hello must not hold it, so it runs beside it,
     // bounded by `concurrency`. BullMQ workers are separate slots: hold the job there.
-    if (this.deps.jobs.kind === 'in-process') {
+    if (this.deps.tasks.kind === 'in-process') {
       this.active.add(work);
       void work.finally(() => this.active.delete(work));
       return;

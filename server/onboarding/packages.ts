@@ -50,7 +50,7 @@ export function requiredPackages(
 ): typeof REQUIRED_PACKAGES {
   let ebpf = kernelAtLeast(facts.kernel, EBPF_FLOOR_KERNEL) !== false ? REQUIRED_PACKAGES : [];
   // 19.07 and 21.02 feeds have no tc-bpf: their one `tc` is what to install.
-  if (openWrtAtLeast(facts.openwrt?.version, FW4_MIN_OPENWRT) === false)
+  if (openWrtAtLeast(facts.openwrt?.release, FW4_MIN_OPENWRT) === false)
     ebpf = ebpf.map((req) => (req.anyOf.includes('tc') ? { ...req, anyOf: ['tc', 'tc-bpf', 'tc-full'] } : req));
   if (firewallGeneration(facts)?.generation !== 'fw3') return ebpf;
   return ebpf.length > 0 ? [...ebpf, FW3_OFFLOAD_PACKAGE] : [FW3_OFFLOAD_PACKAGE, IPTABLES_REWRITE_PACKAGE];
@@ -79,10 +79,10 @@ export class PackageError extends Error {
 export function managerFor(facts: RouterFacts): Manager | null {
   if (!facts.openwrt) return null;
   if (facts.packages.manager) return facts.packages.manager;
-  const m = /^(\d+)\.(\d+)/.exec(facts.openwrt.version ?? '');
+  const m = /^(\d+)\.(\d+)/.exec(facts.openwrt.release ?? '');
   if (m && (Number(m[1]) > 25 || (Number(m[1]) === 25 && Number(m[2]) >= 12))) return 'apk';
   // SNAPSHOT builds moved to apk before 25.12; opkg otherwise.
-  return facts.openwrt.version === 'SNAPSHOT' ? 'apk' : 'opkg';
+  return facts.openwrt.release === 'SNAPSHOT' ? 'apk' : 'opkg';
 }
 
 const LIST: Record<Manager, string[]> = { opkg: ['opkg', 'list-installed'], apk: ['apk', 'list', '--installed'] };

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import { selectorWhere, type Selector } from '../fleet/selector.js';
+import { canonicalSelector, selectorWhere, type Selector } from '../fleet/selector.js';
 import { planVerdicts } from './plan-verdicts.js';
 import { insertTargets } from './rollout-targets.js';
 import { batchCountFor, batchOf, DEFAULT_STRATEGY, type Strategy } from './rollout-strategy.js';
@@ -34,6 +34,7 @@ export async function createRollout(
   ctx: { actor: string; requestId?: string },
 ) {
   const strategy: Strategy = { ...DEFAULT_STRATEGY, ...request.strategy };
+  const selector = canonicalSelector(request.selector);
   const profile = await engine.db.profile.findUnique({ where: { name: request.profile } });
   if (!profile) throw new RolloutRefused(`no profile named ${request.profile}`);
   const number = request.revision ?? profile.latestRevision;
@@ -41,7 +42,7 @@ export async function createRollout(
     where: { profileId_number: { profileId: profile.id, number } },
   });
   if (!revision) throw new RolloutRefused(`profile ${request.profile} has no revision ${number}`);
-  const where = selectorWhere(request.selector);
+  const where = selectorWhere(selector);
   const matched = await engine.db.router.findMany({
     where,
     select: { id: true },
@@ -69,7 +70,7 @@ export async function createRollout(
     const created = await tx.rollout.create({
       data: {
         revisionId: revision.id,
-        selector: request.selector as object,
+        selector: selector as object,
         strategy: strategy as object,
         state: scheduled ? 'scheduled' : 'running',
         batchCount: batchCountFor(routers.length, strategy),
@@ -93,7 +94,7 @@ export async function createRollout(
         after: {
           profile: request.profile,
           revision: number,
-          selector: request.selector,
+          selector: selector,
           strategy,
           targets: routers.length,
           ...(request.skipRefused ? { skipRefused: true, leftOut: leftOut.length } : {}),

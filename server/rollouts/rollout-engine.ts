@@ -3,18 +3,11 @@ import { claimBatch, claimRedeliveries, onlyWaitingForResults } from './rollout-
 import { rerunCoalescer } from '../../core/rerun-coalescer.js';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
-import type { AuditEntry, AuditLog, AuditTransaction } from '../audit/audit-log.js';
-import type { FleetBus } from '../jobs/fleet-bus.js';
-import type { JobRunner } from '../jobs/job-runner.js';
-import { releaseUnapplied } from './abort-release.js';
-import {
-  DEFAULT_STRATEGY,
-  holdsAfter,
-  UNFINISHED,
-  type RolloutState,
-  type Strategy,
-  type TargetState,
-} from './rollout-strategy.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { FleetBus } from '../cluster/fleet-bus.js';
+import type { TaskQueue } from '../cluster/task-queue.js';
+import { cancelRollout, pauseRollout, promoteRollout, resumeRollout } from './rollout-controls.js';
+import { DEFAULT_STRATEGY, holdsAfter, UNFINISHED, type Strategy, type TargetState } from './rollout-strategy.js';
 import { createRollout, type RolloutRequest } from './rollout-create.js';
 import { endSoak, startSoak } from './rollout-soak.js';
 import { rolloutCounts, rolloutView } from './rollout-view.js';
@@ -22,8 +15,7 @@ import { rolloutCounts, rolloutView } from './rollout-view.js';
 export type { RolloutView } from './rollout-view.js';
 
 export { RolloutRefused, type RolloutRequest } from './rollout-create.js';
-export class RolloutNotFound extends Error {}
-export class RolloutStateConflict extends Error {}
+export { RolloutNotFound, RolloutStateConflict } from './rollout-controls.js';
 
 type Ctx = { actor: string; requestId?: string };
 
@@ -41,12 +33,12 @@ export class RolloutEngine {
   constructor(
     readonly db: PrismaClient,
     readonly audit: AuditLog,
-    private readonly jobs: JobRunner,
-    private readonly bus: FleetBus,
+    private readonly tasks: TaskQueue,
+    readonly bus: FleetBus,
     readonly log: Logger,
   ) {
-    jobs.register(ADVANCE_JOB, async (data) => this.advance(String(data.rolloutId)));
-    jobs.register(SWEEP_JOB, async () => this.sweep());
+    tasks.register(ADVANCE_JOB, async (data) => this.advance(String(data.rolloutId)));
+    tasks.register(SWEEP_JOB, async () => this.sweep());
   }
 
   /** A new rollout, its targets and its event, stored together; then its first step is queued. */
@@ -55,7 +47,7 @@ export class RolloutEngine {
   }
 
   async kick(rolloutId: string, delayMs?: number, coalesceKey = rolloutId): Promise<void> {
-    await this.jobs.enqueue(ADVANCE_JOB, { rolloutId }, { coalesceKey, delayMs });
+    await this.tasks.enqueue(ADVANCE_JOB, { rolloutId }, { coalesceKey, delayMs });
   }
 
   /** Safety net for lost jobs and timeouts: every active rollout is advanced periodically. */
@@ -130,7 +122,7 @@ export class RolloutEngine {
       });
 
       const pending = await this.db.rolloutTarget.findMany({
-        where: { rolloutId, batch, state: 'pending' },
+        where: { rolloutId, batch, state: 'queued' },
         include: { router: { select: { id: true, status: true, decommissionedAt: true } } },
       });
       if (pending.length > 0) {
@@ -277,130 +269,24 @@ export class RolloutEngine {
   }
 
   async pause(rolloutId: string, ctx: Ctx) {
-    return this.transition(rolloutId, ['running', 'scheduled', 'soaking'], 'paused', 'rollout.paused', ctx, {
-      extra: { pauseReason: `paused by ${ctx.actor}`, pauseGate: null, soakUntil: null },
-    });
+    return pauseRollout(this, rolloutId, ctx);
   }
 
-  /**
-   * Resuming accepts the failures seen so far (only new ones pause the rollout again) and, when a
-   * health gate paused it, that gate's verdict: the rollout goes on without soaking that batch again.
-   */
   async resume(rolloutId: string, ctx: Ctx) {
-    const counts = await this.counts(rolloutId);
-    const before = await this.db.rollout.findUnique({ where: { id: rolloutId } });
-    const result = await this.transition(rolloutId, ['paused'], 'running', 'rollout.resumed', ctx, {
-      extra: {
-        pauseReason: null,
-        pauseGate: null,
-        acceptedFailures: counts.failed + counts.rolled_back,
-        ...(before?.pauseGate ? { gatesWaivedBatch: before.currentBatch } : {}),
-      },
-    });
-    await this.kick(rolloutId);
-    return result;
+    return resumeRollout(this, rolloutId, ctx);
   }
 
-  /** An operator approves what the first batch showed: the next batch goes out. */
   async promote(rolloutId: string, ctx: Ctx) {
-    const result = await this.transition(rolloutId, ['awaiting_approval'], 'running', 'rollout.promoted', ctx, {
-      extra: {},
-    });
-    await this.kick(rolloutId);
-    return result;
+    return promoteRollout(this, rolloutId, ctx);
   }
 
-  async abort(rolloutId: string, ctx: Ctx) {
-    const finishedAt = new Date();
-    let republish: string[] = [];
-    const view = await this.transition(
-      rolloutId,
-      ['running', 'paused', 'scheduled', 'soaking', 'awaiting_approval'],
-      'aborted',
-      'rollout.aborted',
-      ctx,
-      {
-        extra: { finishedAt, pauseReason: null, pauseGate: null, soakUntil: null },
-        // Routers not reached yet keep what they run; those reached that did not apply the revision
-        // (offline ones included) get back the desired state and assignment they had.
-        alongside: async (tx) => {
-          const rollout = await tx.rollout.findUniqueOrThrow({
-            where: { id: rolloutId },
-            include: { revision: { include: { profile: { select: { name: true } } } } },
-          });
-          const released = await releaseUnapplied(
-            tx,
-            {
-              id: rolloutId,
-              profileId: rollout.revision.profileId,
-              revisionNumber: rollout.revision.number,
-              profile: rollout.revision.profile.name,
-            },
-            ctx,
-          );
-          republish = released.republish;
-          await tx.rolloutTarget.updateMany({
-            where: { rolloutId, state: 'pending' },
-            data: { state: 'skipped', error: 'rollout aborted', finishedAt },
-          });
-          return { after: { released: released.events.length }, events: released.events };
-        },
-      },
-    );
-    if (republish.length) await this.bus.publishDesired(republish);
-    return view;
-  }
-
-  /**
-   * Moves a rollout from one of `from` to `to`: the state, whatever goes `alongside` it and
-   * the events commit together, or the rollout stays as it was.
-   */
-  private async transition(
-    rolloutId: string,
-    from: RolloutState[],
-    to: RolloutState,
-    action: string,
-    ctx: Ctx,
-    change: {
-      extra: Record<string, unknown>;
-      alongside?: (tx: AuditTransaction) => Promise<{ after: Record<string, unknown>; events: AuditEntry[] }>;
-    },
-  ) {
-    const before = await this.db.rollout.findUnique({ where: { id: rolloutId } });
-    if (!before) throw new RolloutNotFound(`no rollout ${rolloutId}`);
-    const moved = await this.audit.record(async (tx) => {
-      const { count } = await tx.rollout.updateMany({
-        where: { id: rolloutId, state: { in: from } },
-        data: { state: to, ...change.extra },
-      });
-      if (count === 0) return { result: false, event: null };
-      const extra = await change.alongside?.(tx);
-      return {
-        result: true,
-        event: [
-          {
-            actor: ctx.actor,
-            action,
-            targetType: 'rollout',
-            targetId: rolloutId,
-            before: { state: before.state },
-            after: { state: to, ...extra?.after },
-            requestId: ctx.requestId,
-          },
-          ...(extra?.events ?? []),
-        ],
-      };
-    });
-    if (!moved)
-      throw new RolloutStateConflict(
-        `rollout is ${before.state}; it can only be ${action.replace('rollout.', '')} from ${from.join(' or ')}`,
-      );
-    return this.view(rolloutId);
+  async cancel(rolloutId: string, ctx: Ctx) {
+    return cancelRollout(this, rolloutId, ctx);
   }
 
   /**
    * The system's own pause (the failure threshold, a health gate), audited: only while the rollout
-   * is still in `from` at `batch`, so a pause or abort by an operator meanwhile stands. False when it moved on.
+   * is still in `from` at `batch`, so a pause or cancel by an operator meanwhile stands. False when it moved on.
    */
   async pauseAutomatically(
     rolloutId: string,

@@ -1,4 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { RolloutState as PrismaRolloutState, RolloutTargetState } from '../../prisma/generated/client/enums.js';
+import { prismaEnumValues } from '../storage/prisma-enums.js';
 
 /** How a rollout goes through its targets, and what each target's state can be. */
 const strategyFields = {
@@ -72,24 +74,16 @@ export const DEFAULT_STRATEGY: Strategy = {
   promote: 'auto',
 };
 
-export const ROLLOUT_STATES = [
-  'scheduled',
-  'running',
-  'soaking',
-  'awaiting_approval',
-  'paused',
-  'completed',
-  'aborted',
-] as const;
+export const ROLLOUT_STATES = prismaEnumValues(PrismaRolloutState);
 export type RolloutState = (typeof ROLLOUT_STATES)[number];
-/** States in which a rollout has not ended: it can still be paused (some of them), promoted or aborted. */
+/** States in which a rollout has not ended: it can still be paused (some of them), promoted or cancelled. */
 export const ACTIVE_STATES: RolloutState[] = ['scheduled', 'running', 'soaking', 'awaiting_approval', 'paused'];
 
-export const TARGET_STATES = ['pending', 'sent', 'applied', 'failed', 'rolled_back', 'skipped'] as const;
+export const TARGET_STATES = prismaEnumValues(RolloutTargetState);
 export type TargetState = (typeof TARGET_STATES)[number];
 export const FINISHED: TargetState[] = ['applied', 'failed', 'rolled_back', 'skipped'];
 /** Targets without an outcome yet: a batch holding one is not finished, nor is the rollout. */
-export const UNFINISHED: TargetState[] = ['pending', 'sent'];
+export const UNFINISHED: TargetState[] = ['queued', 'sent'];
 
 /** Which batch a router falls in: the canary first, then fixed-size batches. */
 export function batchOf(index: number, strategy: Pick<Strategy, 'canary' | 'batchSize'>): number {

@@ -23,7 +23,7 @@ const LEFT_OUT_COLUMNS: Record<string, ColumnType> = {
 export const LEFT_OUT_BATCH = -1;
 
 /**
- * Every target of a new rollout in one statement however many routers it has: pending, and
+ * Every target of a new rollout in one statement however many routers it has: queued, and
  * those `leftOut` (the plan refused them) `skipped` with the reason, in batch -1, never sent.
  */
 export async function insertTargets(
@@ -61,12 +61,12 @@ export interface BatchToClaim {
   revisionId: string;
   profileId: string;
   revisionNumber: number;
-  /** The batch's pending targets' routers. */
+  /** The batch's queued targets' routers. */
   routers: { id: string; status: string; decommissionedAt: Date | null }[];
 }
 
 /**
- * Claims a batch's pending targets in one transaction: online routers become `sent`, the others
+ * Claims a batch's queued targets in one transaction: online routers become `sent`, the others
  * `skipped`, and every router claimed gets the revision as its desired state and assignment;
  * each target keeps what they were before (an abort gives them back: `abort-release.ts`).
  * Returns what this call claimed; nothing when another advance claimed the batch first.
@@ -83,7 +83,7 @@ export async function claimBatch(db: PrismaClient, batch: BatchToClaim) {
   return db.$transaction(
     async (tx) => {
       // The targets are claimed first: an advance running at the same time (a sweep, a job run
-      // again after Redis returned) waits here for this commit and then finds nothing pending,
+      // again after Redis returned) waits here for this commit and then finds nothing queued,
       // so it neither writes the same routers (two such writers can deadlock) nor publishes
       // them again (a router told twice applies twice). Offline routers are skipped: they keep
       // the revision as their desired state and get it when they reconnect.
@@ -97,7 +97,7 @@ export async function claimBatch(db: PrismaClient, batch: BatchToClaim) {
                  "updatedAt" = ${now}::timestamptz
             FROM jsonb_to_recordset(${JSON.stringify(routers.map((r) => ({ id: r.id, online: online.has(r.id) })))}::jsonb)
                    AS b(id text, online boolean)
-           WHERE t."rolloutId" = ${rolloutId} AND t."routerId" = b.id AND t.state = 'pending'
+           WHERE t."rolloutId" = ${rolloutId} AND t."routerId" = b.id AND t.state = 'queued'
           RETURNING t."routerId", b.online
         )
         SELECT array_agg("routerId") FILTER (WHERE online) AS sent,
@@ -164,23 +164,23 @@ export async function claimRedeliveries(db: PrismaClient, rolloutId: string, old
 
 /**
  * Whether the rollout's current batch only waits for results: the rollout running, nothing of
- * the batch pending, something sent, and nothing sent longer ago than the result timeout. An
+ * nothing of the batch queued, something sent, and nothing sent longer ago than the result timeout. An
  * advance then has nothing to do. Every burst of results asks for one, so this is answered in
  * one query. Why: the full step's seven reads cost ten times the CPU per advance; measured in
  * docs/BENCHMARKS.md#rollout-batch.
  */
 export async function onlyWaitingForResults(db: PrismaClient, rolloutId: string, now: number): Promise<boolean> {
   const [row] = await db.$queryRaw<
-    { state: string; strategy: Partial<Strategy>; pending: number; sent: number; oldestSent: Date | null }[]
+    { state: string; strategy: Partial<Strategy>; queued: number; sent: number; oldestSent: Date | null }[]
   >`
     SELECT o.state::text AS state, o.strategy,
-           (count(t."routerId") FILTER (WHERE t.state = 'pending'))::int AS pending,
+           (count(t."routerId") FILTER (WHERE t.state = 'queued'))::int AS queued,
            (count(t."routerId") FILTER (WHERE t.state = 'sent'))::int AS sent,
            min(t."sentAt") FILTER (WHERE t.state = 'sent') AS "oldestSent"
       FROM "Rollout" o LEFT JOIN "RolloutTarget" t ON t."rolloutId" = o.id AND t.batch = o."currentBatch"
      WHERE o.id = ${rolloutId}
      GROUP BY o.id`;
-  if (!row || row.state !== 'running' || row.pending > 0 || row.sent === 0 || !row.oldestSent) return false;
+  if (!row || row.state !== 'running' || row.queued > 0 || row.sent === 0 || !row.oldestSent) return false;
   const { resultTimeoutSeconds } = { ...DEFAULT_STRATEGY, ...row.strategy };
   return row.oldestSent.getTime() >= now - resultTimeoutSeconds * 1000;
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
-import type { JobRunner } from '../jobs/job-runner.js';
+import type { TaskQueue } from '../cluster/task-queue.js';
 
 /** A dependency that does not answer within this long counts as down. */
 const CHECK_TIMEOUT_MS = 1_000;
@@ -16,7 +16,7 @@ const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')], {
     description: '`degraded` while the database or Redis does not answer; streams stay open and work is retried',
   }),
-  checks: Type.Object({ database: Check, jobs: Check }),
+  checks: Type.Object({ database: Check, tasks: Check }),
 });
 type Health = Static<typeof Health>;
 
@@ -47,11 +47,11 @@ async function check(probe: () => Promise<unknown>): Promise<Static<typeof Check
  * so a supervisor does not restart a controller that is only waiting for its database);
  * /readyz is readiness for load balancers: 503 until the database and the job queue answer.
  */
-export const healthPlugin: FastifyPluginAsync<{ db: PrismaClient; jobs: JobRunner }> = async (app, { db, jobs }) => {
+export const healthPlugin: FastifyPluginAsync<{ db: PrismaClient; tasks: TaskQueue }> = async (app, { db, tasks }) => {
   const health = async (): Promise<Health> => {
-    const [database, queue] = await Promise.all([check(() => db.$queryRaw`SELECT 1`), check(() => jobs.depth())]);
+    const [database, queue] = await Promise.all([check(() => db.$queryRaw`SELECT 1`), check(() => tasks.depth())]);
     const ok = database.ok && queue.ok;
-    return { ok: true, status: ok ? 'ok' : 'degraded', checks: { database, jobs: queue } };
+    return { ok: true, status: ok ? 'ok' : 'degraded', checks: { database, tasks: queue } };
   };
   app.get(
     '/healthz',

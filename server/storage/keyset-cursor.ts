@@ -1,5 +1,5 @@
 /**
- * The keyset cursor of listings ordered by (createdAt, id): the routers, the command jobs.
+ * The keyset cursor of listings ordered by (createdAt, id): the routers, the commands.
  * Opaque to callers (base64url of the pair), decoded as untrusted input.
  */
 export class InvalidCursor extends Error {}

@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import { DEFAULT_TELEMETRY, type TelemetryConfig } from '../config.js';
-import type { JobRunner } from '../jobs/job-runner.js';
+import type { TaskQueue } from '../cluster/task-queue.js';
 import { resolveWindow, type SeriesWindow, type WindowQuery } from './series-window.js';
 import { ROLLUP_JOB, TelemetryRollup } from './telemetry-rollup.js';
 import { TelemetrySeries } from './telemetry-series.js';
@@ -34,11 +34,11 @@ export class TelemetryHistory {
   }
 
   /** Registers the rollup job and its schedule (once across replicas with BullMQ; locked otherwise). */
-  async schedule(jobs: JobRunner): Promise<void> {
-    jobs.register(ROLLUP_JOB, async () => {
+  async schedule(tasks: TaskQueue): Promise<void> {
+    tasks.register(ROLLUP_JOB, async () => {
       await this.rollup.run(this.now());
     });
-    await jobs.every(ROLLUP_JOB, this.config.rollupEverySeconds * 1000);
+    await tasks.every(ROLLUP_JOB, this.config.rollupEverySeconds * 1000);
   }
 
   /** The window of a series request; throws WindowError naming the field. */

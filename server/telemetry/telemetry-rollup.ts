@@ -1,5 +1,5 @@
 /**
- * The telemetry job, on the JobRunner every minute: the fleet's minute points from the
+ * The telemetry job, on the TaskQueue every minute: the fleet's minute points from the
  * routers' minute rows, hour rows from minute rows once an hour has closed, and retention
  * (older points deleted). Safe with several replicas: one run at a time holds an advisory
  * lock (the others skip), and every step recomputes what it writes (INSERT ... ON CONFLICT

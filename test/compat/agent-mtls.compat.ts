@@ -106,7 +106,7 @@ describe(`Node ${process.versions.node}: enrollment, mutual TLS and an apply aga
         agent.stderr,
         async () => {
           const { state, pauseReason } = (await api(`/v1/rollouts/${rollout.body.id}`)).body;
-          if (state === 'paused' || state === 'aborted') throw new Error(`rollout ${state}: ${pauseReason}`);
+          if (state === 'paused' || state === 'cancelled') throw new Error(`rollout ${state}: ${pauseReason}`);
           return state === 'completed';
         },
         30_000,

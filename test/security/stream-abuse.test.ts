@@ -37,9 +37,9 @@ describe('streamed routes and GET bodies answer at once; event streams are cappe
     const rollout = await prisma.rollout.create({
       data: { revisionId: revision.id, selector: {}, strategy: {}, state: 'paused', batchCount: 1, createdBy: 'test' },
     });
-    const command = await prisma.commandJob.create({
+    const command = await prisma.command.create({
       data: {
-        kind: 're_probe',
+        kind: 'reprobe',
         selector: {},
         timeoutSeconds: 60,
         maxInFlight: 1,

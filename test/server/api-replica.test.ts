@@ -59,7 +59,7 @@ describe('a replica that serves the API only (WRTFLEET_SERVE_AGENTS=false)', () 
         grpcPort,
         serveAgents: false,
         // Nor runs jobs: the rollout's steps are the agents' replica's to take.
-        runJobs: false,
+        runTasks: false,
         agentAddress: agents.grpcAddress,
       });
       api = b.controller;

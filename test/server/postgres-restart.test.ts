@@ -74,7 +74,7 @@ describe('PostgreSQL stopped and started again mid-rollout (a private cluster + 
       state: 'completed',
       total: fleet.length,
       finished: fleet.length,
-      counts: { applied: fleet.length, failed: 0, rolled_back: 0, skipped: 0, pending: 0, sent: 0 },
+      counts: { applied: fleet.length, failed: 0, rolled_back: 0, skipped: 0, queued: 0, sent: 0 },
     });
     await appliedOnceEach(api, fleet, rollout);
     // No agent had to reconnect: the controller closed no stream for its own database trouble.

@@ -63,18 +63,18 @@ describe('Redis killed and restarted empty mid-rollout (PostgreSQL + a private R
 
     // Liveness stays 200 and names Redis (the job queue) as what is missing; readiness says 503.
     expect(away).toMatchObject({ status: 200, body: { status: 'degraded', checks: { database: { ok: true } } } });
-    expect(away.body.checks.jobs).toMatchObject({ ok: false, error: expect.any(String) });
+    expect(away.body.checks.tasks).toMatchObject({ ok: false, error: expect.any(String) });
     expect(readyWhileAway).toMatchObject({
       status: 503,
-      body: { status: 'degraded', checks: { jobs: { ok: false } } },
+      body: { status: 'degraded', checks: { tasks: { ok: false } } },
     });
-    expect((await health('/healthz')).body).toMatchObject({ status: 'ok', checks: { jobs: { ok: true } } });
+    expect((await health('/healthz')).body).toMatchObject({ status: 'ok', checks: { tasks: { ok: true } } });
 
     expect(done).toMatchObject({
       state: 'completed',
       total: fleet.length,
       finished: fleet.length,
-      counts: { applied: fleet.length, failed: 0, rolled_back: 0, skipped: 0, pending: 0, sent: 0 },
+      counts: { applied: fleet.length, failed: 0, rolled_back: 0, skipped: 0, queued: 0, sent: 0 },
     });
     await appliedOnceEach(api, fleet, rollout);
     // No agent had to reconnect: Redis going away is none of the streams' business.

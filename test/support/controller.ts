@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { pino } from 'pino';
 import type { ControllerConfig } from '../../server/config.js';
 import { startController, type Controller } from '../../server/controller.js';
@@ -26,7 +27,7 @@ export function testConfig(db: TestDatabase, overrides: Partial<ControllerConfig
     console: { buildWhenMissing: false },
     // One installation per test database on the shared Redis: replicas of one database share
     // their bus and queues, while other tests (or another checkout's run at the same time)
-    // never see them, nor jobs a killed run left in Redis.
+    // never see them, nor tasks a killed run left in Redis.
     redisPrefix: `wf-test-${createHash('sha256')
       .update(db.databaseUrl ?? db.dataDir)
       .digest('hex')
@@ -36,18 +37,31 @@ export function testConfig(db: TestDatabase, overrides: Partial<ControllerConfig
 }
 
 /** A controller on free loopback ports; logs are kept in memory for assertions. */
-export async function startTestController(db: TestDatabase, overrides: Partial<ControllerConfig> = {}) {
+export function startTestController(db: TestDatabase, overrides: Partial<ControllerConfig> = {}) {
+  return startWithAdminToken(db, overrides, true);
+}
+
+/**
+ * A controller that opens no port, neither the REST API's nor the agents': its API answers
+ * through Fastify's `inject`, with no socket in between. For tests of the API that need no
+ * agent; `fetch` (and `operatorApi`) take the same calls as on a listening controller.
+ */
+export function startInjectedController(db: TestDatabase, overrides: Partial<ControllerConfig> = {}) {
+  return startWithAdminToken(db, overrides, false);
+}
+
+async function startWithAdminToken(db: TestDatabase, overrides: Partial<ControllerConfig>, listen: boolean) {
   const lines: string[] = [];
   // The production redaction, so tests that scan logs for secrets test what operators get.
   const logger = pino({ level: 'debug', redact: LOG_REDACTION }, { write: (line: string) => void lines.push(line) });
-  const controller: Controller = await startController(testConfig(db, overrides), logger);
+  const controller: Controller = await startController(testConfig(db, overrides), logger, { listen });
   const { secret: token } = await controller.tokens.create({
     name: 'test',
     owner: 'tester',
     scopes: ['admin'],
     createdBy: 'test',
   });
-  return { controller, logs: lines, token, fetch: authedFetch(controller.httpUrl, token) };
+  return { controller, logs: lines, token, fetch: apiClient(controller, token) };
 }
 
 /** A response from the controller's API: the parsed JSON body, or the text when it is not JSON. */
@@ -88,10 +102,47 @@ export function authedFetch(baseUrl: string, token: string) {
   };
 }
 
+/** Requests as `authedFetch` makes them, injected into the Fastify instance instead of sent over a socket. */
+export function injectedFetch(app: FastifyInstance, token: string) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the default for tests that name no body shape, as authedFetch's
+  return async <Body = any>(
+    path: string,
+    init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<ApiResponse<Body>> => {
+    const res = await app.inject({
+      method: (init.method ?? 'GET') as InjectOptions['method'],
+      url: path,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...init.headers,
+      },
+      payload:
+        init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+    });
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(res.headers))
+      for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value])
+        headers.append(name, String(v));
+    let body: unknown = res.body;
+    try {
+      body = JSON.parse(res.body);
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.statusCode, headers, body: body as Body };
+  };
+}
+
+/** The REST client of a token: over HTTP to a listening controller, injected into one that is not. */
+export function apiClient(controller: Controller, token: string): ReturnType<typeof authedFetch> {
+  return controller.httpUrl ? authedFetch(controller.httpUrl, token) : injectedFetch(controller.http, token);
+}
+
 /** The REST client of an operator with a fresh API token of the given scopes (default: write). */
 export async function operatorApi(controller: Controller, scopes: ('read' | 'write' | 'admin')[] = ['write']) {
   const { secret } = await controller.tokens.create({ name: 'operator', owner: 'alice', scopes, createdBy: 'test' });
-  return authedFetch(controller.httpUrl, secret);
+  return apiClient(controller, secret);
 }
 
 /** Polls until `check` returns a truthy value or the deadline passes. */

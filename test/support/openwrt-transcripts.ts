@@ -3,7 +3,7 @@
  * nft with flowtables, fw3's iptables FLOWOFFLOAD rule): it keeps the two firewall defaults as
  * uci would (committed values plus pending changes) and answers `nft list flowtables` (fw4),
  * `iptables-save -t filter` (fw3) and `/etc/init.d/firewall reload` with the transcripts in
- * test/agent-apply/transcripts/<model>/. A model whose transcripts hold iptables-save listings
+ * test/agent/apply/transcripts/<model>/. A model whose transcripts hold iptables-save listings
  * runs fw3. Everything else (files, captured commands for facts) comes from the fixture tree of
  * the same model (fixtures/routers, or fixtures/routers-extra for the fw3 releases).
  * Tests using it say "(OpenWrt transcripts: OpenWrt cannot run here)" in their names.
@@ -17,7 +17,7 @@ import { collectFacts } from '../../core/facts/index.js';
 import { resolvePlan, type PlanRouter } from '../../core/plan.js';
 import { validateProfileSpec, type ProfileSpec } from '../../core/profile-spec.js';
 
-export const TRANSCRIPTS = join(process.cwd(), 'test/agent-apply/transcripts');
+export const TRANSCRIPTS = join(process.cwd(), 'test/agent/apply/transcripts');
 export const FLEET_FIXTURES = defaultFixturesDir();
 
 type Mode = 'off' | 'software' | 'hardware';

@@ -11,7 +11,7 @@ type Api = ReturnType<typeof authedFetch>;
 export interface HealthBody {
   ok: boolean;
   status: 'ok' | 'degraded';
-  checks: Record<'database' | 'jobs', { ok: boolean; latencyMs: number; error?: string }>;
+  checks: Record<'database' | 'tasks', { ok: boolean; latencyMs: number; error?: string }>;
 }
 
 /**
@@ -76,7 +76,7 @@ export async function startRolloutMidway(api: Api, fleetSize: number): Promise<R
   return midway;
 }
 
-/** Waits until the rollout stops running (completed, paused or aborted) and returns its view. */
+/** Waits until the rollout stops running (completed, paused or cancelled) and returns its view. */
 export async function rolloutFinished(api: Api, rolloutId: string, timeoutMs: number): Promise<RolloutView> {
   return eventually(
     async () => {

@@ -6,8 +6,8 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommandJobView } from '../../server/commands/command-view.js';
-import { targetsOf, waitForJob } from '../support/command-jobs.js';
+import type { CommandView } from '../../server/commands/command-view.js';
+import { targetsOf, waitForJob } from '../support/commands.js';
 import { authedFetch } from '../support/controller.js';
 import { seriousAccessibilityViolations } from './support/axe.js';
 import { launchChromium, openPage, PHONE, type PageProblems } from './support/browser.js';
@@ -21,13 +21,13 @@ describe('the command history pages (simulated fleet, Chromium)', () => {
   let api: ReturnType<typeof authedFetch>;
   let page: Page;
   let problems: PageProblems;
-  let drift: CommandJobView;
-  let rollback: CommandJobView;
-  let reprobe: CommandJobView;
+  let drift: CommandView;
+  let rollback: CommandView;
+  let reprobe: CommandView;
   let one: { id: string; name: string };
 
   const send = async (path: string, body: unknown) => {
-    const r = await api<CommandJobView>(path, { method: 'POST', body });
+    const r = await api<CommandView>(path, { method: 'POST', body });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     return waitForJob(api, r.body.id, (j) => j.state === 'completed');
   };
@@ -39,7 +39,7 @@ describe('the command history pages (simulated fleet, Chromium)', () => {
     drift = await send('/v1/commands', { kind: 'check_drift', selector: { all: true } });
     // Nothing is applied anywhere: every router refuses a rollback, each with its reason.
     rollback = await send('/v1/commands', { kind: 'rollback', selector: { all: true } });
-    reprobe = await send(`/v1/routers/${one.id}/commands`, { kind: 're_probe' });
+    reprobe = await send(`/v1/routers/${one.id}/commands`, { kind: 'reprobe' });
     ({ page, problems } = await openPage(browser));
   }, 180_000);
 
@@ -48,7 +48,7 @@ describe('the command history pages (simulated fleet, Chromium)', () => {
     await ctl?.close();
   });
 
-  const jobRows = () => page.getByRole('table', { name: 'Command jobs, newest first' }).locator('tbody tr');
+  const jobRows = () => page.getByRole('table', { name: 'Commands, newest first' }).locator('tbody tr');
 
   it('lists every command, newest first, with who sent it and its routers by outcome', async () => {
     await signInWithToken(page, ctl.url, ctl.token);
@@ -114,7 +114,7 @@ describe('the command history pages (simulated fleet, Chromium)', () => {
     await page.getByRole('link', { name: 'events of this command' }).click();
     await page.getByRole('heading', { name: 'Audit', level: 1 }).waitFor();
     await page.getByRole('listitem').filter({ hasText: 'command.created' }).waitFor();
-    expect(await page.getByLabel('Command job id').inputValue()).toBe(drift.id);
+    expect(await page.getByLabel('Command id').inputValue()).toBe(drift.id);
     const actions = await page.locator('.wf-audit-event__action').allInnerTexts();
     expect(actions).toEqual(['command.completed', 'command.created']);
   });

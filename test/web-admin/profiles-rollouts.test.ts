@@ -212,7 +212,7 @@ describe('the Profiles and Rollouts pages (real controller, 12 simulated routers
     await expect.poll(() => routers.count(), { timeout: 5_000 }).toBe(4);
     for (const row of await routers.allInnerTexts()) expect(row).toContain('applied');
     // Finished: no more actions.
-    expect(await page.getByRole('button', { name: 'Abort' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Cancel rollout' }).count()).toBe(0);
     const stored = await api(`/v1/rollouts/${id}`);
     expect(stored).toMatchObject({ state: 'completed', total: 4, createdBy: 'token:tester' });
     expect(stored.strategy).toMatchObject({ canary: 1, batchSize: 2, maxFailureRatio: 0 });
@@ -251,7 +251,7 @@ describe('the Profiles and Rollouts pages (real controller, 12 simulated routers
     try {
       await signInWithToken(readerPage, ctl.url, reader.secret, `/rollouts/${scheduled.id}`);
       await readerPage.getByTestId('rollout-state').getByText('scheduled').waitFor();
-      expect(await readerPage.getByRole('button', { name: /^(Pause|Resume|Abort)$/ }).count()).toBe(0);
+      expect(await readerPage.getByRole('button', { name: /^(Pause|Resume|Cancel rollout)$/ }).count()).toBe(0);
       await signInWithToken(readerPage, ctl.url, reader.secret, '/rollouts?new=1');
       await readerPage.getByRole('table', { name: 'Rollouts' }).waitFor();
       expect(await readerPage.getByRole('heading', { name: 'New rollout' }).count()).toBe(0);
@@ -261,7 +261,7 @@ describe('the Profiles and Rollouts pages (real controller, 12 simulated routers
       expect(await readerPage.getByLabel('Spec (JSON)').getAttribute('readonly')).not.toBeNull();
       expect(await readerPage.getByRole('button', { name: /^(Save revision|New profile)$/ }).count()).toBe(0);
       // And the controller refuses what the console hides.
-      const forged = await fetch(`${ctl.url}/v1/rollouts/${scheduled.id}/abort`, {
+      const forged = await fetch(`${ctl.url}/v1/rollouts/${scheduled.id}/cancel`, {
         method: 'POST',
         headers: { authorization: `Bearer ${reader.secret}` },
       });
@@ -295,37 +295,37 @@ describe('the Profiles and Rollouts pages (real controller, 12 simulated routers
     await page.getByText('Paused: paused by token:tester').waitFor();
     expect(await page.getByRole('button', { name: 'Resume' }).count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Pause' }).count()).toBe(0);
-    // Abort asks first, in the page's own dialog (never the browser's): cancelled, nothing happens.
+    // Cancelling asks first, in the page's own dialog (never the browser's): kept, nothing happens.
     const nativeDialogs: string[] = [];
     const onNative = (d: { message(): string; dismiss(): Promise<void> }) => {
       nativeDialogs.push(d.message());
       void d.dismiss();
     };
     page.on('dialog', onNative);
-    const abort = page.getByRole('button', { name: 'Abort', exact: true });
-    const dialog = page.getByRole('dialog', { name: /^Abort rollout / });
+    const abort = page.getByRole('button', { name: 'Cancel rollout', exact: true });
+    const dialog = page.getByRole('dialog', { name: /^Cancel rollout / });
     await abort.click();
     await dialog.waitFor();
     expect(await dialog.innerText()).toMatch(/go back to the revision and\s+assignment they had before/);
-    await screenshotThemes(page, 'rollout-abort-dialog');
-    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await screenshotThemes(page, 'rollout-cancel-dialog');
+    await dialog.getByRole('button', { name: 'Keep it' }).click();
     await dialog.waitFor({ state: 'detached' });
     expect((await api(`/v1/rollouts/${scheduled.id}`)).state).toBe('paused');
     await abort.click();
-    await dialog.getByRole('button', { name: 'Abort rollout' }).click();
-    await page.getByTestId('rollout-state').getByText('aborted').waitFor();
-    // Aborted is not paused: the banner goes with the pause.
+    await dialog.getByRole('button', { name: 'Cancel rollout' }).click();
+    await page.getByTestId('rollout-state').getByText('cancelled').waitFor();
+    // Cancelled is not paused: the banner goes with the pause.
     await expect.poll(() => page.getByText(/^Paused:/).count(), { timeout: 5_000 }).toBe(0);
     expect(nativeDialogs).toEqual([]);
     page.off('dialog', onNative);
-    // The routers follow: never sent, each is skipped with the abort as its reason.
+    // The routers follow: never sent, each is skipped with the cancel as its reason.
     const rows = page.getByRole('table', { name: 'Routers of the rollout' }).locator('tbody tr');
     await expect
-      .poll(async () => (await rows.allInnerTexts()).filter((r) => /skipped\s+rollout aborted/.test(r)).length, {
+      .poll(async () => (await rows.allInnerTexts()).filter((r) => /skipped\s+rollout cancelled/.test(r)).length, {
         timeout: 5_000,
       })
       .toBe(4);
-    await screenshotThemes(page, 'rollout-aborted');
+    await screenshotThemes(page, 'rollout-cancelled');
   });
 
   it("keeps the editor's text when the session ends mid-edit, and saves it after signing in again", async () => {

@@ -134,7 +134,7 @@ describe('the rollout form and page: refused routers, soak and promote (real con
     await state().getByText('awaiting approval').waitFor({ timeout: 30_000 });
     await page.getByText('The first batch passed its health gates. Batch 1 waits for a promote.').waitFor();
     expect(await page.getByRole('button', { name: 'Pause', exact: true }).count()).toBe(0);
-    expect(((await api(`/v1/rollouts/${id}`)).counts as Record<string, number>).pending).toBe(3);
+    expect(((await api(`/v1/rollouts/${id}`)).counts as Record<string, number>).queued).toBe(3);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshotThemes(page, 'rollout-awaiting-approval');
 

@@ -81,7 +81,7 @@ describe('the router and audit pages (simulated fleet, Chromium)', () => {
       await expect.poll(() => facts.innerText()).toContain('MT7621');
       const factText = await facts.innerText();
       expect(factText).toContain(detail.kernel);
-      expect(factText).toContain(detail.openwrt.version);
+      expect(factText).toContain(detail.openwrt.release);
       expect(factText).toMatch(/WAN interfaces\s+\S+/);
 
       const caps = page.getByRole('region', { name: 'Capabilities' });

@@ -1,13 +1,15 @@
 /**
  * `npm run web:api`: writes what the console takes from the controller's own OpenAPI document
  * (built in-process, nothing listens): web-admin/src/api/schema.d.ts, the console client's
- * types, and the profile spec's compiled schema check (spec-validator.ts).
+ * types, the profile spec's compiled schema check (spec-validator.ts) and the run-time lists of
+ * its named enums (api-enums.ts).
  * `npm run web:api:check` (in `npm test`): exits 1 when a committed file is stale.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { buildOpenApiDocument } from '../../server/openapi-document.js';
+import { API_ENUMS_FILE, apiEnumsCode } from './api-enums.js';
 import { SPEC_VALIDATOR_FILE, specValidatorCode } from './spec-validator.js';
 
 const webAdmin = path.resolve(import.meta.dirname, '..');
@@ -25,6 +27,7 @@ async function generate(): Promise<Map<string, string>> {
   return new Map([
     [path.join(webAdmin, 'src/api/schema.d.ts'), HEADER + astToString(ast)],
     [path.join(webAdmin, SPEC_VALIDATOR_FILE), specValidatorCode(document)],
+    [path.join(webAdmin, API_ENUMS_FILE), apiEnumsCode(document)],
   ]);
 }
 

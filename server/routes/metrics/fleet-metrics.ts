@@ -18,7 +18,7 @@ import { COUNTER_COLUMNS, modeName, programOfKey } from '../../telemetry/series-
 const TOP_VALUES = 50;
 const LABEL_MAX = 64;
 const TARGET_OUTCOMES = ['applied', 'failed', 'rolled_back', 'skipped'] as const;
-/** A command target's outcome; offline counts once its job has ended (it may still connect before). */
+/** A command target's outcome; offline counts once its command has ended (it may still connect before). */
 const COMMAND_OUTCOMES = [...OUTCOME_STATES, 'offline'] as const;
 
 interface Count {
@@ -156,7 +156,7 @@ export class FleetMetrics {
     );
     gauge(
       'wrtfleet_command_target_outcomes',
-      'Routers of every command job by command kind and how they ended (offline: the job ended first)',
+      'Routers of every command by command kind and how they ended (offline: the command ended first)',
       ['kind', 'outcome'],
       (g, s) => s.commandOutcomes.forEach((c) => g.set({ kind: c.kind, outcome: c.outcome }, c.count)),
     );
@@ -232,7 +232,7 @@ export class FleetMetrics {
         db.router.groupBy({ by: ['status'], where: active, _count: { _all: true } }),
         db.router.count({ where: { decommissionedAt: { not: null } } }),
         db.router.groupBy({ by: ['soc'], where: active, _count: { _all: true } }),
-        db.router.groupBy({ by: ['openwrtVersion'], where: active, _count: { _all: true } }),
+        db.router.groupBy({ by: ['openwrtRelease'], where: active, _count: { _all: true } }),
         db.router.groupBy({ by: ['appliedRevisionId'], where: active, _count: { _all: true } }),
         db.rolloutTarget.groupBy({
           by: ['state'],
@@ -241,7 +241,7 @@ export class FleetMetrics {
         }),
         db.$queryRaw<{ kind: string; state: string; count: number }[]>`
         SELECT j.kind::text AS kind, t.state::text AS state, count(*)::int AS count
-          FROM "CommandTarget" t JOIN "CommandJob" j ON j.id = t."jobId"
+          FROM "CommandTarget" t JOIN "Command" j ON j.id = t."commandId"
          WHERE t.state::text <> 'offline' OR j.state::text <> 'running'
          GROUP BY 1, 2`,
       ]);
@@ -271,7 +271,7 @@ export class FleetMetrics {
         { value: 'decommissioned', count: decommissioned },
       ],
       bySoc: topValues(socs.map((r) => ({ value: label(r.soc), count: r._count._all }))),
-      byRelease: topValues(releases.map((r) => ({ value: label(r.openwrtVersion), count: r._count._all }))),
+      byRelease: topValues(releases.map((r) => ({ value: label(r.openwrtRelease), count: r._count._all }))),
       byRevision: topValues(
         revisions.map((r) => ({
           value: r.appliedRevisionId ? (revisionNames.get(r.appliedRevisionId) ?? 'unknown') : 'none',

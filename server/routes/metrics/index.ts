@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PrismaClient } from '../../../prisma/generated/client/client.js';
 import type { AgentGateway } from '../../agent-gateway/agent-gateway.js';
-import type { JobRunner } from '../../jobs/job-runner.js';
+import type { TaskQueue } from '../../cluster/task-queue.js';
 import type { Logger } from 'pino';
 import { DEFAULT_METRICS, type MetricsConfig } from '../../config.js';
 import { FleetMetrics } from './fleet-metrics.js';
@@ -31,7 +31,7 @@ export class ControllerMetrics {
   constructor(
     db: PrismaClient,
     gateway: AgentGateway,
-    jobs: JobRunner,
+    tasks: TaskQueue,
     log: Logger,
     config: Partial<MetricsConfig> = {},
   ) {
@@ -116,10 +116,10 @@ export class ControllerMetrics {
     });
     new Gauge({
       name: 'wrtfleet_job_queue_depth',
-      help: `Jobs waiting (${jobs.kind})`,
+      help: `Tasks waiting (${tasks.kind})`,
       registers: [this.registry],
       async collect() {
-        this.set(await jobs.depth());
+        this.set(await tasks.depth());
       },
     });
   }

@@ -35,7 +35,7 @@ export interface paths {
                                     latencyMs: number;
                                     ok: boolean;
                                 };
-                                jobs: {
+                                tasks: {
                                     /** @description Why the check failed; never a credential */
                                     error?: string;
                                     latencyMs: number;
@@ -124,7 +124,7 @@ export interface paths {
                                     latencyMs: number;
                                     ok: boolean;
                                 };
-                                jobs: {
+                                tasks: {
                                     /** @description Why the check failed; never a credential */
                                     error?: string;
                                     latencyMs: number;
@@ -152,7 +152,7 @@ export interface paths {
                                     latencyMs: number;
                                     ok: boolean;
                                 };
-                                jobs: {
+                                tasks: {
                                     /** @description Why the check failed; never a credential */
                                     error?: string;
                                     latencyMs: number;
@@ -773,14 +773,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Audit events, oldest (or newest) first, filtered by router, profile, rollout, command job, actor, action and time range */
+        /** Audit events, oldest (or newest) first, filtered by router, profile, rollout, command, actor, action and time range */
         get: {
             parameters: {
                 query: {
                     action?: string;
                     /** @description e.g. token:admin, agent:<identity>, system */
                     actor?: string;
-                    /** @description Command job id */
+                    /** @description Command id */
                     command?: string;
                     cursor?: string;
                     from?: string;
@@ -791,7 +791,7 @@ export interface paths {
                     profile?: string;
                     /** @description Rollout id */
                     rollout?: string;
-                    /** @description Router id: the router's own events, and those of the command jobs and rollouts that targeted it (their `command.*` and `rollout.*` events, which keep their own target), so who acted on the router, and why, is in its history */
+                    /** @description Router id: the router's own events, and those of the commands and rollouts that targeted it (their `command.*` and `rollout.*` events, which keep their own target), so who acted on the router, and why, is in its history */
                     router?: string;
                     to?: string;
                 };
@@ -821,7 +821,7 @@ export interface paths {
                                 requestId: string | null;
                                 seq: string;
                                 targetId: string | null;
-                                /** @description The target's display name, read with the page (names change; the event keeps the id): a router's name, a rollout's profile@revision, a command job's kind ("rollback on lyon-1" for one router), an onboarding job's host, a token's name, a profile's or account's own name; null when there is none */
+                                /** @description The target's display name, read with the page (names change; the event keeps the id): a router's name, a rollout's profile@revision, a command's kind ("rollback on lyon-1" for one router), an onboarding job's host, a token's name, a profile's or account's own name; null when there is none */
                                 targetName: string | null;
                                 targetType: string;
                             }[];
@@ -874,14 +874,14 @@ export interface paths {
                     action?: string;
                     /** @description e.g. token:admin, agent:<identity>, system */
                     actor?: string;
-                    /** @description Command job id */
+                    /** @description Command id */
                     command?: string;
                     from?: string;
                     /** @description Profile name */
                     profile?: string;
                     /** @description Rollout id */
                     rollout?: string;
-                    /** @description Router id: the router's own events, and those of the command jobs and rollouts that targeted it (their `command.*` and `rollout.*` events, which keep their own target), so who acted on the router, and why, is in its history */
+                    /** @description Router id: the router's own events, and those of the commands and rollouts that targeted it (their `command.*` and `rollout.*` events, which keep their own target), so who acted on the router, and why, is in its history */
                     router?: string;
                     to?: string;
                 };
@@ -928,7 +928,7 @@ export interface paths {
         };
         /**
          * Check the whole hash chain (names the first broken link) and that the history holds the event of everything stored that needs one (lists what lacks it)
-         * @description Completeness: every router, profile revision, rollout, API token, onboarding job and command job has its creating event, every certificate the event that issued it, every decommissioned router `router.decommissioned`, every revoked API token `api_token.revoked`, every completed or aborted rollout `rollout.completed` or `rollout.aborted`.
+         * @description Completeness: every router, profile revision, rollout, API token, onboarding job and command has its creating event, every certificate the event that issued it, every decommissioned router `router.decommissioned`, every revoked API token `api_token.revoked`, every completed or cancelled rollout `rollout.completed` or `rollout.cancelled` (`rollout.aborted` before 0.2).
          */
         get: {
             parameters: {
@@ -1075,14 +1075,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Command jobs, newest first, with keyset pagination */
+        /** Commands, newest first, with keyset pagination */
         get: {
             parameters: {
                 query: {
                     /** @description nextCursor of the previous page */
                     cursor?: string;
-                    /** @description reboot and detach need the admin scope; the others write */
-                    kind?: "re_probe" | "re_apply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
+                    kind?: ("reprobe" | "reapply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics") | ("re_probe" | "re_apply");
                     limit: number;
                     state?: "running" | "completed" | "cancelled";
                 };
@@ -1116,20 +1115,24 @@ export interface paths {
                                 createdBy: string;
                                 /** Format: date-time */
                                 deadline: string;
-                                /** @description Routers with an outcome (offline ones count once the job has ended) */
+                                /** @description Routers with an outcome (offline ones count once the command has ended) */
                                 finished: number;
                                 /** Format: date-time */
                                 finishedAt: string | null;
                                 id: string;
                                 /**
+                                 * CommandKind
                                  * @description reboot and detach need the admin scope; the others write
                                  * @enum {string}
                                  */
-                                kind: "re_probe" | "re_apply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
+                                kind: "reprobe" | "reapply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
                                 maxInFlight: number;
                                 /** @description The selector as given; { ids: [id] } for a command on one router */
                                 selector: unknown;
-                                /** @enum {string} */
+                                /**
+                                 * CommandState
+                                 * @enum {string}
+                                 */
                                 state: "running" | "completed" | "cancelled";
                                 timeoutSeconds: number;
                                 total: number;
@@ -1178,11 +1181,7 @@ export interface paths {
                          * @default 600
                          */
                         deadlineSeconds?: number;
-                        /**
-                         * @description reboot and detach need the admin scope; the others write
-                         * @enum {string}
-                         */
-                        kind: "re_probe" | "re_apply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
+                        kind: ("reprobe" | "reapply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics") | ("re_probe" | "re_apply");
                         /**
                          * @description Routers that have the command and have not answered yet, at most
                          * @default 100
@@ -1196,8 +1195,13 @@ export interface paths {
                             all?: true;
                             /** @description Router ids */
                             ids?: string[];
-                            /** @description OpenWrt releases or release prefixes: "23.05" matches 23.05.x */
+                            /**
+                             * @deprecated
+                             * @description Old spelling of `release`, accepted until 0.3. OpenWrt releases or release prefixes: "23.05" matches 23.05.x
+                             */
                             openwrt?: string[];
+                            /** @description OpenWrt releases or release prefixes: "23.05" matches 23.05.x */
+                            release?: string[];
                             /** @description SoCs, e.g. MT7621 */
                             soc?: string[];
                             /** @description Tags the router must all carry */
@@ -1235,20 +1239,24 @@ export interface paths {
                             createdBy: string;
                             /** Format: date-time */
                             deadline: string;
-                            /** @description Routers with an outcome (offline ones count once the job has ended) */
+                            /** @description Routers with an outcome (offline ones count once the command has ended) */
                             finished: number;
                             /** Format: date-time */
                             finishedAt: string | null;
                             id: string;
                             /**
+                             * CommandKind
                              * @description reboot and detach need the admin scope; the others write
                              * @enum {string}
                              */
-                            kind: "re_probe" | "re_apply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
+                            kind: "reprobe" | "reapply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
                             maxInFlight: number;
                             /** @description The selector as given; { ids: [id] } for a command on one router */
                             selector: unknown;
-                            /** @enum {string} */
+                            /**
+                             * CommandState
+                             * @enum {string}
+                             */
                             state: "running" | "completed" | "cancelled";
                             timeoutSeconds: number;
                             total: number;
@@ -1306,7 +1314,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A command job and its counts per router state */
+        /** A command and its counts per router state */
         get: {
             parameters: {
                 query?: never;
@@ -1341,20 +1349,24 @@ export interface paths {
                             createdBy: string;
                             /** Format: date-time */
                             deadline: string;
-                            /** @description Routers with an outcome (offline ones count once the job has ended) */
+                            /** @description Routers with an outcome (offline ones count once the command has ended) */
                             finished: number;
                             /** Format: date-time */
                             finishedAt: string | null;
                             id: string;
                             /**
+                             * CommandKind
                              * @description reboot and detach need the admin scope; the others write
                              * @enum {string}
                              */
-                            kind: "re_probe" | "re_apply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
+                            kind: "reprobe" | "reapply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
                             maxInFlight: number;
                             /** @description The selector as given; { ids: [id] } for a command on one router */
                             selector: unknown;
-                            /** @enum {string} */
+                            /**
+                             * CommandState
+                             * @enum {string}
+                             */
                             state: "running" | "completed" | "cancelled";
                             timeoutSeconds: number;
                             total: number;
@@ -1399,7 +1411,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel a running command job: routers not sent the command yet are cancelled
+         * Cancel a running command: routers not sent the command yet are cancelled
          * @description Routers that already have the command may still answer; their answers are recorded.
          */
         post: {
@@ -1436,20 +1448,24 @@ export interface paths {
                             createdBy: string;
                             /** Format: date-time */
                             deadline: string;
-                            /** @description Routers with an outcome (offline ones count once the job has ended) */
+                            /** @description Routers with an outcome (offline ones count once the command has ended) */
                             finished: number;
                             /** Format: date-time */
                             finishedAt: string | null;
                             id: string;
                             /**
+                             * CommandKind
                              * @description reboot and detach need the admin scope; the others write
                              * @enum {string}
                              */
-                            kind: "re_probe" | "re_apply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
+                            kind: "reprobe" | "reapply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
                             maxInFlight: number;
                             /** @description The selector as given; { ids: [id] } for a command on one router */
                             selector: unknown;
-                            /** @enum {string} */
+                            /**
+                             * CommandState
+                             * @enum {string}
+                             */
                             state: "running" | "completed" | "cancelled";
                             timeoutSeconds: number;
                             total: number;
@@ -1508,8 +1524,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Live progress as server-sent events: `target` (a router whose state changed, with its output) and `progress` (the job with its counts); ends when the job ends
-         * @description The first events describe every router not queued; then changes as they happen. Ends with `event: end` when the job ends, or with `event: error` (data in the error shape) when the controller fails midway or the stream reaches its time limit; reconnect to continue watching.
+         * Live progress as server-sent events: `target` (a router whose state changed, with its output) and `progress` (the command with its counts); ends when the command ends
+         * @description The first events describe every router not queued; then changes as they happen. Ends with `event: end` when the command ends, or with `event: error` (data in the error shape) when the controller fails midway or the stream reaches its time limit; reconnect to continue watching.
          */
         get: {
             parameters: {
@@ -1557,7 +1573,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Per-router states of a command job, with each agent's output */
+        /** Per-router states of a command, with each agent's output */
         get: {
             parameters: {
                 query: {
@@ -1602,7 +1618,10 @@ export interface paths {
                                 }[] | null;
                                 /** Format: date-time */
                                 sentAt: string | null;
-                                /** @enum {string} */
+                                /**
+                                 * CommandTargetState
+                                 * @enum {string}
+                                 */
                                 state: "queued" | "sent" | "succeeded" | "failed" | "offline" | "timed_out" | "cancelled" | "refused";
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -2392,8 +2411,13 @@ export interface paths {
                             all?: true;
                             /** @description Router ids */
                             ids?: string[];
-                            /** @description OpenWrt releases or release prefixes: "23.05" matches 23.05.x */
+                            /**
+                             * @deprecated
+                             * @description Old spelling of `release`, accepted until 0.3. OpenWrt releases or release prefixes: "23.05" matches 23.05.x
+                             */
                             openwrt?: string[];
+                            /** @description OpenWrt releases or release prefixes: "23.05" matches 23.05.x */
+                            release?: string[];
                             /** @description SoCs, e.g. MT7621 */
                             soc?: string[];
                             /** @description Tags the router must all carry */
@@ -2934,7 +2958,7 @@ export interface paths {
             parameters: {
                 query: {
                     limit: number;
-                    state?: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "aborted";
+                    state?: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "cancelled";
                 };
                 header?: never;
                 path?: never;
@@ -2976,10 +3000,11 @@ export interface paths {
                                 soakUntil: string | null;
                                 startAt: string;
                                 /**
+                                 * RolloutState
                                  * @description `soaking`: a batch finished, waiting `strategy.soakSeconds` before its health gates; `awaiting_approval`: the first batch passed them and the rollout waits for POST /v1/rollouts/{id}/promote
                                  * @enum {string}
                                  */
-                                state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "aborted";
+                                state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "cancelled";
                                 strategy: {
                                     /**
                                      * @description Routers per batch after the canary
@@ -3041,8 +3066,13 @@ export interface paths {
                             all?: true;
                             /** @description Router ids */
                             ids?: string[];
-                            /** @description OpenWrt releases or release prefixes: "23.05" matches 23.05.x */
+                            /**
+                             * @deprecated
+                             * @description Old spelling of `release`, accepted until 0.3. OpenWrt releases or release prefixes: "23.05" matches 23.05.x
+                             */
                             openwrt?: string[];
+                            /** @description OpenWrt releases or release prefixes: "23.05" matches 23.05.x */
+                            release?: string[];
                             /** @description SoCs, e.g. MT7621 */
                             soc?: string[];
                             /** @description Tags the router must all carry */
@@ -3124,10 +3154,11 @@ export interface paths {
                             soakUntil: string | null;
                             startAt: string;
                             /**
+                             * RolloutState
                              * @description `soaking`: a batch finished, waiting `strategy.soakSeconds` before its health gates; `awaiting_approval`: the first batch passed them and the rollout waits for POST /v1/rollouts/{id}/promote
                              * @enum {string}
                              */
-                            state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "aborted";
+                            state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "cancelled";
                             strategy: {
                                 /**
                                  * @description Routers per batch after the canary
@@ -3260,10 +3291,11 @@ export interface paths {
                             soakUntil: string | null;
                             startAt: string;
                             /**
+                             * RolloutState
                              * @description `soaking`: a batch finished, waiting `strategy.soakSeconds` before its health gates; `awaiting_approval`: the first batch passed them and the rollout waits for POST /v1/rollouts/{id}/promote
                              * @enum {string}
                              */
-                            state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "aborted";
+                            state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "cancelled";
                             strategy: {
                                 /**
                                  * @description Routers per batch after the canary
@@ -3337,7 +3369,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Abort a rollout: unsent routers keep what they have, and routers it was sent to that did not apply it (waiting, failed, rolled back, offline) get back the desired revision and assignment they had before it, each audited as router.desired.restored */
+        /**
+         * Old spelling of /cancel, removed in 0.3. Cancel a rollout: unsent routers keep what they have, and routers it was sent to that did not apply it (waiting, failed, rolled back, offline) get back the desired revision and assignment they had before it, each audited as router.desired.restored
+         * @deprecated
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3382,10 +3417,150 @@ export interface paths {
                             soakUntil: string | null;
                             startAt: string;
                             /**
+                             * RolloutState
                              * @description `soaking`: a batch finished, waiting `strategy.soakSeconds` before its health gates; `awaiting_approval`: the first batch passed them and the rollout waits for POST /v1/rollouts/{id}/promote
                              * @enum {string}
                              */
-                            state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "aborted";
+                            state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "cancelled";
+                            strategy: {
+                                /**
+                                 * @description Routers per batch after the canary
+                                 * @default 50
+                                 */
+                                batchSize: number;
+                                /**
+                                 * @description Routers in the first batch; 0 skips the canary
+                                 * @default 1
+                                 */
+                                canary: number;
+                                /**
+                                 * @description Pause when (failed + rolled back) / finished exceeds this after a batch; 0 pauses on the first failure
+                                 * @default 0
+                                 */
+                                maxFailureRatio: number;
+                                /**
+                                 * @description `manual`: after the first batch (the canary) and its soak and gates, the rollout waits in state `awaiting_approval` until POST /v1/rollouts/{id}/promote; `auto` goes on by itself
+                                 * @default auto
+                                 */
+                                promote: "auto" | "manual";
+                                /**
+                                 * @description A sent router with no result after this long counts as failed
+                                 * @default 180
+                                 */
+                                resultTimeoutSeconds: number;
+                                /**
+                                 * @description Wait this long after each batch before the next (state `soaking`), then judge the health gates on the batch's routers: no drift reported during the soak, no failed or rolled-back apply since they applied, and telemetry counters moving (a sample arrived during the soak and, where the plan counts packets, its counters grew). A gate that fails pauses the rollout with the reason. Longer than the telemetry interval (4 heartbeats, 60 s by default) plus the flush (5 s), or the telemetry gate cannot see a sample. 0: no soak, and no gates unless `promote` is `manual`
+                                 * @default 0
+                                 */
+                                soakSeconds: number;
+                            };
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rollouts/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a rollout: unsent routers keep what they have, and routers it was sent to that did not apply it (waiting, failed, rolled back, offline) get back the desired revision and assignment they had before it, each audited as router.desired.restored */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            batchCount: number;
+                            counts: {
+                                [key: string]: number;
+                            };
+                            createdAt: string;
+                            createdBy: string;
+                            currentBatch: number;
+                            finished: number;
+                            finishedAt: string | null;
+                            id: string;
+                            /** @description Targets left out from the start because the plan refuses them (skipped, batch -1, never sent) */
+                            leftOut: number;
+                            /** @description The health gate that paused it (apply, drift, telemetry); null for other pauses */
+                            pauseGate: string | null;
+                            /** @description Why it is paused, in words; null unless paused */
+                            pauseReason: string | null;
+                            profile: string;
+                            revision: number;
+                            selector: unknown;
+                            /**
+                             * Format: date-time
+                             * @description While soaking: when the soak ends
+                             */
+                            soakUntil: string | null;
+                            startAt: string;
+                            /**
+                             * RolloutState
+                             * @description `soaking`: a batch finished, waiting `strategy.soakSeconds` before its health gates; `awaiting_approval`: the first batch passed them and the rollout waits for POST /v1/rollouts/{id}/promote
+                             * @enum {string}
+                             */
+                            state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "cancelled";
                             strategy: {
                                 /**
                                  * @description Routers per batch after the canary
@@ -3570,10 +3745,11 @@ export interface paths {
                             soakUntil: string | null;
                             startAt: string;
                             /**
+                             * RolloutState
                              * @description `soaking`: a batch finished, waiting `strategy.soakSeconds` before its health gates; `awaiting_approval`: the first batch passed them and the rollout waits for POST /v1/rollouts/{id}/promote
                              * @enum {string}
                              */
-                            state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "aborted";
+                            state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "cancelled";
                             strategy: {
                                 /**
                                  * @description Routers per batch after the canary
@@ -3708,10 +3884,11 @@ export interface paths {
                             soakUntil: string | null;
                             startAt: string;
                             /**
+                             * RolloutState
                              * @description `soaking`: a batch finished, waiting `strategy.soakSeconds` before its health gates; `awaiting_approval`: the first batch passed them and the rollout waits for POST /v1/rollouts/{id}/promote
                              * @enum {string}
                              */
-                            state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "aborted";
+                            state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "cancelled";
                             strategy: {
                                 /**
                                  * @description Routers per batch after the canary
@@ -3846,10 +4023,11 @@ export interface paths {
                             soakUntil: string | null;
                             startAt: string;
                             /**
+                             * RolloutState
                              * @description `soaking`: a batch finished, waiting `strategy.soakSeconds` before its health gates; `awaiting_approval`: the first batch passed them and the rollout waits for POST /v1/rollouts/{id}/promote
                              * @enum {string}
                              */
-                            state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "aborted";
+                            state: "scheduled" | "running" | "soaking" | "awaiting_approval" | "paused" | "completed" | "cancelled";
                             strategy: {
                                 /**
                                  * @description Routers per batch after the canary
@@ -3943,7 +4121,7 @@ export interface paths {
                 query: {
                     cursor?: string;
                     limit: number;
-                    state?: "pending" | "sent" | "applied" | "failed" | "rolled_back" | "skipped";
+                    state?: "queued" | "sent" | "applied" | "failed" | "rolled_back" | "skipped";
                 };
                 header?: never;
                 path: {
@@ -3972,7 +4150,11 @@ export interface paths {
                                 routerId: string;
                                 /** Format: date-time */
                                 sentAt: string | null;
-                                state: string;
+                                /**
+                                 * RolloutTargetState
+                                 * @enum {string}
+                                 */
+                                state: "queued" | "sent" | "applied" | "failed" | "rolled_back" | "skipped";
                             }[];
                             nextCursor: string | null;
                         };
@@ -4034,8 +4216,10 @@ export interface paths {
                     softwareOffload?: "yes" | "probed" | "predicted" | "no" | "unknown";
                     sort?: "created" | "-created" | "name" | "-name" | "status" | "-status" | "soc" | "-soc" | "model" | "-model" | "release" | "-release" | "lastSeen" | "-lastSeen";
                     status?: "online" | "offline" | "never_seen";
-                    /** @description Tags the router must all carry; repeat the parameter or separate with commas */
+                    /** @description Old spelling of `tags`, accepted until 0.3 */
                     tag?: string[];
+                    /** @description Tags the router must all carry; repeat the parameter or separate with commas */
+                    tags?: string[];
                     /** @description TCX attach (bpf_link): yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported) */
                     tcx?: "yes" | "probed" | "predicted" | "no" | "unknown";
                 };
@@ -4151,7 +4335,10 @@ export interface paths {
                             id: string;
                             identity: string;
                             kernel: string | null;
-                            /** @enum {string|null} */
+                            /**
+                             * ApplyStatus
+                             * @enum {string|null}
+                             */
                             lastApplyStatus: "pending" | "applied" | "failed" | "rolled_back" | null;
                             /** Format: date-time */
                             lastSeenAt: string | null;
@@ -4163,7 +4350,13 @@ export interface paths {
                              */
                             offload: "hardware" | "software" | "off" | "unsupported" | null;
                             openwrt: {
+                                /** @description The OpenWrt release: "23.05.3", "SNAPSHOT" */
+                                release: string;
                                 target: string | null;
+                                /**
+                                 * @deprecated
+                                 * @description Old spelling of `release`; removed in 0.3
+                                 */
                                 version: string;
                             } | null;
                             placement: string;
@@ -4174,7 +4367,10 @@ export interface paths {
                                 /** @description Found by the on-router probe (null: not probed) */
                                 probed: boolean | null;
                             };
-                            /** @enum {string} */
+                            /**
+                             * ConnectionStatus
+                             * @enum {string}
+                             */
                             status: "online" | "offline" | "never_seen";
                             tags: string[];
                             tcx: {
@@ -4284,7 +4480,10 @@ export interface paths {
                                 } | null;
                                 /** Format: date-time */
                                 startedAt: string;
-                                /** @enum {string} */
+                                /**
+                                 * ApplyStatus
+                                 * @enum {string}
+                                 */
                                 status: "pending" | "applied" | "failed" | "rolled_back";
                             }[];
                             nextCursor: string | null;
@@ -4527,11 +4726,7 @@ export interface paths {
                          * @default 600
                          */
                         deadlineSeconds?: number;
-                        /**
-                         * @description reboot and detach need the admin scope; the others write
-                         * @enum {string}
-                         */
-                        kind: "re_probe" | "re_apply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
+                        kind: ("reprobe" | "reapply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics") | ("re_probe" | "re_apply");
                         /**
                          * @description A router with the command that has not answered after this long is timed_out
                          * @default 60
@@ -4564,20 +4759,24 @@ export interface paths {
                             createdBy: string;
                             /** Format: date-time */
                             deadline: string;
-                            /** @description Routers with an outcome (offline ones count once the job has ended) */
+                            /** @description Routers with an outcome (offline ones count once the command has ended) */
                             finished: number;
                             /** Format: date-time */
                             finishedAt: string | null;
                             id: string;
                             /**
+                             * CommandKind
                              * @description reboot and detach need the admin scope; the others write
                              * @enum {string}
                              */
-                            kind: "re_probe" | "re_apply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
+                            kind: "reprobe" | "reapply" | "rollback" | "detach" | "check_drift" | "reboot" | "diagnostics";
                             maxInFlight: number;
                             /** @description The selector as given; { ids: [id] } for a command on one router */
                             selector: unknown;
-                            /** @enum {string} */
+                            /**
+                             * CommandState
+                             * @enum {string}
+                             */
                             state: "running" | "completed" | "cancelled";
                             timeoutSeconds: number;
                             total: number;
@@ -5644,31 +5843,37 @@ export interface paths {
                         action: "tag" | "untag" | "assign";
                         filter?: {
                             /**
+                             * ApplyResultFilter
                              * @description Status of the newest apply result
                              * @enum {string}
                              */
                             applyResult?: "applied" | "failed" | "rolled_back" | "pending" | "none";
                             /**
+                             * DatapathMode
                              * @description The datapath the router runs, as its agent last reported it
                              * @enum {string}
                              */
                             datapath?: "tcx" | "cls_bpf" | "nftables" | "iptables" | "none" | "unknown";
                             /**
+                             * Decommissioned
                              * @description Decommissioned routers are left out (exclude, the default); include them, or list only them
                              * @enum {string}
                              */
                             decommissioned?: "exclude" | "include" | "only";
                             /**
+                             * DriftState
                              * @description What the last drift report found
                              * @enum {string}
                              */
                             drift?: "drifted" | "clean" | "unreported";
                             /**
+                             * CapabilityState
                              * @description eBPF (our TC programs load): yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported)
                              * @enum {string}
                              */
                             ebpf?: "yes" | "probed" | "predicted" | "no" | "unknown";
                             /**
+                             * CapabilityState
                              * @description Hardware flow offload: yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported)
                              * @enum {string}
                              */
@@ -5676,17 +5881,22 @@ export interface paths {
                             /** @description Model name (case-insensitive) */
                             model?: string;
                             /**
+                             * OffloadMode
                              * @description The flow offload the router runs, as its agent last reported it
                              * @enum {string}
                              */
                             offload?: "hardware" | "software" | "off" | "unsupported" | "unknown";
-                            /** @enum {string} */
+                            /**
+                             * Placement
+                             * @enum {string}
+                             */
                             placement?: "on_router" | "proxy" | "unknown";
                             /** @description Case-insensitive substring of the name */
                             q?: string;
                             /** @description OpenWrt release or release prefix: "23.05" matches 23.05.x */
                             release?: string;
                             /**
+                             * RevisionState
                              * @description pending: a desired revision differs from the applied one
                              * @enum {string}
                              */
@@ -5694,15 +5904,25 @@ export interface paths {
                             /** @description SoC, e.g. MT7621 (case-insensitive) */
                             soc?: string;
                             /**
+                             * CapabilityState
                              * @description Software flow offload: yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported)
                              * @enum {string}
                              */
                             softwareOffload?: "yes" | "probed" | "predicted" | "no" | "unknown";
-                            /** @enum {string} */
-                            status?: "online" | "offline" | "never_seen";
-                            /** @description Tags the router must all carry; repeat the parameter or separate with commas */
-                            tag?: string[];
                             /**
+                             * ConnectionStatus
+                             * @enum {string}
+                             */
+                            status?: "online" | "offline" | "never_seen";
+                            /**
+                             * @deprecated
+                             * @description Old spelling of `tags`, accepted until 0.3
+                             */
+                            tag?: string[];
+                            /** @description Tags the router must all carry; repeat the parameter or separate with commas */
+                            tags?: string[];
+                            /**
+                             * CapabilityState
                              * @description TCX attach (bpf_link): yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported)
                              * @enum {string}
                              */
@@ -5800,8 +6020,10 @@ export interface paths {
                     /** @description Software flow offload: yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported) */
                     softwareOffload?: "yes" | "probed" | "predicted" | "no" | "unknown";
                     status?: "online" | "offline" | "never_seen";
-                    /** @description Tags the router must all carry; repeat the parameter or separate with commas */
+                    /** @description Old spelling of `tags`, accepted until 0.3 */
                     tag?: string[];
+                    /** @description Tags the router must all carry; repeat the parameter or separate with commas */
+                    tags?: string[];
                     /** @description TCX attach (bpf_link): yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported) */
                     tcx?: "yes" | "probed" | "predicted" | "no" | "unknown";
                 };
@@ -5938,8 +6160,10 @@ export interface paths {
                     /** @description Software flow offload: yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported) */
                     softwareOffload?: "yes" | "probed" | "predicted" | "no" | "unknown";
                     status?: "online" | "offline" | "never_seen";
-                    /** @description Tags the router must all carry; repeat the parameter or separate with commas */
+                    /** @description Old spelling of `tags`, accepted until 0.3 */
                     tag?: string[];
+                    /** @description Tags the router must all carry; repeat the parameter or separate with commas */
+                    tags?: string[];
                     /** @description TCX attach (bpf_link): yes (probed, or predicted where nothing was probed), probed (the probe found it), predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported) */
                     tcx?: "yes" | "probed" | "predicted" | "no" | "unknown";
                 };
@@ -6797,7 +7021,10 @@ export interface components {
             id: string;
             identity: string;
             kernel: string | null;
-            /** @enum {string|null} */
+            /**
+             * ApplyStatus
+             * @enum {string|null}
+             */
             lastApplyStatus: "pending" | "applied" | "failed" | "rolled_back" | null;
             /** Format: date-time */
             lastSeenAt: string | null;
@@ -6809,7 +7036,13 @@ export interface components {
              */
             offload: "hardware" | "software" | "off" | "unsupported" | null;
             openwrt: {
+                /** @description The OpenWrt release: "23.05.3", "SNAPSHOT" */
+                release: string;
                 target: string | null;
+                /**
+                 * @deprecated
+                 * @description Old spelling of `release`; removed in 0.3
+                 */
                 version: string;
             } | null;
             placement: string;
@@ -6820,7 +7053,10 @@ export interface components {
                 /** @description Found by the on-router probe (null: not probed) */
                 probed: boolean | null;
             };
-            /** @enum {string} */
+            /**
+             * ConnectionStatus
+             * @enum {string}
+             */
             status: "online" | "offline" | "never_seen";
             tags: string[];
             tcx: {

@@ -5,6 +5,8 @@ interface ConfirmDialogProps {
   /** What will happen, in words, so the operator confirms knowingly. */
   children: ReactNode;
   confirmLabel: string;
+  /** The button that closes the dialog doing nothing; "Cancel" unless the action is itself a cancel. */
+  dismissLabel?: string;
   /** A destructive action (decommission, detach) gets the danger colour. */
   danger?: boolean;
   busy?: boolean;
@@ -20,6 +22,7 @@ export function ConfirmDialog({
   title,
   children,
   confirmLabel,
+  dismissLabel = 'Cancel',
   danger,
   busy,
   onConfirm,
@@ -48,7 +51,7 @@ export function ConfirmDialog({
       <div className="wf-dialog__body">{children}</div>
       <div className="wf-form__actions">
         <button ref={cancel} type="button" className="wf-button" onClick={onCancel} disabled={busy}>
-          Cancel
+          {dismissLabel}
         </button>
         <button
           type="button"

@@ -18,14 +18,14 @@ const Filters = {
     Type.String({
       maxLength: 64,
       description:
-        "Router id: the router's own events, and those of the command jobs and rollouts that targeted it " +
+        "Router id: the router's own events, and those of the commands and rollouts that targeted it " +
         '(their `command.*` and `rollout.*` events, which keep their own target), so who acted on the router, ' +
         'and why, is in its history',
     }),
   ),
   profile: Type.Optional(Type.String({ maxLength: 64, description: 'Profile name' })),
   rollout: Type.Optional(Type.String({ maxLength: 64, description: 'Rollout id' })),
-  command: Type.Optional(Type.String({ maxLength: 64, description: 'Command job id' })),
+  command: Type.Optional(Type.String({ maxLength: 64, description: 'Command id' })),
   actor: Type.Optional(Type.String({ maxLength: 200, description: 'e.g. token:admin, agent:<identity>, system' })),
   action: Type.Optional(Type.String({ maxLength: 100 })),
   from: Type.Optional(Timestamp),
@@ -88,7 +88,7 @@ const PageEventView = Type.Object({
     Type.String({
       description:
         "The target's display name, read with the page (names change; the event keeps the id): a router's name, " +
-        'a rollout\'s profile@revision, a command job\'s kind ("rollback on lyon-1" for one router), an onboarding ' +
+        'a rollout\'s profile@revision, a command\'s kind ("rollback on lyon-1" for one router), an onboarding ' +
         "job's host, a token's name, a profile's or account's own name; null when there is none",
     }),
   ),
@@ -108,7 +108,7 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
       schema: {
         tags: ['audit'],
         summary:
-          'Audit events, oldest (or newest) first, filtered by router, profile, rollout, command job, actor, action and time range',
+          'Audit events, oldest (or newest) first, filtered by router, profile, rollout, command, actor, action and time range',
         querystring: Type.Object(
           {
             ...Filters,
@@ -199,9 +199,9 @@ export const auditPlugin: FastifyPluginAsyncTypebox<AuditPluginOptions> = async 
         summary:
           'Check the whole hash chain (names the first broken link) and that the history holds the event of everything stored that needs one (lists what lacks it)',
         description:
-          'Completeness: every router, profile revision, rollout, API token, onboarding job and command job has its creating event, ' +
+          'Completeness: every router, profile revision, rollout, API token, onboarding job and command has its creating event, ' +
           'every certificate the event that issued it, every decommissioned router `router.decommissioned`, every ' +
-          'revoked API token `api_token.revoked`, every completed or aborted rollout `rollout.completed` or `rollout.aborted`.',
+          'revoked API token `api_token.revoked`, every completed or cancelled rollout `rollout.completed` or `rollout.cancelled` (`rollout.aborted` before 0.2).',
         response: {
           200: Type.Object({
             ok: Type.Boolean(),

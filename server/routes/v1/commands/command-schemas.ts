@@ -5,26 +5,33 @@ import { grants } from '../../../auth/api-tokens.js';
 import {
   COMMAND_KINDS,
   JOB_STATES,
+  OLD_KIND_SPELLINGS,
   scopeFor,
   TARGET_STATES,
   type CommandKind,
 } from '../../../commands/command-kinds.js';
-import { COMMAND_DEFAULTS, CommandConflict, CommandNotFound, CommandRefused } from '../../../commands/command-jobs.js';
-import { commandJobView, type CommandJobView } from '../../../commands/command-view.js';
+import {
+  COMMAND_DEFAULTS,
+  CommandConflict,
+  CommandNotFound,
+  CommandRefused,
+} from '../../../commands/command-service.js';
+import { commandView, type CommandView } from '../../../commands/command-view.js';
 import { selectorError } from '../selector-error.js';
 import { ApiError } from '../../../http/api-error.js';
-import { Nullable, StringEnum, Timestamp } from '../../../http/shared-schemas.js';
+import { Nullable, StringEnum, StringEnumWithOld, Timestamp } from '../../../http/shared-schemas.js';
 
-/** What `/v1/commands` and `/v1/routers/:id/commands` share: the job's schemas and the checks before a command is sent. */
+/** What `/v1/commands` and `/v1/routers/:id/commands` share: the command's schemas and the checks before a command is sent. */
 
-export const Kind = StringEnum(COMMAND_KINDS, {
-  description: 'reboot and detach need the admin scope; the others write',
-});
-export const JobState = StringEnum(JOB_STATES);
-export const TargetState = StringEnum(TARGET_STATES);
+const KIND_HELP = 'reboot and detach need the admin scope; the others write';
+export const Kind = StringEnum(COMMAND_KINDS, { title: 'CommandKind', description: KIND_HELP });
+/** What a request may send: today's kinds and, until 0.3, their old spellings. */
+export const KindInput = StringEnumWithOld(COMMAND_KINDS, OLD_KIND_SPELLINGS, { description: KIND_HELP });
+export const JobState = StringEnum(JOB_STATES, { title: 'CommandState' });
+export const TargetState = StringEnum(TARGET_STATES, { title: 'CommandTargetState' });
 const Counts = Type.Object(Object.fromEntries(TARGET_STATES.map((s) => [s, Type.Integer()])));
 
-export const CommandJobSchema = Type.Object({
+export const CommandSchema = Type.Object({
   id: Type.String(),
   kind: Kind,
   selector: Type.Any({ description: 'The selector as given; { ids: [id] } for a command on one router' }),
@@ -33,7 +40,7 @@ export const CommandJobSchema = Type.Object({
   maxInFlight: Type.Integer(),
   deadline: Timestamp,
   total: Type.Integer(),
-  finished: Type.Integer({ description: 'Routers with an outcome (offline ones count once the job has ended)' }),
+  finished: Type.Integer({ description: 'Routers with an outcome (offline ones count once the command has ended)' }),
   counts: Counts,
   createdBy: Type.String(),
   createdAt: Timestamp,
@@ -84,7 +91,7 @@ export const jobOptions = {
   ),
 };
 
-/** The scope check, the job read back as the API shows it, and the domain's refusals as API errors. */
+/** The scope check, the command read back as the API shows it, and the domain's refusals as API errors. */
 export function commandRouteHelpers(db: PrismaClient) {
   /** The write scope gets a route in; reboot and detach need admin on top. */
   const mayRun = (request: FastifyRequest, kind: CommandKind) => {
@@ -96,9 +103,9 @@ export function commandRouteHelpers(db: PrismaClient) {
         `a ${kind} command needs the "${needed}" scope; the token has ${request.actor.scopes.join(', ') || 'none'}`,
       );
   };
-  const mustView = async (id: string): Promise<CommandJobView> => {
-    const view = await commandJobView(db, id);
-    if (!view) throw new ApiError(404, 'not_found', `no command job ${id}`);
+  const mustView = async (id: string): Promise<CommandView> => {
+    const view = await commandView(db, id);
+    if (!view) throw new ApiError(404, 'not_found', `no command ${id}`);
     return view;
   };
   const refusal = (err: unknown) => {

@@ -1,8 +1,9 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Prisma, PrismaClient } from '../../../../prisma/generated/client/client.js';
-import { COMMAND_DEFAULTS, type CommandJobs } from '../../../commands/command-jobs.js';
+import { COMMAND_DEFAULTS, type CommandService } from '../../../commands/command-service.js';
+import { canonicalKind } from '../../../commands/command-kinds.js';
 import { CommandProgressFeed } from '../../../commands/command-progress.js';
-import { targetView, type CommandJobView } from '../../../commands/command-view.js';
+import { targetView, type CommandView } from '../../../commands/command-view.js';
 import { SelectorSchema } from '../../../fleet/selector.js';
 import { decodeCursor, encodeCursor, InvalidCursor } from '../../../storage/keyset-cursor.js';
 import { ApiError, errorBodySchema } from '../../../http/api-error.js';
@@ -10,11 +11,11 @@ import { auditContext } from '../../../http/request-context.js';
 import { IdParam, Page, PageLimit } from '../../../http/shared-schemas.js';
 import { SSE_HEADERS, sseErrorEvent, streamResponse } from '../../../http/streamed-response.js';
 import {
-  CommandJobSchema,
+  CommandSchema,
   commandRouteHelpers,
   JobState,
   jobOptions,
-  Kind,
+  KindInput,
   TargetSchema,
   TargetState,
 } from './command-schemas.js';
@@ -22,13 +23,13 @@ import {
 const TERMINAL = new Set(['completed', 'cancelled']);
 
 export interface CommandsPluginOptions {
-  commands: CommandJobs;
+  commands: CommandService;
   db: PrismaClient;
   /** The longest an event stream may stay open (server/config.ts). */
   streamMaxSeconds: number;
 }
 
-/** Command jobs: one router or a selection, live progress, cancel. */
+/** Commands: one router or a selection, live progress, cancel. */
 export const commandsPlugin: FastifyPluginAsyncTypebox<CommandsPluginOptions> = async (
   app,
   { commands, db, streamMaxSeconds },
@@ -45,7 +46,7 @@ export const commandsPlugin: FastifyPluginAsyncTypebox<CommandsPluginOptions> = 
           'up front. Offline routers are reported as offline and get the command if they connect before the deadline.',
         body: Type.Object(
           {
-            kind: Kind,
+            kind: KindInput,
             selector: SelectorSchema,
             ...jobOptions,
             maxInFlight: Type.Optional(
@@ -59,13 +60,14 @@ export const commandsPlugin: FastifyPluginAsyncTypebox<CommandsPluginOptions> = 
           },
           { additionalProperties: false },
         ),
-        response: { 201: CommandJobSchema, 400: errorBodySchema, 403: errorBodySchema },
+        response: { 201: CommandSchema, 400: errorBodySchema, 403: errorBodySchema },
       },
     },
     async (request, reply) => {
-      mayRun(request, request.body.kind);
+      const body = { ...request.body, kind: canonicalKind(request.body.kind) };
+      mayRun(request, body.kind);
       try {
-        const job = await commands.create(request.body, auditContext(request));
+        const job = await commands.create(body, auditContext(request));
         return reply.status(201).send(await mustView(job.id));
       } catch (err) {
         throw refusal(err);
@@ -78,17 +80,17 @@ export const commandsPlugin: FastifyPluginAsyncTypebox<CommandsPluginOptions> = 
     {
       schema: {
         tags: ['commands'],
-        summary: 'Command jobs, newest first, with keyset pagination',
+        summary: 'Commands, newest first, with keyset pagination',
         querystring: Type.Object(
           {
             limit: PageLimit(200, 20),
             cursor: Type.Optional(Type.String({ maxLength: 512, description: 'nextCursor of the previous page' })),
             state: Type.Optional(JobState),
-            kind: Type.Optional(Kind),
+            kind: Type.Optional(KindInput),
           },
           { additionalProperties: false },
         ),
-        response: { 200: Page(CommandJobSchema), 400: errorBodySchema },
+        response: { 200: Page(CommandSchema), 400: errorBodySchema },
       },
     },
     async (request) => {
@@ -102,23 +104,23 @@ export const commandsPlugin: FastifyPluginAsyncTypebox<CommandsPluginOptions> = 
           { path: '/cursor', in: 'querystring', message: err.message },
         ]);
       }
-      const where: Prisma.CommandJobWhereInput = {
+      const where: Prisma.CommandWhereInput = {
         ...(state ? { state } : {}),
-        ...(kind ? { kind } : {}),
+        ...(kind ? { kind: canonicalKind(kind) } : {}),
         ...(after
           ? {
               OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }],
             }
           : {}),
       };
-      const rows = await db.commandJob.findMany({
+      const rows = await db.command.findMany({
         where,
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
         take: limit + 1,
         select: { id: true, createdAt: true },
       });
       const page = rows.slice(0, limit);
-      const items: CommandJobView[] = [];
+      const items: CommandView[] = [];
       for (const r of page) items.push(await mustView(r.id));
       const last = page.at(-1);
       return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
@@ -130,9 +132,9 @@ export const commandsPlugin: FastifyPluginAsyncTypebox<CommandsPluginOptions> = 
     {
       schema: {
         tags: ['commands'],
-        summary: 'A command job and its counts per router state',
+        summary: 'A command and its counts per router state',
         params: IdParam,
-        response: { 200: CommandJobSchema, 404: errorBodySchema },
+        response: { 200: CommandSchema, 404: errorBodySchema },
       },
     },
     async (request) => mustView(request.params.id),
@@ -143,7 +145,7 @@ export const commandsPlugin: FastifyPluginAsyncTypebox<CommandsPluginOptions> = 
     {
       schema: {
         tags: ['commands'],
-        summary: "Per-router states of a command job, with each agent's output",
+        summary: "Per-router states of a command, with each agent's output",
         params: IdParam,
         querystring: Type.Object(
           {
@@ -164,7 +166,7 @@ export const commandsPlugin: FastifyPluginAsyncTypebox<CommandsPluginOptions> = 
       await mustView(request.params.id);
       const rows = await db.commandTarget.findMany({
         where: {
-          jobId: request.params.id,
+          commandId: request.params.id,
           ...(state ? { state } : {}),
           ...(cursor ? { routerId: { gt: cursor } } : {}),
         },
@@ -184,10 +186,10 @@ export const commandsPlugin: FastifyPluginAsyncTypebox<CommandsPluginOptions> = 
     {
       schema: {
         tags: ['commands'],
-        summary: 'Cancel a running command job: routers not sent the command yet are cancelled',
+        summary: 'Cancel a running command: routers not sent the command yet are cancelled',
         description: 'Routers that already have the command may still answer; their answers are recorded.',
         params: IdParam,
-        response: { 200: CommandJobSchema, 404: errorBodySchema, 409: errorBodySchema },
+        response: { 200: CommandSchema, 404: errorBodySchema, 409: errorBodySchema },
       },
     },
     async (request) => {
@@ -207,10 +209,10 @@ export const commandsPlugin: FastifyPluginAsyncTypebox<CommandsPluginOptions> = 
         tags: ['commands'],
         summary:
           'Live progress as server-sent events: `target` (a router whose state changed, with its output) and ' +
-          '`progress` (the job with its counts); ends when the job ends',
+          '`progress` (the command with its counts); ends when the command ends',
         description:
           'The first events describe every router not queued; then changes as they happen. Ends with `event: end` ' +
-          'when the job ends, or with `event: error` (data in the error shape) when the controller fails midway ' +
+          'when the command ends, or with `event: error` (data in the error shape) when the controller fails midway ' +
           'or the stream reaches its time limit; reconnect to continue watching.',
         params: IdParam,
         produces: ['text/event-stream'],
@@ -232,7 +234,7 @@ export const commandsPlugin: FastifyPluginAsyncTypebox<CommandsPluginOptions> = 
             const { view, events } = await feed.look();
             if (!view) break;
             state = view.state;
-            // The job ended: every router's last state goes out before the final counts.
+            // The command ended: every router's last state goes out before the final counts.
             if (TERMINAL.has(view.state)) events.unshift(...(await feed.reconcile()));
             for (const e of events) await out.write(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
             if (TERMINAL.has(view.state)) break;

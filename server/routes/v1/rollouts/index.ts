@@ -13,7 +13,15 @@ import { ROLLOUT_STATES, StrategyInputSchema, TARGET_STATES } from '../../../rol
 import { ApiError, errorBodySchema } from '../../../http/api-error.js';
 import { auditContext } from '../../../http/request-context.js';
 import { pollAsEvents } from '../../../http/streamed-response.js';
-import { IdParam, Nullable, Page, PageLimit, RevisionNumber, Timestamp } from '../../../http/shared-schemas.js';
+import {
+  IdParam,
+  Nullable,
+  Page,
+  PageLimit,
+  RevisionNumber,
+  StringEnum,
+  Timestamp,
+} from '../../../http/shared-schemas.js';
 import { RolloutViewSchema, TERMINAL } from './rollout-schemas.js';
 import { selectorError } from '../selector-error.js';
 
@@ -24,7 +32,7 @@ export interface RolloutsPluginOptions {
   streamMaxSeconds: number;
 }
 
-/** Rollouts (create, inspect, pause, resume, abort, live progress) and fleet-wide plan previews. */
+/** Rollouts (create, inspect, pause, resume, cancel, live progress) and fleet-wide plan previews. */
 export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = async (
   app,
   { rollouts, db, streamMaxSeconds },
@@ -84,7 +92,7 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
         querystring: Type.Object(
           {
             limit: PageLimit(200, 20),
-            state: Type.Optional(Type.Union(ROLLOUT_STATES.map((s) => Type.Literal(s)))),
+            state: Type.Optional(StringEnum(ROLLOUT_STATES, { title: 'RolloutState' })),
           },
           { additionalProperties: false },
         ),
@@ -130,7 +138,7 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
         params: IdParam,
         querystring: Type.Object(
           {
-            state: Type.Optional(Type.Union(TARGET_STATES.map((s) => Type.Literal(s)))),
+            state: Type.Optional(StringEnum(TARGET_STATES, { title: 'RolloutTargetState' })),
             limit: PageLimit(1000, 100),
             cursor: Type.Optional(Type.String({ maxLength: 64 })),
           },
@@ -142,7 +150,7 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
               routerId: Type.String(),
               name: Type.String(),
               batch: Type.Integer(),
-              state: Type.String(),
+              state: StringEnum(TARGET_STATES, { title: 'RolloutTargetState' }),
               error: Nullable(Type.String()),
               sentAt: Nullable(Timestamp),
               redeliveredAt: Nullable(
@@ -185,19 +193,23 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
     pause: 'Pause a rollout (running, scheduled or soaking)',
     resume:
       'Resume a paused rollout: the failures so far are accepted, and a batch a health gate paused on goes on without soaking again',
-    abort:
-      'Abort a rollout: unsent routers keep what they have, and routers it was sent to that did not apply it ' +
+    cancel:
+      'Cancel a rollout: unsent routers keep what they have, and routers it was sent to that did not apply it ' +
       '(waiting, failed, rolled back, offline) get back the desired revision and assignment they had before it, ' +
       'each audited as router.desired.restored',
     promote: 'Promote a rollout awaiting approval after its first batch: the next batch goes out',
   } as const;
-  for (const action of ['pause', 'resume', 'abort', 'promote'] as const) {
+  // `abort` is cancel's spelling of 0.1, accepted (and marked deprecated) until 0.3.
+  const routes = [...(['pause', 'resume', 'cancel', 'promote'] as const), 'abort' as const];
+  for (const path of routes) {
+    const action = path === 'abort' ? 'cancel' : path;
     app.post(
-      `/v1/rollouts/:id/${action}`,
+      `/v1/rollouts/:id/${path}`,
       {
         schema: {
           tags: ['rollouts'],
-          summary: ACTIONS[action],
+          summary: path === 'abort' ? `Old spelling of /cancel, removed in 0.3. ${ACTIONS.cancel}` : ACTIONS[action],
+          ...(path === 'abort' ? { deprecated: true } : {}),
           params: IdParam,
           response: { 200: RolloutViewSchema, 404: errorBodySchema, 409: errorBodySchema },
         },

@@ -9,6 +9,7 @@ export const RolloutViewSchema = Type.Object({
   selector: Type.Any(),
   strategy: StrategySchema,
   state: StringEnum(ROLLOUT_STATES, {
+    title: 'RolloutState',
     description:
       '`soaking`: a batch finished, waiting `strategy.soakSeconds` before its health gates; `awaiting_approval`: ' +
       'the first batch passed them and the rollout waits for POST /v1/rollouts/{id}/promote',
@@ -32,4 +33,4 @@ export const RolloutViewSchema = Type.Object({
   finishedAt: Nullable(Type.String()),
 });
 
-export const TERMINAL = new Set(['completed', 'aborted']);
+export const TERMINAL = new Set(['completed', 'cancelled']);

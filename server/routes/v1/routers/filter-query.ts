@@ -18,6 +18,7 @@ const MAX_TAGS = 16;
 const capability = (what: string) =>
   Type.Optional(
     StringEnum(CAPABILITY_STATES, {
+      title: 'CapabilityState',
       description:
         `${what}: yes (probed, or predicted where nothing was probed), probed (the probe found it), ` +
         'predicted (not probed yet), no (the probe, or unprobed the prediction, says not), unknown (never reported)',
@@ -30,7 +31,7 @@ const capability = (what: string) =>
  * be present.
  */
 export const routerFilterFields = {
-  status: Type.Optional(StringEnum(CONNECTION_STATUSES)),
+  status: Type.Optional(StringEnum(CONNECTION_STATUSES, { title: 'ConnectionStatus' })),
   soc: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'SoC, e.g. MT7621 (case-insensitive)' })),
   model: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Model name (case-insensitive)' })),
   release: Type.Optional(
@@ -39,16 +40,30 @@ export const routerFilterFields = {
       description: 'OpenWrt release or release prefix: "23.05" matches 23.05.x',
     }),
   ),
-  placement: Type.Optional(StringEnum(PLACEMENTS)),
+  placement: Type.Optional(StringEnum(PLACEMENTS, { title: 'Placement' })),
   revisionState: Type.Optional(
-    StringEnum(REVISION_STATES, { description: 'pending: a desired revision differs from the applied one' }),
+    StringEnum(REVISION_STATES, {
+      title: 'RevisionState',
+      description: 'pending: a desired revision differs from the applied one',
+    }),
   ),
-  drift: Type.Optional(StringEnum(DRIFT_STATES, { description: 'What the last drift report found' })),
-  applyResult: Type.Optional(StringEnum(APPLY_RESULTS, { description: 'Status of the newest apply result' })),
-  tag: Type.Optional(
+  drift: Type.Optional(
+    StringEnum(DRIFT_STATES, { title: 'DriftState', description: 'What the last drift report found' }),
+  ),
+  applyResult: Type.Optional(
+    StringEnum(APPLY_RESULTS, { title: 'ApplyResultFilter', description: 'Status of the newest apply result' }),
+  ),
+  tags: Type.Optional(
     Type.Array(Type.String({ minLength: 1, maxLength: 1100 }), {
       maxItems: MAX_TAGS,
       description: 'Tags the router must all carry; repeat the parameter or separate with commas',
+    }),
+  ),
+  tag: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 1100 }), {
+      maxItems: MAX_TAGS,
+      deprecated: true,
+      description: 'Old spelling of `tags`, accepted until 0.3',
     }),
   ),
   q: Type.Optional(
@@ -59,13 +74,20 @@ export const routerFilterFields = {
   ebpf: capability('eBPF (our TC programs load)'),
   tcx: capability('TCX attach (bpf_link)'),
   datapath: Type.Optional(
-    StringEnum(DATAPATH_MODES, { description: 'The datapath the router runs, as its agent last reported it' }),
+    StringEnum(DATAPATH_MODES, {
+      title: 'DatapathMode',
+      description: 'The datapath the router runs, as its agent last reported it',
+    }),
   ),
   offload: Type.Optional(
-    StringEnum(OFFLOAD_MODES, { description: 'The flow offload the router runs, as its agent last reported it' }),
+    StringEnum(OFFLOAD_MODES, {
+      title: 'OffloadMode',
+      description: 'The flow offload the router runs, as its agent last reported it',
+    }),
   ),
   decommissioned: Type.Optional(
     StringEnum(DECOMMISSIONED, {
+      title: 'Decommissioned',
       description: 'Decommissioned routers are left out (exclude, the default); include them, or list only them',
     }),
   ),
@@ -76,17 +98,22 @@ export type RouterFilterInput = Static<typeof RouterFilterQuery>;
 
 /**
  * The filter from validated input; tags are split on commas and each checked, so a bad one
- * is a 400 naming `tag` (or `<where>/tag` in a body).
+ * is a 400 naming `tags` (or `<where>/tags` in a body). `tag`, the old spelling, adds to them.
  */
 export function routerFilterOf(input: RouterFilterInput, where: 'querystring' | 'body', prefix = ''): RouterFilter {
-  const { tag, ...rest } = input;
-  const tags = [...new Set((tag ?? []).flatMap((t) => t.split(',')).map((t) => t.trim()))].filter(Boolean);
-  const path = `${prefix}/tag`;
+  const { tags: given, tag: old, ...rest } = input;
+  const tags = [
+    ...new Set([...(given ?? []), ...(old ?? [])].flatMap((t) => t.split(',')).map((t) => t.trim())),
+  ].filter(Boolean);
+  const path = `${prefix}/${given || !old ? 'tags' : 'tag'}`;
   const bad = tags.find((t) => t.length > 64 || !TAG_PATTERN.test(t));
   if (bad !== undefined)
-    throw new ApiError(400, 'invalid_request', `invalid ${where} parameter: tag ${JSON.stringify(bad)} is not a tag`, [
-      { path, in: where, message: 'must be tags of letters, digits and ._:/-' },
-    ]);
+    throw new ApiError(
+      400,
+      'invalid_request',
+      `invalid ${where} parameter: ${path.slice(prefix.length + 1)} ${JSON.stringify(bad)} is not a tag`,
+      [{ path, in: where, message: 'must be tags of letters, digits and ._:/-' }],
+    );
   if (tags.length > MAX_TAGS)
     throw new ApiError(400, 'invalid_request', `invalid ${where} parameter: at most ${MAX_TAGS} tags`, [
       { path, in: where, message: `at most ${MAX_TAGS} tags` },

@@ -3,6 +3,7 @@ import type { PrismaClient } from '../../../../prisma/generated/client/client.js
 import { decodeCursor, encodeCursor, InvalidCursor } from '../../../storage/keyset-cursor.js';
 import { REVISION_STATES, revisionOutlook } from '../../../fleet/revision-outlook.js';
 import { ApiError, errorBodySchema } from '../../../http/api-error.js';
+import { APPLY_STATUSES } from '../../../fleet/router-filter.js';
 import { IdParam, NoQuery, Nullable, Page, PageLimit, StringEnum, Timestamp } from '../../../http/shared-schemas.js';
 
 /**
@@ -15,7 +16,7 @@ const RevisionRef = Type.Object({ profile: Type.String(), revision: Type.Integer
 
 const ApplyResultView = Type.Object({
   id: Type.String(),
-  status: StringEnum(['pending', 'applied', 'failed', 'rolled_back'] as const),
+  status: StringEnum(APPLY_STATUSES, { title: 'ApplyStatus' }),
   revision: Nullable(RevisionRef),
   error: Nullable(Type.String()),
   evidence: Type.Any({

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { PrismaClient } from '../../../../prisma/generated/client/client.js';
 import type { AuditLog } from '../../../audit/audit-log.js';
 import type { SecurityServices } from '../../../auth/security.js';
-import type { CommandJobs } from '../../../commands/command-jobs.js';
+import type { CommandService } from '../../../commands/command-service.js';
 import type { PlanPreview } from '../../../fleet/plan-preview.js';
 import type { RouterDirectory } from '../../../fleet/router-directory.js';
 import type { TelemetryHistory } from '../../../telemetry/telemetry-history.js';
@@ -19,7 +19,7 @@ export interface RouterRoutesOptions {
   directory: RouterDirectory;
   previews: PlanPreview;
   audit: AuditLog;
-  commands: CommandJobs;
+  commands: CommandService;
   telemetry: TelemetryHistory;
   /** The longest an event stream may stay open (server/config.ts). */
   streamMaxSeconds: number;

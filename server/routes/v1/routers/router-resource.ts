@@ -7,7 +7,7 @@ import { EffectiveProfileError, overlay, type PlanPreview } from '../../../fleet
 import { InvalidCursor, type RouterDirectory } from '../../../fleet/router-directory.js';
 import { SORTS } from '../../../fleet/router-sort.js';
 import { DATAPATH_MODES, OFFLOAD_MODES } from '../../../fleet/router-abilities.js';
-import { CONNECTION_STATUSES } from '../../../fleet/router-filter.js';
+import { APPLY_STATUSES, CONNECTION_STATUSES } from '../../../fleet/router-filter.js';
 import { routerFilterFields, routerFilterOf } from './filter-query.js';
 import { PROFILE_NAME_PATTERN } from '../../../profiles/profile-store.js';
 import { ApiError, errorBodySchema } from '../../../http/api-error.js';
@@ -35,7 +35,7 @@ const RouterSummary = Type.Object(
     id: Type.String(),
     name: Type.String(),
     identity: Type.String(),
-    status: StringEnum(CONNECTION_STATUSES),
+    status: StringEnum(CONNECTION_STATUSES, { title: 'ConnectionStatus' }),
     lastSeenAt: Nullable(Timestamp),
     connectedAt: Nullable(Timestamp),
     agentVersion: Nullable(Type.String()),
@@ -44,7 +44,13 @@ const RouterSummary = Type.Object(
     arch: Nullable(Type.String()),
     endian: Nullable(Type.String()),
     kernel: Nullable(Type.String()),
-    openwrt: Nullable(Type.Object({ version: Type.String(), target: Nullable(Type.String()) })),
+    openwrt: Nullable(
+      Type.Object({
+        release: Type.String({ description: 'The OpenWrt release: "23.05.3", "SNAPSHOT"' }),
+        target: Nullable(Type.String()),
+        version: Type.String({ deprecated: true, description: 'Old spelling of `release`; removed in 0.3' }),
+      }),
+    ),
     model: Nullable(Type.String()),
     tags: Type.Array(Type.String()),
     appliedRevision: Nullable(Type.Object({ profile: Type.String(), revision: Type.Integer() })),
@@ -54,7 +60,7 @@ const RouterSummary = Type.Object(
         { description: 'The revision a rollout wants here; pending until it is the applied one' },
       ),
     ),
-    lastApplyStatus: Nullable(StringEnum(['pending', 'applied', 'failed', 'rolled_back'] as const)),
+    lastApplyStatus: Nullable(StringEnum(APPLY_STATUSES, { title: 'ApplyStatus' })),
     drifted: Nullable(Type.Boolean({ description: 'Whether the last drift report found differences' })),
     hardwareOffload: CapabilityFlag,
     softwareOffload: CapabilityFlag,
@@ -287,7 +293,7 @@ export const routersPlugin: FastifyPluginAsyncTypebox<RoutersPluginOptions> = as
           {
             limit: PageLimit(500, 50),
             cursor: Type.Optional(Type.String({ maxLength: 1200, description: 'nextCursor of the previous page' })),
-            sort: Type.Optional(StringEnum(SORTS)),
+            sort: Type.Optional(StringEnum(SORTS, { title: 'RouterSort' })),
             ...routerFilterFields,
           },
           { additionalProperties: false },

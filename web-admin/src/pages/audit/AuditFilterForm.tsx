@@ -15,7 +15,7 @@ const LABELS: Record<AuditFilterKey, { label: string; hint?: string }> = {
   router: { label: 'Router id', hint: 'its own events, and those of the commands and rollouts that targeted it' },
   profile: { label: 'Profile name' },
   rollout: { label: 'Rollout id' },
-  command: { label: 'Command job id' },
+  command: { label: 'Command id' },
   from: { label: 'From' },
   to: { label: 'To (before)' },
 };

@@ -20,7 +20,7 @@ import './commands.css';
 const POLL_MS = 2000;
 
 /**
- * One command job from the history: who sent it and when, its routers by outcome, and each
+ * One command from the history: who sent it and when, its routers by outcome, and each
  * router's result with the agent's output, paged. A running job is followed over its event
  * stream, which writes its progress into the job's query (read again every POLL_MS instead
  * while the stream is not open); when it ends the results are read again.

@@ -12,9 +12,9 @@ import '../profiles/panels.css';
 import './commands.css';
 
 type JobPage = ApiPaths['/v1/commands']['get']['responses'][200]['content']['application/json'];
-export type CommandJob = JobPage['items'][number];
+export type Command = JobPage['items'][number];
 
-const COLUMNS: Column<CommandJob>[] = [
+const COLUMNS: Column<Command>[] = [
   {
     id: 'sent',
     header: 'Sent',
@@ -41,7 +41,7 @@ const COLUMNS: Column<CommandJob>[] = [
 ];
 
 /**
- * The command history, newest first: every command job with who sent it, when, and its
+ * The command history, newest first: every command with who sent it, when, and its
  * routers by outcome; one opens to its per-router results. Filters and page size in the URL.
  */
 export default function CommandsPage(_props: PageProps) {
@@ -104,7 +104,7 @@ export default function CommandsPage(_props: PageProps) {
         rows={jobs.items}
         columns={COLUMNS}
         rowKey={(job) => job.id}
-        caption="Command jobs, newest first"
+        caption="Commands, newest first"
         className="wf-commands"
         rowProps={(job) => ({ 'data-job': job.id })}
         empty={<p className="wf-muted">No command{kind || state ? ' matches these filters' : ' has been sent yet'}.</p>}

@@ -3,8 +3,11 @@
  * ask for, the filters of the list. Unit-tested in test/web-admin/logic/command-history.test.ts.
  */
 
-/** The states of a command's routers, in the order an operator reads them (the API's TARGET_STATES). */
-export const TARGET_STATES = [
+import { API_ENUMS, type ApiEnum } from '../../api/api-enums.generated.js';
+import { everyValueOf } from '../../../../core/enum-values.js';
+
+/** The states of a command's routers, in the order an operator reads them (every API value, checked). */
+export const TARGET_STATES = everyValueOf<ApiEnum<'CommandTargetState'>>()([
   'succeeded',
   'failed',
   'timed_out',
@@ -13,11 +16,11 @@ export const TARGET_STATES = [
   'offline',
   'sent',
   'queued',
-] as const;
+]);
 export type TargetState = (typeof TARGET_STATES)[number];
 
-export const KINDS = ['re_probe', 're_apply', 'rollback', 'detach', 'check_drift', 'reboot', 'diagnostics'] as const;
-export const JOB_STATES = ['running', 'completed', 'cancelled'] as const;
+export const KINDS = API_ENUMS.CommandKind;
+export const JOB_STATES = API_ENUMS.CommandState;
 
 /** A kind or a state as the API spells it, with spaces for reading ("timed_out" → "timed out"). */
 export const spoken = (word: string) => word.replace(/_/g, ' ');

@@ -8,14 +8,14 @@ import { Field } from '../../components/Field.js';
 import { ActionDialog } from './ActionDialog.js';
 import { apiFilter } from './fleet-query.js';
 import { bulkTarget, selectedCount, type Selection } from './fleet-selection.js';
-import type { CommandJob, CommandKind } from './fleet-types.js';
+import type { Command, CommandKind } from './fleet-types.js';
 
 type Action = 'tag' | 'untag' | 'assign' | 'rollout' | 'command';
 
 const COMMANDS: { kind: CommandKind; label: string; admin?: boolean }[] = [
   { kind: 'check_drift', label: 'Check drift' },
-  { kind: 're_probe', label: 'Re-probe' },
-  { kind: 're_apply', label: 'Re-apply' },
+  { kind: 'reprobe', label: 'Re-probe' },
+  { kind: 'reapply', label: 'Re-apply' },
   { kind: 'rollback', label: 'Roll back' },
   { kind: 'diagnostics', label: 'Diagnostics' },
   { kind: 'detach', label: 'Detach', admin: true },
@@ -25,7 +25,7 @@ const COMMANDS: { kind: CommandKind; label: string; admin?: boolean }[] = [
 interface BulkActionsProps {
   selection: Selection;
   onDone(message: string): void;
-  onCommand(job: CommandJob): void;
+  onCommand(job: Command): void;
 }
 
 /** The selection's ids for a selector (commands, rollouts): "all that match" is resolved on the server. */

@@ -5,7 +5,7 @@ import { useApiMutation } from '../../api/queries.js';
 import { queryKeys } from '../../api/query-keys.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
-import type { CommandJob } from './fleet-types.js';
+import type { Command } from './fleet-types.js';
 
 interface TargetProgress {
   routerId: string;
@@ -17,17 +17,17 @@ interface TargetProgress {
 
 const FINISHED_JOB = new Set(['completed', 'cancelled']);
 
-/** A command job's live progress: per router its state and the agent's result, the job's counts, cancel. */
-export function CommandProgress({ job: started, onClose }: { job: CommandJob; onClose(): void }) {
+/** A command's live progress: per router its state and the agent's result, the job's counts, cancel. */
+export function CommandProgress({ job: started, onClose }: { job: Command; onClose(): void }) {
   const { api, auth, can } = useSignedIn();
-  const [job, setJob] = useState<CommandJob>(started);
+  const [job, setJob] = useState<Command>(started);
   const [targets, setTargets] = useState<Map<string, TargetProgress>>(new Map());
   const stream = useEventStream(`/v1/commands/${encodeURIComponent(started.id)}/events`, auth, (event) => {
     const data = JSON.parse(event.data) as unknown;
     if (event.event === 'target') {
       const t = data as TargetProgress;
       setTargets((old) => new Map(old).set(t.routerId, t));
-    } else if (event.event === 'progress') setJob(data as CommandJob);
+    } else if (event.event === 'progress') setJob(data as Command);
   });
   const cancel = useApiMutation(
     () => unwrap(api.POST('/v1/commands/{id}/cancel', { params: { path: { id: started.id } } })),

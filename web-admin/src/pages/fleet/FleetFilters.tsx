@@ -65,7 +65,7 @@ const CLEARED: { [K in keyof Required<FleetFilter>]: undefined } = {
   revisionState: undefined,
   drift: undefined,
   applyResult: undefined,
-  tag: undefined,
+  tags: undefined,
   hardwareOffload: undefined,
   softwareOffload: undefined,
   ebpf: undefined,
@@ -229,11 +229,11 @@ export function FleetFilters({
         />
         <TextFilter
           label="Tags"
-          value={filter.tag?.join(',')}
+          value={filter.tags?.join(',')}
           placeholder="site:ams,group:canary"
           onChange={(t) =>
             onChange({
-              tag: t
+              tags: t
                 .split(',')
                 .map((x) => x.trim())
                 .filter(Boolean),

@@ -16,7 +16,7 @@ import { FleetFilters } from './FleetFilters.js';
 import { FleetTable } from './FleetTable.js';
 import { apiFilter, apiListQuery, searchOfView, viewOfSearch, withFilter, withSortToggled } from './fleet-query.js';
 import { NOTHING, selectAllMatching, selectedCount, toggle, togglePage, type Selection } from './fleet-selection.js';
-import type { CommandJob } from './fleet-types.js';
+import type { Command } from './fleet-types.js';
 import { invalidateChangedRouters, parseRouterChange } from '../../api/router-changes.js';
 import './fleet.css';
 
@@ -36,7 +36,7 @@ export default function FleetPage() {
   const [previous, setPrevious] = useState<string[]>([]);
   const [selection, setSelection] = useState<Selection>(NOTHING);
   const [notice, setNotice] = useState<string | null>(null);
-  const [job, setJob] = useState<CommandJob | null>(null);
+  const [job, setJob] = useState<Command | null>(null);
   const writable = can('write');
 
   // The previous filter's table stays until the new one arrives, as a filter change should look.

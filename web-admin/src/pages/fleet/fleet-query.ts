@@ -3,40 +3,17 @@
  * takes it. One spelling for both: the URL's keys are the API's query parameters, so a shared
  * link and the request it makes say the same thing.
  */
-import { everyValueOf } from '../../../../core/enum-values.js';
-import type { paths } from '../../api/schema.js';
+import { API_ENUMS } from '../../api/api-enums.generated.js';
 
-type FleetQueryParams = NonNullable<paths['/v1/routers']['get']['parameters']['query']>;
-type ApiEnum<K extends keyof FleetQueryParams> = NonNullable<FleetQueryParams[K]> & string;
-
-export const STATUSES = everyValueOf<ApiEnum<'status'>>()(['online', 'offline', 'never_seen']);
-export const PLACEMENTS = everyValueOf<ApiEnum<'placement'>>()(['on_router', 'proxy', 'unknown']);
-export const REVISION_STATES = everyValueOf<ApiEnum<'revisionState'>>()(['in_sync', 'pending']);
-export const DRIFT_STATES = everyValueOf<ApiEnum<'drift'>>()(['drifted', 'clean', 'unreported']);
-export const APPLY_RESULTS = everyValueOf<ApiEnum<'applyResult'>>()([
-  'applied',
-  'failed',
-  'rolled_back',
-  'pending',
-  'none',
-]);
+export const STATUSES = API_ENUMS.ConnectionStatus;
+export const PLACEMENTS = API_ENUMS.Placement;
+export const REVISION_STATES = API_ENUMS.RevisionState;
+export const DRIFT_STATES = API_ENUMS.DriftState;
+export const APPLY_RESULTS = API_ENUMS.ApplyResultFilter;
 /** A capability: yes (probed, or predicted where unprobed), probed, predicted only, no, unknown. */
-export const CAPABILITY_STATES = everyValueOf<ApiEnum<'ebpf'>>()(['yes', 'probed', 'predicted', 'no', 'unknown']);
-export const DATAPATH_MODES = everyValueOf<ApiEnum<'datapath'>>()([
-  'tcx',
-  'cls_bpf',
-  'nftables',
-  'iptables',
-  'none',
-  'unknown',
-]);
-export const OFFLOAD_MODES = everyValueOf<ApiEnum<'offload'>>()([
-  'hardware',
-  'software',
-  'off',
-  'unsupported',
-  'unknown',
-]);
+export const CAPABILITY_STATES = API_ENUMS.CapabilityState;
+export const DATAPATH_MODES = API_ENUMS.DatapathMode;
+export const OFFLOAD_MODES = API_ENUMS.OffloadMode;
 /** Decommissioned routers are left out unless asked for (the API's default, `exclude`). */
 export const DECOMMISSIONED = ['include', 'only'] as const;
 export const SORT_COLUMNS = ['name', 'status', 'soc', 'model', 'release', 'lastSeen'] as const;
@@ -51,7 +28,7 @@ export interface FleetFilter {
   revisionState?: (typeof REVISION_STATES)[number];
   drift?: (typeof DRIFT_STATES)[number];
   applyResult?: (typeof APPLY_RESULTS)[number];
-  tag?: string[];
+  tags?: string[];
   q?: string;
   hardwareOffload?: (typeof CAPABILITY_STATES)[number];
   softwareOffload?: (typeof CAPABILITY_STATES)[number];
@@ -101,15 +78,10 @@ export function viewOfSearch(search: URLSearchParams): FleetView {
     const v = oneOf(values, search.get(key));
     if (v) (filter as Record<string, string>)[key] = v;
   }
-  const tags = [
-    ...new Set(
-      search
-        .getAll('tag')
-        .flatMap((t) => t.split(','))
-        .map((t) => t.trim()),
-    ),
-  ].filter(Boolean);
-  if (tags.length) filter.tag = tags;
+  // `tag` is how links made before 0.2 spell it.
+  const given = [...search.getAll('tags'), ...search.getAll('tag')];
+  const tags = [...new Set(given.flatMap((t) => t.split(',')).map((t) => t.trim()))].filter(Boolean);
+  if (tags.length) filter.tags = tags;
   const view: FleetView = { filter };
   const sort = search.get('sort');
   if (sort) {
@@ -147,7 +119,7 @@ export function searchOfView(view: FleetView): URLSearchParams {
     const v = f[key];
     if (v) search.set(key, v);
   }
-  if (f.tag?.length) search.set('tag', f.tag.join(','));
+  if (f.tags?.length) search.set('tags', f.tags.join(','));
   if (view.sort) search.set('sort', `${view.sort.descending ? '-' : ''}${view.sort.column}`);
   if (view.cursor) search.set('cursor', view.cursor);
   return search;

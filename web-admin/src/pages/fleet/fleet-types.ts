@@ -5,4 +5,4 @@ export type RouterRow =
   ApiPaths['/v1/routers']['get']['responses'][200]['content']['application/json']['items'][number];
 export type RouterCounts = ApiPaths['/v1/routers/counts']['get']['responses'][200]['content']['application/json'];
 export type CommandKind = ApiPaths['/v1/commands']['post']['requestBody']['content']['application/json']['kind'];
-export type CommandJob = ApiPaths['/v1/commands/{id}']['get']['responses'][200]['content']['application/json'];
+export type Command = ApiPaths['/v1/commands/{id}']['get']['responses'][200]['content']['application/json'];

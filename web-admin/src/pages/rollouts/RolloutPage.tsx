@@ -20,8 +20,8 @@ import '../profiles/panels.css';
 import './rollouts.css';
 
 type Rollout = ApiPaths['/v1/rollouts/{id}']['get']['responses'][200]['content']['application/json'];
-type Action = 'pause' | 'resume' | 'abort' | 'promote';
-const TERMINAL = new Set(['completed', 'aborted']);
+type Action = 'pause' | 'resume' | 'cancel' | 'promote';
+const TERMINAL = new Set(['completed', 'cancelled']);
 
 /** Seconds from now until `iso`, ticking every second while there is one. */
 function useSecondsUntil(iso: string | null): number | null {
@@ -39,7 +39,7 @@ function useSecondsUntil(iso: string | null): number | null {
   return iso ? Math.max(0, Math.ceil((Date.parse(iso) - now) / 1000)) : null;
 }
 
-/** One rollout, live over its event stream: batches, per-router state, pause, resume, promote, abort. */
+/** One rollout, live over its event stream: batches, per-router state, pause, resume, promote, cancel. */
 export default function RolloutPage({ params }: PageProps) {
   const id = params.id!;
   const { api, auth, can } = useSignedIn();
@@ -49,7 +49,7 @@ export default function RolloutPage({ params }: PageProps) {
   const first = useApiQuery(queryKeys.rollout(id), () =>
     unwrap(api.GET('/v1/rollouts/{id}', { params: { path: { id } } })),
   );
-  const [confirming, setConfirming] = useState<'abort' | 'promote' | null>(null);
+  const [confirming, setConfirming] = useState<'cancel' | 'promote' | null>(null);
   const rollout = first.data ?? null;
   const finished = rollout ? TERMINAL.has(rollout.state) : false;
 
@@ -157,9 +157,9 @@ export default function RolloutPage({ params }: PageProps) {
               type="button"
               className="wf-button wf-button--danger"
               disabled={acting}
-              onClick={() => setConfirming('abort')}
+              onClick={() => setConfirming('cancel')}
             >
-              Abort
+              Cancel rollout
             </button>
           </>
         ) : null
@@ -171,13 +171,14 @@ export default function RolloutPage({ params }: PageProps) {
       {first.failure ? <ErrorNotice failure={first.failure} onRetry={first.retry} /> : null}
       {action.failure ? <ErrorNotice failure={action.failure} /> : null}
       {!rollout && first.loading ? <Loading what="Loading the rollout" /> : null}
-      {confirming === 'abort' && rollout ? (
+      {confirming === 'cancel' && rollout ? (
         <ConfirmDialog
-          title={`Abort rollout ${id.slice(0, 8)}?`}
-          confirmLabel="Abort rollout"
+          title={`Cancel rollout ${id.slice(0, 8)}?`}
+          confirmLabel="Cancel rollout"
+          dismissLabel="Keep it"
           danger
           busy={acting}
-          onConfirm={() => act('abort')}
+          onConfirm={() => act('cancel')}
           onCancel={() => setConfirming(null)}
         >
           <p>

@@ -1,3 +1,4 @@
+import { API_ENUMS } from '../../api/api-enums.generated.js';
 import { unwrap, type ApiPaths } from '../../api/client.js';
 import { useApiQuery } from '../../api/queries.js';
 import { queryKeys } from '../../api/query-keys.js';
@@ -17,7 +18,7 @@ import {
 import '../profiles/panels.css';
 import './rollouts.css';
 
-const STATES = ['scheduled', 'running', 'soaking', 'awaiting_approval', 'paused', 'completed', 'aborted'] as const;
+const STATES = API_ENUMS.RolloutState;
 
 type RolloutRow = ApiPaths['/v1/rollouts']['get']['responses'][200]['content']['application/json']['items'][number];
 

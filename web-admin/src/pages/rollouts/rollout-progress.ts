@@ -2,8 +2,9 @@
  * A rollout's targets grouped into its batches, with how many routers of each batch are in
  * each state, for the live progress view.
  */
+import { API_ENUMS } from '../../api/api-enums.generated.js';
 
-export const TARGET_STATES = ['pending', 'sent', 'applied', 'failed', 'rolled_back', 'skipped'] as const;
+export const TARGET_STATES = API_ENUMS.RolloutTargetState;
 export type TargetState = (typeof TARGET_STATES)[number];
 
 export interface TargetRow {
@@ -19,12 +20,12 @@ export interface BatchSummary {
   label: string;
   total: number;
   counts: Record<TargetState, number>;
-  /** pending (nothing sent), running (some without an outcome), done. */
+  /** waiting (nothing sent), running (some without an outcome), done. */
   phase: 'waiting' | 'running' | 'done';
 }
 
 const zero = (): Record<TargetState, number> => ({
-  pending: 0,
+  queued: 0,
   sent: 0,
   applied: 0,
   failed: 0,
@@ -47,8 +48,8 @@ export function batchesOf(targets: readonly TargetRow[], batchCount: number, can
     if ((TARGET_STATES as readonly string[]).includes(t.state)) b.counts[t.state as TargetState] += 1;
   }
   for (const b of batches) {
-    const open = b.counts.pending + b.counts.sent;
-    b.phase = b.total > 0 && open === 0 ? 'done' : b.counts.pending === b.total ? 'waiting' : 'running';
+    const open = b.counts.queued + b.counts.sent;
+    b.phase = b.total > 0 && open === 0 ? 'done' : b.counts.queued === b.total ? 'waiting' : 'running';
   }
   return batches;
 }

@@ -39,7 +39,7 @@ export function FactsPanel({ router }: { router: RouterDetail }) {
           <Fact term="Kernel">{router.kernel}</Fact>
           <Fact term="OpenWrt release">
             {router.openwrt
-              ? `${router.openwrt.version}${router.openwrt.target ? ` · ${router.openwrt.target}` : ''}${facts.openwrt?.revision ? ` · ${facts.openwrt.revision}` : ''}`
+              ? `${router.openwrt.release}${router.openwrt.target ? ` · ${router.openwrt.target}` : ''}${facts.openwrt?.revision ? ` · ${facts.openwrt.revision}` : ''}`
               : null}
           </Fact>
           <Fact term="Model">{router.model ?? facts.model?.name}</Fact>

@@ -10,7 +10,7 @@ import { CommandProgress } from './CommandProgress.js';
 import { actionsFor, type RouterAction } from './router-actions.js';
 import type { CommandKind } from './router-types.js';
 
-/** What the last action gave: a command job to follow, or a call's answer in words. */
+/** What the last action gave: a command to follow, or a call's answer in words. */
 type Outcome =
   | { kind: 'job'; action: RouterAction; jobId: string }
   | { kind: 'done'; action: RouterAction; lines: string[]; secret?: string };

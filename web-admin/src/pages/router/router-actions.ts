@@ -7,13 +7,13 @@
 import type { Scope } from '../../app/scopes.js';
 
 export type RouterActionId =
-  'check_drift' | 're_probe' | 're_apply' | 'rollback' | 'detach' | 're_enroll' | 'decommission';
+  'check_drift' | 'reprobe' | 'reapply' | 'rollback' | 'detach' | 're_enroll' | 'decommission';
 
 export interface RouterAction {
   id: RouterActionId;
   label: string;
   scope: Scope;
-  /** A command job (followed live) or a direct call. */
+  /** A command (followed live) or a direct call. */
   via: 'command' | 'call';
   danger: boolean;
   /** What will happen, said in the confirmation. */
@@ -30,7 +30,7 @@ export const ROUTER_ACTIONS: readonly RouterAction[] = [
     explain: 'The agent compares the router with its applied plan now and reports what differs. Nothing is changed.',
   },
   {
-    id: 're_probe',
+    id: 'reprobe',
     label: 'Re-probe',
     scope: 'write',
     via: 'command',
@@ -38,7 +38,7 @@ export const ROUTER_ACTIONS: readonly RouterAction[] = [
     explain: 'The agent probes the router again (offload, eBPF, TCX) and reports its capabilities.',
   },
   {
-    id: 're_apply',
+    id: 'reapply',
     label: 'Re-apply',
     scope: 'write',
     via: 'command',

@@ -15,5 +15,5 @@ export type RevisionsBody = Json<'/v1/routers/{id}/revisions', 'get'>;
 export type ApplyResultsPage = Json<'/v1/routers/{id}/apply-results', 'get'>;
 export type DriftBody = Json<'/v1/routers/{id}/drift', 'get'>;
 export type TelemetryBody = Json<'/v1/routers/{id}/telemetry', 'get'>;
-export type CommandJob = Json<'/v1/routers/{id}/commands', 'post'>;
-export type CommandKind = CommandJob['kind'];
+export type Command = Json<'/v1/routers/{id}/commands', 'post'>;
+export type CommandKind = Command['kind'];
