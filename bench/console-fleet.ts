@@ -8,8 +8,13 @@
  * each over WF_BENCH_RUNS runs (20): median and p95. Then EXPLAIN ANALYZE of the page's
  * queries on the same data (PostgreSQL), to see which index each one uses.
  *
+ * With WF_BENCH_BASELINE=<commit>, that commit's console is built too (bench/console-baseline.ts)
+ * and served by a second controller on the same database; every run times both builds, one
+ * after the other in alternating order, so a noisy machine slows both alike and the two
+ * results compare.
+ *
  * Run: npm run -s bench:console   (knobs: WF_BENCH_ROUTERS (10000), WF_BENCH_RUNS (20),
- *                                  WF_BENCH_BACKEND (postgresql | pglite))
+ *                                  WF_BENCH_BACKEND (postgresql | pglite), WF_BENCH_BASELINE)
  */
 import { cpus } from 'node:os';
 import type { Page } from 'playwright-core';
@@ -18,6 +23,7 @@ import { startTestController } from '../test/support/controller.js';
 import { createPgliteDatabase, createPostgresDatabase } from '../test/support/databases.js';
 import { launchChromium, openPage } from '../test/web-admin/support/browser.js';
 import { ensureConsoleBuilt } from '../test/web-admin/support/console-controller.js';
+import { buildBaselineConsole } from './console-baseline.js';
 import { median, nearestRankPercentile } from './statistics.js';
 
 const ROUTERS = Number(process.env.WF_BENCH_ROUTERS ?? 10_000);
@@ -27,6 +33,7 @@ const SOCS = ['MT7621', 'QCA9558', 'MT7986', 'IPQ8074', 'BCM2711'];
 const MODELS = ['KM14-102H', 'Archer C7 v2', 'GL-MT6000', 'RT-AX89X', 'Raspberry Pi 4'];
 const RELEASES = ['23.05.5', '24.10.0', '23.05.3', '22.03.7'];
 const PAGE_ROWS = 50;
+const BASELINE = process.env.WF_BENCH_BASELINE;
 
 const ms = (x: number) => Math.round(x);
 const summary = (xs: number[]) => {
@@ -51,8 +58,29 @@ async function tableShows(page: Page, total: number, soc: string | null) {
   );
 }
 
+/** A console build under test: the controller serving it, the caller's token, its timings. */
+interface Build {
+  label: string;
+  url: string;
+  token: string;
+  signIn: number[];
+  filter: number[];
+}
+
+/** Each run's order of the builds: alternating, so neither always goes first. */
+const inTurn = (builds: Build[], run: number) => (run % 2 === 0 ? builds : [...builds].reverse());
+
+async function signedInFleet(browser: Awaited<ReturnType<typeof launchChromium>>, build: Build) {
+  const opened = await openPage(browser);
+  await opened.page.goto(`${build.url}/fleet`);
+  await opened.page.getByRole('button', { name: 'Use an API token' }).click();
+  await opened.page.getByLabel('API token').fill(build.token);
+  return opened;
+}
+
 async function main() {
   await ensureConsoleBuilt();
+  const baselineDist = BASELINE ? await buildBaselineConsole(BASELINE) : null;
   const db = BACKEND === 'pglite' ? await createPgliteDatabase() : await createPostgresDatabase();
   const started = await startTestController(db, {
     console: { distDir: DEFAULT_CONSOLE_DIR, buildWhenMissing: false },
@@ -60,6 +88,26 @@ async function main() {
     missedHeartbeatsBeforeOffline: 1_000_000,
   });
   const { controller, token } = started;
+  const baseline = baselineDist
+    ? await startTestController(db, {
+        console: { distDir: baselineDist, buildWhenMissing: false },
+        missedHeartbeatsBeforeOffline: 1_000_000,
+      })
+    : null;
+  const builds: Build[] = [
+    { label: 'this checkout', url: controller.httpUrl, token, signIn: [], filter: [] },
+    ...(baseline
+      ? [
+          {
+            label: `baseline ${BASELINE}`,
+            url: baseline.controller.httpUrl,
+            token: baseline.token,
+            signIn: [],
+            filter: [],
+          },
+        ]
+      : []),
+  ];
   const browser = await launchChromium();
   try {
     const prisma = controller.db.prisma;
@@ -91,38 +139,38 @@ async function main() {
     );
 
     // 1. Sign-in to a filled table, each run in a fresh context (its own session and cache).
-    const signIn: number[] = [];
     for (let run = 0; run <= RUNS; run++) {
-      const { context, page } = await openPage(browser);
-      await page.goto(`${controller.httpUrl}/fleet`);
-      await page.getByRole('button', { name: 'Use an API token' }).click();
-      await page.getByLabel('API token').fill(token);
-      const t0 = performance.now();
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await tableShows(page, ROUTERS, null);
-      // The first run warms the controller (prepared statements, the console's files): not counted.
-      if (run > 0) signIn.push(performance.now() - t0);
-      await context.close();
+      for (const build of inTurn(builds, run)) {
+        const { context, page } = await signedInFleet(browser, build);
+        const t0 = performance.now();
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await tableShows(page, ROUTERS, null);
+        // The first run warms the controller (prepared statements, the console's files): not counted.
+        if (run > 0) build.signIn.push(performance.now() - t0);
+        await context.close();
+      }
     }
 
-    // 2. A filter change to a new table, in one signed-in page.
-    const { context, page } = await openPage(browser);
-    await page.goto(`${controller.httpUrl}/fleet`);
-    await page.getByRole('button', { name: 'Use an API token' }).click();
-    await page.getByLabel('API token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await tableShows(page, ROUTERS, null);
-    const filter: number[] = [];
-    const soc = page.getByLabel('SoC');
+    // 2. A filter change to a new table, in one signed-in page per build.
+    const pages = new Map<Build, Awaited<ReturnType<typeof openPage>>>();
+    for (const build of builds) {
+      const opened = await signedInFleet(browser, build);
+      await opened.page.getByRole('button', { name: 'Sign in' }).click();
+      await tableShows(opened.page, ROUTERS, null);
+      pages.set(build, opened);
+    }
     for (let run = 0; run <= RUNS; run++) {
       const next = SOCS[run % SOCS.length]!;
-      await soc.fill(next);
-      const t0 = performance.now();
-      await soc.press('Enter');
-      await tableShows(page, perSoc[next]!, next);
-      if (run > 0) filter.push(performance.now() - t0);
+      for (const build of inTurn(builds, run)) {
+        const soc = pages.get(build)!.page.getByLabel('SoC');
+        await soc.fill(next);
+        const t0 = performance.now();
+        await soc.press('Enter');
+        await tableShows(pages.get(build)!.page, perSoc[next]!, next);
+        if (run > 0) build.filter.push(performance.now() - t0);
+      }
     }
-    await context.close();
+    for (const { context } of pages.values()) await context.close();
 
     // 3. The page's queries, explained on the same data.
     const explained: Record<string, string> = {};
@@ -162,8 +210,11 @@ async function main() {
           runs: RUNS,
           backend: controller.db.kind,
           cpu: `${cpus()[0]?.model ?? 'unknown'} x${cpus().length}`,
-          signInToFilledTableMs: summary(signIn),
-          filterChangeToNewTableMs: summary(filter),
+          builds: builds.map((b) => ({
+            build: b.label,
+            signInToFilledTableMs: summary(b.signIn),
+            filterChangeToNewTableMs: summary(b.filter),
+          })),
         },
         null,
         2,
@@ -172,6 +223,7 @@ async function main() {
     for (const [label, plan] of Object.entries(explained)) console.log(`\n-- ${label}\n${plan}`);
   } finally {
     await browser.close();
+    await baseline?.controller.close();
     await controller.close();
     await db.drop();
   }

@@ -62,7 +62,7 @@ describe('the command history pages (simulated fleet, Chromium)', () => {
       drift.id,
     ]);
     const [first, second, third] = await jobRows().allInnerTexts();
-    expect(first).toMatch(/re probe\s+token:tester\s+completed\s+1 router\s+1 succeeded/);
+    expect(first).toMatch(/reprobe\s+token:tester\s+completed\s+1 router\s+1 succeeded/);
     expect(second).toMatch(new RegExp(`rollback\\s+token:tester\\s+completed\\s+all routers \\(${DEMO_ROUTERS}\\)`));
     expect(second).toContain(`${DEMO_ROUTERS} refused`);
     expect(third).toContain(`${DEMO_ROUTERS} succeeded`);

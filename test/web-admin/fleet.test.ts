@@ -98,7 +98,7 @@ describe('the Fleet page (real controller, simulated fleet, Chromium)', () => {
 
     await page.getByLabel('SoC').fill('');
     await page.getByLabel('Tags').fill('site:lab');
-    await page.waitForURL((url) => url.searchParams.get('tag') === 'site:lab' && !url.searchParams.has('soc'));
+    await page.waitForURL((url) => url.searchParams.get('tags') === 'site:lab' && !url.searchParams.has('soc'));
     await waitForRows(4);
     const tagged = await ctl.controller.db.prisma.router.findMany({ where: { tags: { has: 'site:lab' } } });
     expect(tagged.map((r) => r.soc)).toEqual(['MT7621', 'MT7621', 'MT7621', 'MT7621']);

@@ -131,12 +131,12 @@ export function useEventStream(url: string | null, auth: ClientAuth, onEvent: (e
   });
   const [restarts, setRestarts] = useState(0);
   const generation = useContext(SignInGeneration);
-  const signedInAt = useRef(generation);
-  useEffect(() => {
-    if (signedInAt.current === generation) return;
-    signedInAt.current = generation;
+  // Adjusted while rendering (not in an effect, which would render twice): a new sign-in.
+  const [signedInAt, setSignedInAt] = useState(generation);
+  if (signedInAt !== generation) {
+    setSignedInAt(generation);
     if (state.status === 'failed' && state.failure.unauthenticated) setRestarts((n) => n + 1);
-  }, [generation, state]);
+  }
   useEffect(() => {
     if (!url) return;
     return followEvents(url, { auth, onEvent: (event) => handler.current(event) }, setState);

@@ -1,4 +1,5 @@
-import { Suspense, useEffect } from 'react';
+import { Suspense, useEffect, type ReactNode } from 'react';
+import { QueryProvider } from '../api/QueryProvider.js';
 import { ErrorBoundary } from '../components/ErrorBoundary.js';
 import { Loading } from '../components/Loading.js';
 import { Page } from '../components/Page.js';
@@ -6,7 +7,7 @@ import { SessionExpiredDialog } from '../pages/sign-in/SessionExpiredDialog.js';
 import { SignInPage } from '../pages/sign-in/SignInPage.js';
 import { Link, NavigationProvider, useLocation, useNavigate } from './navigation.js';
 import { matchRoute } from './route-match.js';
-import { HOME, ROUTES } from './routes.js';
+import { HOME, preloadHomePage, ROUTES } from './routes.js';
 import { SessionProvider, useSession } from './session.js';
 import { Shell } from './Shell.js';
 
@@ -15,11 +16,19 @@ export function App() {
     <ErrorBoundary>
       <NavigationProvider>
         <SessionProvider>
-          <Console />
+          <SessionQueries>
+            <Console />
+          </SessionQueries>
         </SessionProvider>
       </NavigationProvider>
     </ErrorBoundary>
   );
+}
+
+/** The query cache, emptied whenever nobody is signed in. */
+function SessionQueries({ children }: { children: ReactNode }) {
+  const { state } = useSession();
+  return <QueryProvider signedOut={state.status === 'signed_out'}>{children}</QueryProvider>;
 }
 
 function Console() {
@@ -29,6 +38,11 @@ function Console() {
   useEffect(() => {
     if (pathname === '/' || pathname === '') navigate(HOME, { replace: true });
   }, [pathname, navigate]);
+
+  const signedOut = state.status === 'signed_out';
+  useEffect(() => {
+    if (signedOut) preloadHomePage();
+  }, [signedOut]);
 
   if (state.status === 'loading') return <Loading what="Opening the console" />;
   if (state.status === 'signed_out') return <SignInPage notice={state.notice} />;

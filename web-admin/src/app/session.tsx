@@ -1,8 +1,9 @@
-import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { asFailure } from '../api/api-error.js';
 import { createApiClient, unwrap, type ApiClient, type ApiPaths, type ClientAuth } from '../api/client.js';
 import { SignInGeneration } from '../api/sign-in-generation.js';
 import { grants, type Scope } from './scopes.js';
+import { SessionCredentials } from './session-credentials.js';
 
 /** Who is signed in, as GET /v1/session answers. */
 export type SessionInfo = ApiPaths['/v1/session']['get']['responses'][200]['content']['application/json'];
@@ -41,13 +42,12 @@ const SessionContext = createContext<SessionContextValue | null>(null);
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<SessionState>({ status: 'loading' });
   const [generation, setGeneration] = useState(0);
-  const current = useRef<SessionInfo | null>(null);
-  const bearer = useRef<string | null>(null);
+  const [credentials] = useState(() => new SessionCredentials());
 
   const auth = useMemo<ClientAuth>(
     () => ({
-      csrfToken: () => current.current?.csrfToken ?? null,
-      bearerToken: () => bearer.current,
+      csrfToken: () => credentials.csrfToken(),
+      bearerToken: () => credentials.bearerToken(),
       onUnauthenticated: () =>
         setState((now) =>
           now.status === 'signed_in'
@@ -57,15 +57,18 @@ export function SessionProvider({ children }: { children: ReactNode }) {
               : now,
         ),
     }),
-    [],
+    [credentials],
   );
   const api = useMemo(() => createApiClient(auth), [auth]);
 
-  const adopt = useCallback((session: SessionInfo) => {
-    current.current = session;
-    setState({ status: 'signed_in', session });
-    setGeneration((n) => n + 1);
-  }, []);
+  const adopt = useCallback(
+    (session: SessionInfo) => {
+      credentials.adopt(session);
+      setState({ status: 'signed_in', session });
+      setGeneration((n) => n + 1);
+    },
+    [credentials],
+  );
 
   useEffect(() => {
     unwrap(api.GET('/v1/session')).then(adopt, (error: unknown) => {
@@ -75,33 +78,32 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, [api, adopt]);
 
   const signIn = useCallback(
-    async (credentials: Credentials) => {
-      if (!('token' in credentials)) {
+    async (given: Credentials) => {
+      if (!('token' in given)) {
         // The controller sets the HttpOnly session cookie; the answer carries the CSRF token.
-        const session = await unwrap(api.POST('/v1/session', { body: credentials }));
-        bearer.current = null;
+        const session = await unwrap(api.POST('/v1/session', { body: given }));
+        credentials.useBearer(null);
         adopt(session);
         return;
       }
-      const previous = bearer.current;
-      bearer.current = credentials.token.trim();
+      const previous = credentials.bearerToken();
+      credentials.useBearer(given.token.trim());
       try {
         adopt(await unwrap(api.GET('/v1/session')));
       } catch (error) {
-        bearer.current = previous;
+        credentials.useBearer(previous);
         throw asFailure(error);
       }
     },
-    [api, adopt],
+    [api, adopt, credentials],
   );
 
   const signOut = useCallback(async () => {
     // Ends the session on the controller (it clears the cookie); a pasted token is only forgotten.
-    if (current.current?.kind === 'account') await api.DELETE('/v1/session').catch(() => undefined);
-    bearer.current = null;
-    current.current = null;
+    if (credentials.current()?.kind === 'account') await api.DELETE('/v1/session').catch(() => undefined);
+    credentials.clear();
     setState({ status: 'signed_out', notice: 'Signed out.' });
-  }, [api]);
+  }, [api, credentials]);
 
   const value = useMemo<SessionContextValue>(() => {
     const session = state.status === 'signed_in' || state.status === 'expired' ? state.session : null;

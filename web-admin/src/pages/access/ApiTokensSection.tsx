@@ -1,11 +1,11 @@
 import { useState, type FormEvent } from 'react';
-import { asFailure, type ApiFailure } from '../../api/api-error.js';
-import { unwrap } from '../../api/client.js';
-import { useApi } from '../../api/use-api.js';
+import { unwrap, type ApiPaths } from '../../api/client.js';
+import { useApiMutation, useApiQuery } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { useSignedIn } from '../../app/session.js';
+import { DataTable, type Column } from '../../components/DataTable.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Field } from '../../components/Field.js';
-import { Loading } from '../../components/Loading.js';
 import {
   apiTokenRequest,
   TOKEN_LIFETIMES,
@@ -18,22 +18,49 @@ import { shortTime } from './access-time.js';
 import { ConfirmButton } from './ConfirmButton.js';
 import { SecretOnce } from './SecretOnce.js';
 
+type ApiToken = ApiPaths['/v1/tokens']['get']['responses'][200]['content']['application/json']['items'][number];
+
 /** API tokens for automation (admins only): list, create (the value shown once), revoke. */
 export function ApiTokensSection() {
   const { api } = useSignedIn();
-  const tokens = useApi(() => unwrap(api.GET('/v1/tokens')), [api]);
-  const [failure, setFailure] = useState<ApiFailure | null>(null);
+  const tokens = useApiQuery(queryKeys.apiTokens, () => unwrap(api.GET('/v1/tokens')));
   const [minted, setMinted] = useState<{ name: string; token: string } | null>(null);
-
-  const revoke = async (id: string) => {
-    setFailure(null);
-    try {
-      await unwrap(api.DELETE('/v1/tokens/{id}', { params: { path: { id } } }));
-    } catch (error) {
-      setFailure(asFailure(error));
-    }
-    tokens.reload();
-  };
+  const revoke = useApiMutation((id: string) => unwrap(api.DELETE('/v1/tokens/{id}', { params: { path: { id } } })), {
+    invalidates: [queryKeys.apiTokens],
+  });
+  const columns: Column<ApiToken>[] = [
+    { id: 'name', header: 'Name', rowHeader: true, sortValue: (t) => t.name, cell: (t) => t.name },
+    { id: 'owner', header: 'Owner', sortValue: (t) => t.owner, cell: (t) => t.owner },
+    { id: 'prefix', header: 'Prefix', cell: (t) => <code>{t.prefix}…</code> },
+    { id: 'scopes', header: 'Scopes', cell: (t) => t.scopes.join(', ') },
+    {
+      id: 'state',
+      header: 'State',
+      sortValue: (t) => t.state,
+      cell: (t) => (
+        <span className={`wf-status wf-status--${t.state === 'active' ? 'online' : 'offline'}`}>{t.state}</span>
+      ),
+    },
+    { id: 'used', header: 'Last used', sortValue: (t) => t.lastUsedAt, cell: (t) => shortTime(t.lastUsedAt) },
+    {
+      id: 'expires',
+      header: 'Expires',
+      sortValue: (t) => t.expiresAt,
+      cell: (t) => (t.expiresAt ? shortTime(t.expiresAt) : 'never'),
+    },
+    {
+      id: 'actions',
+      header: 'Actions',
+      cell: (t) =>
+        t.state === 'active' ? (
+          <ConfirmButton
+            label="Revoke"
+            question={`Revoke ${t.name}? Whatever uses it stops working.`}
+            onConfirm={() => revoke.runAsync(t.id)}
+          />
+        ) : null,
+    },
+  ];
 
   return (
     <section className="wf-access__section" aria-labelledby="tokens-title">
@@ -45,62 +72,19 @@ export function ApiTokensSection() {
       {minted ? (
         <SecretOnce title={`API token "${minted.name}"`} secret={minted.token} onDismiss={() => setMinted(null)} />
       ) : null}
-      {failure ? <ErrorNotice failure={failure} /> : null}
-      {tokens.failure ? <ErrorNotice failure={tokens.failure} onRetry={tokens.reload} /> : null}
-      {!tokens.data && tokens.loading ? <Loading what="Loading API tokens" /> : null}
-      {tokens.data ? (
-        <div className="wf-table-wrap">
-          <table className="wf-table">
-            <caption className="wf-visually-hidden">API tokens</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Owner</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">State</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.data.items.map((token) => (
-                <tr key={token.id}>
-                  <th scope="row">{token.name}</th>
-                  <td>{token.owner}</td>
-                  <td>
-                    <code>{token.prefix}…</code>
-                  </td>
-                  <td>{token.scopes.join(', ')}</td>
-                  <td>
-                    <span className={`wf-status wf-status--${token.state === 'active' ? 'online' : 'offline'}`}>
-                      {token.state}
-                    </span>
-                  </td>
-                  <td>{shortTime(token.lastUsedAt)}</td>
-                  <td>{token.expiresAt ? shortTime(token.expiresAt) : 'never'}</td>
-                  <td>
-                    {token.state === 'active' ? (
-                      <ConfirmButton
-                        label="Revoke"
-                        question={`Revoke ${token.name}? Whatever uses it stops working.`}
-                        onConfirm={() => revoke(token.id)}
-                      />
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
-      <CreateTokenForm
-        onCreated={(name, token) => {
-          setMinted({ name, token });
-          tokens.reload();
-        }}
+      {revoke.failure ? <ErrorNotice failure={revoke.failure} /> : null}
+      <DataTable
+        rows={tokens.data?.items ?? []}
+        columns={columns}
+        rowKey={(t) => t.id}
+        caption="API tokens"
+        empty={<p className="wf-muted">No API tokens.</p>}
+        failure={tokens.failure}
+        onRetry={tokens.retry}
+        loading={tokens.loading}
+        loadingWhat="Loading API tokens"
       />
+      <CreateTokenForm onCreated={(name, token) => setMinted({ name, token })} />
     </section>
   );
 }
@@ -111,30 +95,32 @@ function CreateTokenForm({ onCreated }: { onCreated: (name: string, token: strin
   const [scopes, setScopes] = useState<TokenScope[]>(['read']);
   const [lifetime, setLifetime] = useState(String(TOKEN_LIFETIMES[3].seconds));
   const [errors, setErrors] = useState<FieldErrors<'name' | 'scopes'>>({});
-  const [failure, setFailure] = useState<ApiFailure | null>(null);
+  // The new token is listed at once: the create invalidates the list.
+  const create = useApiMutation(
+    (body: ReturnType<typeof apiTokenRequest>) => unwrap(api.POST('/v1/tokens', { body })),
+    {
+      invalidates: [queryKeys.apiTokens],
+      onSuccess: (created) => {
+        onCreated(created.name, created.token);
+        setName('');
+      },
+    },
+  );
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     const found = validateNewApiToken({ name, scopes });
     setErrors(found);
-    setFailure(null);
+    create.reset();
     if (Object.keys(found).length > 0) return;
     const lifetimeSeconds = lifetime === 'null' ? null : Number(lifetime);
-    try {
-      const created = await unwrap(
-        api.POST('/v1/tokens', { body: apiTokenRequest({ name, scopes, lifetimeSeconds }) }),
-      );
-      onCreated(created.name, created.token);
-      setName('');
-    } catch (error) {
-      setFailure(asFailure(error));
-    }
+    create.run(apiTokenRequest({ name, scopes, lifetimeSeconds }));
   };
   const toggle = (scope: TokenScope) =>
     setScopes((now) => (now.includes(scope) ? now.filter((s) => s !== scope) : [...now, scope]));
 
   return (
-    <form className="wf-form wf-access__form" onSubmit={(e) => void submit(e)} aria-labelledby="create-token-title">
+    <form className="wf-form wf-access__form" onSubmit={submit} aria-labelledby="create-token-title">
       <h3 id="create-token-title">Create an API token</h3>
       <Field label="Token name" hint="What uses it, e.g. ci-deploy." error={errors.name}>
         <input autoComplete="off" spellCheck={false} value={name} onChange={(e) => setName(e.target.value)} />
@@ -161,9 +147,9 @@ function CreateTokenForm({ onCreated }: { onCreated: (name: string, token: strin
           ))}
         </select>
       </Field>
-      {failure ? <ErrorNotice failure={failure} /> : null}
+      {create.failure ? <ErrorNotice failure={create.failure} /> : null}
       <div className="wf-form__actions">
-        <button type="submit" className="wf-button wf-button--primary">
+        <button type="submit" className="wf-button wf-button--primary" disabled={create.pending}>
           Create token
         </button>
       </div>

@@ -12,7 +12,7 @@ export function ConfirmButton({
 }: {
   label: string;
   question: string;
-  onConfirm: () => Promise<void> | void;
+  onConfirm: () => Promise<unknown> | void;
   danger?: boolean;
 }) {
   const [asking, setAsking] = useState(false);

@@ -1,11 +1,11 @@
 import { useState, type FormEvent } from 'react';
-import { asFailure, type ApiFailure } from '../../api/api-error.js';
-import { unwrap } from '../../api/client.js';
-import { useApi } from '../../api/use-api.js';
+import { unwrap, type ApiPaths } from '../../api/client.js';
+import { useApiMutation, useApiQuery } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { useSignedIn } from '../../app/session.js';
+import { DataTable, type Column } from '../../components/DataTable.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Field } from '../../components/Field.js';
-import { Loading } from '../../components/Loading.js';
 import { ENROLLMENT_LIFETIME_HOURS, parseTags } from './access-forms.js';
 import { shortTime } from './access-time.js';
 import { ConfirmButton } from './ConfirmButton.js';
@@ -18,22 +18,50 @@ interface Minted {
   routerName: string | null;
 }
 
+type EnrollmentToken =
+  ApiPaths['/v1/enrollment-tokens']['get']['responses'][200]['content']['application/json']['items'][number];
+
+const stateTone = (state: string) => (state === 'active' ? 'online' : state === 'used' ? 'applied' : 'offline');
+
 /** Single-use enrollment tokens an agent trades for its certificate: list, create (shown once), revoke. */
 export function EnrollmentTokensSection() {
   const { api } = useSignedIn();
-  const tokens = useApi(() => unwrap(api.GET('/v1/enrollment-tokens')), [api]);
-  const [failure, setFailure] = useState<ApiFailure | null>(null);
+  const tokens = useApiQuery(queryKeys.enrollmentTokens, () => unwrap(api.GET('/v1/enrollment-tokens')));
   const [minted, setMinted] = useState<Minted | null>(null);
-
-  const revoke = async (id: string) => {
-    setFailure(null);
-    try {
-      await unwrap(api.DELETE('/v1/enrollment-tokens/{id}', { params: { path: { id } } }));
-    } catch (error) {
-      setFailure(asFailure(error));
-    }
-    tokens.reload();
-  };
+  const revoke = useApiMutation(
+    (id: string) => unwrap(api.DELETE('/v1/enrollment-tokens/{id}', { params: { path: { id } } })),
+    { invalidates: [queryKeys.enrollmentTokens] },
+  );
+  const columns: Column<EnrollmentToken>[] = [
+    {
+      id: 'router',
+      header: 'Router name',
+      rowHeader: true,
+      sortValue: (t) => t.routerName,
+      cell: (t) => t.routerName ?? <span className="wf-access__muted">any name</span>,
+    },
+    { id: 'tags', header: 'Tags', cell: (t) => t.tags.join(', ') || '—' },
+    {
+      id: 'state',
+      header: 'State',
+      sortValue: (t) => t.state,
+      cell: (t) => <span className={`wf-status wf-status--${stateTone(t.state)}`}>{t.state}</span>,
+    },
+    { id: 'expires', header: 'Expires', sortValue: (t) => t.expiresAt, cell: (t) => shortTime(t.expiresAt) },
+    { id: 'by', header: 'Created by', sortValue: (t) => t.createdBy, cell: (t) => t.createdBy },
+    {
+      id: 'actions',
+      header: 'Actions',
+      cell: (t) =>
+        t.state === 'active' ? (
+          <ConfirmButton
+            label="Revoke"
+            question="Revoke this enrollment token?"
+            onConfirm={() => revoke.runAsync(t.id)}
+          />
+        ) : null,
+    },
+  ];
 
   return (
     <section className="wf-access__section" aria-labelledby="enrollment-title">
@@ -52,63 +80,19 @@ export function EnrollmentTokensSection() {
           onDismiss={() => setMinted(null)}
         />
       ) : null}
-      {failure ? <ErrorNotice failure={failure} /> : null}
-      {tokens.failure ? <ErrorNotice failure={tokens.failure} onRetry={tokens.reload} /> : null}
-      {!tokens.data && tokens.loading ? <Loading what="Loading enrollment tokens" /> : null}
-      {tokens.data ? (
-        <div className="wf-table-wrap">
-          <table className="wf-table">
-            <caption className="wf-visually-hidden">Enrollment tokens</caption>
-            <thead>
-              <tr>
-                <th scope="col">Router name</th>
-                <th scope="col">Tags</th>
-                <th scope="col">State</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Created by</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.data.items.length === 0 ? (
-                <tr>
-                  <td colSpan={6}>No enrollment tokens.</td>
-                </tr>
-              ) : null}
-              {tokens.data.items.map((token) => (
-                <tr key={token.id}>
-                  <th scope="row">{token.routerName ?? <span className="wf-access__muted">any name</span>}</th>
-                  <td>{token.tags.join(', ') || '—'}</td>
-                  <td>
-                    <span
-                      className={`wf-status wf-status--${token.state === 'active' ? 'online' : token.state === 'used' ? 'applied' : 'offline'}`}
-                    >
-                      {token.state}
-                    </span>
-                  </td>
-                  <td>{shortTime(token.expiresAt)}</td>
-                  <td>{token.createdBy}</td>
-                  <td>
-                    {token.state === 'active' ? (
-                      <ConfirmButton
-                        label="Revoke"
-                        question="Revoke this enrollment token?"
-                        onConfirm={() => revoke(token.id)}
-                      />
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
-      <CreateEnrollmentForm
-        onCreated={(m) => {
-          setMinted(m);
-          tokens.reload();
-        }}
+      {revoke.failure ? <ErrorNotice failure={revoke.failure} /> : null}
+      <DataTable
+        rows={tokens.data?.items ?? []}
+        columns={columns}
+        rowKey={(t) => t.id}
+        caption="Enrollment tokens"
+        empty={<p className="wf-muted">No enrollment tokens.</p>}
+        failure={tokens.failure}
+        onRetry={tokens.retry}
+        loading={tokens.loading}
+        loadingWhat="Loading enrollment tokens"
       />
+      <CreateEnrollmentForm onCreated={setMinted} />
     </section>
   );
 }
@@ -119,16 +103,10 @@ function CreateEnrollmentForm({ onCreated }: { onCreated: (minted: Minted) => vo
   const [tagText, setTagText] = useState('');
   const [hours, setHours] = useState<number>(24);
   const [tagProblem, setTagProblem] = useState<string | null>(null);
-  const [failure, setFailure] = useState<ApiFailure | null>(null);
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    const { tags, problem } = parseTags(tagText);
-    setTagProblem(problem);
-    setFailure(null);
-    if (problem) return;
-    try {
-      const created = await unwrap(
+  // The new token is listed at once: the create invalidates the list.
+  const create = useApiMutation(
+    (tags: string[]) =>
+      unwrap(
         api.POST('/v1/enrollment-tokens', {
           body: {
             ...(routerName.trim() ? { routerName: routerName.trim() } : {}),
@@ -136,21 +114,27 @@ function CreateEnrollmentForm({ onCreated }: { onCreated: (minted: Minted) => vo
             expiresInSeconds: hours * 3600,
           },
         }),
-      );
-      onCreated(created);
-      setRouterName('');
-      setTagText('');
-    } catch (error) {
-      setFailure(asFailure(error));
-    }
+      ),
+    {
+      invalidates: [queryKeys.enrollmentTokens],
+      onSuccess: (created) => {
+        onCreated(created);
+        setRouterName('');
+        setTagText('');
+      },
+    },
+  );
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const { tags, problem } = parseTags(tagText);
+    setTagProblem(problem);
+    create.reset();
+    if (!problem) create.run(tags);
   };
 
   return (
-    <form
-      className="wf-form wf-access__form"
-      onSubmit={(e) => void submit(e)}
-      aria-labelledby="create-enrollment-title"
-    >
+    <form className="wf-form wf-access__form" onSubmit={submit} aria-labelledby="create-enrollment-title">
       <h3 id="create-enrollment-title">Create an enrollment token</h3>
       <Field label="Router name" hint="Optional: the enrolled router gets exactly this name.">
         <input
@@ -176,9 +160,9 @@ function CreateEnrollmentForm({ onCreated }: { onCreated: (minted: Minted) => vo
           ))}
         </select>
       </Field>
-      {failure ? <ErrorNotice failure={failure} /> : null}
+      {create.failure ? <ErrorNotice failure={create.failure} /> : null}
       <div className="wf-form__actions">
-        <button type="submit" className="wf-button wf-button--primary">
+        <button type="submit" className="wf-button wf-button--primary" disabled={create.pending}>
           Create enrollment token
         </button>
       </div>

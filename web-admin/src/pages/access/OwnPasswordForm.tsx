@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { asFailure, type ApiFailure } from '../../api/api-error.js';
 import { unwrap } from '../../api/client.js';
+import { useApiMutation } from '../../api/queries.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Field } from '../../components/Field.js';
@@ -12,28 +12,28 @@ export function OwnPasswordForm() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
-  const [failure, setFailure] = useState<ApiFailure | null>(null);
-  const [done, setDone] = useState(false);
-  const submit = async (event: FormEvent) => {
+  const change = useApiMutation(
+    () => unwrap(api.PUT('/v1/session/password', { body: { currentPassword: current, newPassword: next } })),
+    {
+      onSuccess: () => {
+        setCurrent('');
+        setNext('');
+      },
+    },
+  );
+  const done = change.succeeded;
+  const failure = change.failure;
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     const local = passwordProblem(next);
     setProblem(local);
-    setFailure(null);
-    setDone(false);
-    if (local) return;
-    try {
-      await unwrap(api.PUT('/v1/session/password', { body: { currentPassword: current, newPassword: next } }));
-      setDone(true);
-      setCurrent('');
-      setNext('');
-    } catch (error) {
-      setFailure(asFailure(error));
-    }
+    change.reset();
+    if (!local) change.run(undefined);
   };
   return (
     <section className="wf-access__section" aria-labelledby="own-password-title">
       <h2 id="own-password-title">Your password</h2>
-      <form className="wf-form wf-access__form" onSubmit={(e) => void submit(e)} aria-labelledby="own-password-title">
+      <form className="wf-form wf-access__form" onSubmit={submit} aria-labelledby="own-password-title">
         <input type="text" name="username" autoComplete="username" value={name} readOnly hidden />
         <Field label="Current password">
           <input

@@ -1,6 +1,7 @@
-import { useEffect, useMemo, useState } from 'react';
-import { asFailure, type ApiFailure } from '../../api/api-error.js';
+import { useMemo } from 'react';
 import { unwrap } from '../../api/client.js';
+import { useApiPages } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { useSearchParams } from '../../app/navigation.js';
 import type { PageProps } from '../../app/page-props.js';
 import { useSignedIn } from '../../app/session.js';
@@ -10,7 +11,6 @@ import { Page } from '../../components/Page.js';
 import { AuditEventRow } from './AuditEventRow.js';
 import { AuditFilterForm } from './AuditFilterForm.js';
 import { apiQueryOf, filtersFromSearch, searchOfFilters } from './audit-filters.js';
-import type { AuditEvent } from './audit-types.js';
 import { ExportButton } from './ExportButton.js';
 import { VerifyChain } from './VerifyChain.js';
 import './audit.css';
@@ -23,35 +23,19 @@ export default function AuditPage(_props: PageProps) {
   const [search, setSearch] = useSearchParams();
   const filters = useMemo(() => filtersFromSearch(search), [search]);
   const key = searchOfFilters(filters).toString();
-  const [events, setEvents] = useState<AuditEvent[]>([]);
-  const [next, setNext] = useState<string | null>(null);
-  const [failure, setFailure] = useState<ApiFailure | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [tick, setTick] = useState(0);
-
-  const load = async (cursor: string | null) => {
-    const query = apiQueryOf(filters);
-    if (!query) return;
-    setLoading(true);
-    try {
-      const page = await unwrap(
+  // The filters' canonical query string names the listing; a new one starts from the newest event.
+  const query = apiQueryOf(filters);
+  const pages = useApiPages(
+    [...queryKeys.audit, key],
+    (cursor) =>
+      unwrap(
         api.GET('/v1/audit', {
-          params: { query: { ...query, order: 'desc', limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } },
+          params: { query: { ...query!, order: 'desc', limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } },
         }),
-      );
-      setEvents((before) => (cursor ? [...before, ...page.items] : page.items));
-      setNext(page.nextCursor);
-      setFailure(null);
-    } catch (error) {
-      setFailure(asFailure(error));
-    } finally {
-      setLoading(false);
-    }
-  };
-  useEffect(() => {
-    void load(null);
-    // The filters' canonical query string names them; a new one starts from the newest event.
-  }, [api, key, tick]);
+      ),
+    { enabled: query !== null },
+  );
+  const { items: events, failure, loading } = pages;
 
   return (
     <Page
@@ -68,7 +52,7 @@ export default function AuditPage(_props: PageProps) {
         filters={filters}
         onApply={(next) => setSearch(searchOfFilters(next), { replace: false })}
       />
-      {failure ? <ErrorNotice failure={failure} onRetry={() => setTick((n) => n + 1)} /> : null}
+      {failure ? <ErrorNotice failure={failure} onRetry={pages.retry} /> : null}
       {loading && events.length === 0 ? <Loading what="Loading the audit history" /> : null}
       {!loading && !failure && events.length === 0 ? <p className="wf-muted">No event matches these filters.</p> : null}
       {events.length > 0 ? (
@@ -78,9 +62,9 @@ export default function AuditPage(_props: PageProps) {
           ))}
         </ol>
       ) : null}
-      {next ? (
-        <button type="button" className="wf-button" onClick={() => void load(next)} disabled={loading}>
-          {loading ? 'Loading…' : 'Older events'}
+      {pages.hasMore ? (
+        <button type="button" className="wf-button" onClick={pages.loadMore} disabled={pages.loadingMore}>
+          {pages.loadingMore ? 'Loading…' : 'Older events'}
         </button>
       ) : null}
     </Page>

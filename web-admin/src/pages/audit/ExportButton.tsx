@@ -1,5 +1,5 @@
-import { useState } from 'react';
-import { asFailure, failureFrom, type ApiFailure } from '../../api/api-error.js';
+import { failureFrom } from '../../api/api-error.js';
+import { useApiMutation } from '../../api/queries.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { apiQueryOf, exportFileName, type AuditFilters } from './audit-filters.js';
@@ -11,34 +11,25 @@ import { apiQueryOf, exportFileName, type AuditFilters } from './audit-filters.j
  */
 export function ExportButton({ filters }: { filters: AuditFilters }) {
   const { api } = useSignedIn();
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<ApiFailure | null>(null);
   const query = apiQueryOf(filters);
-  const save = async () => {
-    if (!query) return;
-    setBusy(true);
-    setFailure(null);
-    try {
-      const { data, error, response } = await api.GET('/v1/audit/export', { params: { query }, parseAs: 'blob' });
-      if (!response.ok || !data) throw failureFrom(response.status, response.statusText, error);
-      const url = URL.createObjectURL(data);
-      const link = document.createElement('a');
-      link.href = url;
-      link.download = exportFileName(filters, new Date());
-      document.body.append(link);
-      link.click();
-      link.remove();
-      // The download has its own copy once started; the object URL can go.
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
-    } catch (error) {
-      setFailure(asFailure(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const save = useApiMutation(async (q: NonNullable<typeof query>) => {
+    const { data, error, response } = await api.GET('/v1/audit/export', { params: { query: q }, parseAs: 'blob' });
+    if (!response.ok || !data) throw failureFrom(response.status, response.statusText, error);
+    const url = URL.createObjectURL(data);
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = exportFileName(filters, new Date());
+    document.body.append(link);
+    link.click();
+    link.remove();
+    // The download has its own copy once started; the object URL can go.
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  });
+  const busy = save.pending;
+  const failure = save.failure;
   return (
     <>
-      <button type="button" className="wf-button" onClick={() => void save()} disabled={busy || !query}>
+      <button type="button" className="wf-button" onClick={() => query && save.run(query)} disabled={busy || !query}>
         {busy ? 'Exporting…' : 'Export (JSON lines)'}
       </button>
       {failure ? <ErrorNotice failure={failure} /> : null}

@@ -1,30 +1,19 @@
-import { useState } from 'react';
-import { asFailure, type ApiFailure } from '../../api/api-error.js';
 import { unwrap } from '../../api/client.js';
+import { useApiMutation } from '../../api/queries.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
-import type { AuditVerdict } from './audit-types.js';
 
 /** "Verify chain": the controller re-hashes the whole history and checks every subject has its event. */
 export function VerifyChain() {
   const { api } = useSignedIn();
-  const [verdict, setVerdict] = useState<AuditVerdict | null>(null);
-  const [failure, setFailure] = useState<ApiFailure | null>(null);
-  const [busy, setBusy] = useState(false);
-  const verify = async () => {
-    setBusy(true);
-    setFailure(null);
-    try {
-      setVerdict(await unwrap(api.GET('/v1/audit/verify')));
-    } catch (error) {
-      setFailure(asFailure(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+  // A read, but one the operator asks for (it re-hashes the whole history): run on demand, never cached.
+  const verify = useApiMutation(() => unwrap(api.GET('/v1/audit/verify')));
+  const verdict = verify.data ?? null;
+  const busy = verify.pending;
+  const failure = verify.failure;
   return (
     <div className="wf-verify">
-      <button type="button" className="wf-button" onClick={() => void verify()} disabled={busy}>
+      <button type="button" className="wf-button" onClick={() => verify.run(undefined)} disabled={busy}>
         {busy ? 'Verifying…' : 'Verify chain'}
       </button>
       <div role="status" aria-live="polite" className="wf-verify__result">
@@ -50,7 +39,7 @@ export function VerifyChain() {
           )
         ) : null}
       </div>
-      {failure ? <ErrorNotice failure={failure} onRetry={() => void verify()} /> : null}
+      {failure ? <ErrorNotice failure={failure} onRetry={() => verify.run(undefined)} /> : null}
     </div>
   );
 }

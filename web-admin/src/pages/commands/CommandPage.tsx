@@ -1,6 +1,9 @@
-import { useEffect, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
 import { unwrap } from '../../api/client.js';
-import { useApi } from '../../api/use-api.js';
+import { useEventStream } from '../../api/event-stream.js';
+import { useApiQuery } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { Link, useSearchParams } from '../../app/navigation.js';
 import type { PageProps } from '../../app/page-props.js';
 import { useSignedIn } from '../../app/session.js';
@@ -18,27 +21,40 @@ const POLL_MS = 2000;
 
 /**
  * One command from the history: who sent it and when, its routers by outcome, and each
- * router's result with the agent's output, paged. A running job is read again until it ends.
+ * router's result with the agent's output, paged. A running job is followed over its event
+ * stream, which writes its progress into the job's query (read again every POLL_MS instead
+ * while the stream is not open); when it ends the results are read again.
  */
 export default function CommandPage({ params }: PageProps) {
   const id = params.id!;
-  const { api } = useSignedIn();
+  const { api, auth } = useSignedIn();
   const [search, setSearch] = useSearchParams();
   const state = oneOf(TARGET_STATES, search.get('state'));
   const limit = pageSizeOf(search.get('limit'), 50, 500);
-  const job = useApi(() => unwrap(api.GET('/v1/commands/{id}', { params: { path: { id } } })), [api, id]);
+  const client = useQueryClient();
+  const jobKey = [...queryKeys.command(id), 'job'];
+  const streaming = useRef(false);
+  const job = useApiQuery(jobKey, () => unwrap(api.GET('/v1/commands/{id}', { params: { path: { id } } })), {
+    refetchEvery: (data) => (data?.state === 'running' && !streaming.current ? POLL_MS : false),
+  });
   const running = job.data?.state === 'running';
-  const [ended, setEnded] = useState(0);
-
+  const stream = useEventStream(running ? `/v1/commands/${encodeURIComponent(id)}/events` : null, auth, (event) => {
+    if (event.event !== 'progress') return;
+    try {
+      client.setQueryData(jobKey, JSON.parse(event.data) as typeof job.data);
+    } catch {
+      /* a malformed event is skipped; the next one carries the whole job again */
+    }
+  });
   useEffect(() => {
-    if (!running) return;
-    const timer = setInterval(job.reload, POLL_MS);
-    // When it ends the per-router results are read again, with their last outcomes.
-    return () => {
-      clearInterval(timer);
-      setEnded((n) => n + 1);
-    };
-  }, [running, job.reload]);
+    streaming.current = stream.status === 'open';
+  });
+  // When it ends the per-router results are read again, with their last outcomes.
+  const wasRunning = useRef(false);
+  useEffect(() => {
+    if (wasRunning.current && !running) void client.invalidateQueries({ queryKey: queryKeys.command(id, 'targets') });
+    wasRunning.current = running;
+  }, [running, client, id]);
 
   const kind = job.data ? spoken(job.data.kind) : '';
   const title = job.data ? `${kind.charAt(0).toUpperCase()}${kind.slice(1)} command` : 'Command';
@@ -51,7 +67,7 @@ export default function CommandPage({ params }: PageProps) {
         </Link>
       }
     >
-      {job.failure ? <ErrorNotice failure={job.failure} onRetry={job.reload} /> : null}
+      {job.failure ? <ErrorNotice failure={job.failure} onRetry={job.retry} /> : null}
       {!job.data && job.loading ? <Loading what="Loading the command" /> : null}
       {job.data ? (
         <>
@@ -99,7 +115,6 @@ export default function CommandPage({ params }: PageProps) {
             jobId={id}
             state={state}
             limit={limit}
-            reloadKey={ended}
             onState={(next) => {
               const query = new URLSearchParams(search);
               if (next) query.set('state', next);

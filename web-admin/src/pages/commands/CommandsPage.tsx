@@ -1,11 +1,10 @@
-import { useEffect, useState } from 'react';
-import { asFailure, type ApiFailure } from '../../api/api-error.js';
 import { unwrap, type ApiPaths } from '../../api/client.js';
+import { useApiPages } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { Link, useSearchParams } from '../../app/navigation.js';
 import type { PageProps } from '../../app/page-props.js';
 import { useSignedIn } from '../../app/session.js';
-import { ErrorNotice } from '../../components/ErrorNotice.js';
-import { Loading } from '../../components/Loading.js';
+import { DataTable, type Column } from '../../components/DataTable.js';
 import { Page } from '../../components/Page.js';
 import { OutcomeChips } from './OutcomeChips.js';
 import { describeTargets, JOB_STATES, KINDS, oneOf, pageSizeOf, spoken } from './command-history.js';
@@ -14,6 +13,32 @@ import './commands.css';
 
 type JobPage = ApiPaths['/v1/commands']['get']['responses'][200]['content']['application/json'];
 export type Command = JobPage['items'][number];
+
+const COLUMNS: Column<Command>[] = [
+  {
+    id: 'sent',
+    header: 'Sent',
+    cell: (job) => (
+      <Link to={`/commands/${encodeURIComponent(job.id)}`}>
+        <time dateTime={job.createdAt}>{new Date(job.createdAt).toLocaleString()}</time>
+      </Link>
+    ),
+  },
+  { id: 'kind', header: 'Command', cell: (job) => spoken(job.kind) },
+  { id: 'by', header: 'By', className: 'wf-commands__wrap', cell: (job) => job.createdBy },
+  {
+    id: 'state',
+    header: 'State',
+    cell: (job) => <span className={`wf-status wf-status--${job.state}`}>{job.state}</span>,
+  },
+  {
+    id: 'routers',
+    header: 'Routers',
+    className: 'wf-commands__wrap',
+    cell: (job) => describeTargets(job.selector, job.total),
+  },
+  { id: 'outcomes', header: 'Outcomes', cell: (job) => <OutcomeChips counts={job.counts} /> },
+];
 
 /**
  * The command history, newest first: every command with who sent it, when, and its
@@ -25,35 +50,15 @@ export default function CommandsPage(_props: PageProps) {
   const kind = oneOf(KINDS, params.get('kind'));
   const state = oneOf(JOB_STATES, params.get('state'));
   const limit = pageSizeOf(params.get('limit'), 20, 200);
-  const [jobs, setJobs] = useState<Command[]>([]);
-  const [next, setNext] = useState<string | null>(null);
-  const [failure, setFailure] = useState<ApiFailure | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [tick, setTick] = useState(0);
-
-  const load = async (cursor: string | null) => {
-    setLoading(true);
-    try {
-      const page = await unwrap(
-        api.GET('/v1/commands', {
-          params: {
-            query: { limit, ...(kind ? { kind } : {}), ...(state ? { state } : {}), ...(cursor ? { cursor } : {}) },
-          },
-        }),
-      );
-      setJobs((before) => (cursor ? [...before, ...page.items] : page.items));
-      setNext(page.nextCursor);
-      setFailure(null);
-    } catch (error) {
-      setFailure(asFailure(error));
-    } finally {
-      setLoading(false);
-    }
-  };
-  useEffect(() => {
-    void load(null);
-    // A new filter starts again from the newest job.
-  }, [api, kind, state, limit, tick]);
+  const jobs = useApiPages([...queryKeys.commands, 'list', { kind, state, limit }], (cursor) =>
+    unwrap(
+      api.GET('/v1/commands', {
+        params: {
+          query: { limit, ...(kind ? { kind } : {}), ...(state ? { state } : {}), ...(cursor ? { cursor } : {}) },
+        },
+      }),
+    ),
+  );
 
   const set = (key: string, value: string) => {
     const query = new URLSearchParams(params);
@@ -66,7 +71,7 @@ export default function CommandsPage(_props: PageProps) {
     <Page
       title="Commands"
       actions={
-        <button type="button" className="wf-button" onClick={() => setTick((n) => n + 1)}>
+        <button type="button" className="wf-button" onClick={jobs.retry}>
           Refresh
         </button>
       }
@@ -95,57 +100,20 @@ export default function CommandsPage(_props: PageProps) {
           </select>
         </label>
       </div>
-      {failure ? <ErrorNotice failure={failure} onRetry={() => setTick((n) => n + 1)} /> : null}
-      {loading && jobs.length === 0 ? <Loading what="Loading the command history" /> : null}
-      {!loading && !failure && jobs.length === 0 ? (
-        <p className="wf-muted">No command{kind || state ? ' matches these filters' : ' has been sent yet'}.</p>
-      ) : null}
-      {jobs.length > 0 ? (
-        <div className="wf-table-wrap">
-          <table className="wf-table wf-commands" aria-label="Commands, newest first">
-            <thead>
-              <tr>
-                <th scope="col">Sent</th>
-                <th scope="col">Command</th>
-                <th scope="col">By</th>
-                <th scope="col">State</th>
-                <th scope="col">Routers</th>
-                <th scope="col">Outcomes</th>
-              </tr>
-            </thead>
-            <tbody>
-              {jobs.map((job) => (
-                <tr key={job.id} data-job={job.id}>
-                  <td>
-                    <Link to={`/commands/${encodeURIComponent(job.id)}`}>
-                      <time dateTime={job.createdAt}>{new Date(job.createdAt).toLocaleString()}</time>
-                    </Link>
-                  </td>
-                  <td>{spoken(job.kind)}</td>
-                  <td className="wf-commands__wrap">{job.createdBy}</td>
-                  <td>
-                    <span className={`wf-status wf-status--${job.state}`}>{job.state}</span>
-                  </td>
-                  <td className="wf-commands__wrap">{describeTargets(job.selector, job.total)}</td>
-                  <td>
-                    <OutcomeChips counts={job.counts} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
-      {next ? (
-        <button
-          type="button"
-          className="wf-button wf-commands__more"
-          onClick={() => void load(next)}
-          disabled={loading}
-        >
-          {loading ? 'Loading…' : 'Older commands'}
-        </button>
-      ) : null}
+      <DataTable
+        rows={jobs.items}
+        columns={COLUMNS}
+        rowKey={(job) => job.id}
+        caption="Commands, newest first"
+        className="wf-commands"
+        rowProps={(job) => ({ 'data-job': job.id })}
+        empty={<p className="wf-muted">No command{kind || state ? ' matches these filters' : ' has been sent yet'}.</p>}
+        failure={jobs.failure}
+        onRetry={jobs.retry}
+        loading={jobs.loading}
+        loadingWhat="Loading the command history"
+        more={{ hasMore: jobs.hasMore, loading: jobs.loadingMore, onLoadMore: jobs.loadMore, label: 'Older commands' }}
+      />
     </Page>
   );
 }

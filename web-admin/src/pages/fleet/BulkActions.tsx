@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import { asFailure, type ApiFailure } from '../../api/api-error.js';
 import { unwrap } from '../../api/client.js';
-import { useApi } from '../../api/use-api.js';
+import { useApiMutation, useApiQuery } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Field } from '../../components/Field.js';
@@ -40,53 +40,39 @@ async function selectorIds(api: ReturnType<typeof useSignedIn>['api'], selection
 export function BulkActions({ selection, onDone, onCommand }: BulkActionsProps) {
   const { api, can } = useSignedIn();
   const [open, setOpen] = useState<Action | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<ApiFailure | null>(null);
   const [tags, setTags] = useState('');
   const [profile, setProfile] = useState('');
   const [kind, setKind] = useState<CommandKind>('check_drift');
   const [canary, setCanary] = useState('1');
   const [batch, setBatch] = useState('50');
-  const profiles = useApi(
-    () =>
-      open === 'assign' || open === 'rollout'
-        ? unwrap(api.GET('/v1/profiles', { params: { query: { limit: 500 } } }))
-        : Promise.resolve(undefined),
-    [api, open],
+  const profiles = useApiQuery(
+    [...queryKeys.profiles, 'list'],
+    () => unwrap(api.GET('/v1/profiles', { params: { query: { limit: 500 } } })),
+    { enabled: open === 'assign' || open === 'rollout' },
   );
   const count = selectedCount(selection);
   const routers = `${count} router${count === 1 ? '' : 's'}`;
 
-  const run = async (work: () => Promise<void>) => {
-    setBusy(true);
-    setFailure(null);
-    try {
-      await work();
-      setOpen(null);
-    } catch (error) {
-      setFailure(asFailure(error));
-    } finally {
-      setBusy(false);
-    }
-  };
   const tagList = tags
     .split(',')
     .map((t) => t.trim())
     .filter(Boolean);
 
-  const submit = () =>
-    run(async () => {
-      if (open === 'tag' || open === 'untag') {
+  // Whatever the action, the routers' lists and counts read again; a rollout or a command also
+  // shows in its own history.
+  const act = useApiMutation(
+    async (action: Action) => {
+      if (action === 'tag' || action === 'untag') {
         const result = await unwrap(
-          api.POST('/v1/routers/bulk', { body: { action: open, tags: tagList, ...bulkTarget(selection) } }),
+          api.POST('/v1/routers/bulk', { body: { action, tags: tagList, ...bulkTarget(selection) } }),
         );
-        onDone(`${open === 'tag' ? 'Tagged' : 'Untagged'} ${result.changed} of ${result.matched} routers`);
-      } else if (open === 'assign') {
+        onDone(`${action === 'tag' ? 'Tagged' : 'Untagged'} ${result.changed} of ${result.matched} routers`);
+      } else if (action === 'assign') {
         const result = await unwrap(
           api.POST('/v1/routers/bulk', { body: { action: 'assign', profile, ...bulkTarget(selection) } }),
         );
         onDone(`Assigned ${profile} to ${result.changed} of ${result.matched} routers`);
-      } else if (open === 'rollout') {
+      } else if (action === 'rollout') {
         const ids = await selectorIds(api, selection);
         const rollout = await unwrap(
           api.POST('/v1/rollouts', {
@@ -94,16 +80,23 @@ export function BulkActions({ selection, onDone, onCommand }: BulkActionsProps) 
           }),
         );
         onDone(`Rollout ${rollout.id} of ${profile} started on ${ids.length} routers`);
-      } else if (open === 'command') {
+      } else {
         const ids = await selectorIds(api, selection);
         onCommand(await unwrap(api.POST('/v1/commands', { body: { kind, selector: { ids } } })));
       }
-    });
+    },
+    { invalidates: [queryKeys.routers, queryKeys.rollouts, queryKeys.commands] },
+  );
+  const submit = () => {
+    if (open) act.run(open, { onSuccess: () => setOpen(null) });
+  };
+  const busy = act.pending;
+  const failure = act.failure;
 
   const profileNames = profiles.data?.items.map((p) => p.name) ?? [];
   const close = () => {
     setOpen(null);
-    setFailure(null);
+    act.reset();
   };
   return (
     <div className="wf-fleet-actions" role="toolbar" aria-label="Actions on the selection">
@@ -131,7 +124,7 @@ export function BulkActions({ selection, onDone, onCommand }: BulkActionsProps) 
           title={open === 'tag' ? `Tag ${routers}` : `Untag ${routers}`}
           confirm={open === 'tag' ? 'Add tags' : 'Remove tags'}
           busy={busy || tagList.length === 0}
-          onConfirm={() => void submit()}
+          onConfirm={submit}
           onClose={close}
         >
           <Field label="Tags" hint="Comma-separated, e.g. site:ams,group:canary">
@@ -145,7 +138,7 @@ export function BulkActions({ selection, onDone, onCommand }: BulkActionsProps) 
           title={open === 'assign' ? `Assign a profile to ${routers}` : `Start a rollout on ${routers}`}
           confirm={open === 'assign' ? 'Assign' : 'Start rollout'}
           busy={busy || !profile}
-          onConfirm={() => void submit()}
+          onConfirm={submit}
           onClose={close}
         >
           <Field
@@ -178,7 +171,7 @@ export function BulkActions({ selection, onDone, onCommand }: BulkActionsProps) 
           title={`Run a command on ${routers}`}
           confirm="Run"
           busy={busy}
-          onConfirm={() => void submit()}
+          onConfirm={submit}
           onClose={close}
         >
           <Field label="Command">

@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { unwrap } from '../../api/client.js';
 import { useEventStream } from '../../api/event-stream.js';
-import { asFailure, type ApiFailure } from '../../api/api-error.js';
+import { useApiMutation } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import type { Command } from './fleet-types.js';
@@ -21,7 +22,6 @@ export function CommandProgress({ job: started, onClose }: { job: Command; onClo
   const { api, auth, can } = useSignedIn();
   const [job, setJob] = useState<Command>(started);
   const [targets, setTargets] = useState<Map<string, TargetProgress>>(new Map());
-  const [failure, setFailure] = useState<ApiFailure | null>(null);
   const stream = useEventStream(`/v1/commands/${encodeURIComponent(started.id)}/events`, auth, (event) => {
     const data = JSON.parse(event.data) as unknown;
     if (event.event === 'target') {
@@ -29,13 +29,10 @@ export function CommandProgress({ job: started, onClose }: { job: Command; onClo
       setTargets((old) => new Map(old).set(t.routerId, t));
     } else if (event.event === 'progress') setJob(data as Command);
   });
-  const cancel = async () => {
-    try {
-      setJob(await unwrap(api.POST('/v1/commands/{id}/cancel', { params: { path: { id: job.id } } })));
-    } catch (error) {
-      setFailure(asFailure(error));
-    }
-  };
+  const cancel = useApiMutation(
+    () => unwrap(api.POST('/v1/commands/{id}/cancel', { params: { path: { id: started.id } } })),
+    { invalidates: [queryKeys.commands], onSuccess: setJob },
+  );
   const running = !FINISHED_JOB.has(job.state);
   const rows = [...targets.values()].sort((a, b) => a.name.localeCompare(b.name));
   const counts = Object.entries(job.counts).filter(([, n]) => n > 0);
@@ -54,7 +51,7 @@ export function CommandProgress({ job: started, onClose }: { job: Command; onClo
             <button
               type="button"
               className="wf-button wf-button--danger wf-button--small"
-              onClick={() => void cancel()}
+              onClick={() => cancel.run(undefined)}
             >
               Cancel command
             </button>
@@ -64,7 +61,7 @@ export function CommandProgress({ job: started, onClose }: { job: Command; onClo
           </button>
         </div>
       </header>
-      {failure ? <ErrorNotice failure={failure} /> : null}
+      {cancel.failure ? <ErrorNotice failure={cancel.failure} /> : null}
       <ul className="wf-fleet-progress__list" aria-label="Per-router results">
         {rows.map((t) => (
           <li key={t.routerId} data-router={t.name}>

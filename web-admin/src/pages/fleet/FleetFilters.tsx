@@ -83,7 +83,12 @@ function TextFilter(props: {
   onChange(v: string): void;
 }) {
   const [text, setText] = useState(props.value ?? '');
-  useEffect(() => setText(props.value ?? ''), [props.value]);
+  // A value from outside (the URL changed) replaces what is typed, adjusted while rendering.
+  const [given, setGiven] = useState(props.value);
+  if (given !== props.value) {
+    setGiven(props.value);
+    setText(props.value ?? '');
+  }
   useEffect(() => {
     if (text === (props.value ?? '')) return;
     const timer = setTimeout(() => props.onChange(text.trim()), 300);

@@ -1,7 +1,9 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { unwrap } from '../../api/client.js';
 import { useEventStream } from '../../api/event-stream.js';
-import { useApi } from '../../api/use-api.js';
+import { useApiQuery } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { useSearchParams } from '../../app/navigation.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
@@ -15,10 +17,11 @@ import { FleetTable } from './FleetTable.js';
 import { apiFilter, apiListQuery, searchOfView, viewOfSearch, withFilter, withSortToggled } from './fleet-query.js';
 import { NOTHING, selectAllMatching, selectedCount, toggle, togglePage, type Selection } from './fleet-selection.js';
 import type { Command } from './fleet-types.js';
+import { invalidateChangedRouters, parseRouterChange } from '../../api/router-changes.js';
 import './fleet.css';
 
 const PAGE_SIZE = 50;
-/** Changes arriving together become one reload of the page and the counts. */
+/** Changes arriving together become one read of the page and the counts. */
 const RELOAD_AFTER_MS = 250;
 
 /** The fleet: counts, filters in the URL, a server-paged table that updates live, bulk actions on a selection. */
@@ -26,8 +29,9 @@ export default function FleetPage() {
   const { api, auth, can } = useSignedIn();
   const [search, setSearch] = useSearchParams();
   const view = useMemo(() => viewOfSearch(search), [search]);
-  const filterKey = JSON.stringify(apiFilter(view.filter));
-  const listKey = searchOfView(view).toString();
+  const filter = useMemo(() => apiFilter(view.filter), [view.filter]);
+  const filterKey = JSON.stringify(filter);
+  const client = useQueryClient();
   // The cursors of the pages before this one: keyset pages go forward, so back is remembered.
   const [previous, setPrevious] = useState<string[]>([]);
   const [selection, setSelection] = useState<Selection>(NOTHING);
@@ -35,29 +39,43 @@ export default function FleetPage() {
   const [job, setJob] = useState<Command | null>(null);
   const writable = can('write');
 
-  const list = useApi(
-    () => unwrap(api.GET('/v1/routers', { params: { query: apiListQuery(view, PAGE_SIZE) } })),
-    [api, listKey],
+  // The previous filter's table stays until the new one arrives, as a filter change should look.
+  const listQuery = apiListQuery(view, PAGE_SIZE);
+  const list = useApiQuery(
+    queryKeys.routerList(listQuery),
+    () => unwrap(api.GET('/v1/routers', { params: { query: listQuery } })),
+    { keepPrevious: true },
   );
-  const counts = useApi(
-    () => unwrap(api.GET('/v1/routers/counts', { params: { query: apiFilter(view.filter) } })),
-    [api, filterKey],
+  const counts = useApiQuery(
+    queryKeys.routerCounts(filter),
+    () => unwrap(api.GET('/v1/routers/counts', { params: { query: filter } })),
+    { keepPrevious: true },
   );
 
   // A new filter is a new set of routers: the selection and the page history belong to the old one.
-  useEffect(() => {
+  // Adjusted while rendering, so the old selection is never drawn against the new rows.
+  const setKey = `${filterKey}/${view.sort?.column}/${view.sort?.descending}`;
+  const [selectionSet, setSelectionSet] = useState(setKey);
+  if (selectionSet !== setKey) {
+    setSelectionSet(setKey);
     setSelection(NOTHING);
     setPrevious([]);
-  }, [filterKey, view.sort?.column, view.sort?.descending]);
+  }
 
+  // The feed says which routers changed: their cached queries (the lists, the counts, each
+  // router's own page) are invalidated together, so the table reads once per burst.
+  const changedIds = useRef(new Set<string>());
   const reloadTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => () => clearTimeout(reloadTimer.current), []);
   const live = useEventStream('/v1/routers/events', auth, (event) => {
-    if (event.event !== 'changed') return;
+    const change = parseRouterChange(event);
+    if (!change) return;
+    for (const id of change.ids) changedIds.current.add(id);
     clearTimeout(reloadTimer.current);
     reloadTimer.current = setTimeout(() => {
-      list.reload();
-      counts.reload();
+      const ids = [...changedIds.current];
+      changedIds.current.clear();
+      void invalidateChangedRouters(client, ids);
     }, RELOAD_AFTER_MS);
   });
 
@@ -96,7 +114,7 @@ export default function FleetPage() {
             <button
               type="button"
               className="wf-button wf-button--link"
-              onClick={() => setSelection(selectAllMatching(apiFilter(view.filter), total))}
+              onClick={() => setSelection(selectAllMatching(filter, total))}
             >
               Select all {total} that match
             </button>
@@ -104,15 +122,7 @@ export default function FleetPage() {
           <button type="button" className="wf-button wf-button--link" onClick={() => setSelection(NOTHING)}>
             Clear selection
           </button>
-          <BulkActions
-            selection={selection}
-            onDone={(message) => {
-              setNotice(message);
-              list.reload();
-              counts.reload();
-            }}
-            onCommand={setJob}
-          />
+          <BulkActions selection={selection} onDone={setNotice} onCommand={setJob} />
         </div>
       ) : null}
       {notice ? (
@@ -125,8 +135,8 @@ export default function FleetPage() {
       ) : null}
       {job ? <CommandProgress key={job.id} job={job} onClose={() => setJob(null)} /> : null}
       {live.status === 'failed' ? <ErrorNotice failure={live.failure} /> : null}
-      {list.failure ? <ErrorNotice failure={list.failure} onRetry={list.reload} /> : null}
-      {counts.failure && !list.failure ? <ErrorNotice failure={counts.failure} onRetry={counts.reload} /> : null}
+      {list.failure ? <ErrorNotice failure={list.failure} onRetry={list.retry} /> : null}
+      {counts.failure && !list.failure ? <ErrorNotice failure={counts.failure} onRetry={counts.retry} /> : null}
       {list.loading && !list.data ? <Loading what="Loading routers" /> : null}
       {list.data ? (
         <FleetTable

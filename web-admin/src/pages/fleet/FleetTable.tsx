@@ -1,5 +1,5 @@
-import { useEffect, useRef } from 'react';
 import { Link } from '../../app/navigation.js';
+import { DataTable, type Column } from '../../components/DataTable.js';
 import { pathFor } from '../../app/route-match.js';
 import { DEFAULT_SORT, type FleetView, type SortColumn } from './fleet-query.js';
 import { isSelected, pageState, type Selection } from './fleet-selection.js';
@@ -70,156 +70,132 @@ const DATAPATH_WORDS: Record<string, string> = {
   none: 'none',
 };
 
-function SortHeader({
-  column,
-  label,
-  view,
-  onSort,
-}: {
-  column: SortColumn;
-  label: string;
-  view: FleetView;
-  onSort(c: SortColumn): void;
-}) {
-  const sort = view.sort ?? DEFAULT_SORT;
-  const current = sort.column === column ? sort : undefined;
-  return (
-    <th scope="col" aria-sort={current ? (current.descending ? 'descending' : 'ascending') : 'none'}>
-      <button type="button" className="wf-fleet-sort" onClick={() => onSort(column)}>
-        {label}
-        <span aria-hidden="true">{current ? (current.descending ? ' ▼' : ' ▲') : ' ↕'}</span>
-      </button>
-    </th>
-  );
-}
+const sortable = (column: SortColumn, header: string, value: (r: RouterRow) => string | null): Column<RouterRow> => ({
+  id: column,
+  header,
+  cell: (r) => value(r) ?? '—',
+  // Sorted on the server (keyset pages): the value only marks the column sortable.
+  sortValue: value,
+});
 
-function PageCheckbox({ state, onChange }: { state: 'all' | 'some' | 'none'; onChange(): void }) {
-  const box = useRef<HTMLInputElement>(null);
-  useEffect(() => {
-    if (box.current) box.current.indeterminate = state === 'some';
-  }, [state]);
-  return (
-    <input
-      ref={box}
-      type="checkbox"
-      aria-label="Select the routers on this page"
-      checked={state === 'all'}
-      onChange={onChange}
-    />
-  );
-}
+const COLUMNS: Column<RouterRow>[] = [
+  {
+    id: 'name',
+    header: 'Name',
+    sortValue: (r) => r.name,
+    cell: (router) => (
+      <>
+        <Link to={pathFor('/routers/:id', { id: router.id })}>{router.name}</Link>
+        {router.decommissionedAt ? (
+          <span className="wf-status wf-status--decommissioned" title={router.decommissionedAt}>
+            decommissioned
+          </span>
+        ) : null}
+      </>
+    ),
+  },
+  {
+    id: 'status',
+    header: 'Status',
+    sortValue: (r) => r.status,
+    cell: (router) => (
+      <span className={`wf-status wf-status--${router.status}`}>{router.status.replace('_', ' ')}</span>
+    ),
+  },
+  sortable('soc', 'SoC', (r) => r.soc),
+  sortable('model', 'Model', (r) => r.model),
+  sortable('release', 'OpenWrt', (r) => r.openwrt?.release ?? null),
+  { id: 'applied', header: 'Applied', cell: (r) => revision(r.appliedRevision) },
+  {
+    id: 'desired',
+    header: 'Desired',
+    cell: (router) =>
+      router.desiredRevision && revision(router.desiredRevision) !== revision(router.appliedRevision) ? (
+        <span className="wf-status wf-status--pending">{revision(router.desiredRevision)}</span>
+      ) : (
+        '—'
+      ),
+  },
+  {
+    id: 'last-apply',
+    header: 'Last apply',
+    cell: (router) =>
+      router.lastApplyStatus ? (
+        <span className={`wf-status wf-status--${router.lastApplyStatus}`}>
+          {router.lastApplyStatus.replace('_', ' ')}
+        </span>
+      ) : (
+        '—'
+      ),
+  },
+  {
+    id: 'drift',
+    header: 'Drift',
+    cell: (router) =>
+      router.drifted === null ? (
+        '—'
+      ) : router.drifted ? (
+        <span className="wf-status wf-status--drifted">drifted</span>
+      ) : (
+        'none'
+      ),
+  },
+  { id: 'can', header: 'Can', className: 'wf-fleet-abilities', cell: (router) => <Capabilities router={router} /> },
+  { id: 'datapath', header: 'Datapath', cell: (r) => (r.datapath ? DATAPATH_WORDS[r.datapath] : '—') },
+  { id: 'offload', header: 'Offload', cell: (r) => r.offload ?? '—' },
+  {
+    id: 'tags',
+    header: 'Tags',
+    className: 'wf-fleet-tags',
+    cell: (router) =>
+      router.tags.length
+        ? router.tags.map((t) => (
+            <span key={t} className="wf-fleet-tag">
+              {t}
+            </span>
+          ))
+        : '—',
+  },
+  {
+    id: 'lastSeen',
+    header: 'Last seen',
+    sortValue: (r) => r.lastSeenAt,
+    cell: (router) => (
+      <time dateTime={router.lastSeenAt ?? undefined} title={router.lastSeenAt ?? undefined}>
+        {lastSeen(router.lastSeenAt)}
+      </time>
+    ),
+  },
+];
 
-/** The fleet table: sortable headers, a checkbox per row when there is something to do with a selection. */
+const routerKey = (r: RouterRow) => r.id;
+
+/** The fleet table: server-sorted headers, a checkbox per row when there is something to do with a selection. */
 export function FleetTable({ rows, view, selection, selectable, onSort, onToggle, onTogglePage }: FleetTableProps) {
   const ids = rows.map((r) => r.id);
   return (
-    <div className="wf-table-wrap wf-fleet-frame" tabIndex={0} role="region" aria-label="Routers table">
-      <table className="wf-table">
-        <caption className="wf-visually-hidden">Routers</caption>
-        <thead>
-          <tr>
-            {selectable ? (
-              <th scope="col" className="wf-fleet-check">
-                <PageCheckbox state={pageState(selection, ids)} onChange={onTogglePage} />
-              </th>
-            ) : null}
-            <SortHeader column="name" label="Name" view={view} onSort={onSort} />
-            <SortHeader column="status" label="Status" view={view} onSort={onSort} />
-            <SortHeader column="soc" label="SoC" view={view} onSort={onSort} />
-            <SortHeader column="model" label="Model" view={view} onSort={onSort} />
-            <SortHeader column="release" label="OpenWrt" view={view} onSort={onSort} />
-            <th scope="col">Applied</th>
-            <th scope="col">Desired</th>
-            <th scope="col">Last apply</th>
-            <th scope="col">Drift</th>
-            <th scope="col">Can</th>
-            <th scope="col">Datapath</th>
-            <th scope="col">Offload</th>
-            <th scope="col">Tags</th>
-            <SortHeader column="lastSeen" label="Last seen" view={view} onSort={onSort} />
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((router) => {
-            const pending =
-              router.desiredRevision && revision(router.desiredRevision) !== revision(router.appliedRevision);
-            return (
-              <tr key={router.id} aria-selected={selectable ? isSelected(selection, router.id) : undefined}>
-                {selectable ? (
-                  <td className="wf-fleet-check">
-                    <input
-                      type="checkbox"
-                      aria-label={`Select ${router.name}`}
-                      checked={isSelected(selection, router.id)}
-                      onChange={() => onToggle(router.id)}
-                    />
-                  </td>
-                ) : null}
-                <td>
-                  <Link to={pathFor('/routers/:id', { id: router.id })}>{router.name}</Link>
-                  {router.decommissionedAt ? (
-                    <span className="wf-status wf-status--decommissioned" title={router.decommissionedAt}>
-                      decommissioned
-                    </span>
-                  ) : null}
-                </td>
-                <td>
-                  <span className={`wf-status wf-status--${router.status}`}>{router.status.replace('_', ' ')}</span>
-                </td>
-                <td>{router.soc ?? '—'}</td>
-                <td>{router.model ?? '—'}</td>
-                <td>{router.openwrt?.release ?? '—'}</td>
-                <td>{revision(router.appliedRevision)}</td>
-                <td>
-                  {pending ? (
-                    <span className="wf-status wf-status--pending">{revision(router.desiredRevision)}</span>
-                  ) : (
-                    '—'
-                  )}
-                </td>
-                <td>
-                  {router.lastApplyStatus ? (
-                    <span className={`wf-status wf-status--${router.lastApplyStatus}`}>
-                      {router.lastApplyStatus.replace('_', ' ')}
-                    </span>
-                  ) : (
-                    '—'
-                  )}
-                </td>
-                <td>
-                  {router.drifted === null ? (
-                    '—'
-                  ) : router.drifted ? (
-                    <span className="wf-status wf-status--drifted">drifted</span>
-                  ) : (
-                    'none'
-                  )}
-                </td>
-                <td className="wf-fleet-abilities">
-                  <Capabilities router={router} />
-                </td>
-                <td>{router.datapath ? DATAPATH_WORDS[router.datapath] : '—'}</td>
-                <td>{router.offload ?? '—'}</td>
-                <td className="wf-fleet-tags">
-                  {router.tags.length
-                    ? router.tags.map((t) => (
-                        <span key={t} className="wf-fleet-tag">
-                          {t}
-                        </span>
-                      ))
-                    : '—'}
-                </td>
-                <td>
-                  <time dateTime={router.lastSeenAt ?? undefined} title={router.lastSeenAt ?? undefined}>
-                    {lastSeen(router.lastSeenAt)}
-                  </time>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-      {rows.length === 0 ? <p className="wf-fleet-empty">No router matches these filters.</p> : null}
-    </div>
+    <DataTable
+      rows={rows}
+      columns={COLUMNS}
+      rowKey={routerKey}
+      caption="Routers"
+      region="Routers table"
+      wrapClassName="wf-fleet-frame"
+      sort={view.sort ?? DEFAULT_SORT}
+      onSort={(column) => onSort(column as SortColumn)}
+      selection={
+        selectable
+          ? {
+              isSelected: (r) => isSelected(selection, r.id),
+              onToggle: (r) => onToggle(r.id),
+              pageState: pageState(selection, ids),
+              onTogglePage,
+              rowLabel: (r) => `Select ${r.name}`,
+              pageLabel: 'Select the routers on this page',
+            }
+          : undefined
+      }
+      empty={<p className="wf-fleet-empty">No router matches these filters.</p>}
+    />
   );
 }

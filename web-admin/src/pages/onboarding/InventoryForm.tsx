@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
-import { ApiFailure, asFailure } from '../../api/api-error.js';
+import { ApiFailure } from '../../api/api-error.js';
 import { unwrap } from '../../api/client.js';
+import { useApiMutation } from '../../api/queries.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Field } from '../../components/Field.js';
@@ -23,8 +24,6 @@ export function InventoryForm({ onStarted }: { onStarted(jobs: StartedJob[]): vo
   const [file, setFile] = useState<File | null>(null);
   const [credential, setCredential] = useState<Credential>(EMPTY_ONBOARDING_FIELDS);
   const [tried, setTried] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<ApiFailure | null>(null);
   const secretErrors = credentialErrors(credential);
   const fileError = !file
     ? 'choose an inventory file'
@@ -34,13 +33,8 @@ export function InventoryForm({ onStarted }: { onStarted(jobs: StartedJob[]): vo
         ? `${file.name} is larger than 1 MB`
         : null;
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setTried(true);
-    setFailure(null);
-    if (fileError || Object.keys(secretErrors).length || !file) return;
-    setBusy(true);
-    try {
+  const upload = useApiMutation(
+    async ({ file, credential }: { file: File; credential: Credential }) => {
       const text = await file.text();
       if (text.trim() === '') throw new ApiFailure(400, 'invalid_request', `${file.name} is empty`);
       const body =
@@ -52,19 +46,29 @@ export function InventoryForm({ onStarted }: { onStarted(jobs: StartedJob[]): vo
               privateKey: credential.privateKey,
               ...(credential.passphrase ? { passphrase: credential.passphrase } : {}),
             };
-      const { jobs } = await unwrap(api.POST('/v1/onboarding/inventory', { body }));
-      onStarted(jobs.map((j) => ({ jobId: j.jobId, host: j.host, row: j.row })));
-      setCredential((now) => ({ ...now, password: '', privateKey: '', passphrase: '' }));
-      setTried(false);
-    } catch (e) {
-      setFailure(asFailure(e));
-    } finally {
-      setBusy(false);
-    }
+      return unwrap(api.POST('/v1/onboarding/inventory', { body }));
+    },
+    {
+      onSuccess: ({ jobs }) => {
+        onStarted(jobs.map((j) => ({ jobId: j.jobId, host: j.host, row: j.row })));
+        setCredential((now) => ({ ...now, password: '', privateKey: '', passphrase: '' }));
+        setTried(false);
+      },
+    },
+  );
+  const busy = upload.pending;
+  const failure = upload.failure;
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setTried(true);
+    upload.reset();
+    if (fileError || Object.keys(secretErrors).length || !file) return;
+    upload.run({ file, credential });
   };
 
   return (
-    <form className="wf-panel wf-form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="inventory-title">
+    <form className="wf-panel wf-form" onSubmit={submit} noValidate aria-labelledby="inventory-title">
       <h2 id="inventory-title">Inventory upload</h2>
       <p className="wf-muted">
         CSV with a header row (host, port, user, fingerprint, tags, placement, install, identity, name) or YAML (a list,
@@ -77,7 +81,7 @@ export function InventoryForm({ onStarted }: { onStarted(jobs: StartedJob[]): vo
           accept=".csv,.yaml,.yml,text/csv,application/yaml"
           onChange={(e) => {
             setFile(e.target.files?.[0] ?? null);
-            setFailure(null);
+            upload.reset();
           }}
         />
       </Field>

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { asFailure, type ApiFailure } from '../../api/api-error.js';
 import { unwrap } from '../../api/client.js';
+import { useApiMutation } from '../../api/queries.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Field } from '../../components/Field.js';
@@ -29,39 +29,32 @@ export function OneRouterForm({
     form.current?.querySelector<HTMLElement>('input[type="password"], textarea')?.focus();
   }, [retrying]);
   const [tried, setTried] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<ApiFailure | null>(null);
   const check = checkOnboarding(fields);
   const error = (k: keyof OnboardingFields) => (tried && !check.ok ? (check.errors[k] ?? null) : null);
   const set = (patch: Partial<OnboardingFields>) => setFields((now) => ({ ...now, ...patch }));
 
-  const submit = async (event: FormEvent) => {
+  const start = useApiMutation(
+    (body: Extract<typeof check, { ok: true }>['body']) => unwrap(api.POST('/v1/onboarding', { body })),
+    {
+      onSuccess: ({ jobId }) => {
+        onStarted({ jobId, host: check.ok ? check.body.host : '', row: retrying ? 'retry' : 'one router' });
+        // The secret leaves the form once sent; the rest stays for the next router.
+        set({ password: '', privateKey: '', passphrase: '' });
+        setTried(false);
+      },
+    },
+  );
+  const busy = start.pending;
+  const failure = start.failure;
+
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     setTried(true);
-    if (!check.ok) return;
-    setBusy(true);
-    setFailure(null);
-    try {
-      const { jobId } = await unwrap(api.POST('/v1/onboarding', { body: check.body }));
-      onStarted({ jobId, host: check.body.host, row: retrying ? 'retry' : 'one router' });
-      // The secret leaves the form once sent; the rest stays for the next router.
-      set({ password: '', privateKey: '', passphrase: '' });
-      setTried(false);
-    } catch (e) {
-      setFailure(asFailure(e));
-    } finally {
-      setBusy(false);
-    }
+    if (check.ok) start.run(check.body);
   };
 
   return (
-    <form
-      ref={form}
-      className="wf-panel wf-form"
-      onSubmit={(e) => void submit(e)}
-      noValidate
-      aria-labelledby="one-router-title"
-    >
+    <form ref={form} className="wf-panel wf-form" onSubmit={submit} noValidate aria-labelledby="one-router-title">
       <h2 id="one-router-title">{retrying ? `Retry onboarding ${retrying.fields.host}` : 'One router'}</h2>
       {retrying ? (
         <p className="wf-notice">

@@ -1,7 +1,8 @@
-import { Fragment, useState, type FormEvent } from 'react';
-import { asFailure, type ApiFailure } from '../../api/api-error.js';
+import { useState, type FormEvent } from 'react';
 import { unwrap, type ApiPaths } from '../../api/client.js';
+import { useApiMutation } from '../../api/queries.js';
 import { useSignedIn } from '../../app/session.js';
+import { DataTable, type Column } from '../../components/DataTable.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Field } from '../../components/Field.js';
 import { Loading } from '../../components/Loading.js';
@@ -9,6 +10,7 @@ import { SelectorInputs } from '../rollouts/SelectorInputs.js';
 import { EMPTY_SELECTOR_FIELDS, selectorFromFields, type SelectorFields } from '../rollouts/selector-fields.js';
 
 type Preview = ApiPaths['/v1/plan-preview']['post']['responses'][200]['content']['application/json'];
+type PreviewItem = Preview['items'][number];
 
 interface PlanShape {
   satisfiable?: boolean;
@@ -28,30 +30,22 @@ export function PlanPreview({ profile, revisions }: { profile: string; revisions
   const [revision, setRevision] = useState(revisions[0] ?? 1);
   const [fields, setFields] = useState<SelectorFields>(EMPTY_SELECTOR_FIELDS);
   const [touched, setTouched] = useState(false);
-  const [result, setResult] = useState<Preview | null>(null);
-  const [failure, setFailure] = useState<ApiFailure | null>(null);
-  const [busy, setBusy] = useState(false);
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
   const check = selectorFromFields(fields);
+  // A preview changes nothing: a POST for its body, so a mutation that invalidates nothing.
+  const preview = useApiMutation(
+    (selector: Extract<typeof check, { ok: true }>['selector']) =>
+      unwrap(api.POST('/v1/plan-preview', { body: { profile, revision, selector, limit: 200 } })),
+    { onSuccess: () => setOpen(new Set()) },
+  );
+  const result: Preview | undefined = preview.data;
+  const busy = preview.pending;
+  const failure = preview.failure;
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     setTouched(true);
-    if (!check.ok) return;
-    setBusy(true);
-    setFailure(null);
-    try {
-      setResult(
-        await unwrap(
-          api.POST('/v1/plan-preview', { body: { profile, revision, selector: check.selector, limit: 200 } }),
-        ),
-      );
-      setOpen(new Set());
-    } catch (error) {
-      setFailure(asFailure(error));
-    } finally {
-      setBusy(false);
-    }
+    if (check.ok) preview.run(check.selector);
   };
   const toggle = (id: string) =>
     setOpen((now) => {
@@ -64,7 +58,7 @@ export function PlanPreview({ profile, revisions }: { profile: string; revisions
   return (
     <section className="wf-panel" aria-labelledby="plan-preview-title">
       <h2 id="plan-preview-title">Plan preview</h2>
-      <form className="wf-form" onSubmit={(e) => void submit(e)} noValidate>
+      <form className="wf-form" onSubmit={submit} noValidate>
         <Field label="Revision to preview">
           <select value={revision} onChange={(e) => setRevision(Number(e.target.value))}>
             {revisions.map((r) => (
@@ -93,66 +87,69 @@ export function PlanPreview({ profile, revisions }: { profile: string; revisions
               .join(', ')}
             .
           </p>
-          <div className="wf-table-wrap">
-            <table className="wf-table" aria-label="Plan preview per router">
-              <thead>
-                <tr>
-                  <th scope="col">Router</th>
-                  <th scope="col">Satisfiable</th>
-                  <th scope="col">Datapath</th>
-                  <th scope="col">Offload</th>
-                  <th scope="col">Changes</th>
-                </tr>
-              </thead>
-              <tbody>
-                {result.items.map((item) => {
-                  const plan = (item.plan ?? {}) as PlanShape;
-                  const expanded = open.has(item.routerId);
-                  return (
-                    <Fragment key={item.routerId}>
-                      <tr>
-                        <td>
-                          <button
-                            type="button"
-                            className="wf-button wf-button--link"
-                            aria-expanded={expanded}
-                            aria-controls={`reasons-${item.routerId}`}
-                            onClick={() => toggle(item.routerId)}
-                          >
-                            {expanded ? '▾' : '▸'} {item.name}
-                          </button>
-                        </td>
-                        <td>
-                          <span className={`wf-status wf-status--${plan.satisfiable ? 'succeeded' : 'failed'}`}>
-                            {plan.satisfiable ? 'yes' : 'refused'}
-                          </span>
-                        </td>
-                        <td>{plan.datapath?.mode ?? '-'}</td>
-                        <td>
-                          {plan.offload?.mode ?? '-'}
-                          {plan.offload && plan.offload.requested !== plan.offload.mode
-                            ? ` (asked ${plan.offload.requested})`
-                            : ''}
-                        </td>
-                        <td>{item.changes.length}</td>
-                      </tr>
-                      {expanded ? (
-                        <tr id={`reasons-${item.routerId}`}>
-                          <td colSpan={5}>
-                            <PlanReasons plan={plan} changes={item.changes.map((c) => c.path)} />
-                          </td>
-                        </tr>
-                      ) : null}
-                    </Fragment>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            rows={result.items}
+            columns={previewColumns(open, toggle)}
+            rowKey={(item) => item.routerId}
+            caption="Plan preview per router"
+            empty={<p className="wf-muted">No router matches the selector.</p>}
+            detail={(item) =>
+              open.has(item.routerId)
+                ? {
+                    id: `reasons-${item.routerId}`,
+                    content: <PlanReasons plan={planOf(item)} changes={item.changes.map((c) => c.path)} />,
+                  }
+                : null
+            }
+          />
         </>
       ) : null}
     </section>
   );
+}
+
+const planOf = (item: PreviewItem) => (item.plan ?? {}) as PlanShape;
+
+/** The CLI's columns; the router's name opens its decisions. */
+function previewColumns(open: ReadonlySet<string>, toggle: (id: string) => void): Column<PreviewItem>[] {
+  return [
+    {
+      id: 'router',
+      header: 'Router',
+      sortValue: (item) => item.name,
+      cell: (item) => (
+        <button
+          type="button"
+          className="wf-button wf-button--link"
+          aria-expanded={open.has(item.routerId)}
+          aria-controls={`reasons-${item.routerId}`}
+          onClick={() => toggle(item.routerId)}
+        >
+          {open.has(item.routerId) ? '▾' : '▸'} {item.name}
+        </button>
+      ),
+    },
+    {
+      id: 'satisfiable',
+      header: 'Satisfiable',
+      sortValue: (item) => (planOf(item).satisfiable ? 'yes' : 'refused'),
+      cell: (item) => (
+        <span className={`wf-status wf-status--${planOf(item).satisfiable ? 'succeeded' : 'failed'}`}>
+          {planOf(item).satisfiable ? 'yes' : 'refused'}
+        </span>
+      ),
+    },
+    { id: 'datapath', header: 'Datapath', cell: (item) => planOf(item).datapath?.mode ?? '-' },
+    {
+      id: 'offload',
+      header: 'Offload',
+      cell: (item) => {
+        const offload = planOf(item).offload;
+        return `${offload?.mode ?? '-'}${offload && offload.requested !== offload.mode ? ` (asked ${offload.requested})` : ''}`;
+      },
+    },
+    { id: 'changes', header: 'Changes', sortValue: (item) => item.changes.length, cell: (item) => item.changes.length },
+  ];
 }
 
 function PlanReasons({ plan, changes }: { plan: PlanShape; changes: string[] }) {

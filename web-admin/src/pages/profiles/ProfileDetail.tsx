@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { unwrap } from '../../api/client.js';
-import { useApi } from '../../api/use-api.js';
+import { useApiQuery } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Loading } from '../../components/Loading.js';
@@ -11,27 +12,18 @@ import type { JsonSchema } from './schema-check.js';
 import { specText } from './spec-defaults.js';
 
 /** One profile: its editor (from the latest revision), its revisions' diff, its plan preview. */
-export function ProfileDetail({
-  name,
-  schema,
-  onChanged,
-}: {
-  name: string;
-  schema: JsonSchema | null;
-  onChanged(): void;
-}) {
+export function ProfileDetail({ name, schema }: { name: string; schema: JsonSchema | null }) {
   const { api } = useSignedIn();
-  const [tick, setTick] = useState(0);
   const [saved, setSaved] = useState<string | null>(null);
-  const revisions = useApi(
-    () => unwrap(api.GET('/v1/profiles/{name}/revisions', { params: { path: { name }, query: { limit: 500 } } })),
-    [api, name, tick],
+  // Under the profiles family: a saved revision invalidates it, and the new latest revision arrives.
+  const revisions = useApiQuery(queryKeys.profile(name, 'revisions'), () =>
+    unwrap(api.GET('/v1/profiles/{name}/revisions', { params: { path: { name }, query: { limit: 500 } } })),
   );
   const items = revisions.data?.items ?? [];
   const latest = items[0];
   return (
     <>
-      {revisions.failure ? <ErrorNotice failure={revisions.failure} onRetry={revisions.reload} /> : null}
+      {revisions.failure ? <ErrorNotice failure={revisions.failure} onRetry={revisions.retry} /> : null}
       {revisions.loading && !revisions.data ? <Loading what={`Loading ${name}`} /> : null}
       {saved ? (
         <p className="wf-notice" role="status">
@@ -50,8 +42,6 @@ export function ProfileDetail({
             onSaved={(_name, revision, changed) => {
               if (!changed) return;
               setSaved(`Saved revision ${revision} of ${name}.`);
-              setTick((n) => n + 1);
-              onChanged();
             }}
           />
           <RevisionDiff

@@ -1,6 +1,7 @@
 import { useMemo, useState, type FormEvent } from 'react';
-import { asFailure, type ApiFailure } from '../../api/api-error.js';
 import { unwrap } from '../../api/client.js';
+import { useApiMutation } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Field } from '../../components/Field.js';
@@ -75,11 +76,32 @@ export function ProfileEditorPanel({
   const { api, can } = useSignedIn();
   const [text, setText] = useState(initialText);
   const [newName, setNewName] = useState('');
-  const [failure, setFailure] = useState<ApiFailure | null>(null);
-  const [answered, setAnswered] = useState<SpecProblem[]>([]);
-  const [saving, setSaving] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const reading = useMemo(() => readSpec(text, checkSpec), [text]);
+  const save = useApiMutation(
+    ({ target, spec }: { target: string; spec: unknown }) =>
+      unwrap(
+        api.PUT('/v1/profiles/{name}', {
+          params: { path: { name: target } },
+          body: { spec: spec as never, baseRevision },
+        }),
+      ),
+    {
+      invalidates: [queryKeys.profiles],
+      onSuccess: (result) => {
+        setNotice(
+          result.changed ? `Saved revision ${result.revision}.` : `No change: revision ${result.revision} is the same.`,
+        );
+        onSaved(result.name, result.revision, result.changed);
+      },
+    },
+  );
+  // The controller's refusal, placed on the lines of the text it names.
+  const failure = save.failure;
+  const answered: SpecProblem[] = useMemo(
+    () => (failure ? serverProblems(failure.details, reading.lines) : []),
+    [failure, reading.lines],
+  );
   const problems = reading.ok ? answered : reading.problems;
   const { parsed, blocked, filled, saved, savedUnavailable } = useMemo(
     () => formState(reading, schema),
@@ -93,45 +115,25 @@ export function ProfileEditorPanel({
 
   const edit = (next: string) => {
     setText(next);
-    setAnswered([]);
+    save.reset();
     setNotice(null);
   };
   const editDocument = (change: (document: unknown) => unknown) => {
     if (parsed && blocked === null) edit(specText(change(parsed.value)));
   };
 
-  const save = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     const target = name ?? newName;
     if (!reading.ok || !NAME.test(target)) return;
-    setSaving(true);
-    setFailure(null);
-    setAnswered([]);
     setNotice(null);
-    try {
-      const result = await unwrap(
-        api.PUT('/v1/profiles/{name}', {
-          params: { path: { name: target } },
-          body: { spec: reading.spec as never, baseRevision },
-        }),
-      );
-      setNotice(
-        result.changed ? `Saved revision ${result.revision}.` : `No change: revision ${result.revision} is the same.`,
-      );
-      onSaved(result.name, result.revision, result.changed);
-    } catch (error) {
-      const f = asFailure(error);
-      setFailure(f);
-      setAnswered(serverProblems(f.details, reading.lines));
-    } finally {
-      setSaving(false);
-    }
+    save.run({ target, spec: reading.spec });
   };
 
   return (
     <form
       className="wf-panel wf-form wf-profile-editor"
-      onSubmit={(e) => void save(e)}
+      onSubmit={submit}
       noValidate
       aria-labelledby="spec-editor-title"
     >
@@ -173,7 +175,7 @@ export function ProfileEditorPanel({
           <button
             type="submit"
             className="wf-button wf-button--primary"
-            disabled={saving || !reading.ok || (name === null && !NAME.test(newName))}
+            disabled={save.pending || !reading.ok || (name === null && !NAME.test(newName))}
           >
             {name === null ? 'Create profile' : 'Save revision'}
           </button>

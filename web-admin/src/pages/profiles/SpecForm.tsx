@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import type { JsonSchema } from './schema-check.js';
 import type { SpecWithDefaults } from './spec-defaults.js';
 import {
@@ -181,7 +181,11 @@ function ValueSetting({ field, model, editing }: { field: SpecFieldDef; model: F
   const shown = value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
   // A number being typed ("", "-") is kept here until it is an integer the spec can hold.
   const [draft, setDraft] = useState(shown);
-  useEffect(() => setDraft(shown), [shown]);
+  const [drafted, setDrafted] = useState(shown);
+  if (drafted !== shown) {
+    setDrafted(shown);
+    setDraft(shown);
+  }
   const hint =
     model?.kind === 'integer' && model.min !== undefined && model.max !== undefined
       ? `${model.min}-${model.max}`

@@ -1,15 +1,18 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { asFailure, type ApiFailure } from '../../api/api-error.js';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
 import { unwrap, type ApiPaths } from '../../api/client.js';
 import { useEventStream } from '../../api/event-stream.js';
-import { useApi } from '../../api/use-api.js';
+import { useApiMutation, useApiQuery } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { Link } from '../../app/navigation.js';
 import type { PageProps } from '../../app/page-props.js';
 import { useSignedIn } from '../../app/session.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
+import { DataTable } from '../../components/DataTable.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Loading } from '../../components/Loading.js';
 import { Page } from '../../components/Page.js';
+import { batchColumns, routerColumns, STATE_LABELS as LABELS } from './rollout-columns.js';
 import { batchesOf, TARGET_STATES, type TargetRow } from './rollout-progress.js';
 import { describeSelector, type Selector } from './selector-fields.js';
 import { StreamBadge } from './StreamBadge.js';
@@ -19,9 +22,6 @@ import './rollouts.css';
 type Rollout = ApiPaths['/v1/rollouts/{id}']['get']['responses'][200]['content']['application/json'];
 type Action = 'pause' | 'resume' | 'cancel' | 'promote';
 const TERMINAL = new Set(['completed', 'cancelled']);
-const LABELS: Record<string, string> = { rolled_back: 'rolled back', awaiting_approval: 'awaiting approval' };
-/** The batch of the targets a rollout left out from the start (the plan refused them). */
-const LEFT_OUT_BATCH = -1;
 
 /** Seconds from now until `iso`, ticking every second while there is one. */
 function useSecondsUntil(iso: string | null): number | null {
@@ -29,9 +29,12 @@ function useSecondsUntil(iso: string | null): number | null {
   useEffect(() => {
     if (!iso) return;
     // From now, not from when the page was opened.
-    setNow(Date.now());
+    const first = setTimeout(() => setNow(Date.now()), 0);
     const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
+    return () => {
+      clearTimeout(first);
+      clearInterval(timer);
+    };
   }, [iso]);
   return iso ? Math.max(0, Math.ceil((Date.parse(iso) - now) / 1000)) : null;
 }
@@ -40,50 +43,54 @@ function useSecondsUntil(iso: string | null): number | null {
 export default function RolloutPage({ params }: PageProps) {
   const id = params.id!;
   const { api, auth, can } = useSignedIn();
-  const first = useApi(() => unwrap(api.GET('/v1/rollouts/{id}', { params: { path: { id } } })), [api, id]);
-  const [live, setLive] = useState<Rollout | null>(null);
-  const [targets, setTargets] = useState<TargetRow[]>([]);
-  const [targetsFailure, setTargetsFailure] = useState<ApiFailure | null>(null);
-  const [actionFailure, setActionFailure] = useState<ApiFailure | null>(null);
-  const [acting, setActing] = useState(false);
+  const client = useQueryClient();
+  // The rollout's state lives in the query cache: read once, then written by its event stream
+  // and by the answers of the actions, so everything that shows it agrees.
+  const first = useApiQuery(queryKeys.rollout(id), () =>
+    unwrap(api.GET('/v1/rollouts/{id}', { params: { path: { id } } })),
+  );
   const [confirming, setConfirming] = useState<'cancel' | 'promote' | null>(null);
-  const rollout = live ?? first.data ?? null;
+  const rollout = first.data ?? null;
   const finished = rollout ? TERMINAL.has(rollout.state) : false;
 
-  const loadTargets = useCallback(async () => {
+  const targetsQuery = useApiQuery(queryKeys.rollout(id, 'targets'), async () => {
     const rows: TargetRow[] = [];
     let cursor: string | undefined;
-    try {
-      do {
-        const page = await unwrap(
-          api.GET('/v1/rollouts/{id}/targets', {
-            params: { path: { id }, query: { limit: 1000, ...(cursor ? { cursor } : {}) } },
-          }),
-        );
-        rows.push(...page.items);
-        cursor = page.nextCursor ?? undefined;
-      } while (cursor && rows.length < 10_000);
-      setTargets(rows);
-      setTargetsFailure(null);
-    } catch (error) {
-      setTargetsFailure(asFailure(error));
-    }
-  }, [api, id]);
+    do {
+      const page = await unwrap(
+        api.GET('/v1/rollouts/{id}/targets', {
+          params: { path: { id }, query: { limit: 1000, ...(cursor ? { cursor } : {}) } },
+        }),
+      );
+      rows.push(...page.items);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor && rows.length < 10_000);
+    return rows;
+  });
+  const targets = targetsQuery.data ?? [];
 
   // Targets are re-read when progress moves (not on every event), at most once per second.
   const progressKey = rollout
     ? `${rollout.state}/${rollout.finished}/${rollout.currentBatch}/${JSON.stringify(rollout.counts)}`
     : '';
+  const lastKey = useRef('');
   const lastLoad = useRef(0);
   useEffect(() => {
     if (!progressKey) return;
+    // The first progress is what the targets were just read for.
+    if (!lastKey.current) {
+      lastKey.current = progressKey;
+      lastLoad.current = Date.now();
+      return;
+    }
+    lastKey.current = progressKey;
     const wait = Math.max(0, 1000 - (Date.now() - lastLoad.current));
     const timer = setTimeout(() => {
       lastLoad.current = Date.now();
-      void loadTargets();
+      void client.invalidateQueries({ queryKey: queryKeys.rollout(id, 'targets') });
     }, wait);
     return () => clearTimeout(timer);
-  }, [progressKey, loadTargets]);
+  }, [progressKey, client, id]);
 
   const stream = useEventStream(
     first.data && !TERMINAL.has(first.data.state) ? `/v1/rollouts/${encodeURIComponent(id)}/events` : null,
@@ -91,26 +98,23 @@ export default function RolloutPage({ params }: PageProps) {
     (event) => {
       if (event.event !== 'progress') return;
       try {
-        setLive(JSON.parse(event.data) as Rollout);
+        client.setQueryData(queryKeys.rollout(id), JSON.parse(event.data) as Rollout);
       } catch {
         /* a malformed event is skipped; the next one carries the whole state again */
       }
     },
   );
 
-  const act = async (action: Action) => {
-    setActing(true);
-    setActionFailure(null);
-    try {
-      const path = `/v1/rollouts/{id}/${action}` as '/v1/rollouts/{id}/pause';
-      setLive(await unwrap(api.POST(path, { params: { path: { id } } })));
-    } catch (error) {
-      setActionFailure(asFailure(error));
-    } finally {
-      setActing(false);
-      setConfirming(null);
-    }
-  };
+  const action = useApiMutation(
+    (which: Action) =>
+      unwrap(api.POST(`/v1/rollouts/{id}/${which}` as '/v1/rollouts/{id}/pause', { params: { path: { id } } })),
+    {
+      invalidates: [queryKeys.rolloutList],
+      onSuccess: (next) => client.setQueryData(queryKeys.rollout(id), next),
+    },
+  );
+  const acting = action.pending;
+  const act = (which: Action) => action.run(which, { onSettled: () => setConfirming(null) });
 
   const strategy = rollout?.strategy;
   const batches = rollout ? batchesOf(targets, rollout.batchCount, strategy?.canary ?? 0) : [];
@@ -125,7 +129,7 @@ export default function RolloutPage({ params }: PageProps) {
         rollout && can('write') && !finished ? (
           <>
             {rollout.state === 'running' || rollout.state === 'scheduled' || rollout.state === 'soaking' ? (
-              <button type="button" className="wf-button" disabled={acting} onClick={() => void act('pause')}>
+              <button type="button" className="wf-button" disabled={acting} onClick={() => act('pause')}>
                 Pause
               </button>
             ) : null}
@@ -144,7 +148,7 @@ export default function RolloutPage({ params }: PageProps) {
                 type="button"
                 className="wf-button wf-button--primary"
                 disabled={acting}
-                onClick={() => void act('resume')}
+                onClick={() => act('resume')}
               >
                 Resume
               </button>
@@ -164,8 +168,8 @@ export default function RolloutPage({ params }: PageProps) {
       <p>
         <Link to="/rollouts">All rollouts</Link>
       </p>
-      {first.failure ? <ErrorNotice failure={first.failure} onRetry={first.reload} /> : null}
-      {actionFailure ? <ErrorNotice failure={actionFailure} /> : null}
+      {first.failure ? <ErrorNotice failure={first.failure} onRetry={first.retry} /> : null}
+      {action.failure ? <ErrorNotice failure={action.failure} /> : null}
       {!rollout && first.loading ? <Loading what="Loading the rollout" /> : null}
       {confirming === 'cancel' && rollout ? (
         <ConfirmDialog
@@ -174,7 +178,7 @@ export default function RolloutPage({ params }: PageProps) {
           dismissLabel="Keep it"
           danger
           busy={acting}
-          onConfirm={() => void act('cancel')}
+          onConfirm={() => act('cancel')}
           onCancel={() => setConfirming(null)}
         >
           <p>
@@ -189,7 +193,7 @@ export default function RolloutPage({ params }: PageProps) {
           title={`Promote rollout ${id.slice(0, 8)}?`}
           confirmLabel="Promote"
           busy={acting}
-          onConfirm={() => void act('promote')}
+          onConfirm={() => act('promote')}
           onCancel={() => setConfirming(null)}
         >
           <p>
@@ -246,64 +250,28 @@ export default function RolloutPage({ params }: PageProps) {
           </section>
           <section className="wf-panel" aria-labelledby="rollout-batches-title">
             <h2 id="rollout-batches-title">Batches</h2>
-            <div className="wf-table-wrap">
-              <table className="wf-table" aria-label="Batches">
-                <thead>
-                  <tr>
-                    <th scope="col">Batch</th>
-                    <th scope="col">Phase</th>
-                    <th scope="col">Routers</th>
-                    {TARGET_STATES.map((s) => (
-                      <th scope="col" key={s}>
-                        {LABELS[s] ?? s}
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {batches.map((b) => (
-                    <tr key={b.batch} aria-current={b.batch === rollout.currentBatch && !finished ? 'step' : undefined}>
-                      <td>{b.label}</td>
-                      <td>{b.phase}</td>
-                      <td>{b.total}</td>
-                      {TARGET_STATES.map((s) => (
-                        <td key={s}>{b.counts[s]}</td>
-                      ))}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              rows={batches}
+              columns={batchColumns}
+              rowKey={(b) => String(b.batch)}
+              caption="Batches"
+              rowProps={(b) => ({ 'aria-current': b.batch === rollout.currentBatch && !finished ? 'step' : undefined })}
+              empty={<p className="wf-muted">No batch yet.</p>}
+            />
           </section>
           <section className="wf-panel" aria-labelledby="rollout-routers-title">
             <h2 id="rollout-routers-title">Routers</h2>
-            {targetsFailure ? <ErrorNotice failure={targetsFailure} onRetry={() => void loadTargets()} /> : null}
-            <div className="wf-table-wrap">
-              <table className="wf-table" aria-label="Routers of the rollout">
-                <thead>
-                  <tr>
-                    <th scope="col">Router</th>
-                    <th scope="col">Batch</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Error</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {targets.map((t) => (
-                    <tr key={t.routerId}>
-                      <td>
-                        <Link to={`/routers/${encodeURIComponent(t.routerId)}`}>{t.name}</Link>
-                      </td>
-                      <td>{t.batch === LEFT_OUT_BATCH ? 'left out' : (batches[t.batch]?.label ?? t.batch)}</td>
-                      <td>
-                        <span className={`wf-status wf-status--${t.state}`}>{LABELS[t.state] ?? t.state}</span>
-                      </td>
-                      <td className="wf-rollout__error">{t.error ?? ''}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              rows={targets}
+              columns={routerColumns(batches)}
+              rowKey={(t) => t.routerId}
+              caption="Routers of the rollout"
+              empty={<p className="wf-muted">No router yet.</p>}
+              failure={targetsQuery.failure}
+              onRetry={targetsQuery.retry}
+              loading={targetsQuery.loading}
+              loadingWhat="Loading the rollout's routers"
+            />
           </section>
         </>
       ) : null}

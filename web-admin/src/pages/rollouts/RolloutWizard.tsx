@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { asFailure, type ApiFailure } from '../../api/api-error.js';
 import { unwrap, type ApiPaths } from '../../api/client.js';
-import { useApi } from '../../api/use-api.js';
+import { useApiMutation, useApiQuery } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { useNavigate } from '../../app/navigation.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
@@ -13,13 +13,17 @@ import { batchCount, checkStrategy, DEFAULT_STRATEGY_FIELDS, type StrategyFields
 /** How long typing settles before the matching routers are counted again. */
 const COUNT_DEBOUNCE_MS = 300;
 
-type Summary = ApiPaths['/v1/plan-preview']['post']['responses'][200]['content']['application/json']['summary'];
+type RolloutRequest = ApiPaths['/v1/rollouts']['post']['requestBody']['content']['application/json'];
 
-type Count =
-  | { status: 'idle' }
-  | { status: 'counting' }
-  | { status: 'counted'; matched: number; summary: Summary }
-  | { status: 'failed'; message: string };
+/** `value`, once it has stayed the same for `ms` (typing settled). */
+function useSettled<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
 
 /**
  * Starts a rollout: profile and revision, the routers (with a live count of how many match and
@@ -31,82 +35,84 @@ export function RolloutWizard({ initialSelector, onCancel }: { initialSelector: 
   const { api } = useSignedIn();
   const navigate = useNavigate();
   const [profile, setProfile] = useState('');
-  const [revision, setRevision] = useState<number | null>(null);
+  // The revision chosen; until one is (or when the profile has no such revision), its newest.
+  const [chosenRevision, setRevision] = useState<number | null>(null);
   const [fields, setFields] = useState(initialSelector);
   const [strategyFields, setStrategyFields] = useState<StrategyFields>(DEFAULT_STRATEGY_FIELDS);
-  const [count, setCount] = useState<Count>({ status: 'idle' });
   // Leaving the refused routers out is the default: sent anyway, they fail and pause the rollout.
   const [skipRefused, setSkipRefused] = useState(true);
-  const [failure, setFailure] = useState<ApiFailure | null>(null);
-  const [busy, setBusy] = useState(false);
   const [tried, setTried] = useState(false);
-  const profiles = useApi(() => unwrap(api.GET('/v1/profiles', { params: { query: { limit: 500 } } })), [api]);
-  const revisions = useApi(
+  const profiles = useApiQuery([...queryKeys.profiles, 'list'], () =>
+    unwrap(api.GET('/v1/profiles', { params: { query: { limit: 500 } } })),
+  );
+  const revisions = useApiQuery(
+    queryKeys.profile(profile, 'revisions'),
     () =>
-      profile
-        ? unwrap(
-            api.GET('/v1/profiles/{name}/revisions', { params: { path: { name: profile }, query: { limit: 500 } } }),
-          )
-        : Promise.resolve({ items: [], nextCursor: null }),
-    [api, profile],
+      unwrap(api.GET('/v1/profiles/{name}/revisions', { params: { path: { name: profile }, query: { limit: 500 } } })),
+    { enabled: profile !== '' },
   );
   const selector = selectorFromFields(fields);
   const strategy = checkStrategy(strategyFields, new Date());
   const selectorKey = selector.ok ? JSON.stringify(selector.selector) : null;
 
-  useEffect(() => {
-    const first = revisions.data?.items[0]?.revision;
-    if (first !== undefined)
-      setRevision((now) => (now !== null && revisions.data!.items.some((r) => r.revision === now) ? now : first));
-  }, [revisions.data]);
+  const revisionItems = revisions.data?.items ?? [];
+  const revision =
+    chosenRevision !== null && revisionItems.some((r) => r.revision === chosenRevision)
+      ? chosenRevision
+      : (revisionItems[0]?.revision ?? null);
 
-  useEffect(() => {
-    if (!profile || revision === null || !selectorKey) {
-      setCount({ status: 'idle' });
-      return;
-    }
-    let stale = false;
-    setCount({ status: 'counting' });
-    const timer = setTimeout(() => {
+  // How many routers match, and what the plan says of them, once typing has settled.
+  const countKey = useSettled(
+    profile && revision !== null && selectorKey ? { profile, revision, selectorKey } : null,
+    COUNT_DEBOUNCE_MS,
+  );
+  const countQuery = useApiQuery(
+    ['plan-count', countKey],
+    () =>
       unwrap(
         api.POST('/v1/plan-preview', {
-          body: { profile, revision, selector: JSON.parse(selectorKey) as never, limit: 1 },
+          body: {
+            profile: countKey!.profile,
+            revision: countKey!.revision,
+            selector: JSON.parse(countKey!.selectorKey) as never,
+            limit: 1,
+          },
         }),
-      ).then(
-        (r) => !stale && setCount({ status: 'counted', matched: r.matched, summary: r.summary }),
-        (error: unknown) => !stale && setCount({ status: 'failed', message: asFailure(error).message }),
-      );
-    }, COUNT_DEBOUNCE_MS);
-    return () => {
-      stale = true;
-      clearTimeout(timer);
-    };
-  }, [api, profile, revision, selectorKey]);
+      ),
+    { enabled: countKey !== null },
+  );
+  const count =
+    !profile || revision === null || !selectorKey
+      ? ({ status: 'idle' } as const)
+      : countQuery.failure
+        ? ({ status: 'failed', message: countQuery.failure.message } as const)
+        : countQuery.data &&
+            countKey?.selectorKey === selectorKey &&
+            countKey.profile === profile &&
+            countKey.revision === revision
+          ? ({ status: 'counted', matched: countQuery.data.matched, summary: countQuery.data.summary } as const)
+          : ({ status: 'counting' } as const);
 
-  const submit = async (event: FormEvent) => {
+  // The rollout shows in the list at once; its page follows it live.
+  const start = useApiMutation((body: RolloutRequest) => unwrap(api.POST('/v1/rollouts', { body })), {
+    invalidates: [queryKeys.rolloutList],
+    onSuccess: (rollout) => navigate(`/rollouts/${encodeURIComponent(rollout.id)}`),
+  });
+  const busy = start.pending;
+  const failure = start.failure;
+
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     setTried(true);
     if (!profile || revision === null || !selector.ok || !strategy.ok) return;
-    setBusy(true);
-    setFailure(null);
-    try {
-      const rollout = await unwrap(
-        api.POST('/v1/rollouts', {
-          body: {
-            profile,
-            revision,
-            selector: selector.selector as never,
-            strategy: strategy.strategy,
-            ...(strategy.startAt ? { startAt: strategy.startAt } : {}),
-            ...(refused > 0 && skipRefused ? { skipRefused: true } : {}),
-          },
-        }),
-      );
-      navigate(`/rollouts/${encodeURIComponent(rollout.id)}`);
-    } catch (error) {
-      setFailure(asFailure(error));
-      setBusy(false);
-    }
+    start.run({
+      profile,
+      revision,
+      selector: selector.selector as never,
+      strategy: strategy.strategy,
+      ...(strategy.startAt ? { startAt: strategy.startAt } : {}),
+      ...(refused > 0 && skipRefused ? { skipRefused: true } : {}),
+    });
   };
 
   const strategyError = (k: keyof StrategyFields) => (!strategy.ok ? (strategy.errors[k] ?? null) : null);
@@ -117,9 +123,9 @@ export function RolloutWizard({ initialSelector, onCancel }: { initialSelector: 
   const included = matched === null ? null : matched - (skipRefused ? refused : 0);
 
   return (
-    <form className="wf-panel wf-form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="wizard-title">
+    <form className="wf-panel wf-form" onSubmit={submit} noValidate aria-labelledby="wizard-title">
       <h2 id="wizard-title">New rollout</h2>
-      {profiles.failure ? <ErrorNotice failure={profiles.failure} onRetry={profiles.reload} /> : null}
+      {profiles.failure ? <ErrorNotice failure={profiles.failure} onRetry={profiles.retry} /> : null}
       <div className="wf-inline-fields">
         <Field label="Profile" error={tried && !profile ? 'choose a profile' : null}>
           <select

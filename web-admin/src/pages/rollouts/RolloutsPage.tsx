@@ -1,11 +1,11 @@
 import { API_ENUMS } from '../../api/api-enums.generated.js';
-import { unwrap } from '../../api/client.js';
-import { useApi } from '../../api/use-api.js';
+import { unwrap, type ApiPaths } from '../../api/client.js';
+import { useApiQuery } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { Link, useSearchParams } from '../../app/navigation.js';
 import type { PageProps } from '../../app/page-props.js';
 import { useSignedIn } from '../../app/session.js';
-import { ErrorNotice } from '../../components/ErrorNotice.js';
-import { Loading } from '../../components/Loading.js';
+import { DataTable, type Column } from '../../components/DataTable.js';
 import { Page } from '../../components/Page.js';
 import { RolloutWizard } from './RolloutWizard.js';
 import {
@@ -20,6 +20,43 @@ import './rollouts.css';
 
 const STATES = API_ENUMS.RolloutState;
 
+type RolloutRow = ApiPaths['/v1/rollouts']['get']['responses'][200]['content']['application/json']['items'][number];
+
+const COLUMNS: Column<RolloutRow>[] = [
+  {
+    id: 'id',
+    header: 'Rollout',
+    cell: (r) => <Link to={`/rollouts/${encodeURIComponent(r.id)}`}>{r.id.slice(0, 8)}</Link>,
+  },
+  {
+    id: 'state',
+    header: 'State',
+    sortValue: (r) => r.state,
+    cell: (r) => <span className={`wf-status wf-status--${r.state}`}>{r.state.replace('_', ' ')}</span>,
+  },
+  { id: 'profile', header: 'Profile', sortValue: (r) => r.profile, cell: (r) => `${r.profile}@${r.revision}` },
+  { id: 'routers', header: 'Routers', cell: (r) => describeSelector(r.selector as Selector) },
+  {
+    id: 'progress',
+    header: 'Progress',
+    cell: (r) => `${r.finished}/${r.total} · batch ${Math.min(r.currentBatch + 1, r.batchCount)}/${r.batchCount}`,
+  },
+  { id: 'applied', header: 'Applied', sortValue: (r) => r.counts.applied ?? 0, cell: (r) => r.counts.applied ?? 0 },
+  {
+    id: 'failed',
+    header: 'Failed',
+    sortValue: (r) => (r.counts.failed ?? 0) + (r.counts.rolled_back ?? 0),
+    cell: (r) => (r.counts.failed ?? 0) + (r.counts.rolled_back ?? 0),
+  },
+  { id: 'by', header: 'Started by', sortValue: (r) => r.createdBy, cell: (r) => r.createdBy },
+  {
+    id: 'created',
+    header: 'Created',
+    sortValue: (r) => r.createdAt,
+    cell: (r) => new Date(r.createdAt).toLocaleString(),
+  },
+];
+
 /**
  * Rollouts: newest first, filtered by state; `?new=1` opens the wizard, prefilled from
  * `&selector=<JSON>` (the Fleet page links here with its selection).
@@ -30,19 +67,17 @@ export default function RolloutsPage(_props: PageProps) {
   const state = params.get('state');
   const wizard = params.get('new') === '1' && can('write');
   const linked = parseSelectorParam(params.get('selector'));
-  const list = useApi(
-    () =>
-      unwrap(
-        api.GET('/v1/rollouts', {
-          params: {
-            query: {
-              limit: 100,
-              ...(state && (STATES as readonly string[]).includes(state) ? { state: state as 'running' } : {}),
-            },
+  const list = useApiQuery([...queryKeys.rolloutList, state], () =>
+    unwrap(
+      api.GET('/v1/rollouts', {
+        params: {
+          query: {
+            limit: 100,
+            ...(state && (STATES as readonly string[]).includes(state) ? { state: state as 'running' } : {}),
           },
-        }),
-      ),
-    [api, state],
+        },
+      }),
+    ),
   );
   const set = (patch: Record<string, string | null>, replace = true) => {
     const next = new URLSearchParams(params);
@@ -89,57 +124,21 @@ export default function RolloutsPage(_props: PageProps) {
             ))}
           </select>
         </label>
-        <button type="button" className="wf-button wf-button--small" onClick={list.reload}>
+        <button type="button" className="wf-button wf-button--small" onClick={list.retry}>
           Refresh
         </button>
       </div>
-      {list.failure ? <ErrorNotice failure={list.failure} onRetry={list.reload} /> : null}
-      {list.loading && !list.data ? <Loading what="Loading rollouts" /> : null}
-      {list.data && list.data.items.length === 0 ? (
-        <p className="wf-muted">No rollout{state ? ` ${state}` : ''} yet.</p>
-      ) : null}
-      {list.data && list.data.items.length > 0 ? (
-        <div className="wf-table-wrap">
-          <table className="wf-table" aria-label="Rollouts">
-            <thead>
-              <tr>
-                <th scope="col">Rollout</th>
-                <th scope="col">State</th>
-                <th scope="col">Profile</th>
-                <th scope="col">Routers</th>
-                <th scope="col">Progress</th>
-                <th scope="col">Applied</th>
-                <th scope="col">Failed</th>
-                <th scope="col">Started by</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((r) => (
-                <tr key={r.id}>
-                  <td>
-                    <Link to={`/rollouts/${encodeURIComponent(r.id)}`}>{r.id.slice(0, 8)}</Link>
-                  </td>
-                  <td>
-                    <span className={`wf-status wf-status--${r.state}`}>{r.state.replace('_', ' ')}</span>
-                  </td>
-                  <td>
-                    {r.profile}@{r.revision}
-                  </td>
-                  <td>{describeSelector(r.selector as Selector)}</td>
-                  <td>
-                    {r.finished}/{r.total} · batch {Math.min(r.currentBatch + 1, r.batchCount)}/{r.batchCount}
-                  </td>
-                  <td>{r.counts.applied ?? 0}</td>
-                  <td>{(r.counts.failed ?? 0) + (r.counts.rolled_back ?? 0)}</td>
-                  <td>{r.createdBy}</td>
-                  <td>{new Date(r.createdAt).toLocaleString()}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <DataTable
+        rows={list.data?.items ?? []}
+        columns={COLUMNS}
+        rowKey={(r) => r.id}
+        caption="Rollouts"
+        empty={<p className="wf-muted">No rollout{state ? ` ${state}` : ''} yet.</p>}
+        failure={list.failure}
+        onRetry={list.retry}
+        loading={list.loading}
+        loadingWhat="Loading rollouts"
+      />
     </Page>
   );
 }

@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'react';
-import { asFailure, type ApiFailure } from '../../api/api-error.js';
 import { unwrap } from '../../api/client.js';
+import { useApiPages } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Loading } from '../../components/Loading.js';
@@ -27,38 +27,21 @@ function evidenceSummary(evidence: unknown): string | null {
 }
 
 /** The router's apply results, newest first, each with the evidence the agent read back; more on demand. */
-export function ApplyHistoryPanel({ id, version }: { id: string; version: number }) {
+export function ApplyHistoryPanel({ id }: { id: string }) {
   const { api } = useSignedIn();
-  const [items, setItems] = useState<ApplyResult[]>([]);
-  const [next, setNext] = useState<string | null>(null);
-  const [failure, setFailure] = useState<ApiFailure | null>(null);
-  const [loading, setLoading] = useState(true);
-
-  const load = async (cursor: string | null) => {
-    setLoading(true);
-    try {
-      const page = await unwrap(
-        api.GET('/v1/routers/{id}/apply-results', {
-          params: { path: { id }, query: { limit: 10, ...(cursor ? { cursor } : {}) } },
-        }),
-      );
-      setItems((before) => (cursor ? [...before, ...page.items] : page.items));
-      setNext(page.nextCursor);
-      setFailure(null);
-    } catch (error) {
-      setFailure(asFailure(error));
-    } finally {
-      setLoading(false);
-    }
-  };
-  useEffect(() => {
-    void load(null);
-    // A new version (an action ran) starts the history over from the newest.
-  }, [api, id, version]);
+  // Under the router's key: an action on the router reads the loaded pages again.
+  const history = useApiPages(queryKeys.routerPart(id, 'apply-results'), (cursor) =>
+    unwrap(
+      api.GET('/v1/routers/{id}/apply-results', {
+        params: { path: { id }, query: { limit: 10, ...(cursor ? { cursor } : {}) } },
+      }),
+    ),
+  );
+  const { items, failure, loading } = history;
 
   return (
     <Panel title="Apply history" wide>
-      {failure ? <ErrorNotice failure={failure} onRetry={() => void load(null)} /> : null}
+      {failure ? <ErrorNotice failure={failure} onRetry={history.retry} /> : null}
       {loading && items.length === 0 ? <Loading what="Loading apply results" /> : null}
       {!loading && !failure && items.length === 0 ? <p className="wf-muted">No apply result yet.</p> : null}
       {items.length > 0 ? (
@@ -85,9 +68,9 @@ export function ApplyHistoryPanel({ id, version }: { id: string; version: number
           ))}
         </ol>
       ) : null}
-      {next ? (
-        <button type="button" className="wf-button" onClick={() => void load(next)} disabled={loading}>
-          {loading ? 'Loading…' : 'Older results'}
+      {history.hasMore ? (
+        <button type="button" className="wf-button" onClick={history.loadMore} disabled={history.loadingMore}>
+          {history.loadingMore ? 'Loading…' : 'Older results'}
         </button>
       ) : null}
     </Panel>

@@ -1,5 +1,6 @@
+import { DataTable, type Column } from '../../components/DataTable.js';
 import { Panel } from './Panel.js';
-import { capabilityRows } from './live-state.js';
+import { capabilityRows, type CapabilityRow } from './live-state.js';
 
 function Verdict({ value }: { value: { value: boolean; reason: string } | null }) {
   if (!value) return <span className="wf-muted">not known</span>;
@@ -11,39 +12,34 @@ function Verdict({ value }: { value: { value: boolean; reason: string } | null }
   );
 }
 
+const COLUMNS: Column<CapabilityRow>[] = [
+  {
+    id: 'capability',
+    header: 'Capability',
+    rowHeader: true,
+    cell: (row) => (
+      <>
+        {row.label}
+        {row.disagrees ? <span className="wf-note"> (the probe wins)</span> : null}
+      </>
+    ),
+  },
+  { id: 'predicted', header: 'Predicted', cell: (row) => <Verdict value={row.predicted} /> },
+  { id: 'probed', header: 'Probed', cell: (row) => <Verdict value={row.probed} /> },
+];
+
 /** Each capability as the table predicted it and as the router's probe found it, with the reasons. */
 export function CapabilitiesPanel({ capabilities }: { capabilities: unknown }) {
-  const rows = capabilityRows(capabilities);
   return (
     <Panel title="Capabilities" wide>
-      <div className="wf-table-wrap">
-        <table className="wf-table wf-table--wrap">
-          <caption className="wf-visually-hidden">Capabilities, predicted and probed, with reasons</caption>
-          <thead>
-            <tr>
-              <th scope="col">Capability</th>
-              <th scope="col">Predicted</th>
-              <th scope="col">Probed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={row.key}>
-                <th scope="row">
-                  {row.label}
-                  {row.disagrees ? <span className="wf-note"> (the probe wins)</span> : null}
-                </th>
-                <td>
-                  <Verdict value={row.predicted} />
-                </td>
-                <td>
-                  <Verdict value={row.probed} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        rows={capabilityRows(capabilities)}
+        columns={COLUMNS}
+        rowKey={(row) => row.key}
+        caption="Capabilities, predicted and probed, with reasons"
+        className="wf-table--wrap"
+        empty={<p className="wf-muted">No capability known yet.</p>}
+      />
     </Panel>
   );
 }

@@ -1,5 +1,6 @@
 import { unwrap } from '../../api/client.js';
-import { useApi } from '../../api/use-api.js';
+import { useApiQuery } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { useSignedIn } from '../../app/session.js';
 import { DiffView } from '../../components/DiffView.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
@@ -8,16 +9,15 @@ import { driftRows } from './drift-rows.js';
 import { Panel } from './Panel.js';
 
 /** The last drift report: what the plan expects against what the router had, as a diff. */
-export function DriftPanel({ id, version }: { id: string; version: number }) {
+export function DriftPanel({ id }: { id: string }) {
   const { api } = useSignedIn();
-  const drift = useApi(
-    () => unwrap(api.GET('/v1/routers/{id}/drift', { params: { path: { id } } })),
-    [api, id, version],
+  const drift = useApiQuery(queryKeys.routerPart(id, 'drift'), () =>
+    unwrap(api.GET('/v1/routers/{id}/drift', { params: { path: { id } } })),
   );
   const report = drift.data?.report;
   return (
     <Panel title="Last drift report">
-      {drift.failure ? <ErrorNotice failure={drift.failure} onRetry={drift.reload} /> : null}
+      {drift.failure ? <ErrorNotice failure={drift.failure} onRetry={drift.retry} /> : null}
       {drift.loading && !drift.data ? <Loading what="Loading the drift report" /> : null}
       {drift.data && !report ? <p className="wf-muted">No drift check yet.</p> : null}
       {report ? (

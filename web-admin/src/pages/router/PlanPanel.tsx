@@ -1,5 +1,6 @@
 import { unwrap } from '../../api/client.js';
-import { useApi } from '../../api/use-api.js';
+import { useApiQuery } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Loading } from '../../components/Loading.js';
@@ -10,16 +11,15 @@ import { Panel } from './Panel.js';
  * The plan of the router's effective profile (its assignment, with overrides) as
  * `wrtfleet plan preview --router` prints it: every decision with its reason.
  */
-export function PlanPanel({ id, version }: { id: string; version: number }) {
+export function PlanPanel({ id }: { id: string }) {
   const { api } = useSignedIn();
-  const preview = useApi(
-    () => unwrap(api.GET('/v1/routers/{id}/plan', { params: { path: { id } } })),
-    [api, id, version],
+  const preview = useApiQuery(queryKeys.routerPart(id, 'plan'), () =>
+    unwrap(api.GET('/v1/routers/{id}/plan', { params: { path: { id } } })),
   );
   const data = preview.data;
   return (
     <Panel title="Plan of the effective profile" wide>
-      {preview.failure ? <ErrorNotice failure={preview.failure} onRetry={preview.reload} /> : null}
+      {preview.failure ? <ErrorNotice failure={preview.failure} onRetry={preview.retry} /> : null}
       {preview.loading && !data ? <Loading what="Resolving the plan" /> : null}
       {data ? (
         <>

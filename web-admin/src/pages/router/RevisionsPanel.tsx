@@ -1,5 +1,6 @@
 import { unwrap } from '../../api/client.js';
-import { useApi } from '../../api/use-api.js';
+import { useApiQuery } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { Link } from '../../app/navigation.js';
 import { pathFor } from '../../app/route-match.js';
 import { useSignedIn } from '../../app/session.js';
@@ -22,16 +23,15 @@ const STATE_TONE: Record<string, string> = {
 };
 
 /** Applied and desired revision side by side: equal means the router runs what it should. */
-export function RevisionsPanel({ id, version }: { id: string; version: number }) {
+export function RevisionsPanel({ id }: { id: string }) {
   const { api } = useSignedIn();
-  const revisions = useApi(
-    () => unwrap(api.GET('/v1/routers/{id}/revisions', { params: { path: { id } } })),
-    [api, id, version],
+  const revisions = useApiQuery(queryKeys.routerPart(id, 'revisions'), () =>
+    unwrap(api.GET('/v1/routers/{id}/revisions', { params: { path: { id } } })),
   );
   const data = revisions.data;
   return (
     <Panel title="Revisions">
-      {revisions.failure ? <ErrorNotice failure={revisions.failure} onRetry={revisions.reload} /> : null}
+      {revisions.failure ? <ErrorNotice failure={revisions.failure} onRetry={revisions.retry} /> : null}
       {revisions.loading && !data ? <Loading what="Loading revisions" /> : null}
       {data ? (
         <dl className="wf-facts">

@@ -1,6 +1,8 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { asFailure, type ApiFailure } from '../../api/api-error.js';
 import { unwrap } from '../../api/client.js';
+import { useApiMutation } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { useSignedIn } from '../../app/session.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
@@ -15,71 +17,65 @@ type Outcome =
 
 /**
  * The router's actions, each behind a confirmation, hidden without the scope; the result
- * shows under the buttons (a command's progress live), and `onChanged` reloads the page's data.
+ * shows under the buttons (a command's progress live). What an action changes is invalidated
+ * in the query cache (this router's panels, the fleet list, the command history), so every
+ * panel reads it again.
  */
 export function RouterActions({
   routerId,
   routerName,
   decommissioned,
-  onChanged,
 }: {
   routerId: string;
   routerName: string;
   decommissioned: boolean;
-  onChanged(): void;
 }) {
   const { api, can } = useSignedIn();
+  const client = useQueryClient();
   const [asking, setAsking] = useState<RouterAction | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<ApiFailure | null>(null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
-  const actions = actionsFor(can, decommissioned);
-  if (actions.length === 0) return null;
-
-  const run = async (action: RouterAction) => {
-    setBusy(true);
-    setFailure(null);
-    try {
+  const changes = [queryKeys.router(routerId), queryKeys.routers, queryKeys.commands];
+  const act = useApiMutation(
+    async (action: RouterAction): Promise<Outcome> => {
       const path = { path: { id: routerId } };
       if (action.via === 'command') {
         const job = await unwrap(
           api.POST('/v1/routers/{id}/commands', { params: path, body: { kind: action.id as CommandKind } }),
         );
-        setOutcome({ kind: 'job', action, jobId: job.id });
-      } else if (action.id === 'decommission') {
+        return { kind: 'job', action, jobId: job.id };
+      }
+      if (action.id === 'decommission') {
         const done = await unwrap(api.POST('/v1/routers/{id}/decommission', { params: path }));
-        setOutcome({
+        return {
           kind: 'done',
           action,
           lines: [
             `decommissioned at ${new Date(done.decommissionedAt).toLocaleString()}`,
             `${done.revokedCertificates} ${done.revokedCertificates === 1 ? 'certificate' : 'certificates'} revoked`,
           ],
-        });
-        onChanged();
-      } else {
-        const minted = await unwrap(api.POST('/v1/routers/{id}/re-enroll', { params: path, body: {} }));
-        setOutcome({
-          kind: 'done',
-          action,
-          lines: [
-            `identity ${minted.identity}`,
-            `controller ${minted.grpcAddress}`,
-            minted.caFingerprint ? `CA fingerprint ${minted.caFingerprint}` : 'no CA fingerprint (plaintext agents)',
-            `expires ${new Date(minted.expiresAt).toLocaleString()}`,
-          ],
-          secret: minted.token,
-        });
-        onChanged();
+        };
       }
-      setAsking(null);
-    } catch (error) {
-      setFailure(asFailure(error));
-      setAsking(null);
-    } finally {
-      setBusy(false);
-    }
+      const minted = await unwrap(api.POST('/v1/routers/{id}/re-enroll', { params: path, body: {} }));
+      return {
+        kind: 'done',
+        action,
+        lines: [
+          `identity ${minted.identity}`,
+          `controller ${minted.grpcAddress}`,
+          minted.caFingerprint ? `CA fingerprint ${minted.caFingerprint}` : 'no CA fingerprint (plaintext agents)',
+          `expires ${new Date(minted.expiresAt).toLocaleString()}`,
+        ],
+        secret: minted.token,
+      };
+    },
+    { invalidates: changes, onSuccess: setOutcome },
+  );
+  const actions = actionsFor(can, decommissioned);
+  if (actions.length === 0) return null;
+  const commandEnded = () => {
+    for (const queryKey of changes) void client.invalidateQueries({ queryKey });
   };
+  const confirm = (action: RouterAction) => act.run(action, { onSettled: () => setAsking(null) });
 
   return (
     <div className="wf-actions">
@@ -89,7 +85,10 @@ export function RouterActions({
             key={action.id}
             type="button"
             className={`wf-button wf-button--small${action.danger ? ' wf-button--danger' : ''}`}
-            onClick={() => setAsking(action)}
+            onClick={() => {
+              act.reset();
+              setAsking(action);
+            }}
           >
             {action.label}
           </button>
@@ -100,17 +99,22 @@ export function RouterActions({
           title={`${asking.label}: ${routerName}?`}
           confirmLabel={asking.label}
           danger={asking.danger}
-          busy={busy}
-          onConfirm={() => void run(asking)}
+          busy={act.pending}
+          onConfirm={() => confirm(asking)}
           onCancel={() => setAsking(null)}
         >
           <p>{asking.explain}</p>
           <p className="wf-muted">The change is audited with you as its actor.</p>
         </ConfirmDialog>
       ) : null}
-      {failure ? <ErrorNotice failure={failure} /> : null}
+      {act.failure ? <ErrorNotice failure={act.failure} /> : null}
       {outcome?.kind === 'job' ? (
-        <CommandProgress key={outcome.jobId} jobId={outcome.jobId} label={outcome.action.label} onEnded={onChanged} />
+        <CommandProgress
+          key={outcome.jobId}
+          jobId={outcome.jobId}
+          label={outcome.action.label}
+          onEnded={commandEnded}
+        />
       ) : null}
       {outcome?.kind === 'done' ? (
         <div className="wf-result" role="status">

@@ -1,6 +1,9 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
 import { unwrap } from '../../api/client.js';
-import { useApi } from '../../api/use-api.js';
+import { useEventStream } from '../../api/event-stream.js';
+import { useApiQuery } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
+import { parseRouterChange } from '../../api/router-changes.js';
 import { Link } from '../../app/navigation.js';
 import type { PageProps } from '../../app/page-props.js';
 import { useSignedIn } from '../../app/session.js';
@@ -17,36 +20,34 @@ import { RouterActions } from './RouterActions.js';
 import { TelemetryPanel } from './TelemetryPanel.js';
 import './router.css';
 
-/** The router's status and placement are polled this often; the charts refresh on their own. */
+/** The router's status and last contact are polled this often; the charts refresh on their own. */
 const STATUS_REFRESH_MS = 15_000;
 
 /** One router: facts, capabilities, plan, revisions, apply history, drift, live counters, actions. */
 export default function RouterPage({ params }: PageProps) {
-  const { api } = useSignedIn();
+  const { api, auth } = useSignedIn();
+  const client = useQueryClient();
   const id = params.id ?? '';
-  // Bumped after an action, so every panel reads what the action changed.
-  const [version, setVersion] = useState(0);
-  const changed = useCallback(() => setVersion((n) => n + 1), []);
-  const router = useApi(() => unwrap(api.GET('/v1/routers/{id}', { params: { path: { id } } })), [api, id, version]);
-  const { reload } = router;
-  useEffect(() => {
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') reload();
-    }, STATUS_REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [reload]);
+  // Every panel's query sits under queryKeys.router(id): an action invalidates them all at once.
+  const router = useApiQuery(
+    queryKeys.router(id),
+    () => unwrap(api.GET('/v1/routers/{id}', { params: { path: { id } } })),
+    { refetchEvery: STATUS_REFRESH_MS },
+  );
+  // The fleet's change feed names this router when its status, revisions, apply result or drift
+  // change (made here or anywhere else): its queries, every panel's included, read again.
+  useEventStream('/v1/routers/events', auth, (event) => {
+    const change = parseRouterChange(event);
+    if (change && (change.truncated || change.ids.includes(id)))
+      void client.invalidateQueries({ queryKey: queryKeys.router(id) });
+  });
   const data = router.data;
   return (
     <Page
       title={data ? data.name : 'Router'}
       actions={
         data ? (
-          <RouterActions
-            routerId={data.id}
-            routerName={data.name}
-            decommissioned={data.decommissionedAt !== null}
-            onChanged={changed}
-          />
+          <RouterActions routerId={data.id} routerName={data.name} decommissioned={data.decommissionedAt !== null} />
         ) : null
       }
     >
@@ -54,7 +55,7 @@ export default function RouterPage({ params }: PageProps) {
         <Link to="/fleet">Fleet</Link> / {data?.name ?? id} ·{' '}
         <Link to={`/audit?${new URLSearchParams({ router: id }).toString()}`}>Audit history</Link>
       </p>
-      {router.failure ? <ErrorNotice failure={router.failure} onRetry={router.reload} /> : null}
+      {router.failure ? <ErrorNotice failure={router.failure} onRetry={router.retry} /> : null}
       {router.loading && !data ? <Loading what="Loading the router" /> : null}
       {data ? (
         <>
@@ -69,12 +70,12 @@ export default function RouterPage({ params }: PageProps) {
           </p>
           <div className="wf-router-grid">
             <FactsPanel router={data} />
-            <RevisionsPanel id={data.id} version={version} />
-            <DriftPanel id={data.id} version={version} />
+            <RevisionsPanel id={data.id} />
+            <DriftPanel id={data.id} />
             <CapabilitiesPanel capabilities={data.capabilities} />
-            <PlanPanel id={data.id} version={version} />
+            <PlanPanel id={data.id} />
             <TelemetryPanel id={data.id} />
-            <ApplyHistoryPanel id={data.id} version={version} />
+            <ApplyHistoryPanel id={data.id} />
           </div>
         </>
       ) : null}

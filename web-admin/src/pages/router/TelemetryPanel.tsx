@@ -1,6 +1,7 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { unwrap } from '../../api/client.js';
-import { useApi } from '../../api/use-api.js';
+import { useApiQuery } from '../../api/queries.js';
+import { queryKeys } from '../../api/query-keys.js';
 import { useSearchParams } from '../../app/navigation.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
@@ -18,17 +19,12 @@ export function TelemetryPanel({ id }: { id: string }) {
   const { api } = useSignedIn();
   const [search, setSearch] = useSearchParams();
   const range = rangeOf(search.get('range'));
-  const [tick, setTick] = useState(0);
-  useEffect(() => {
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') setTick((n) => n + 1);
-    }, range.refreshMs);
-    return () => clearInterval(timer);
-  }, [range.refreshMs]);
-  const series = useApi(
+  // Read again every refresh interval of the range while the tab is visible (the query pauses in the background).
+  const series = useApiQuery(
+    queryKeys.routerPart(id, 'telemetry', range.id),
     () =>
       unwrap(api.GET('/v1/routers/{id}/telemetry', { params: { path: { id }, query: rangeQuery(range, Date.now()) } })),
-    [api, id, range.id, tick],
+    { refetchEvery: range.refreshMs, keepPrevious: true },
   );
   const points = series.data?.points;
   const charts = useMemo(
@@ -62,7 +58,7 @@ export function TelemetryPanel({ id }: { id: string }) {
         </div>
       }
     >
-      {series.failure ? <ErrorNotice failure={series.failure} onRetry={series.reload} /> : null}
+      {series.failure ? <ErrorNotice failure={series.failure} onRetry={series.retry} /> : null}
       {series.loading && !series.data ? <Loading what="Loading counters" /> : null}
       {series.data && charts ? (
         <>

@@ -36,6 +36,11 @@ function useColorScheme(): boolean {
 export function UPlotChart({ title, columns, unit }: { title: string; columns: ChartColumns; unit: string }) {
   const box = useRef<HTMLDivElement>(null);
   const chart = useRef<uPlot | null>(null);
+  // The chart is built from the latest columns, but rebuilt only when their shape changes.
+  const latest = useRef(columns);
+  useEffect(() => {
+    latest.current = columns;
+  });
   const dark = useColorScheme();
   const shape = columns.labels.join('|');
   const count = valuesIn(columns);
@@ -43,6 +48,7 @@ export function UPlotChart({ title, columns, unit }: { title: string; columns: C
   useEffect(() => {
     const element = box.current;
     if (!element) return;
+    const { labels, data } = latest.current;
     const colours = palette();
     const axis = { stroke: colours.axis, grid: { stroke: colours.grid, width: 1 }, ticks: { stroke: colours.grid } };
     const plot = new uPlot(
@@ -51,7 +57,7 @@ export function UPlotChart({ title, columns, unit }: { title: string; columns: C
         height: HEIGHT,
         series: [
           {},
-          ...columns.labels.map((label, i) => ({
+          ...labels.map((label, i) => ({
             label,
             stroke: colours.lines[i % colours.lines.length],
             width: 1.5,
@@ -63,7 +69,7 @@ export function UPlotChart({ title, columns, unit }: { title: string; columns: C
         scales: { x: { time: true } },
         cursor: { drag: { x: false, y: false } },
       },
-      columns.data as uPlot.AlignedData,
+      data as uPlot.AlignedData,
       element,
     );
     chart.current = plot;

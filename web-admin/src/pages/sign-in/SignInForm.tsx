@@ -1,8 +1,8 @@
 import { useState, type FormEvent } from 'react';
-import { asFailure, type ApiFailure } from '../../api/api-error.js';
+import { useApiMutation } from '../../api/queries.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Field } from '../../components/Field.js';
-import { useSession } from '../../app/session.js';
+import { useSession, type Credentials } from '../../app/session.js';
 
 /** Name and password, or an API token pasted instead ("use an API token"). */
 export function SignInForm({ name: knownName }: { name?: string }) {
@@ -11,25 +11,19 @@ export function SignInForm({ name: knownName }: { name?: string }) {
   const [name, setName] = useState(knownName ?? '');
   const [password, setPassword] = useState('');
   const [token, setToken] = useState('');
-  const [failure, setFailure] = useState<ApiFailure | null>(null);
-  const [busy, setBusy] = useState(false);
+  const attempt = useApiMutation((credentials: Credentials) => signIn(credentials));
+  const failure = attempt.failure;
+  const busy = attempt.pending;
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setFailure(null);
-    try {
-      await signIn(mode === 'password' ? { name: name.trim(), password } : { token });
-    } catch (error) {
-      setFailure(asFailure(error));
-      setPassword('');
-    } finally {
-      setBusy(false);
-    }
+    attempt.run(mode === 'password' ? { name: name.trim(), password } : { token }, {
+      onFailure: () => setPassword(''),
+    });
   };
 
   return (
-    <form className="wf-form wf-signin__form" onSubmit={(event) => void submit(event)} aria-busy={busy}>
+    <form className="wf-form wf-signin__form" onSubmit={submit} aria-busy={busy}>
       {mode === 'password' ? (
         <>
           <Field label="Name">
@@ -78,7 +72,7 @@ export function SignInForm({ name: knownName }: { name?: string }) {
           className="wf-button wf-button--link"
           onClick={() => {
             setMode(mode === 'password' ? 'token' : 'password');
-            setFailure(null);
+            attempt.reset();
           }}
         >
           {mode === 'password' ? 'Use an API token' : 'Use a name and password'}

@@ -1,0 +1,27 @@
+/**
+ * The query cache's keys, one family per kind of resource. A mutation invalidates a family by
+ * its prefix (every page and filter of the router list is `['routers', 'list', …]`), so a
+ * change shows everywhere that lists what it changed without naming each query.
+ */
+export const queryKeys = {
+  routers: ['routers'] as const,
+  routerList: (query: unknown) => ['routers', 'list', query] as const,
+  routerCounts: (filter: unknown) => ['routers', 'counts', filter] as const,
+  router: (id: string) => ['router', id] as const,
+  routerPart: (id: string, part: string, ...rest: unknown[]) => ['router', id, part, ...rest] as const,
+  profiles: ['profiles'] as const,
+  profile: (name: string, ...rest: unknown[]) => ['profiles', 'one', name, ...rest] as const,
+  specSchema: ['spec-schema'] as const,
+  rollouts: ['rollouts'] as const,
+  rolloutList: ['rollouts', 'list'] as const,
+  rollout: (id: string, ...rest: unknown[]) => ['rollouts', 'one', id, ...rest] as const,
+  commands: ['commands'] as const,
+  command: (id: string, ...rest: unknown[]) => ['commands', 'one', id, ...rest] as const,
+  audit: ['audit'] as const,
+  accounts: ['accounts'] as const,
+  apiTokens: ['api-tokens'] as const,
+  enrollmentTokens: ['enrollment-tokens'] as const,
+  onboarding: ['onboarding'] as const,
+};
+
+export type QueryKey = readonly unknown[];
