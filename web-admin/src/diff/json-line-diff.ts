@@ -4,7 +4,7 @@
  * shows as a change), and two texts such as a profile's revisions, shown one above the other
  * (DiffView) or side by side (diff-side-by-side.ts). The longest common subsequence of lines is
  * kept and the rest marked removed or added. Pure, so it is unit-tested without a browser
- * (test/web-admin/logic/json-line-diff.test.ts).
+ * (test/web-admin/logic/json-line-diff.unit.test.ts).
  */
 import { diffArrays } from 'diff';
 

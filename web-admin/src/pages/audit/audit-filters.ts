@@ -1,7 +1,7 @@
 /**
  * The audit page's filters, as they travel: in the page's query string (so a filtered
  * timeline is a link), to GET /v1/audit and to the export. Pure, unit-tested in
- * test/web-admin/logic/audit-filters.test.ts.
+ * test/web-admin/logic/audit-filters.unit.test.ts.
  */
 
 /** The filters the page offers, in the order of its form; each is a query parameter of /v1/audit. */

@@ -1,7 +1,7 @@
 /**
  * How the timeline names an event's subject: its type, then its display name from the API
  * (a router's name, a rollout's profile@revision, ...), whole, or its id when it has none; and
- * the page it has, if any. Pure, unit-tested in test/web-admin/logic/audit-target.test.ts.
+ * the page it has, if any. Pure, unit-tested in test/web-admin/logic/audit-target.unit.test.ts.
  */
 
 export interface AuditTarget {

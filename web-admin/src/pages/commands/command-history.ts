@@ -1,6 +1,6 @@
 /**
  * The command history pages' pure parts: a job's outcomes in words, the page size a link may
- * ask for, the filters of the list. Unit-tested in test/web-admin/logic/command-history.test.ts.
+ * ask for, the filters of the list. Unit-tested in test/web-admin/logic/command-history.unit.test.ts.
  */
 
 import { API_ENUMS, type ApiEnum } from '../../api/api-enums.generated.js';

@@ -2,7 +2,7 @@
  * A router's telemetry (GET /v1/routers/{id}/telemetry) as chart data: the ranges the page
  * offers, the query of each, and the points turned into uPlot's column arrays (x in Unix
  * seconds, one array per line, null for a step without data so the line breaks there).
- * Pure, unit-tested in test/web-admin/logic/telemetry-charts.test.ts.
+ * Pure, unit-tested in test/web-admin/logic/telemetry-charts.unit.test.ts.
  */
 
 export interface RangeChoice {
