@@ -1,10 +1,11 @@
 /** `wrtfleet accounts create|ls|role|disable|enable|reset-password|rm`: operator accounts of the console. */
 import { print, UsageError, unknownCommand, type CliContext } from '../cli-context.js';
 import type * as Api from '../api-client.js';
+import { API_ENUMS } from '../../web-admin/src/api/api-enums.generated.js';
 import { table } from '../output.js';
 import { readNewPassword } from '../password-input.js';
 
-const ROLES = ['read', 'write', 'admin'];
+const ROLES: readonly string[] = API_ENUMS.Role;
 
 function role(value: string | undefined): string {
   if (!value || !ROLES.includes(value)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);

@@ -5,7 +5,10 @@ import type { Scope } from './api-tokens.js';
 export const ROLES = ['read', 'write', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
-export const RoleSchema = Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('admin')]);
+// Titled, so `npm run web:api` gives the console and the CLI this list (api-enums.generated.ts).
+export const RoleSchema = Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('admin')], {
+  title: 'Role',
+});
 
 /** The scopes a role's sessions carry: the same scopes API tokens have, so one check serves both. */
 const ROLE_SCOPES: Record<Role, Scope[]> = {

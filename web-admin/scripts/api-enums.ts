@@ -9,14 +9,25 @@ export const API_ENUMS_FILE = 'src/api/api-enums.generated.ts';
 type Node = unknown;
 
 /** Every titled string enum in the document, by title; one title with two value lists is an error. */
+/** A string enum's values: `enum` (StringEnum) or a union of string constants (Type.Union of literals). */
+function stringValues(schema: { enum?: unknown; type?: unknown; anyOf?: unknown }): string[] | null {
+  if (Array.isArray(schema.enum) && schema.type === 'string') return schema.enum as string[];
+  if (!Array.isArray(schema.anyOf) || schema.anyOf.length === 0) return null;
+  // A literal is `const`, or a one-value `enum` once the OpenAPI document is written.
+  const constants = (schema.anyOf as { const?: unknown; enum?: unknown[] }[]).map((s) =>
+    s.const !== undefined ? s.const : s.enum?.length === 1 ? s.enum[0] : undefined,
+  );
+  return constants.every((c) => typeof c === 'string') ? (constants as string[]) : null;
+}
+
 export function titledEnums(document: Node): Map<string, string[]> {
   const found = new Map<string, string[]>();
   const visit = (node: Node): void => {
     if (Array.isArray(node)) return node.forEach(visit);
     if (node === null || typeof node !== 'object') return;
-    const schema = node as { title?: unknown; enum?: unknown; type?: unknown };
-    if (typeof schema.title === 'string' && Array.isArray(schema.enum) && schema.type === 'string') {
-      const values = schema.enum as string[];
+    const schema = node as { title?: unknown; enum?: unknown; type?: unknown; anyOf?: unknown };
+    const values = typeof schema.title === 'string' ? stringValues(schema) : null;
+    if (typeof schema.title === 'string' && values) {
       const seen = found.get(schema.title);
       if (seen && seen.join() !== values.join())
         throw new Error(`the enum ${schema.title} has two value lists: ${seen.join()} and ${values.join()}`);

@@ -22,9 +22,9 @@ describe('selectors as the operator types them and as links carry them', () => {
       ok: false,
       field: 'all',
     });
-    expect(selectorFromFields({ ...EMPTY_SELECTOR_FIELDS, openwrt: '23.05 snap$hot' })).toEqual({
+    expect(selectorFromFields({ ...EMPTY_SELECTOR_FIELDS, release: '23.05 snap$hot' })).toEqual({
       ok: false,
-      field: 'openwrt',
+      field: 'release',
       message: '"snap$hot" is not an OpenWrt release (e.g. 23.05 or 23.05.3)',
     });
     expect(selectorFromFields({ ...EMPTY_SELECTOR_FIELDS, soc: 'x'.repeat(65) })).toMatchObject({
@@ -38,6 +38,8 @@ describe('selectors as the operator types them and as links carry them', () => {
     expect(parseSelectorParam('')).toBeNull();
     const sel = { soc: ['MT7621'], ids: ['r1', 'r2'] };
     expect(parseSelectorParam(JSON.stringify(sel))).toEqual({ ok: true, selector: sel });
+    // A link made before 0.2 spells the release `openwrt`.
+    expect(parseSelectorParam('{"openwrt":["23.05"]}')).toEqual({ ok: true, selector: { release: ['23.05'] } });
     expect(parseSelectorParam(decodeURIComponent(encodeURIComponent('{"all":true}')))).toEqual({
       ok: true,
       selector: { all: true },
@@ -55,7 +57,7 @@ describe('selectors as the operator types them and as links carry them', () => {
   });
 
   it('round-trips through the fields and describes itself', () => {
-    const sel = { soc: ['MT7621'], openwrt: ['23.05'], tags: ['a', 'b'] };
+    const sel = { soc: ['MT7621'], release: ['23.05'], tags: ['a', 'b'] };
     expect(selectorFromFields(fieldsFromSelector(sel))).toEqual({ ok: true, selector: sel });
     expect(describeSelector(sel)).toBe('SoC MT7621, OpenWrt 23.05, tagged a and b');
     expect(describeSelector({ all: true })).toBe('every router');

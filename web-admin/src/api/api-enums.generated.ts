@@ -16,9 +16,11 @@ export const API_ENUMS = {
   OffloadMode: ["hardware","software","off","unsupported","unknown"],
   Placement: ["on_router","proxy","unknown"],
   RevisionState: ["in_sync","pending"],
+  Role: ["read","write","admin"],
   RolloutState: ["scheduled","running","soaking","awaiting_approval","paused","completed","cancelled"],
   RolloutTargetState: ["queued","sent","applied","failed","rolled_back","skipped"],
   RouterSort: ["created","-created","name","-name","status","-status","soc","-soc","model","-model","release","-release","lastSeen","-lastSeen"],
+  Scope: ["read","write","admin","enroll"],
 } as const;
 
 /** One value of a named enum: ApiEnum<"ConnectionStatus"> is "online" | "offline" | "never_seen". */

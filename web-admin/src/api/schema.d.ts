@@ -209,6 +209,7 @@ export interface paths {
                                 /** Format: date-time */
                                 lastSignInAt: string | null;
                                 name: string;
+                                /** Role */
                                 role: "read" | "write" | "admin";
                             }[];
                         };
@@ -286,6 +287,7 @@ export interface paths {
                         name: string;
                         /** @description At least 12 characters, no control characters */
                         password: string;
+                        /** Role */
                         role: "read" | "write" | "admin";
                     };
                 };
@@ -306,6 +308,7 @@ export interface paths {
                             /** Format: date-time */
                             lastSignInAt: string | null;
                             name: string;
+                            /** Role */
                             role: "read" | "write" | "admin";
                         };
                     };
@@ -532,6 +535,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         disabled?: boolean;
+                        /** Role */
                         role?: "read" | "write" | "admin";
                     };
                 };
@@ -552,6 +556,7 @@ export interface paths {
                             /** Format: date-time */
                             lastSignInAt: string | null;
                             name: string;
+                            /** Role */
                             role: "read" | "write" | "admin";
                         };
                     };

@@ -2,7 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { SCOPES, type ApiTokens, type Scope } from '../../../auth/api-tokens.js';
 import { ApiError, errorBodySchema } from '../../../http/api-error.js';
 import { auditContext } from '../../../http/request-context.js';
-import { IdParam, NoQuery, Nullable, Printable, Timestamp } from '../../../http/shared-schemas.js';
+import { IdParam, NoQuery, Nullable, Printable, StringEnum, Timestamp } from '../../../http/shared-schemas.js';
 
 const MAX_TTL_SECONDS = 5 * 365 * 86_400;
 
@@ -48,7 +48,7 @@ export const tokensPlugin: FastifyPluginAsyncTypebox<TokensPluginOptions> = asyn
                 description: 'Who the audit history names; default: the caller',
               }),
             ),
-            scopes: Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), {
+            scopes: Type.Array(StringEnum(SCOPES, { title: 'Scope' }), {
               minItems: 1,
               maxItems: SCOPES.length,
               uniqueItems: true,

@@ -3,12 +3,13 @@
  * enrollment token must be before it is sent. The controller checks the same again; this is
  * so the operator reads the problem beside the field before a round trip.
  */
+import { API_ENUMS, type ApiEnum } from '../../api/api-enums.generated.js';
 
-export const ROLES = ['read', 'write', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
+export const ROLES = API_ENUMS.Role;
+export type Role = ApiEnum<'Role'>;
 
-export const TOKEN_SCOPES = ['read', 'write', 'admin', 'enroll'] as const;
-export type TokenScope = (typeof TOKEN_SCOPES)[number];
+export const TOKEN_SCOPES = API_ENUMS.Scope;
+export type TokenScope = ApiEnum<'Scope'>;
 
 /** The shortest password the controller accepts (server/auth/password-hash.ts). */
 export const MIN_PASSWORD_LENGTH = 12;

@@ -21,8 +21,8 @@ export function SelectorInputs({
         <Field label="SoC" hint="e.g. MT7621, MT7986" error={error('soc')}>
           <input value={fields.soc} onChange={(e) => set({ soc: e.target.value })} disabled={fields.all} />
         </Field>
-        <Field label="OpenWrt release" hint="23.05 matches 23.05.x" error={error('openwrt')}>
-          <input value={fields.openwrt} onChange={(e) => set({ openwrt: e.target.value })} disabled={fields.all} />
+        <Field label="OpenWrt release" hint="23.05 matches 23.05.x" error={error('release')}>
+          <input value={fields.release} onChange={(e) => set({ release: e.target.value })} disabled={fields.all} />
         </Field>
         <Field label="Tags (all of)" error={error('tags')}>
           <input value={fields.tags} onChange={(e) => set({ tags: e.target.value })} disabled={fields.all} />

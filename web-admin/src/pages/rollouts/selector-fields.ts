@@ -8,25 +8,25 @@
 export interface Selector {
   ids?: string[];
   soc?: string[];
-  openwrt?: string[];
+  release?: string[];
   tags?: string[];
   all?: true;
 }
 
 export interface SelectorFields {
   soc: string;
-  openwrt: string;
+  release: string;
   tags: string;
   ids: string;
   all: boolean;
 }
 
-export const EMPTY_SELECTOR_FIELDS: SelectorFields = { soc: '', openwrt: '', tags: '', ids: '', all: false };
+export const EMPTY_SELECTOR_FIELDS: SelectorFields = { soc: '', release: '', tags: '', ids: '', all: false };
 
-const LIST_KEYS = ['ids', 'soc', 'openwrt', 'tags'] as const;
+const LIST_KEYS = ['ids', 'soc', 'release', 'tags'] as const;
 type ListKey = (typeof LIST_KEYS)[number];
-const MAX_ITEMS: Record<ListKey, number> = { ids: 10_000, soc: 64, openwrt: 64, tags: 32 };
-const OPENWRT = /^[0-9A-Za-z.-]{1,32}$/;
+const MAX_ITEMS: Record<ListKey, number> = { ids: 10_000, soc: 64, release: 64, tags: 32 };
+const RELEASE_PATTERN = /^[0-9A-Za-z.-]{1,32}$/;
 
 export type SelectorResult =
   { ok: true; selector: Selector } | { ok: false; field: keyof SelectorFields | 'selector'; message: string };
@@ -46,7 +46,8 @@ function checkList(key: ListKey, items: string[]): string | null {
   if (items.length > MAX_ITEMS[key]) return `at most ${MAX_ITEMS[key]} values`;
   for (const item of items) {
     if (item.length > 64) return `"${item.slice(0, 20)}…" is longer than 64 characters`;
-    if (key === 'openwrt' && !OPENWRT.test(item)) return `"${item}" is not an OpenWrt release (e.g. 23.05 or 23.05.3)`;
+    if (key === 'release' && !RELEASE_PATTERN.test(item))
+      return `"${item}" is not an OpenWrt release (e.g. 23.05 or 23.05.3)`;
   }
   return null;
 }
@@ -75,7 +76,7 @@ export function selectorFromFields(fields: SelectorFields): SelectorResult {
 export function fieldsFromSelector(selector: Selector): SelectorFields {
   return {
     soc: (selector.soc ?? []).join(', '),
-    openwrt: (selector.openwrt ?? []).join(', '),
+    release: (selector.release ?? []).join(', '),
     tags: (selector.tags ?? []).join(', '),
     ids: (selector.ids ?? []).join(', '),
     all: selector.all === true,
@@ -98,7 +99,9 @@ export function parseSelectorParam(raw: string | null): SelectorResult | null {
     return { ok: false, field: 'selector', message: "the link's selector is not an object" };
   const object = value as Record<string, unknown>;
   const fields: SelectorFields = { ...EMPTY_SELECTOR_FIELDS };
-  for (const [key, v] of Object.entries(object)) {
+  for (const [given, v] of Object.entries(object)) {
+    // `openwrt` is how links made before 0.2 spell the release.
+    const key = given === 'openwrt' ? 'release' : given;
     if (key === 'all') {
       if (v !== true) return { ok: false, field: 'all', message: '"all" must be true' };
       fields.all = true;
@@ -118,7 +121,7 @@ export function describeSelector(selector: Selector): string {
   if (selector.all) return 'every router';
   const parts: string[] = [];
   if (selector.soc) parts.push(`SoC ${selector.soc.join(' or ')}`);
-  if (selector.openwrt) parts.push(`OpenWrt ${selector.openwrt.join(' or ')}`);
+  if (selector.release) parts.push(`OpenWrt ${selector.release.join(' or ')}`);
   if (selector.tags) parts.push(`tagged ${selector.tags.join(' and ')}`);
   if (selector.ids)
     parts.push(selector.ids.length === 1 ? `router ${selector.ids[0]}` : `${selector.ids.length} routers by id`);

@@ -4,7 +4,7 @@ import type { RouterDetail } from './router-types.js';
 
 interface FactSheet {
   cpu?: { model?: string | null; cores?: number | null };
-  openwrt?: { version?: string; target?: string | null; revision?: string | null } | null;
+  openwrt?: { release?: string; target?: string | null; revision?: string | null } | null;
   model?: { id?: string | null; name?: string | null };
   boardName?: string | null;
   network?: { wan?: string[]; lan?: string[] };
