@@ -18,12 +18,12 @@ import { PlanPreview } from './fleet/plan-preview.js';
 import { ProfileStore } from './profiles/profile-store.js';
 import { ControllerMetrics } from './routes/metrics/index.js';
 import { DesiredStateDelivery } from './rollouts/desired-state.js';
-import { RolloutEngine, SWEEP_JOB } from './rollouts/rollout-engine.js';
+import { RolloutEngine, SWEEP_TASK } from './rollouts/rollout-engine.js';
 import { openDatabase, type Database } from './storage/index.js';
 import { LOG_REDACTION } from './secrets/redaction.js';
 import { OnboardingService, type OnboardingOptions } from './onboarding/onboarding-service.js';
 import { CommandDelivery } from './commands/command-delivery.js';
-import { COMMAND_SWEEP_JOB, CommandDispatcher } from './commands/command-dispatch.js';
+import { COMMAND_SWEEP_TASK, CommandDispatcher } from './commands/command-dispatch.js';
 import { CommandService } from './commands/command-service.js';
 import { OnboardingTargetPolicy } from './onboarding/target-policy.js';
 import { loadDataKey, SecretBox } from './secrets/secret-box.js';
@@ -254,8 +254,8 @@ export async function startController(
   try {
     await tasks.start();
     const sweepMs = Math.max(1_000, Math.min(5_000, config.heartbeatIntervalSeconds * 1000));
-    await tasks.every(SWEEP_JOB, sweepMs);
-    await tasks.every(COMMAND_SWEEP_JOB, sweepMs);
+    await tasks.every(SWEEP_TASK, sweepMs);
+    await tasks.every(COMMAND_SWEEP_TASK, sweepMs);
     await telemetry.schedule(tasks);
     // The API's plugins and route schemas compile first: seconds of CPU that, with the agent
     // port already open, let a returning fleet's connections overflow the accept queue. The

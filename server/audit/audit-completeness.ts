@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
-import { ONBOARDING_JOB } from '../onboarding/onboarding-service.js';
+import { ONBOARDING_JOB_KIND } from '../onboarding/onboarding-service.js';
 
 /** What can lack its event: the API's schema and the type below are this one list. */
 export const UnauditedKind = Type.Union([
@@ -139,7 +139,7 @@ export async function findUnauditedSubjects(
       missingEvent: () => 'onboarding.requested',
       rows: db.$queryRaw<Row[]>`
         SELECT j.id, count(*) OVER () AS total FROM "Job" j
-        WHERE j.kind = ${ONBOARDING_JOB} AND NOT EXISTS (SELECT 1 FROM "AuditEvent" e
+        WHERE j.kind = ${ONBOARDING_JOB_KIND} AND NOT EXISTS (SELECT 1 FROM "AuditEvent" e
           WHERE e."targetType" = 'job' AND e."targetId" = j.id AND e.action = 'onboarding.requested')
         ORDER BY j."createdAt", j.id LIMIT ${LISTED_PER_KIND}`,
     },

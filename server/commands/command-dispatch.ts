@@ -13,8 +13,8 @@ import type { FleetBus } from '../cluster/fleet-bus.js';
 import type { TaskQueue } from '../cluster/task-queue.js';
 import { outcomeSummary } from './command-outcomes.js';
 
-export const COMMAND_ADVANCE_JOB = 'command.advance';
-export const COMMAND_SWEEP_JOB = 'command.sweep';
+export const COMMAND_ADVANCE_TASK = 'command.advance';
+export const COMMAND_SWEEP_TASK = 'command.sweep';
 
 /** Two-key advisory lock class for "one advance of this command at a time" ("wfcm"). */
 const ADVANCE_LOCK_CLASS = 0x7766636d;
@@ -29,20 +29,20 @@ export class CommandDispatcher {
     private readonly bus: FleetBus,
     private readonly log: Logger,
   ) {
-    tasks.register(COMMAND_ADVANCE_JOB, async (data) => this.advance(String(data.commandId)));
-    tasks.register(COMMAND_SWEEP_JOB, async () => this.sweep());
+    tasks.register(COMMAND_ADVANCE_TASK, async (data) => this.advance(String(data.commandId)));
+    tasks.register(COMMAND_SWEEP_TASK, async () => this.sweep());
   }
 
   /** Asks for an advance of the command now (coalesced: a waiting one absorbs this). */
   async kick(commandId: string): Promise<void> {
-    await this.tasks.enqueue(COMMAND_ADVANCE_JOB, { commandId }, { coalesceKey: commandId });
+    await this.tasks.enqueue(COMMAND_ADVANCE_TASK, { commandId }, { coalesceKey: commandId });
   }
 
   /** An advance at `at`, for a timeout or the deadline; one per command and second. */
   private async at(commandId: string, at: Date): Promise<void> {
     const delayMs = Math.max(0, at.getTime() - Date.now()) + 50;
     const second = Math.ceil(at.getTime() / 1000);
-    await this.tasks.enqueue(COMMAND_ADVANCE_JOB, { commandId }, { coalesceKey: `${commandId}@${second}`, delayMs });
+    await this.tasks.enqueue(COMMAND_ADVANCE_TASK, { commandId }, { coalesceKey: `${commandId}@${second}`, delayMs });
   }
 
   /** The safety net for lost tasks and timers: every command that can still change is advanced. */

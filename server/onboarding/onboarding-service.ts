@@ -32,7 +32,9 @@ import { OnboardingJob, secretAad, type OnboardingJobDeps } from './onboarding-j
 import type { OnboardingTargetPolicy } from './target-policy.js';
 import type { OnboardingInput, OnboardingOptions, OnboardingSecret } from './onboarding-request.js';
 
-export const ONBOARDING_JOB = 'onboarding';
+/** The kind of an onboarding Job, and the name of the task that runs one. */
+export const ONBOARDING_JOB_KIND = 'onboarding';
+export const ONBOARDING_TASK = 'onboarding';
 
 export type { OnboardingInput, OnboardingOptions, OnboardingSecret, StepName } from './onboarding-request.js';
 
@@ -81,7 +83,7 @@ export class OnboardingService {
       options: () => this.options,
       closing: () => this.closed,
     };
-    deps.tasks.register(ONBOARDING_JOB, (data) => this.handle(data));
+    deps.tasks.register(ONBOARDING_TASK, (data) => this.handle(data));
   }
 
   get targets(): OnboardingTargetPolicy {
@@ -103,7 +105,7 @@ export class OnboardingService {
     // The Job row and its event commit together; the job is queued only once both are stored.
     const job = await this.deps.audit.record(async (tx) => {
       const row = await tx.job.create({
-        data: { kind: ONBOARDING_JOB, input: input as object, createdBy: actor, message: 'queued' },
+        data: { kind: ONBOARDING_JOB_KIND, input: input as object, createdBy: actor, message: 'queued' },
       });
       return {
         result: row,
@@ -111,7 +113,7 @@ export class OnboardingService {
       };
     });
     const sealed = this.deps.box.seal(JSON.stringify(secret), secretAad(job.id));
-    await this.deps.tasks.enqueue(ONBOARDING_JOB, { jobId: job.id, sealed });
+    await this.deps.tasks.enqueue(ONBOARDING_TASK, { jobId: job.id, sealed });
     return { id: job.id };
   }
 
@@ -146,7 +148,7 @@ export class OnboardingService {
   async start(): Promise<void> {
     if (this.deps.tasks.kind === 'in-process') {
       await this.deps.db.job.updateMany({
-        where: { kind: ONBOARDING_JOB, state: { in: ['queued', 'running'] } },
+        where: { kind: ONBOARDING_JOB_KIND, state: { in: ['queued', 'running'] } },
         data: {
           state: 'failed',
           error: 'the controller restarted while this job was queued or running; run the onboarding again',

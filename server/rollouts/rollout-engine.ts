@@ -19,8 +19,8 @@ export { RolloutNotFound, RolloutStateConflict } from './rollout-controls.js';
 
 type Ctx = { actor: string; requestId?: string };
 
-export const ADVANCE_JOB = 'rollout.advance';
-export const SWEEP_JOB = 'rollout.sweep';
+export const ADVANCE_TASK = 'rollout.advance';
+export const SWEEP_TASK = 'rollout.sweep';
 
 /**
  * Rollouts: a profile revision pushed to the routers a selector matched, canary first, then
@@ -37,8 +37,8 @@ export class RolloutEngine {
     readonly bus: FleetBus,
     readonly log: Logger,
   ) {
-    tasks.register(ADVANCE_JOB, async (data) => this.advance(String(data.rolloutId)));
-    tasks.register(SWEEP_JOB, async () => this.sweep());
+    tasks.register(ADVANCE_TASK, async (data) => this.advance(String(data.rolloutId)));
+    tasks.register(SWEEP_TASK, async () => this.sweep());
   }
 
   /** A new rollout, its targets and its event, stored together; then its first step is queued. */
@@ -47,7 +47,7 @@ export class RolloutEngine {
   }
 
   async kick(rolloutId: string, delayMs?: number, coalesceKey = rolloutId): Promise<void> {
-    await this.tasks.enqueue(ADVANCE_JOB, { rolloutId }, { coalesceKey, delayMs });
+    await this.tasks.enqueue(ADVANCE_TASK, { rolloutId }, { coalesceKey, delayMs });
   }
 
   /** Safety net for lost jobs and timeouts: every active rollout is advanced periodically. */

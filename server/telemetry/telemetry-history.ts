@@ -7,7 +7,7 @@ import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import { DEFAULT_TELEMETRY, type TelemetryConfig } from '../config.js';
 import type { TaskQueue } from '../cluster/task-queue.js';
 import { resolveWindow, type SeriesWindow, type WindowQuery } from './series-window.js';
-import { ROLLUP_JOB, TelemetryRollup } from './telemetry-rollup.js';
+import { ROLLUP_TASK, TelemetryRollup } from './telemetry-rollup.js';
 import { TelemetrySeries } from './telemetry-series.js';
 import { TelemetryWriter } from './telemetry-writer.js';
 
@@ -35,10 +35,10 @@ export class TelemetryHistory {
 
   /** Registers the rollup job and its schedule (once across replicas with BullMQ; locked otherwise). */
   async schedule(tasks: TaskQueue): Promise<void> {
-    tasks.register(ROLLUP_JOB, async () => {
+    tasks.register(ROLLUP_TASK, async () => {
       await this.rollup.run(this.now());
     });
-    await tasks.every(ROLLUP_JOB, this.config.rollupEverySeconds * 1000);
+    await tasks.every(ROLLUP_TASK, this.config.rollupEverySeconds * 1000);
   }
 
   /** The window of a series request; throws WindowError naming the field. */

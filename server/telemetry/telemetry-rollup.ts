@@ -12,7 +12,7 @@ import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { TelemetryConfig } from '../config.js';
 import { COUNTER_COLUMNS, HOUR_MS, hourOf, MINUTE_MS, minuteOf, RATE_COLUMNS } from './series-layout.js';
 
-export const ROLLUP_JOB = 'telemetry.rollup';
+export const ROLLUP_TASK = 'telemetry.rollup';
 
 /** "wrtftelm": held by the run in progress, across replicas. */
 const ROLLUP_LOCK = 0x77_72_74_66_74_65_6c_6dn;
