@@ -33,7 +33,7 @@ describe('health while the database goes away and comes back (PostgreSQL)', () =
     expect(await get('/healthz')).toMatchObject({ status: 200, body: { ok: true, status: 'ok' } });
     expect(await get('/readyz')).toMatchObject({
       status: 200,
-      body: { status: 'ok', checks: { database: { ok: true }, jobs: { ok: true } } },
+      body: { status: 'ok', checks: { database: { ok: true }, tasks: { ok: true } } },
     });
 
     await proxy.cut();
