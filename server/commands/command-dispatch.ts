@@ -161,7 +161,7 @@ export class CommandDispatcher {
         where: {
           routerId: { in: [...new Set(routerIds)] },
           state: 'offline',
-          job: { state: 'running', deadline: { gt: new Date() } },
+          command: { state: 'running', deadline: { gt: new Date() } },
         },
         select: { commandId: true, routerId: true },
       });
