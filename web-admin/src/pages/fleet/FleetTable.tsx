@@ -104,7 +104,7 @@ const COLUMNS: Column<RouterRow>[] = [
   },
   sortable('soc', 'SoC', (r) => r.soc),
   sortable('model', 'Model', (r) => r.model),
-  sortable('release', 'OpenWrt', (r) => r.openwrt?.release ?? null),
+  sortable('release', 'Release', (r) => r.openwrt?.release ?? null),
   { id: 'applied', header: 'Applied', cell: (r) => revision(r.appliedRevision) },
   {
     id: 'desired',
