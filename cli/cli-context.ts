@@ -66,7 +66,7 @@ export type CliOptions = ReturnType<typeof parseCommandLine>['values'];
 /** Flags of 0.1 and their spelling today, the API's field names; the old ones go in 0.3. */
 const OLD_FLAGS = { id: 'ids', openwrt: 'release', tag: 'tags' } as const;
 
-/** Prints, once per run, that an old spelling was used and what replaces it. */
+/** Tells, on stderr, that an old spelling was used and what replaces it. */
 export function warnOldSpelling(old: string, now: string): void {
   console.error(`wrtfleet: "${old}" is now spelled "${now}"; the old spelling is accepted until 0.3`);
 }

@@ -25,6 +25,10 @@ const capability = (what: string) =>
     }),
   );
 
+/** Tags as a query string or body gives them: each item may be a comma list, checked one by one below. */
+const TagList = (options: { description: string; deprecated?: boolean }) =>
+  Type.Array(Type.String({ minLength: 1, maxLength: 1100 }), { maxItems: MAX_TAGS, ...options });
+
 /**
  * The fleet table's filter, the same fields in a query string (GET /v1/routers, /counts, /ids,
  * /events) and in a bulk action's body. `tag` may repeat or be a comma list: every tag must
@@ -54,18 +58,9 @@ export const routerFilterFields = {
     StringEnum(APPLY_RESULTS, { title: 'ApplyResultFilter', description: 'Status of the newest apply result' }),
   ),
   tags: Type.Optional(
-    Type.Array(Type.String({ minLength: 1, maxLength: 1100 }), {
-      maxItems: MAX_TAGS,
-      description: 'Tags the router must all carry; repeat the parameter or separate with commas',
-    }),
+    TagList({ description: 'Tags the router must all carry; repeat the parameter or separate with commas' }),
   ),
-  tag: Type.Optional(
-    Type.Array(Type.String({ minLength: 1, maxLength: 1100 }), {
-      maxItems: MAX_TAGS,
-      deprecated: true,
-      description: 'Old spelling of `tags`, accepted until 0.3',
-    }),
-  ),
+  tag: Type.Optional(TagList({ deprecated: true, description: 'Old spelling of `tags`, accepted until 0.3' })),
   q: Type.Optional(
     Type.String({ minLength: 1, maxLength: 128, description: 'Case-insensitive substring of the name' }),
   ),
@@ -105,13 +100,14 @@ export function routerFilterOf(input: RouterFilterInput, where: 'querystring' | 
   const tags = [
     ...new Set([...(given ?? []), ...(old ?? [])].flatMap((t) => t.split(',')).map((t) => t.trim())),
   ].filter(Boolean);
-  const path = `${prefix}/${given || !old ? 'tags' : 'tag'}`;
+  const field = given || !old ? 'tags' : 'tag';
+  const path = `${prefix}/${field}`;
   const bad = tags.find((t) => t.length > 64 || !TAG_PATTERN.test(t));
   if (bad !== undefined)
     throw new ApiError(
       400,
       'invalid_request',
-      `invalid ${where} parameter: ${path.slice(prefix.length + 1)} ${JSON.stringify(bad)} is not a tag`,
+      `invalid ${where} parameter: ${field} ${JSON.stringify(bad)} is not a tag`,
       [{ path, in: where, message: 'must be tags of letters, digits and ._:/-' }],
     );
   if (tags.length > MAX_TAGS)
