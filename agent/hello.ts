@@ -73,6 +73,8 @@ export interface HelloInput {
   probed?: { flags: CapabilityFlags; reasons: Partial<Record<keyof CapabilityFlags, string>> };
   applied?: Hello['applied'];
   live?: LiveState;
+  /** The kernel's boot id; confirms a firmware upgrade (a new one after the flash). */
+  bootId?: string | null;
 }
 
 export function helloMessage(input: HelloInput): Hello {
@@ -90,5 +92,6 @@ export function helloMessage(input: HelloInput): Hello {
     },
     applied: input.applied,
     live: input.live,
+    bootId: input.bootId ?? '',
   };
 }

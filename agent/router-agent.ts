@@ -3,6 +3,7 @@ import type { ChannelCredentials } from '@grpc/grpc-js';
 import { DatapathState_Mode, type LiveState as LiveStateMessage } from '../proto/gen/wrtfleet/agent/v1/agent.js';
 import { forgetOffloadSupport, readLive, type DatapathPaths } from './apply/live.js';
 import { ApplyManager } from './apply/manager.js';
+import { readBootId } from './apply/reboot.js';
 import { FileStateStore, MemoryStateStore, type StateStore } from './apply/state-store.js';
 import type { TransactionOptions } from './apply/transaction.js';
 import { predictCapabilities, type PredictedCapabilities } from '../core/capabilities.js';
@@ -238,6 +239,7 @@ export class RouterAgent {
       probed: this.probed ? this.probedForHello(predicted) : undefined,
       applied: this.manager.appliedRevision(),
       live: await this.liveMessage().catch(() => undefined),
+      bootId: (await readBootId(this.options.host)).id,
     });
   }
 

@@ -205,6 +205,7 @@ export class SimulatedRouter {
       predicted: predictCapabilities(facts),
       applied: this.applied,
       live: simulatedLiveState(this.datapath.running, this.wan()),
+      bootId: (await this.datapath.bootId()).id,
     });
   }
 

@@ -31,6 +31,7 @@ async function reconnectHistogram(jitterWindowMs: number): Promise<{
         capabilities: undefined,
         applied: undefined,
         live: undefined,
+        bootId: '',
       }),
     });
     links.push(link);

@@ -41,6 +41,7 @@ export const helloFor = (identity: string, seq = 1): AgentMessage => ({
       capabilities: undefined,
       applied: undefined,
       live: undefined,
+      bootId: '',
     },
   },
 });

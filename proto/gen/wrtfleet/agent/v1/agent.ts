@@ -12,8 +12,10 @@ import {
   Client,
   type ClientDuplexStream,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
   type handleBidiStreamingCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -22,6 +24,7 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { DownloadFirmwareRequest, FirmwareChunk, FirmwareProgress, FirmwareUpgrade } from "./firmware.js";
 import { AgentInfo, Capabilities, Facts, RouterIdentity } from "./router.js";
 
 export const protobufPackage = "wrtfleet.agent.v1";
@@ -53,6 +56,9 @@ export interface AgentMessage {
     | { $case: "driftReport"; value: DriftReport }
     | { $case: "commandResult"; value: CommandResult }
     | //
+    /** Where a firmware upgrade stands on the router (firmware.proto). */
+    { $case: "firmwareProgress"; value: FirmwareProgress }
+    | //
     /** Asks for a fresh client certificate before the current one expires. */
     { $case: "renewRequest"; value: RenewRequest }
     | undefined;
@@ -72,7 +78,15 @@ export interface Hello {
     | undefined;
   /** The plan revision the router runs now (0 when none was ever applied). */
   applied: AppliedRevision | undefined;
-  live: LiveState | undefined;
+  live:
+    | LiveState
+    | undefined;
+  /**
+   * The kernel's boot id (/proc/sys/kernel/random/boot_id), new at every boot: a firmware
+   * upgrade is confirmed only by a Hello with another boot id than before the flash. Empty
+   * where it cannot be read. At most 64 characters.
+   */
+  bootId: string;
 }
 
 export interface AppliedRevision {
@@ -379,6 +393,9 @@ export interface ControllerMessage {
     | { $case: "ack"; value: Ack }
     | { $case: "confirmApply"; value: ConfirmApply }
     | //
+    /** Upgrade the router's firmware to an image (firmware.proto). */
+    { $case: "firmwareUpgrade"; value: FirmwareUpgrade }
+    | //
     /** Answer to RenewRequest. */
     { $case: "renewed"; value: Renewed }
     | undefined;
@@ -573,6 +590,9 @@ export const AgentMessage: MessageFns<AgentMessage> = {
       case "commandResult":
         CommandResult.encode(message.body.value, writer.uint32(122).fork()).join();
         break;
+      case "firmwareProgress":
+        FirmwareProgress.encode(message.body.value, writer.uint32(130).fork()).join();
+        break;
       case "renewRequest":
         RenewRequest.encode(message.body.value, writer.uint32(242).fork()).join();
         break;
@@ -657,6 +677,14 @@ export const AgentMessage: MessageFns<AgentMessage> = {
             message.body = { $case: "commandResult", value: CommandResult.decode(reader, reader.uint32()) };
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.body = { $case: "firmwareProgress", value: FirmwareProgress.decode(reader, reader.uint32()) };
+            continue;
+          }
           case 30: {
             if (tag !== 242) {
               break;
@@ -703,6 +731,10 @@ export const AgentMessage: MessageFns<AgentMessage> = {
         ? { $case: "commandResult", value: CommandResult.fromJSON(object.commandResult) }
         : isSet(object.command_result)
         ? { $case: "commandResult", value: CommandResult.fromJSON(object.command_result) }
+        : isSet(object.firmwareProgress)
+        ? { $case: "firmwareProgress", value: FirmwareProgress.fromJSON(object.firmwareProgress) }
+        : isSet(object.firmware_progress)
+        ? { $case: "firmwareProgress", value: FirmwareProgress.fromJSON(object.firmware_progress) }
         : isSet(object.renewRequest)
         ? { $case: "renewRequest", value: RenewRequest.fromJSON(object.renewRequest) }
         : isSet(object.renew_request)
@@ -731,6 +763,8 @@ export const AgentMessage: MessageFns<AgentMessage> = {
       obj.driftReport = DriftReport.toJSON(message.body.value);
     } else if (message.body?.$case === "commandResult") {
       obj.commandResult = CommandResult.toJSON(message.body.value);
+    } else if (message.body?.$case === "firmwareProgress") {
+      obj.firmwareProgress = FirmwareProgress.toJSON(message.body.value);
     } else if (message.body?.$case === "renewRequest") {
       obj.renewRequest = RenewRequest.toJSON(message.body.value);
     }
@@ -781,6 +815,12 @@ export const AgentMessage: MessageFns<AgentMessage> = {
         }
         break;
       }
+      case "firmwareProgress": {
+        if (object.body?.value !== undefined && object.body?.value !== null) {
+          message.body = { $case: "firmwareProgress", value: FirmwareProgress.fromPartial(object.body.value) };
+        }
+        break;
+      }
       case "renewRequest": {
         if (object.body?.value !== undefined && object.body?.value !== null) {
           message.body = { $case: "renewRequest", value: RenewRequest.fromPartial(object.body.value) };
@@ -800,6 +840,7 @@ function createBaseHello(): Hello {
     capabilities: undefined,
     applied: undefined,
     live: undefined,
+    bootId: "",
   };
 }
 
@@ -822,6 +863,9 @@ export const Hello: MessageFns<Hello> = {
     }
     if (message.live !== undefined) {
       LiveState.encode(message.live, writer.uint32(50).fork()).join();
+    }
+    if (message.bootId !== "") {
+      writer.uint32(58).string(message.bootId);
     }
     return writer;
   },
@@ -887,6 +931,14 @@ export const Hello: MessageFns<Hello> = {
             message.live = LiveState.decode(reader, reader.uint32());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.bootId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -907,6 +959,11 @@ export const Hello: MessageFns<Hello> = {
       capabilities: isSet(object.capabilities) ? Capabilities.fromJSON(object.capabilities) : undefined,
       applied: isSet(object.applied) ? AppliedRevision.fromJSON(object.applied) : undefined,
       live: isSet(object.live) ? LiveState.fromJSON(object.live) : undefined,
+      bootId: isSet(object.bootId)
+        ? globalThis.String(object.bootId)
+        : isSet(object.boot_id)
+        ? globalThis.String(object.boot_id)
+        : "",
     };
   },
 
@@ -930,6 +987,9 @@ export const Hello: MessageFns<Hello> = {
     if (message.live !== undefined) {
       obj.live = LiveState.toJSON(message.live);
     }
+    if (message.bootId !== "") {
+      obj.bootId = message.bootId;
+    }
     return obj;
   },
 
@@ -952,6 +1012,7 @@ export const Hello: MessageFns<Hello> = {
       ? AppliedRevision.fromPartial(object.applied)
       : undefined;
     message.live = (object.live !== undefined && object.live !== null) ? LiveState.fromPartial(object.live) : undefined;
+    message.bootId = object.bootId ?? "";
     return message;
   },
 };
@@ -2472,6 +2533,9 @@ export const ControllerMessage: MessageFns<ControllerMessage> = {
       case "confirmApply":
         ConfirmApply.encode(message.body.value, writer.uint32(114).fork()).join();
         break;
+      case "firmwareUpgrade":
+        FirmwareUpgrade.encode(message.body.value, writer.uint32(122).fork()).join();
+        break;
       case "renewed":
         Renewed.encode(message.body.value, writer.uint32(242).fork()).join();
         break;
@@ -2548,6 +2612,14 @@ export const ControllerMessage: MessageFns<ControllerMessage> = {
             message.body = { $case: "confirmApply", value: ConfirmApply.decode(reader, reader.uint32()) };
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.body = { $case: "firmwareUpgrade", value: FirmwareUpgrade.decode(reader, reader.uint32()) };
+            continue;
+          }
           case 30: {
             if (tag !== 242) {
               break;
@@ -2590,6 +2662,10 @@ export const ControllerMessage: MessageFns<ControllerMessage> = {
         ? { $case: "confirmApply", value: ConfirmApply.fromJSON(object.confirmApply) }
         : isSet(object.confirm_apply)
         ? { $case: "confirmApply", value: ConfirmApply.fromJSON(object.confirm_apply) }
+        : isSet(object.firmwareUpgrade)
+        ? { $case: "firmwareUpgrade", value: FirmwareUpgrade.fromJSON(object.firmwareUpgrade) }
+        : isSet(object.firmware_upgrade)
+        ? { $case: "firmwareUpgrade", value: FirmwareUpgrade.fromJSON(object.firmware_upgrade) }
         : isSet(object.renewed)
         ? { $case: "renewed", value: Renewed.fromJSON(object.renewed) }
         : undefined,
@@ -2614,6 +2690,8 @@ export const ControllerMessage: MessageFns<ControllerMessage> = {
       obj.ack = Ack.toJSON(message.body.value);
     } else if (message.body?.$case === "confirmApply") {
       obj.confirmApply = ConfirmApply.toJSON(message.body.value);
+    } else if (message.body?.$case === "firmwareUpgrade") {
+      obj.firmwareUpgrade = FirmwareUpgrade.toJSON(message.body.value);
     } else if (message.body?.$case === "renewed") {
       obj.renewed = Renewed.toJSON(message.body.value);
     }
@@ -2655,6 +2733,12 @@ export const ControllerMessage: MessageFns<ControllerMessage> = {
       case "confirmApply": {
         if (object.body?.value !== undefined && object.body?.value !== null) {
           message.body = { $case: "confirmApply", value: ConfirmApply.fromPartial(object.body.value) };
+        }
+        break;
+      }
+      case "firmwareUpgrade": {
+        if (object.body?.value !== undefined && object.body?.value !== null) {
+          message.body = { $case: "firmwareUpgrade", value: FirmwareUpgrade.fromPartial(object.body.value) };
         }
         break;
       }
@@ -3659,6 +3743,22 @@ export const AgentServiceService = {
     responseSerialize: (value: EnrollResponse): Buffer => Buffer.from(EnrollResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): EnrollResponse => EnrollResponse.decode(value),
   },
+  /**
+   * The bytes of a firmware image, for a router that a running firmware rollout told to
+   * fetch it (FirmwareUpgrade). Authenticated by the client certificate as Connect is: a
+   * router that is not a target of an upgrade to that image gets PERMISSION_DENIED, an
+   * unknown image NOT_FOUND. From `offset`, so that a broken transfer resumes.
+   */
+  downloadFirmware: {
+    path: "/wrtfleet.agent.v1.AgentService/DownloadFirmware" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: DownloadFirmwareRequest): Buffer =>
+      Buffer.from(DownloadFirmwareRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DownloadFirmwareRequest => DownloadFirmwareRequest.decode(value),
+    responseSerialize: (value: FirmwareChunk): Buffer => Buffer.from(FirmwareChunk.encode(value).finish()),
+    responseDeserialize: (value: Buffer): FirmwareChunk => FirmwareChunk.decode(value),
+  },
 } as const;
 
 export interface AgentServiceServer extends UntypedServiceImplementation {
@@ -3671,6 +3771,13 @@ export interface AgentServiceServer extends UntypedServiceImplementation {
   connect: handleBidiStreamingCall<AgentMessage, ControllerMessage>;
   /** Exchange a one-time enrollment token and a CSR for a client certificate. */
   enroll: handleUnaryCall<EnrollRequest, EnrollResponse>;
+  /**
+   * The bytes of a firmware image, for a router that a running firmware rollout told to
+   * fetch it (FirmwareUpgrade). Authenticated by the client certificate as Connect is: a
+   * router that is not a target of an upgrade to that image gets PERMISSION_DENIED, an
+   * unknown image NOT_FOUND. From `offset`, so that a broken transfer resumes.
+   */
+  downloadFirmware: handleServerStreamingCall<DownloadFirmwareRequest, FirmwareChunk>;
 }
 
 export interface AgentServiceClient extends Client {
@@ -3699,6 +3806,21 @@ export interface AgentServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: EnrollResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * The bytes of a firmware image, for a router that a running firmware rollout told to
+   * fetch it (FirmwareUpgrade). Authenticated by the client certificate as Connect is: a
+   * router that is not a target of an upgrade to that image gets PERMISSION_DENIED, an
+   * unknown image NOT_FOUND. From `offset`, so that a broken transfer resumes.
+   */
+  downloadFirmware(
+    request: DownloadFirmwareRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<FirmwareChunk>;
+  downloadFirmware(
+    request: DownloadFirmwareRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<FirmwareChunk>;
 }
 
 export const AgentServiceClient = makeGenericClientConstructor(
