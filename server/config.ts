@@ -72,6 +72,8 @@ export interface ControllerConfig {
    * list); absent: private ranges and loopback (server/onboarding/target-policy.ts).
    */
   onboardingAllow?: string[];
+  /** The largest firmware image an upload may be (WRTFLEET_FIRMWARE_MAX_BYTES; 128 MiB). */
+  firmwareMaxBytes?: number;
   /** Time limits of the REST API; absent fields take DEFAULT_HTTP_LIMITS. */
   http?: Partial<HttpLimits>;
   /** mTLS for agents, enrollment, secrets at rest, auth rate limits (server/auth/security-config.ts); absent fields take the safe defaults. */
@@ -154,6 +156,8 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   streamMaxSeconds: 3600,
   maxStreamsPerCaller: 16,
 };
+
+export const DEFAULT_FIRMWARE_MAX_BYTES = 128 * 1024 * 1024;
 
 export class ConfigError extends Error {}
 
@@ -311,6 +315,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerC
     autoRegister: (env.WRTFLEET_AUTO_REGISTER ?? 'true') !== 'false',
     logLevel: env.LOG_LEVEL || 'info',
     onboardingAllow: cidrList('WRTFLEET_ONBOARDING_ALLOW', env.WRTFLEET_ONBOARDING_ALLOW),
+    firmwareMaxBytes: Math.round(
+      positive('WRTFLEET_FIRMWARE_MAX_BYTES', env.WRTFLEET_FIRMWARE_MAX_BYTES, DEFAULT_FIRMWARE_MAX_BYTES),
+    ),
     http: {
       requestTimeoutSeconds: positive(
         'WRTFLEET_HTTP_REQUEST_TIMEOUT_SECONDS',

@@ -8,7 +8,7 @@ import { bootstrapAdminToken } from './auth/bootstrap-admin.js';
 import type { OperatorAccounts } from './auth/operator-accounts.js';
 import type { OperatorSessions } from './auth/operator-sessions.js';
 import { startSecurity, type ControllerSecurity } from './auth/security.js';
-import { DEFAULT_REDIS_PREFIX, type ControllerConfig } from './config.js';
+import { DEFAULT_FIRMWARE_MAX_BYTES, DEFAULT_REDIS_PREFIX, type ControllerConfig } from './config.js';
 import { RouterDirectory } from './fleet/router-directory.js';
 import { RouterRegistry } from './fleet/router-registry.js';
 import { InProcessFleetBus, type FleetBus } from './cluster/fleet-bus.js';
@@ -29,6 +29,10 @@ import { OnboardingTargetPolicy } from './onboarding/target-policy.js';
 import { loadDataKey, SecretBox } from './secrets/secret-box.js';
 import { buildConsoleWhenMissing, DEFAULT_CONSOLE_DIR } from './console/console-build.js';
 import { TelemetryHistory } from './telemetry/telemetry-history.js';
+import { FirmwareImageStore } from './firmware/image-store.js';
+import { FirmwareRollouts } from './firmware/firmware-rollouts.js';
+import { UpgradeDelivery } from './firmware/upgrade-delivery.js';
+import { afterUpgradeCommands } from './firmware/after-upgrade.js';
 
 export interface Controller {
   config: ControllerConfig;
@@ -44,6 +48,8 @@ export interface Controller {
   security: ControllerSecurity;
   profiles: ProfileStore;
   rollouts: RolloutEngine;
+  /** Firmware images (uploads, the bytes agents download). */
+  images: FirmwareImageStore;
   /** Commands: re-probe, re-apply, rollback, detach, check drift, reboot, diagnostics. */
   commands: CommandService;
   tasks: TaskQueue;
@@ -136,7 +142,28 @@ export async function startController(
     tasks = new InProcessTaskQueue(logger.child({ component: 'tasks' }));
     bus = new InProcessFleetBus();
   }
-  const rollouts = new RolloutEngine(db.prisma, audit, tasks, bus, logger.child({ component: 'rollouts' }));
+  const firmwareLog = logger.child({ component: 'firmware' });
+  const images = new FirmwareImageStore(db.prisma, audit, config.firmwareMaxBytes ?? DEFAULT_FIRMWARE_MAX_BYTES);
+  const abandoned = await images.removeAbandonedUploads();
+  if (abandoned) firmwareLog.warn({ uploads: abandoned }, 'removed firmware uploads a stopped replica left unfinished');
+  // The commands after an upgrade need the command service, made below; called only once running.
+  let upgradeFollowUp: (routerIds: string[]) => Promise<void> = async () => undefined;
+  const firmware = new FirmwareRollouts({
+    db: db.prisma,
+    audit,
+    bus,
+    log: firmwareLog,
+    kick: (rolloutId): Promise<void> => rollouts.kick(rolloutId),
+    afterUpgrade: (routerIds) => upgradeFollowUp(routerIds),
+  });
+  const rollouts: RolloutEngine = new RolloutEngine(
+    db.prisma,
+    audit,
+    tasks,
+    bus,
+    logger.child({ component: 'rollouts' }),
+    firmware,
+  );
   registry.onApplyResult((results) => rollouts.onApplyResults(results));
   const gateway = new AgentGateway(
     registry,
@@ -170,6 +197,15 @@ export async function startController(
   const dispatcher = new CommandDispatcher(db.prisma, audit, tasks, bus, commandLog);
   const commands = new CommandService(db.prisma, audit, dispatcher);
   const commandDelivery = new CommandDelivery(db.prisma, gateway, dispatcher, commandLog);
+  upgradeFollowUp = afterUpgradeCommands(commands, firmwareLog);
+  gateway.firmware = images;
+  const upgrades = new UpgradeDelivery(db.prisma, gateway, firmware, firmwareLog);
+  bus.onUpgrades(
+    (message) =>
+      void upgrades
+        .deliver(message)
+        .catch((err: unknown) => firmwareLog.error({ err, rolloutId: message.rolloutId }, 'sending an upgrade failed')),
+  );
   bus.onCommands(
     (message) =>
       void commandDelivery
@@ -187,6 +223,9 @@ export async function startController(
       dispatcher
         .onConnected(session.routerId)
         .catch((err: unknown) => commandLog.error({ err }, 'commands on connect failed'));
+      upgrades
+        .onConnected(session.routerId, hello)
+        .catch((err: unknown) => firmwareLog.error({ err }, 'firmware upgrade on connect failed'));
     },
     // The agent's results from while it was away are stored by then (AgentGatewayEvents.caughtUp).
     caughtUp: (session) =>
@@ -194,6 +233,7 @@ export async function startController(
         .onCaughtUp(session.routerId, session.startedAt)
         .catch((err: unknown) => logger.error({ err }, 'desired state after reconnect failed')),
     commandResult: (routerId, result) => commandDelivery.recordResult(routerId, result),
+    firmwareProgress: (session, progress) => firmware.recordProgress(session.routerId, session.identity, progress),
   });
   const metrics = new ControllerMetrics(
     db.prisma,
@@ -237,6 +277,7 @@ export async function startController(
     profiles,
     previews,
     rollouts,
+    images,
     commands,
     audit,
     tasks,
@@ -327,6 +368,7 @@ export async function startController(
     security,
     profiles,
     rollouts,
+    images,
     commands,
     tasks,
     onboarding,

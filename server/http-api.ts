@@ -30,6 +30,8 @@ import { healthPlugin } from './routes/health.js';
 import { metricsPlugin, type ControllerMetrics } from './routes/metrics/index.js';
 import { profilesPlugin } from './routes/v1/profiles/index.js';
 import { rolloutsPlugin } from './routes/v1/rollouts/index.js';
+import { firmwarePlugin } from './routes/v1/firmware/index.js';
+import type { FirmwareImageStore } from './firmware/image-store.js';
 import { routerRoutes } from './routes/v1/routers/index.js';
 import { planPreviewPlugin } from './routes/v1/plan-preview/index.js';
 import { tokensPlugin } from './routes/v1/tokens/index.js';
@@ -60,6 +62,7 @@ export interface HttpApiDeps {
   profiles: ProfileStore;
   previews: PlanPreview;
   rollouts: RolloutEngine;
+  images: FirmwareImageStore;
   commands: CommandService;
   audit: AuditLog;
   tasks: TaskQueue;
@@ -178,6 +181,7 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
   await app.register(profilesPlugin, { profiles: deps.profiles });
   await app.register(planPreviewPlugin, { previews: deps.previews, db });
   await app.register(rolloutsPlugin, { rollouts: deps.rollouts, db, streamMaxSeconds });
+  await app.register(firmwarePlugin, { images: deps.images, db });
   await app.register(commandsPlugin, { commands: deps.commands, db, streamMaxSeconds });
   await app.register(auditPlugin, { db, streamMaxSeconds });
   await app.register(telemetryPlugin, { telemetry: deps.telemetry });

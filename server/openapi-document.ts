@@ -44,6 +44,7 @@ export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
     profiles: unreachable('profiles'),
     previews: unreachable('previews'),
     rollouts: unreachable('rollouts'),
+    images: unreachable('images'),
     audit: unreachable('audit'),
     // Its kind decides whether the Redis queue board is mounted; the board is not in the document.
     tasks: { kind: 'in-process' } as HttpApiDeps['tasks'],

@@ -207,7 +207,7 @@ const waiting = (rows: { rolloutId: string; routerId: string; state: string; rev
   rows.map((t) => `${t.rolloutId} ${t.routerId} ${t.state} ${t.revisionId}`).sort();
 const prismaWaiting = (await prismaWaitingTargets(prisma, burst)).map((t) => ({
   ...t,
-  revisionId: t.rollout.revisionId,
+  revisionId: t.rollout.revisionId ?? '',
 }));
 if (
   prismaWaiting.length === 0 ||

@@ -4,6 +4,7 @@ import {
   ServerCredentials,
   status as GrpcStatus,
   type ServerUnaryCall,
+  type ServerWritableStream,
   type sendUnaryData,
 } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
@@ -27,6 +28,8 @@ import {
   reconnectSpreadSeconds,
 } from './connection-admission.js';
 import { answerEnroll } from './enroll-call.js';
+import { answerDownload, type FirmwareSource } from './firmware-download.js';
+import type { DownloadFirmwareRequest, FirmwareChunk } from '../../proto/gen/wrtfleet/agent/v1/firmware.js';
 import { AgentSession, closeStream, type AgentStream } from './agent-session.js';
 import { IdentityRefused, type AgentGatewayEvents, type AgentReportSink } from './agent-report-sink.js';
 
@@ -56,6 +59,8 @@ export class AgentGateway {
   private connections: ConnectionAdmission | undefined;
   private boundPort = 0;
   private stopping = false;
+  /** Serves DownloadFirmware; set by the controller once the image store exists. */
+  firmware: FirmwareSource | undefined;
 
   constructor(
     private readonly sink: AgentReportSink,
@@ -68,6 +73,12 @@ export class AgentGateway {
       enroll: (call: ServerUnaryCall<EnrollRequest, EnrollResponse>, callback: sendUnaryData<EnrollResponse>) => {
         this.connections?.callArrived(call.getPeer());
         answerEnroll(this.options.security, call, callback, this.log);
+      },
+      downloadFirmware: (call: ServerWritableStream<DownloadFirmwareRequest, FirmwareChunk>) => {
+        this.connections?.callArrived(call.getPeer());
+        answerDownload(call, this.options.security, this.firmware, this.log).catch((err: unknown) =>
+          this.log.error({ err }, 'DownloadFirmware failed'),
+        );
       },
     });
   }
@@ -292,6 +303,12 @@ export class AgentGateway {
           current.send({ $case: 'renewed', value: renewed });
           return;
         }
+        case 'firmwareProgress':
+          await stored(async () => {
+            await this.sink.markSeen(session!.routerId);
+            for (const l of this.listeners) await l.firmwareProgress?.(session!, body.value);
+          });
+          return;
         case 'commandResult':
           await stored(async () => {
             await this.sink.markSeen(session!.routerId);

@@ -12,6 +12,7 @@ import type {
   Telemetry,
 } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { AgentSession, ApplyResultTiming } from './agent-session.js';
+import type { FirmwareProgress } from '../../proto/gen/wrtfleet/agent/v1/firmware.js';
 
 /** Raised by the session store when an identity may not connect (decommissioned, unknown). */
 export class IdentityRefused extends Error {
@@ -45,4 +46,6 @@ export interface AgentGatewayEvents {
   caughtUp?(session: AgentSession): void;
   /** An agent answered a command; awaited, so its answers are stored in the order they came. */
   commandResult?(routerId: string, result: CommandResult): Promise<void>;
+  /** An agent reported where a firmware upgrade stands; awaited, so its reports are stored in order. */
+  firmwareProgress?(session: AgentSession, progress: FirmwareProgress): Promise<void>;
 }

@@ -133,4 +133,5 @@ export function validateHello(hello: Hello): void {
     list('live.datapath.programs', datapath.programs, HELLO_LIMITS.datapathPrograms, HELLO_LIMITS.programName);
   }
   text('live.offload.reason', hello.live?.offload?.reason ?? '', { max: HELLO_LIMITS.reason });
+  text('bootId', hello.bootId ?? '', { max: 64 });
 }

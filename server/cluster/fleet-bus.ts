@@ -6,6 +6,12 @@ export interface CommandDeliveryMessage {
   routerIds: string[];
 }
 
+/** A firmware rollout's upgrade to send to these routers (server/firmware/upgrade-delivery.ts). */
+export interface UpgradeDeliveryMessage {
+  rolloutId: string;
+  routerIds: string[];
+}
+
 /**
  * Tells every replica that some routers' desired state changed, or that a command sent
  * them a command, so the replica holding a router's stream pushes it. In-process on the
@@ -18,6 +24,8 @@ export interface FleetBus {
   onDesired(listener: (routerIds: string[]) => void): void;
   publishCommands(message: CommandDeliveryMessage): Promise<void>;
   onCommands(listener: (message: CommandDeliveryMessage) => void): void;
+  publishUpgrades(message: UpgradeDeliveryMessage): Promise<void>;
+  onUpgrades(listener: (message: UpgradeDeliveryMessage) => void): void;
   /** After a time this replica was not listening (Redis away): messages may have been missed. */
   onResubscribed(listener: () => void): void;
   close(): Promise<void>;
@@ -40,6 +48,14 @@ export class InProcessFleetBus implements FleetBus {
 
   onCommands(listener: (message: CommandDeliveryMessage) => void): void {
     this.events.on('commands', listener);
+  }
+
+  async publishUpgrades(message: UpgradeDeliveryMessage): Promise<void> {
+    if (message.routerIds.length) this.events.emit('upgrades', message);
+  }
+
+  onUpgrades(listener: (message: UpgradeDeliveryMessage) => void): void {
+    this.events.on('upgrades', listener);
   }
 
   /** Never: in one process nothing is missed. */

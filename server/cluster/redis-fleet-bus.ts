@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { CommandDeliveryMessage, FleetBus } from './fleet-bus.js';
+import type { CommandDeliveryMessage, FleetBus, UpgradeDeliveryMessage } from './fleet-bus.js';
 import { RedisAvailability } from './redis-availability.js';
 
 /** Router ids per message: one huge batch does not become one huge Redis message. */
@@ -14,6 +14,7 @@ export class RedisFleetBus implements FleetBus {
   private readonly events = new EventEmitter().setMaxListeners(0);
   private readonly desiredChannel: string;
   private readonly commandsChannel: string;
+  private readonly upgradesChannel: string;
 
   /** `prefix` names this installation's channels (ControllerConfig.redisPrefix). */
   constructor(
@@ -23,6 +24,7 @@ export class RedisFleetBus implements FleetBus {
   ) {
     this.desiredChannel = `${prefix}:desired`;
     this.commandsChannel = `${prefix}:commands`;
+    this.upgradesChannel = `${prefix}:upgrades`;
     this.pub = new Redis(redisUrl, { lazyConnect: false });
     this.sub = new Redis(redisUrl, { lazyConnect: false });
     // The publisher only logs its errors (the subscriber's watch says when Redis goes and returns).
@@ -31,7 +33,7 @@ export class RedisFleetBus implements FleetBus {
     // Messages published while this replica was not subscribed are lost: once subscribed again
     // (ioredis resubscribes by itself; this reply comes after its), listeners catch up.
     subscriber.onBack(async () => {
-      await this.sub.subscribe(this.desiredChannel, this.commandsChannel);
+      await this.sub.subscribe(this.desiredChannel, this.commandsChannel, this.upgradesChannel);
       this.events.emit('resubscribed');
     });
     this.sub.on('message', (channel: string, message: string) => {
@@ -48,6 +50,12 @@ export class RedisFleetBus implements FleetBus {
             commandId: m.commandId,
             routerIds: m.routerIds.filter((x) => typeof x === 'string'),
           });
+        const u = parsed as Partial<UpgradeDeliveryMessage> | null;
+        if (channel === this.upgradesChannel && typeof u?.rolloutId === 'string' && Array.isArray(u.routerIds))
+          this.events.emit('upgrades', {
+            rolloutId: u.rolloutId,
+            routerIds: u.routerIds.filter((x) => typeof x === 'string'),
+          });
       } catch (err) {
         this.log.warn({ err }, 'ignoring a malformed fleet bus message');
       }
@@ -55,7 +63,7 @@ export class RedisFleetBus implements FleetBus {
   }
 
   async start(): Promise<void> {
-    await this.sub.subscribe(this.desiredChannel, this.commandsChannel);
+    await this.sub.subscribe(this.desiredChannel, this.commandsChannel, this.upgradesChannel);
   }
 
   async publishDesired(routerIds: string[]): Promise<void> {
@@ -69,6 +77,18 @@ export class RedisFleetBus implements FleetBus {
         this.commandsChannel,
         JSON.stringify({ commandId, routerIds: routerIds.slice(i, i + IDS_PER_MESSAGE) }),
       );
+  }
+
+  async publishUpgrades({ rolloutId, routerIds }: UpgradeDeliveryMessage): Promise<void> {
+    for (let i = 0; i < routerIds.length; i += IDS_PER_MESSAGE)
+      await this.pub.publish(
+        this.upgradesChannel,
+        JSON.stringify({ rolloutId, routerIds: routerIds.slice(i, i + IDS_PER_MESSAGE) }),
+      );
+  }
+
+  onUpgrades(listener: (message: UpgradeDeliveryMessage) => void): void {
+    this.events.on('upgrades', listener);
   }
 
   onCommands(listener: (message: CommandDeliveryMessage) => void): void {

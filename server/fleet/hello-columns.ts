@@ -56,6 +56,7 @@ export function helloColumns(hello: Hello, now: Date) {
     facts: facts ? (JSON.parse(JSON.stringify(factsDocument(hello))) as object) : undefined,
     capabilities: capabilitiesJson(hello.capabilities),
     liveState: hello.live ? (JSON.parse(JSON.stringify(hello.live)) as object) : undefined,
+    bootId: orNull(hello.bootId),
   };
 }
 

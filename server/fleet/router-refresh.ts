@@ -18,6 +18,8 @@ export interface RouterRefresh {
   facts: object | null;
   capabilities: object;
   liveState: object | null;
+  /** null: the agent could not read it; the stored one stays (a firmware upgrade is decided against it). */
+  bootId: string | null;
   appliedRevisionId: string | null;
   /** false: the agent did not say what it runs, the stored revision stays. */
   setApplied: boolean;
@@ -42,6 +44,7 @@ export function refreshOf(
     facts: c.facts ?? null,
     capabilities: c.capabilities,
     liveState: c.liveState ?? null,
+    bootId: c.bootId,
     appliedRevisionId: applied ?? null,
     setApplied: applied !== undefined,
   };
@@ -82,11 +85,12 @@ export async function refreshRouters(db: PrismaClient, rows: RouterRefresh[], no
          facts = CASE WHEN v.facts IS NULL OR r.facts = v.facts THEN r.facts ELSE v.facts END,
          capabilities = CASE WHEN r.capabilities = v.capabilities THEN r.capabilities ELSE v.capabilities END,
          "liveState" = CASE WHEN v."liveState" IS NULL OR r."liveState" = v."liveState" THEN r."liveState" ELSE v."liveState" END,
-         "appliedRevisionId" = CASE WHEN v."setApplied" THEN v."appliedRevisionId" ELSE r."appliedRevisionId" END
+         "appliedRevisionId" = CASE WHEN v."setApplied" THEN v."appliedRevisionId" ELSE r."appliedRevisionId" END,
+         "bootId" = COALESCE(v."bootId", r."bootId")
        FROM jsonb_to_recordset($1::jsonb) AS v(
          id text, "agentVersion" text, placement text, soc text, arch text, endian text, kernel text,
          "openwrtRelease" text, "openwrtTarget" text, model text, facts jsonb, capabilities jsonb,
-         "liveState" jsonb, "appliedRevisionId" text, "setApplied" boolean)
+         "liveState" jsonb, "appliedRevisionId" text, "setApplied" boolean, "bootId" text)
        WHERE r.id = v.id`,
       JSON.stringify(sorted),
       now,

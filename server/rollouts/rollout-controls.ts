@@ -5,6 +5,7 @@
  */
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditEntry, AuditLog, AuditTransaction } from '../audit/audit-log.js';
+import type { FirmwareRollouts } from '../firmware/firmware-rollouts.js';
 import type { FleetBus } from '../cluster/fleet-bus.js';
 import { releaseUnapplied } from './cancel-release.js';
 import type { RolloutState, TargetState } from './rollout-strategy.js';
@@ -20,6 +21,7 @@ export interface RolloutControlled {
   readonly db: PrismaClient;
   readonly audit: AuditLog;
   readonly bus: FleetBus;
+  readonly firmware: Pick<FirmwareRollouts, 'stopTransfers'>;
   kick(rolloutId: string): Promise<void>;
   counts(rolloutId: string): Promise<Record<TargetState, number>>;
   view(rolloutId: string): Promise<RolloutView | null>;
@@ -78,6 +80,15 @@ export async function cancelRollout(engine: RolloutControlled, rolloutId: string
           where: { id: rolloutId },
           include: { revision: { include: { profile: { select: { name: true } } } } },
         });
+        if (!rollout.revision) {
+          // A firmware rollout set no desired state: it stops the transfers not finished yet.
+          const stopped = await engine.firmware.stopTransfers(tx, rolloutId, finishedAt);
+          await tx.rolloutTarget.updateMany({
+            where: { rolloutId, state: 'queued' },
+            data: { state: 'skipped', error: 'rollout cancelled', finishedAt },
+          });
+          return { after: { stoppedTransfers: stopped }, events: [] };
+        }
         const released = await releaseUnapplied(
           tx,
           {

@@ -7,7 +7,18 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { FleetBus } from '../cluster/fleet-bus.js';
 import type { TaskQueue } from '../cluster/task-queue.js';
 import { cancelRollout, pauseRollout, promoteRollout, resumeRollout } from './rollout-controls.js';
-import { DEFAULT_STRATEGY, holdsAfter, UNFINISHED, type Strategy, type TargetState } from './rollout-strategy.js';
+import {
+  DEFAULT_STRATEGY,
+  failureCount,
+  holdsAfter,
+  successCount,
+  UNFINISHED,
+  type Strategy,
+  type TargetState,
+} from './rollout-strategy.js';
+import { firmwareOptionsOf, msUntilWindow } from '../firmware/firmware-options.js';
+import type { FirmwareRollouts } from '../firmware/firmware-rollouts.js';
+import { createFirmwareRollout, type FirmwareRolloutRequest } from '../firmware/firmware-rollout-create.js';
 import { createRollout, type RolloutRequest } from './rollout-create.js';
 import { endSoak, startSoak } from './rollout-soak.js';
 import { rolloutCounts, rolloutView } from './rollout-view.js';
@@ -36,6 +47,8 @@ export class RolloutEngine {
     private readonly tasks: TaskQueue,
     readonly bus: FleetBus,
     readonly log: Logger,
+    /** The steps of rollouts that carry a firmware image (server/firmware/). */
+    readonly firmware: FirmwareRollouts,
   ) {
     tasks.register(ADVANCE_TASK, async (data) => this.advance(String(data.rolloutId)));
     tasks.register(SWEEP_TASK, async () => this.sweep());
@@ -44,6 +57,11 @@ export class RolloutEngine {
   /** A new rollout, its targets and its event, stored together; then its first step is queued. */
   async create(request: RolloutRequest, ctx: Ctx) {
     return createRollout(this, request, ctx);
+  }
+
+  /** A new rollout of a firmware image (server/firmware/firmware-rollout-create.ts). */
+  async createFirmware(request: FirmwareRolloutRequest, ctx: Ctx) {
+    return createFirmwareRollout(this, request, ctx);
   }
 
   async kick(rolloutId: string, delayMs?: number, coalesceKey = rolloutId): Promise<void> {
@@ -106,33 +124,47 @@ export class RolloutEngine {
       }
       if (rollout.state !== 'running') return;
 
-      if (options.recoverMissedResults) {
-        await recoverMissedResults(this.db, rolloutId, rollout.revisionId);
-        await this.redeliver(rolloutId, strategy);
+      const firmware = rollout.firmwareImageId ? firmwareOptionsOf(rollout.firmwareOptions) : null;
+      if (firmware) await this.firmware.expire(rolloutId, firmware);
+      else if (rollout.revision) {
+        if (options.recoverMissedResults) {
+          await recoverMissedResults(this.db, rolloutId, rollout.revision.id);
+          await this.redeliver(rolloutId, strategy);
+        }
+        // Routers that never answered count as failed.
+        const cutoff = new Date(Date.now() - strategy.resultTimeoutSeconds * 1000);
+        await this.db.rolloutTarget.updateMany({
+          where: { rolloutId, state: 'sent', sentAt: { lt: cutoff } },
+          data: {
+            state: 'failed',
+            error: `no apply result within ${strategy.resultTimeoutSeconds} s`,
+            finishedAt: new Date(),
+          },
+        });
       }
-      // Routers that never answered count as failed.
-      const cutoff = new Date(Date.now() - strategy.resultTimeoutSeconds * 1000);
-      await this.db.rolloutTarget.updateMany({
-        where: { rolloutId, state: 'sent', sentAt: { lt: cutoff } },
-        data: {
-          state: 'failed',
-          error: `no apply result within ${strategy.resultTimeoutSeconds} s`,
-          finishedAt: new Date(),
-        },
-      });
 
       const pending = await this.db.rolloutTarget.findMany({
         where: { rolloutId, batch, state: 'queued' },
         include: { router: { select: { id: true, status: true, decommissionedAt: true } } },
       });
       if (pending.length > 0) {
-        await this.dispatch(
-          rollout.id,
-          rollout.revisionId,
-          rollout.revision.profileId,
-          rollout.revision.number,
-          pending.map((p) => p.router),
-        );
+        const routers = pending.map((p) => p.router);
+        if (firmware) {
+          // An upgrade starts only inside the maintenance window: outside it, wake when it opens.
+          const opensInMs = msUntilWindow(firmware.window, new Date());
+          if (opensInMs > 0) return this.kick(rolloutId, opensInMs, `${rolloutId}:window`);
+          const sent = await this.firmware.dispatch(rolloutId, routers);
+          if (sent === 0) await this.kick(rolloutId);
+          return;
+        }
+        if (rollout.revision)
+          await this.dispatch(
+            rollout.id,
+            rollout.revision.id,
+            rollout.revision.profileId,
+            rollout.revision.number,
+            routers,
+          );
         return;
       }
       const inFlight = await this.db.rolloutTarget.count({ where: { rolloutId, batch, state: 'sent' } });
@@ -140,11 +172,12 @@ export class RolloutEngine {
 
       // The batch is finished: judge it before going on.
       const counts = await this.counts(rolloutId);
-      const failures = counts.failed + counts.rolled_back;
-      const finished = counts.applied + failures;
+      const failures = failureCount(counts);
+      const finished = successCount(counts) + failures;
       const newFailures = failures - rollout.acceptedFailures;
       if (newFailures > 0 && finished > 0 && failures / finished > strategy.maxFailureRatio) {
-        const reason = `${failures} of ${finished} routers failed or rolled back after batch ${batch} (threshold ${strategy.maxFailureRatio})`;
+        const what = firmware ? 'failed or were not confirmed' : 'failed or rolled back';
+        const reason = `${failures} of ${finished} routers ${what} after batch ${batch} (threshold ${strategy.maxFailureRatio})`;
         const paused = await this.pauseAutomatically(rolloutId, 'running', batch, reason);
         if (paused) this.log.warn({ rolloutId, reason }, 'rollout paused automatically');
         return;

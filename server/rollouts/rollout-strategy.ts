@@ -81,7 +81,16 @@ export const ACTIVE_STATES: RolloutState[] = ['scheduled', 'running', 'soaking',
 
 export const TARGET_STATES = prismaEnumValues(RolloutTargetState);
 export type TargetState = (typeof TARGET_STATES)[number];
-export const FINISHED: TargetState[] = ['applied', 'failed', 'rolled_back', 'skipped'];
+export const FINISHED: TargetState[] = ['applied', 'failed', 'rolled_back', 'skipped', 'upgraded', 'unconfirmed'];
+
+/** Targets that count against the failure threshold: an unconfirmed upgrade is never a success. */
+export function failureCount(counts: Record<TargetState, number>): number {
+  return counts.failed + counts.rolled_back + counts.unconfirmed;
+}
+
+export function successCount(counts: Record<TargetState, number>): number {
+  return counts.applied + counts.upgraded;
+}
 /** Targets without an outcome yet: a batch holding one is not finished, nor is the rollout. */
 export const UNFINISHED: TargetState[] = ['queued', 'sent'];
 

@@ -31,6 +31,8 @@ export async function insertTargets(
   rolloutId: string,
   targets: { routerId: string; batch: number }[],
   leftOut: { routerId: string; reason: string }[] = [],
+  /** Why a router is left out, before its reason. */
+  leftOutBecause = 'the plan refuses it',
 ): Promise<void> {
   const now = new Date();
   await bulkInsert(
@@ -49,7 +51,7 @@ export async function insertTargets(
         routerId: t.routerId,
         batch: LEFT_OUT_BATCH,
         state: 'skipped',
-        error: `left out, the plan refuses it: ${t.reason}`,
+        error: `left out, ${leftOutBecause}: ${t.reason}`,
         finishedAt: now,
         updatedAt: now,
       })),

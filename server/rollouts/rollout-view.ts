@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import { firmwareOptionsOf } from '../firmware/firmware-options.js';
 import { LEFT_OUT_BATCH } from './rollout-targets.js';
 import { DEFAULT_STRATEGY, FINISHED, TARGET_STATES, type Strategy, type TargetState } from './rollout-strategy.js';
 
@@ -14,7 +15,12 @@ export async function rolloutCounts(db: PrismaClient, rolloutId: string): Promis
 export async function rolloutView(db: PrismaClient, rolloutId: string) {
   const r = await db.rollout.findUnique({
     where: { id: rolloutId },
-    include: { revision: { include: { profile: { select: { name: true } } } } },
+    include: {
+      revision: { include: { profile: { select: { name: true } } } },
+      firmwareImage: {
+        select: { sha256: true, fileName: true, release: true, revision: true, target: true, deletedAt: true },
+      },
+    },
   });
   if (!r) return null;
   const counts = await rolloutCounts(db, rolloutId);
@@ -24,8 +30,19 @@ export async function rolloutView(db: PrismaClient, rolloutId: string) {
   const strategy: Strategy = { ...DEFAULT_STRATEGY, ...(r.strategy as Partial<Strategy>) };
   return {
     id: r.id,
-    profile: r.revision.profile.name,
-    revision: r.revision.number,
+    kind: r.firmwareImage ? ('firmware' as const) : ('profile' as const),
+    profile: r.revision?.profile.name ?? null,
+    revision: r.revision?.number ?? null,
+    firmware: r.firmwareImage
+      ? {
+          image: r.firmwareImage.sha256,
+          fileName: r.firmwareImage.fileName,
+          release: r.firmwareImage.release ?? '',
+          revision: r.firmwareImage.revision ?? '',
+          target: r.firmwareImage.target,
+          options: firmwareOptionsOf(r.firmwareOptions),
+        }
+      : null,
     selector: r.selector,
     strategy,
     state: r.state,

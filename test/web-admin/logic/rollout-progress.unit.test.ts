@@ -21,7 +21,16 @@ describe("a rollout's targets grouped by batch", () => {
       ['batch 1', 'running', 2],
       ['batch 2', 'waiting', 2],
     ]);
-    expect(batches[1]!.counts).toEqual({ queued: 0, sent: 1, applied: 0, failed: 1, rolled_back: 0, skipped: 0 });
+    expect(batches[1]!.counts).toEqual({
+      queued: 0,
+      sent: 1,
+      applied: 0,
+      failed: 1,
+      rolled_back: 0,
+      skipped: 0,
+      upgraded: 0,
+      unconfirmed: 0,
+    });
   });
 
   it('numbers batches from 1 without a canary, and ignores targets outside the batch count', () => {

@@ -17,8 +17,9 @@ export const API_ENUMS = {
   Placement: ["on_router","proxy","unknown"],
   RevisionState: ["in_sync","pending"],
   Role: ["read","write","admin"],
+  RolloutKind: ["profile","firmware"],
   RolloutState: ["scheduled","running","soaking","awaiting_approval","paused","completed","cancelled"],
-  RolloutTargetState: ["queued","sent","applied","failed","rolled_back","skipped"],
+  RolloutTargetState: ["queued","sent","applied","failed","rolled_back","skipped","upgraded","unconfirmed"],
   RouterSort: ["created","-created","name","-name","status","-status","soc","-soc","model","-model","release","-release","lastSeen","-lastSeen"],
   Scope: ["read","write","admin","enroll"],
 } as const;

@@ -1951,6 +1951,462 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/firmware/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Firmware images, newest first, each with the routers it fits and why the others do not */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Judge an older image as fitting */
+                    allowDowngrade: boolean;
+                    /** @description Judge the fit as an upgrade keeping the configuration */
+                    keepConfig: boolean;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                fileName: string;
+                                /** @description Which routers the image fits, judged as sysupgrade would, with the options in the query */
+                                fit: {
+                                    /** @description Of those, routers that need the configuration reset (sysupgrade -n) */
+                                    configReset: number;
+                                    /** @description Routers the image fits */
+                                    fits: number;
+                                    /** @description Why the others do not fit, grouped by their first refusal, the largest group first */
+                                    refusals: {
+                                        /** @description board, target, downgrade, config_reset_needed, compat, unknown_board, ... */
+                                        code: string;
+                                        /** @description Names of up to five routers of the group */
+                                        examples: string[];
+                                        /** @description The reason, as given for the first router of the group */
+                                        reason: string;
+                                        routers: number;
+                                    }[];
+                                    /** @description Routers judged (the live fleet) */
+                                    routers: number;
+                                };
+                                /** @description The image's fwtool metadata block, as read at upload */
+                                metadata: {
+                                    compatMessage: string | null;
+                                    compatVersion: string;
+                                    newSupportedDevices: string[] | null;
+                                    supportedDevices: string[];
+                                    version: {
+                                        board: string | null;
+                                        dist: string;
+                                        revision: string;
+                                        target: string | null;
+                                        version: string;
+                                    };
+                                };
+                                /** @description The image's OpenWrt release (its metadata's version.version) */
+                                release: string;
+                                revision: string;
+                                sha256: string;
+                                /** @description A signature block follows the metadata (it is not verified here) */
+                                signed: boolean;
+                                sizeBytes: number;
+                                target: string | null;
+                                uploadedBy: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Upload an OpenWrt sysupgrade image (the raw file as application/octet-stream)
+         * @description The controller reads the image's fwtool metadata (the FWx0 blocks at its end: supported_devices, version, compat_version) and checks their CRC. Refused with 422 naming the reason: no metadata, a factory image, a truncated image, a bad CRC, unusable metadata; 413 past the size limit (WRTFLEET_FIRMWARE_MAX_BYTES). An image already stored (same SHA-256) is answered with 200 and stored once.
+         */
+        post: {
+            parameters: {
+                query: {
+                    /** @description The image's file name */
+                    fileName: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The image file */
+            requestBody: {
+                content: {
+                    "application/octet-stream": unknown;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            fileName: string;
+                            /** @description Which routers the image fits, judged as sysupgrade would, with the options in the query */
+                            fit: {
+                                /** @description Of those, routers that need the configuration reset (sysupgrade -n) */
+                                configReset: number;
+                                /** @description Routers the image fits */
+                                fits: number;
+                                /** @description Why the others do not fit, grouped by their first refusal, the largest group first */
+                                refusals: {
+                                    /** @description board, target, downgrade, config_reset_needed, compat, unknown_board, ... */
+                                    code: string;
+                                    /** @description Names of up to five routers of the group */
+                                    examples: string[];
+                                    /** @description The reason, as given for the first router of the group */
+                                    reason: string;
+                                    routers: number;
+                                }[];
+                                /** @description Routers judged (the live fleet) */
+                                routers: number;
+                            };
+                            /** @description The image's fwtool metadata block, as read at upload */
+                            metadata: {
+                                compatMessage: string | null;
+                                compatVersion: string;
+                                newSupportedDevices: string[] | null;
+                                supportedDevices: string[];
+                                version: {
+                                    board: string | null;
+                                    dist: string;
+                                    revision: string;
+                                    target: string | null;
+                                    version: string;
+                                };
+                            };
+                            /** @description The image's OpenWrt release (its metadata's version.version) */
+                            release: string;
+                            revision: string;
+                            sha256: string;
+                            /** @description A signature block follows the metadata (it is not verified here) */
+                            signed: boolean;
+                            sizeBytes: number;
+                            target: string | null;
+                            uploadedBy: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            fileName: string;
+                            /** @description Which routers the image fits, judged as sysupgrade would, with the options in the query */
+                            fit: {
+                                /** @description Of those, routers that need the configuration reset (sysupgrade -n) */
+                                configReset: number;
+                                /** @description Routers the image fits */
+                                fits: number;
+                                /** @description Why the others do not fit, grouped by their first refusal, the largest group first */
+                                refusals: {
+                                    /** @description board, target, downgrade, config_reset_needed, compat, unknown_board, ... */
+                                    code: string;
+                                    /** @description Names of up to five routers of the group */
+                                    examples: string[];
+                                    /** @description The reason, as given for the first router of the group */
+                                    reason: string;
+                                    routers: number;
+                                }[];
+                                /** @description Routers judged (the live fleet) */
+                                routers: number;
+                            };
+                            /** @description The image's fwtool metadata block, as read at upload */
+                            metadata: {
+                                compatMessage: string | null;
+                                compatVersion: string;
+                                newSupportedDevices: string[] | null;
+                                supportedDevices: string[];
+                                version: {
+                                    board: string | null;
+                                    dist: string;
+                                    revision: string;
+                                    target: string | null;
+                                    version: string;
+                                };
+                            };
+                            /** @description The image's OpenWrt release (its metadata's version.version) */
+                            release: string;
+                            revision: string;
+                            sha256: string;
+                            /** @description A signature block follows the metadata (it is not verified here) */
+                            signed: boolean;
+                            sizeBytes: number;
+                            target: string | null;
+                            uploadedBy: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/firmware/images/{sha256}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A firmware image, its metadata and its fit */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Judge an older image as fitting */
+                    allowDowngrade: boolean;
+                    /** @description Judge the fit as an upgrade keeping the configuration */
+                    keepConfig: boolean;
+                };
+                header?: never;
+                path: {
+                    sha256: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            fileName: string;
+                            /** @description Which routers the image fits, judged as sysupgrade would, with the options in the query */
+                            fit: {
+                                /** @description Of those, routers that need the configuration reset (sysupgrade -n) */
+                                configReset: number;
+                                /** @description Routers the image fits */
+                                fits: number;
+                                /** @description Why the others do not fit, grouped by their first refusal, the largest group first */
+                                refusals: {
+                                    /** @description board, target, downgrade, config_reset_needed, compat, unknown_board, ... */
+                                    code: string;
+                                    /** @description Names of up to five routers of the group */
+                                    examples: string[];
+                                    /** @description The reason, as given for the first router of the group */
+                                    reason: string;
+                                    routers: number;
+                                }[];
+                                /** @description Routers judged (the live fleet) */
+                                routers: number;
+                            };
+                            /** @description The image's fwtool metadata block, as read at upload */
+                            metadata: {
+                                compatMessage: string | null;
+                                compatVersion: string;
+                                newSupportedDevices: string[] | null;
+                                supportedDevices: string[];
+                                version: {
+                                    board: string | null;
+                                    dist: string;
+                                    revision: string;
+                                    target: string | null;
+                                    version: string;
+                                };
+                            };
+                            /** @description The image's OpenWrt release (its metadata's version.version) */
+                            release: string;
+                            revision: string;
+                            sha256: string;
+                            /** @description A signature block follows the metadata (it is not verified here) */
+                            signed: boolean;
+                            sizeBytes: number;
+                            target: string | null;
+                            uploadedBy: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Remove a firmware image (refused while a rollout that has not ended carries it) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sha256: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs/{id}": {
         parameters: {
             query?: never;
@@ -2988,15 +3444,65 @@ export interface paths {
                                 currentBatch: number;
                                 finished: number;
                                 finishedAt: string | null;
+                                /** @description The image a firmware rollout installs and how; null for a profile rollout */
+                                firmware: {
+                                    fileName: string;
+                                    /** @description The image's SHA-256; null once the image was removed */
+                                    image: string | null;
+                                    options: {
+                                        /**
+                                         * @description Allow an image older than the release a router runs
+                                         * @default false
+                                         */
+                                        allowDowngrade: boolean;
+                                        /**
+                                         * @description A router that started flashing and has not come back (a Hello with a new boot id) within this is `unconfirmed`
+                                         * @default 900
+                                         */
+                                        confirmTimeoutSeconds: number;
+                                        /**
+                                         * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version major differs from the router's; the agent and its credentials are then gone and must be restored
+                                         * @default true
+                                         */
+                                        keepConfig: boolean;
+                                        /**
+                                         * @description A router that reports no progress for this long before flashing counts as failed
+                                         * @default 900
+                                         */
+                                        stepTimeoutSeconds: number;
+                                        /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
+                                        window?: {
+                                            /** @description Time of day it closes, HH:MM; before `start`: the window spans midnight */
+                                            end: string;
+                                            /** @description Time of day the window opens, HH:MM */
+                                            start: string;
+                                            /**
+                                             * @description IANA time zone of start and end, e.g. Europe/Paris
+                                             * @default UTC
+                                             */
+                                            timeZone: string;
+                                        };
+                                    };
+                                    release: string;
+                                    revision: string;
+                                    target: string | null;
+                                } | null;
                                 id: string;
+                                /**
+                                 * RolloutKind
+                                 * @description What the rollout carries: a profile revision, or a firmware image
+                                 * @enum {string}
+                                 */
+                                kind: "profile" | "firmware";
                                 /** @description Targets left out from the start because the plan refuses them (skipped, batch -1, never sent) */
                                 leftOut: number;
                                 /** @description The health gate that paused it (apply, drift, telemetry); null for other pauses */
                                 pauseGate: string | null;
                                 /** @description Why it is paused, in words; null unless paused */
                                 pauseReason: string | null;
-                                profile: string;
-                                revision: number;
+                                /** @description The profile (profile rollouts); null for a firmware rollout */
+                                profile: string | null;
+                                revision: number | null;
                                 selector: unknown;
                                 /**
                                  * Format: date-time
@@ -3050,7 +3556,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Start (or schedule) a rollout of a profile revision to the routers a selector matches */
+        /**
+         * Start (or schedule) a rollout of a profile revision, or of a firmware image, to the routers a selector matches
+         * @description Give `profile` (and optionally `revision`) or `firmware`, not both. A firmware rollout leaves out the routers the image does not fit (skipped in batch -1, the reason named) and upgrades the others batch by batch: a router is `upgraded` only when it comes back with a new boot id on the image's release, `failed` when it comes back on the old one or a step fails, `unconfirmed` when it does not come back.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3061,7 +3570,43 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        profile: string;
+                        firmware?: {
+                            /**
+                             * @description Allow an image older than the release a router runs
+                             * @default false
+                             */
+                            allowDowngrade: boolean;
+                            /**
+                             * @description A router that started flashing and has not come back (a Hello with a new boot id) within this is `unconfirmed`
+                             * @default 900
+                             */
+                            confirmTimeoutSeconds: number;
+                            /** @description The image's SHA-256 (GET /v1/firmware/images) */
+                            image: string;
+                            /**
+                             * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version major differs from the router's; the agent and its credentials are then gone and must be restored
+                             * @default true
+                             */
+                            keepConfig: boolean;
+                            /**
+                             * @description A router that reports no progress for this long before flashing counts as failed
+                             * @default 900
+                             */
+                            stepTimeoutSeconds: number;
+                            /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
+                            window: {
+                                /** @description Time of day it closes, HH:MM; before `start`: the window spans midnight */
+                                end: string;
+                                /** @description Time of day the window opens, HH:MM */
+                                start: string;
+                                /**
+                                 * @description IANA time zone of start and end, e.g. Europe/Paris
+                                 * @default UTC
+                                 */
+                                timeZone: string;
+                            };
+                        };
+                        profile?: string;
                         revision?: number;
                         selector: {
                             /**
@@ -3142,15 +3687,65 @@ export interface paths {
                             currentBatch: number;
                             finished: number;
                             finishedAt: string | null;
+                            /** @description The image a firmware rollout installs and how; null for a profile rollout */
+                            firmware: {
+                                fileName: string;
+                                /** @description The image's SHA-256; null once the image was removed */
+                                image: string | null;
+                                options: {
+                                    /**
+                                     * @description Allow an image older than the release a router runs
+                                     * @default false
+                                     */
+                                    allowDowngrade: boolean;
+                                    /**
+                                     * @description A router that started flashing and has not come back (a Hello with a new boot id) within this is `unconfirmed`
+                                     * @default 900
+                                     */
+                                    confirmTimeoutSeconds: number;
+                                    /**
+                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version major differs from the router's; the agent and its credentials are then gone and must be restored
+                                     * @default true
+                                     */
+                                    keepConfig: boolean;
+                                    /**
+                                     * @description A router that reports no progress for this long before flashing counts as failed
+                                     * @default 900
+                                     */
+                                    stepTimeoutSeconds: number;
+                                    /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
+                                    window?: {
+                                        /** @description Time of day it closes, HH:MM; before `start`: the window spans midnight */
+                                        end: string;
+                                        /** @description Time of day the window opens, HH:MM */
+                                        start: string;
+                                        /**
+                                         * @description IANA time zone of start and end, e.g. Europe/Paris
+                                         * @default UTC
+                                         */
+                                        timeZone: string;
+                                    };
+                                };
+                                release: string;
+                                revision: string;
+                                target: string | null;
+                            } | null;
                             id: string;
+                            /**
+                             * RolloutKind
+                             * @description What the rollout carries: a profile revision, or a firmware image
+                             * @enum {string}
+                             */
+                            kind: "profile" | "firmware";
                             /** @description Targets left out from the start because the plan refuses them (skipped, batch -1, never sent) */
                             leftOut: number;
                             /** @description The health gate that paused it (apply, drift, telemetry); null for other pauses */
                             pauseGate: string | null;
                             /** @description Why it is paused, in words; null unless paused */
                             pauseReason: string | null;
-                            profile: string;
-                            revision: number;
+                            /** @description The profile (profile rollouts); null for a firmware rollout */
+                            profile: string | null;
+                            revision: number | null;
                             selector: unknown;
                             /**
                              * Format: date-time
@@ -3279,15 +3874,65 @@ export interface paths {
                             currentBatch: number;
                             finished: number;
                             finishedAt: string | null;
+                            /** @description The image a firmware rollout installs and how; null for a profile rollout */
+                            firmware: {
+                                fileName: string;
+                                /** @description The image's SHA-256; null once the image was removed */
+                                image: string | null;
+                                options: {
+                                    /**
+                                     * @description Allow an image older than the release a router runs
+                                     * @default false
+                                     */
+                                    allowDowngrade: boolean;
+                                    /**
+                                     * @description A router that started flashing and has not come back (a Hello with a new boot id) within this is `unconfirmed`
+                                     * @default 900
+                                     */
+                                    confirmTimeoutSeconds: number;
+                                    /**
+                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version major differs from the router's; the agent and its credentials are then gone and must be restored
+                                     * @default true
+                                     */
+                                    keepConfig: boolean;
+                                    /**
+                                     * @description A router that reports no progress for this long before flashing counts as failed
+                                     * @default 900
+                                     */
+                                    stepTimeoutSeconds: number;
+                                    /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
+                                    window?: {
+                                        /** @description Time of day it closes, HH:MM; before `start`: the window spans midnight */
+                                        end: string;
+                                        /** @description Time of day the window opens, HH:MM */
+                                        start: string;
+                                        /**
+                                         * @description IANA time zone of start and end, e.g. Europe/Paris
+                                         * @default UTC
+                                         */
+                                        timeZone: string;
+                                    };
+                                };
+                                release: string;
+                                revision: string;
+                                target: string | null;
+                            } | null;
                             id: string;
+                            /**
+                             * RolloutKind
+                             * @description What the rollout carries: a profile revision, or a firmware image
+                             * @enum {string}
+                             */
+                            kind: "profile" | "firmware";
                             /** @description Targets left out from the start because the plan refuses them (skipped, batch -1, never sent) */
                             leftOut: number;
                             /** @description The health gate that paused it (apply, drift, telemetry); null for other pauses */
                             pauseGate: string | null;
                             /** @description Why it is paused, in words; null unless paused */
                             pauseReason: string | null;
-                            profile: string;
-                            revision: number;
+                            /** @description The profile (profile rollouts); null for a firmware rollout */
+                            profile: string | null;
+                            revision: number | null;
                             selector: unknown;
                             /**
                              * Format: date-time
@@ -3405,15 +4050,65 @@ export interface paths {
                             currentBatch: number;
                             finished: number;
                             finishedAt: string | null;
+                            /** @description The image a firmware rollout installs and how; null for a profile rollout */
+                            firmware: {
+                                fileName: string;
+                                /** @description The image's SHA-256; null once the image was removed */
+                                image: string | null;
+                                options: {
+                                    /**
+                                     * @description Allow an image older than the release a router runs
+                                     * @default false
+                                     */
+                                    allowDowngrade: boolean;
+                                    /**
+                                     * @description A router that started flashing and has not come back (a Hello with a new boot id) within this is `unconfirmed`
+                                     * @default 900
+                                     */
+                                    confirmTimeoutSeconds: number;
+                                    /**
+                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version major differs from the router's; the agent and its credentials are then gone and must be restored
+                                     * @default true
+                                     */
+                                    keepConfig: boolean;
+                                    /**
+                                     * @description A router that reports no progress for this long before flashing counts as failed
+                                     * @default 900
+                                     */
+                                    stepTimeoutSeconds: number;
+                                    /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
+                                    window?: {
+                                        /** @description Time of day it closes, HH:MM; before `start`: the window spans midnight */
+                                        end: string;
+                                        /** @description Time of day the window opens, HH:MM */
+                                        start: string;
+                                        /**
+                                         * @description IANA time zone of start and end, e.g. Europe/Paris
+                                         * @default UTC
+                                         */
+                                        timeZone: string;
+                                    };
+                                };
+                                release: string;
+                                revision: string;
+                                target: string | null;
+                            } | null;
                             id: string;
+                            /**
+                             * RolloutKind
+                             * @description What the rollout carries: a profile revision, or a firmware image
+                             * @enum {string}
+                             */
+                            kind: "profile" | "firmware";
                             /** @description Targets left out from the start because the plan refuses them (skipped, batch -1, never sent) */
                             leftOut: number;
                             /** @description The health gate that paused it (apply, drift, telemetry); null for other pauses */
                             pauseGate: string | null;
                             /** @description Why it is paused, in words; null unless paused */
                             pauseReason: string | null;
-                            profile: string;
-                            revision: number;
+                            /** @description The profile (profile rollouts); null for a firmware rollout */
+                            profile: string | null;
+                            revision: number | null;
                             selector: unknown;
                             /**
                              * Format: date-time
@@ -3544,15 +4239,65 @@ export interface paths {
                             currentBatch: number;
                             finished: number;
                             finishedAt: string | null;
+                            /** @description The image a firmware rollout installs and how; null for a profile rollout */
+                            firmware: {
+                                fileName: string;
+                                /** @description The image's SHA-256; null once the image was removed */
+                                image: string | null;
+                                options: {
+                                    /**
+                                     * @description Allow an image older than the release a router runs
+                                     * @default false
+                                     */
+                                    allowDowngrade: boolean;
+                                    /**
+                                     * @description A router that started flashing and has not come back (a Hello with a new boot id) within this is `unconfirmed`
+                                     * @default 900
+                                     */
+                                    confirmTimeoutSeconds: number;
+                                    /**
+                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version major differs from the router's; the agent and its credentials are then gone and must be restored
+                                     * @default true
+                                     */
+                                    keepConfig: boolean;
+                                    /**
+                                     * @description A router that reports no progress for this long before flashing counts as failed
+                                     * @default 900
+                                     */
+                                    stepTimeoutSeconds: number;
+                                    /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
+                                    window?: {
+                                        /** @description Time of day it closes, HH:MM; before `start`: the window spans midnight */
+                                        end: string;
+                                        /** @description Time of day the window opens, HH:MM */
+                                        start: string;
+                                        /**
+                                         * @description IANA time zone of start and end, e.g. Europe/Paris
+                                         * @default UTC
+                                         */
+                                        timeZone: string;
+                                    };
+                                };
+                                release: string;
+                                revision: string;
+                                target: string | null;
+                            } | null;
                             id: string;
+                            /**
+                             * RolloutKind
+                             * @description What the rollout carries: a profile revision, or a firmware image
+                             * @enum {string}
+                             */
+                            kind: "profile" | "firmware";
                             /** @description Targets left out from the start because the plan refuses them (skipped, batch -1, never sent) */
                             leftOut: number;
                             /** @description The health gate that paused it (apply, drift, telemetry); null for other pauses */
                             pauseGate: string | null;
                             /** @description Why it is paused, in words; null unless paused */
                             pauseReason: string | null;
-                            profile: string;
-                            revision: number;
+                            /** @description The profile (profile rollouts); null for a firmware rollout */
+                            profile: string | null;
+                            revision: number | null;
                             selector: unknown;
                             /**
                              * Format: date-time
@@ -3733,15 +4478,65 @@ export interface paths {
                             currentBatch: number;
                             finished: number;
                             finishedAt: string | null;
+                            /** @description The image a firmware rollout installs and how; null for a profile rollout */
+                            firmware: {
+                                fileName: string;
+                                /** @description The image's SHA-256; null once the image was removed */
+                                image: string | null;
+                                options: {
+                                    /**
+                                     * @description Allow an image older than the release a router runs
+                                     * @default false
+                                     */
+                                    allowDowngrade: boolean;
+                                    /**
+                                     * @description A router that started flashing and has not come back (a Hello with a new boot id) within this is `unconfirmed`
+                                     * @default 900
+                                     */
+                                    confirmTimeoutSeconds: number;
+                                    /**
+                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version major differs from the router's; the agent and its credentials are then gone and must be restored
+                                     * @default true
+                                     */
+                                    keepConfig: boolean;
+                                    /**
+                                     * @description A router that reports no progress for this long before flashing counts as failed
+                                     * @default 900
+                                     */
+                                    stepTimeoutSeconds: number;
+                                    /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
+                                    window?: {
+                                        /** @description Time of day it closes, HH:MM; before `start`: the window spans midnight */
+                                        end: string;
+                                        /** @description Time of day the window opens, HH:MM */
+                                        start: string;
+                                        /**
+                                         * @description IANA time zone of start and end, e.g. Europe/Paris
+                                         * @default UTC
+                                         */
+                                        timeZone: string;
+                                    };
+                                };
+                                release: string;
+                                revision: string;
+                                target: string | null;
+                            } | null;
                             id: string;
+                            /**
+                             * RolloutKind
+                             * @description What the rollout carries: a profile revision, or a firmware image
+                             * @enum {string}
+                             */
+                            kind: "profile" | "firmware";
                             /** @description Targets left out from the start because the plan refuses them (skipped, batch -1, never sent) */
                             leftOut: number;
                             /** @description The health gate that paused it (apply, drift, telemetry); null for other pauses */
                             pauseGate: string | null;
                             /** @description Why it is paused, in words; null unless paused */
                             pauseReason: string | null;
-                            profile: string;
-                            revision: number;
+                            /** @description The profile (profile rollouts); null for a firmware rollout */
+                            profile: string | null;
+                            revision: number | null;
                             selector: unknown;
                             /**
                              * Format: date-time
@@ -3872,15 +4667,65 @@ export interface paths {
                             currentBatch: number;
                             finished: number;
                             finishedAt: string | null;
+                            /** @description The image a firmware rollout installs and how; null for a profile rollout */
+                            firmware: {
+                                fileName: string;
+                                /** @description The image's SHA-256; null once the image was removed */
+                                image: string | null;
+                                options: {
+                                    /**
+                                     * @description Allow an image older than the release a router runs
+                                     * @default false
+                                     */
+                                    allowDowngrade: boolean;
+                                    /**
+                                     * @description A router that started flashing and has not come back (a Hello with a new boot id) within this is `unconfirmed`
+                                     * @default 900
+                                     */
+                                    confirmTimeoutSeconds: number;
+                                    /**
+                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version major differs from the router's; the agent and its credentials are then gone and must be restored
+                                     * @default true
+                                     */
+                                    keepConfig: boolean;
+                                    /**
+                                     * @description A router that reports no progress for this long before flashing counts as failed
+                                     * @default 900
+                                     */
+                                    stepTimeoutSeconds: number;
+                                    /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
+                                    window?: {
+                                        /** @description Time of day it closes, HH:MM; before `start`: the window spans midnight */
+                                        end: string;
+                                        /** @description Time of day the window opens, HH:MM */
+                                        start: string;
+                                        /**
+                                         * @description IANA time zone of start and end, e.g. Europe/Paris
+                                         * @default UTC
+                                         */
+                                        timeZone: string;
+                                    };
+                                };
+                                release: string;
+                                revision: string;
+                                target: string | null;
+                            } | null;
                             id: string;
+                            /**
+                             * RolloutKind
+                             * @description What the rollout carries: a profile revision, or a firmware image
+                             * @enum {string}
+                             */
+                            kind: "profile" | "firmware";
                             /** @description Targets left out from the start because the plan refuses them (skipped, batch -1, never sent) */
                             leftOut: number;
                             /** @description The health gate that paused it (apply, drift, telemetry); null for other pauses */
                             pauseGate: string | null;
                             /** @description Why it is paused, in words; null unless paused */
                             pauseReason: string | null;
-                            profile: string;
-                            revision: number;
+                            /** @description The profile (profile rollouts); null for a firmware rollout */
+                            profile: string | null;
+                            revision: number | null;
                             selector: unknown;
                             /**
                              * Format: date-time
@@ -4011,15 +4856,65 @@ export interface paths {
                             currentBatch: number;
                             finished: number;
                             finishedAt: string | null;
+                            /** @description The image a firmware rollout installs and how; null for a profile rollout */
+                            firmware: {
+                                fileName: string;
+                                /** @description The image's SHA-256; null once the image was removed */
+                                image: string | null;
+                                options: {
+                                    /**
+                                     * @description Allow an image older than the release a router runs
+                                     * @default false
+                                     */
+                                    allowDowngrade: boolean;
+                                    /**
+                                     * @description A router that started flashing and has not come back (a Hello with a new boot id) within this is `unconfirmed`
+                                     * @default 900
+                                     */
+                                    confirmTimeoutSeconds: number;
+                                    /**
+                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version major differs from the router's; the agent and its credentials are then gone and must be restored
+                                     * @default true
+                                     */
+                                    keepConfig: boolean;
+                                    /**
+                                     * @description A router that reports no progress for this long before flashing counts as failed
+                                     * @default 900
+                                     */
+                                    stepTimeoutSeconds: number;
+                                    /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
+                                    window?: {
+                                        /** @description Time of day it closes, HH:MM; before `start`: the window spans midnight */
+                                        end: string;
+                                        /** @description Time of day the window opens, HH:MM */
+                                        start: string;
+                                        /**
+                                         * @description IANA time zone of start and end, e.g. Europe/Paris
+                                         * @default UTC
+                                         */
+                                        timeZone: string;
+                                    };
+                                };
+                                release: string;
+                                revision: string;
+                                target: string | null;
+                            } | null;
                             id: string;
+                            /**
+                             * RolloutKind
+                             * @description What the rollout carries: a profile revision, or a firmware image
+                             * @enum {string}
+                             */
+                            kind: "profile" | "firmware";
                             /** @description Targets left out from the start because the plan refuses them (skipped, batch -1, never sent) */
                             leftOut: number;
                             /** @description The health gate that paused it (apply, drift, telemetry); null for other pauses */
                             pauseGate: string | null;
                             /** @description Why it is paused, in words; null unless paused */
                             pauseReason: string | null;
-                            profile: string;
-                            revision: number;
+                            /** @description The profile (profile rollouts); null for a firmware rollout */
+                            profile: string | null;
+                            revision: number | null;
                             selector: unknown;
                             /**
                              * Format: date-time
@@ -4126,7 +5021,7 @@ export interface paths {
                 query: {
                     cursor?: string;
                     limit: number;
-                    state?: "queued" | "sent" | "applied" | "failed" | "rolled_back" | "skipped";
+                    state?: "queued" | "sent" | "applied" | "failed" | "rolled_back" | "skipped" | "upgraded" | "unconfirmed";
                 };
                 header?: never;
                 path: {
@@ -4159,7 +5054,7 @@ export interface paths {
                                  * RolloutTargetState
                                  * @enum {string}
                                  */
-                                state: "queued" | "sent" | "applied" | "failed" | "rolled_back" | "skipped";
+                                state: "queued" | "sent" | "applied" | "failed" | "rolled_back" | "skipped" | "upgraded" | "unconfirmed";
                             }[];
                             nextCursor: string | null;
                         };

@@ -23,6 +23,7 @@ import {
   Timestamp,
 } from '../../../http/shared-schemas.js';
 import { RolloutViewSchema, TERMINAL } from './rollout-schemas.js';
+import { FirmwareRolloutSchema, firmwareRequestOptions } from '../firmware/firmware-schemas.js';
 import { selectorError } from '../selector-error.js';
 
 export interface RolloutsPluginOptions {
@@ -42,11 +43,18 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
     {
       schema: {
         tags: ['rollouts'],
-        summary: 'Start (or schedule) a rollout of a profile revision to the routers a selector matches',
+        summary:
+          'Start (or schedule) a rollout of a profile revision, or of a firmware image, to the routers a selector matches',
+        description:
+          'Give `profile` (and optionally `revision`) or `firmware`, not both. A firmware rollout leaves out the ' +
+          'routers the image does not fit (skipped in batch -1, the reason named) and upgrades the others batch by ' +
+          "batch: a router is `upgraded` only when it comes back with a new boot id on the image's release, " +
+          '`failed` when it comes back on the old one or a step fails, `unconfirmed` when it does not come back.',
         body: Type.Object(
           {
-            profile: Type.String({ pattern: PROFILE_NAME_PATTERN }),
+            profile: Type.Optional(Type.String({ pattern: PROFILE_NAME_PATTERN })),
             revision: Type.Optional(RevisionNumber),
+            firmware: Type.Optional(FirmwareRolloutSchema),
             selector: SelectorSchema,
             strategy: Type.Optional(StrategyInputSchema),
             startAt: Type.Optional(Timestamp),
@@ -67,12 +75,23 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
       },
     },
     async (request, reply) => {
-      const { startAt, ...rest } = request.body;
+      const { startAt, firmware, profile, ...rest } = request.body;
+      if ((profile === undefined) === (firmware === undefined))
+        throw new ApiError(400, 'invalid_request', 'give either profile or firmware', [
+          { path: profile === undefined ? '/profile' : '/firmware', message: 'exactly one of profile and firmware' },
+        ]);
+      if (firmware && (rest.revision !== undefined || rest.skipRefused !== undefined))
+        throw new ApiError(400, 'invalid_request', 'a firmware rollout takes no revision or skipRefused', [
+          { path: rest.revision !== undefined ? '/revision' : '/skipRefused', message: 'only with profile' },
+        ]);
       try {
-        const rollout = await rollouts.create(
-          { ...rest, startAt: startAt ? new Date(startAt) : undefined },
-          auditContext(request),
-        );
+        const at = startAt ? new Date(startAt) : undefined;
+        const rollout = firmware
+          ? await rollouts.createFirmware(
+              { image: firmware.image, options: firmwareRequestOptions(firmware), ...rest, startAt: at },
+              auditContext(request),
+            )
+          : await rollouts.create({ ...rest, profile: profile!, startAt: at }, auditContext(request));
         return reply.status(201).send((await rollouts.view(rollout.id))!);
       } catch (err) {
         const e = selectorError(err);

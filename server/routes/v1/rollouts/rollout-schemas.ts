@@ -1,11 +1,31 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { ROLLOUT_STATES, StrategySchema } from '../../../rollouts/rollout-strategy.js';
 import { Nullable, StringEnum } from '../../../http/shared-schemas.js';
+import { FirmwareOptionsSchema } from '../../../firmware/firmware-options.js';
+
+export const RolloutKindSchema = StringEnum(['profile', 'firmware'], {
+  title: 'RolloutKind',
+  description: 'What the rollout carries: a profile revision, or a firmware image',
+});
 
 export const RolloutViewSchema = Type.Object({
   id: Type.String(),
-  profile: Type.String(),
-  revision: Type.Integer(),
+  kind: RolloutKindSchema,
+  profile: Nullable(Type.String({ description: 'The profile (profile rollouts); null for a firmware rollout' })),
+  revision: Nullable(Type.Integer()),
+  firmware: Nullable(
+    Type.Object(
+      {
+        image: Nullable(Type.String({ description: "The image's SHA-256; null once the image was removed" })),
+        fileName: Type.String(),
+        release: Type.String(),
+        revision: Type.String(),
+        target: Nullable(Type.String()),
+        options: FirmwareOptionsSchema,
+      },
+      { description: 'The image a firmware rollout installs and how; null for a profile rollout' },
+    ),
+  ),
   selector: Type.Any(),
   strategy: StrategySchema,
   state: StringEnum(ROLLOUT_STATES, {

@@ -24,14 +24,7 @@ export interface BatchSummary {
   phase: 'waiting' | 'running' | 'done';
 }
 
-const zero = (): Record<TargetState, number> => ({
-  queued: 0,
-  sent: 0,
-  applied: 0,
-  failed: 0,
-  rolled_back: 0,
-  skipped: 0,
-});
+const zero = () => Object.fromEntries(TARGET_STATES.map((s) => [s, 0])) as Record<TargetState, number>;
 
 export function batchesOf(targets: readonly TargetRow[], batchCount: number, canary: number): BatchSummary[] {
   const batches: BatchSummary[] = Array.from({ length: batchCount }, (_, batch) => ({
