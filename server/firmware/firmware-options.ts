@@ -1,4 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { FirmwareStep } from '../../prisma/generated/client/enums.js';
+import { prismaEnumValues } from '../storage/prisma-enums.js';
+
+/** The steps of a router's upgrade, as the database, the API and FirmwareProgress name them. */
+export const FIRMWARE_STEPS = prismaEnumValues(FirmwareStep);
 
 /**
  * How a firmware rollout upgrades each router: keep the configuration or not, whether a

@@ -13,6 +13,7 @@ export const API_ENUMS = {
   DatapathMode: ["tcx","cls_bpf","nftables","iptables","none","unknown"],
   Decommissioned: ["exclude","include","only"],
   DriftState: ["drifted","clean","unreported"],
+  FirmwareStep: ["checking","transferring","verifying","testing","flashing"],
   OffloadMode: ["hardware","software","off","unsupported","unknown"],
   Placement: ["on_router","proxy","unknown"],
   RevisionState: ["in_sync","pending"],

@@ -5040,7 +5040,17 @@ export interface paths {
                         "application/json": {
                             items: {
                                 batch: number;
+                                /** @description While transferring: bytes on the router so far */
+                                bytesDone: number | null;
                                 error: string | null;
+                                /**
+                                 * FirmwareStep
+                                 * @description Firmware rollouts: the step the router reported last (checking room, transferring, verifying the SHA-256, testing with sysupgrade -T, flashing); null before its first report
+                                 * @enum {string|null}
+                                 */
+                                firmwareStep: "checking" | "transferring" | "verifying" | "testing" | "flashing" | null;
+                                /** Format: date-time */
+                                flashedAt: string | null;
                                 name: string;
                                 /**
                                  * Format: date-time
@@ -5055,6 +5065,10 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 state: "queued" | "sent" | "applied" | "failed" | "rolled_back" | "skipped" | "upgraded" | "unconfirmed";
+                                /** Format: date-time */
+                                stepAt: string | null;
+                                /** @description What the router said with its last step */
+                                stepDetail: string | null;
                             }[];
                             nextCursor: string | null;
                         };

@@ -10,6 +10,7 @@ import {
   type RolloutView,
 } from '../../../rollouts/rollout-engine.js';
 import { ROLLOUT_STATES, StrategyInputSchema, TARGET_STATES } from '../../../rollouts/rollout-strategy.js';
+import { FIRMWARE_STEPS } from '../../../firmware/firmware-options.js';
 import { ApiError, errorBodySchema } from '../../../http/api-error.js';
 import { auditContext } from '../../../http/request-context.js';
 import { pollAsEvents } from '../../../http/streamed-response.js';
@@ -178,6 +179,18 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
                   description: 'When the desired state was sent again to this router for want of a result',
                 }),
               ),
+              firmwareStep: Nullable(
+                StringEnum(FIRMWARE_STEPS, {
+                  title: 'FirmwareStep',
+                  description:
+                    'Firmware rollouts: the step the router reported last (checking room, transferring, verifying ' +
+                    'the SHA-256, testing with sysupgrade -T, flashing); null before its first report',
+                }),
+              ),
+              stepDetail: Nullable(Type.String({ description: 'What the router said with its last step' })),
+              stepAt: Nullable(Timestamp),
+              bytesDone: Nullable(Type.Integer({ description: 'While transferring: bytes on the router so far' })),
+              flashedAt: Nullable(Timestamp),
             }),
           ),
         },
@@ -203,6 +216,11 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
         error: t.error,
         sentAt: t.sentAt?.toISOString() ?? null,
         redeliveredAt: t.redeliveredAt?.toISOString() ?? null,
+        firmwareStep: t.firmwareStep,
+        stepDetail: t.stepDetail,
+        stepAt: t.stepAt?.toISOString() ?? null,
+        bytesDone: t.bytesDone === null ? null : Number(t.bytesDone),
+        flashedAt: t.flashedAt?.toISOString() ?? null,
       }));
       return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.routerId : null };
     },
