@@ -9,6 +9,7 @@ import { ConfigError, configFromEnv } from './config.js';
 import { createLogger, startController } from './controller.js';
 import { enrollThroughController } from './pki/local-enrollment.js';
 import { StorageError } from './storage/index.js';
+import { addDemoImages } from './firmware/demo-images.js';
 
 const perModel = Number(process.env.WRTFLEET_DEMO_PER_MODEL ?? 4);
 try {
@@ -26,6 +27,8 @@ wrtfleet demo: controller on ${controller.db.kind} (${controller.db.location})
   admin API token        in ${tokenFile} (mode 0600; Swagger UI: Authorize)
   try: curl -H "Authorization: Bearer $(cat ${tokenFile})" ${controller.httpUrl}/v1/routers
 `);
+  // One sysupgrade image per model, for an upgrade tried from the console (simulated routers only).
+  await addDemoImages(controller.images);
   const roots = await fixtureModels(defaultFixturesDir());
   const fleetStopping = new AbortController();
   const fleet = await startSimulatedFleet({

@@ -70,7 +70,7 @@ export class FirmwareImageStore {
    * ImageTooLarge; either way nothing stays stored.
    */
   async upload(
-    body: AsyncIterable<Uint8Array> | Readable,
+    body: AsyncIterable<Uint8Array> | Iterable<Uint8Array> | Readable,
     fileName: string,
     ctx: { actor: string; requestId?: string },
   ) {
@@ -115,7 +115,7 @@ export class FirmwareImageStore {
     }
   }
 
-  private async writeChunks(imageId: string, body: AsyncIterable<Uint8Array>, fileName: string) {
+  private async writeChunks(imageId: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, fileName: string) {
     const reader = new FwtoolReader();
     const hash = createHash('sha256');
     let bytes = 0;

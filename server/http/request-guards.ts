@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -103,7 +104,8 @@ async function requestGuardsPlugin(app: FastifyInstance) {
   app.addHook('preValidation', async (request: FastifyRequest) => {
     checkRequestPart('params', request.params);
     checkRequestPart('querystring', request.query);
-    checkRequestPart('body', request.body);
+    // A raw body (a firmware image) arrives as its stream: nothing parsed to check.
+    if (!(request.body instanceof Readable)) checkRequestPart('body', request.body);
   });
 }
 

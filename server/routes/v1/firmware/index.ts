@@ -42,6 +42,8 @@ export const firmwarePlugin: FastifyPluginAsyncTypebox<FirmwarePluginOptions> = 
   app.post(
     '/v1/firmware/images',
     {
+      // Fastify's own limit (1 MiB by default) would refuse any image: the store enforces this one.
+      bodyLimit: images.maxBytes,
       schema: {
         tags: ['firmware'],
         summary: 'Upload an OpenWrt sysupgrade image (the raw file as application/octet-stream)',
