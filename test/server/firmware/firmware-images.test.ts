@@ -6,6 +6,8 @@ import { createPgliteDatabase, type TestDatabase } from '../../support/databases
 import { ARCHER_C7_2410, patternBytes, sysupgradeImage } from '../../support/firmware-images.js';
 
 const MAX_BYTES = 2 * 1024 * 1024;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies as the tests read them
+type Body = Record<string, any>;
 
 /**
  * Firmware images through the REST API over real HTTP (the body streams into the store): what is
@@ -30,14 +32,14 @@ describe('firmware images over the REST API (PGlite)', () => {
     const res = await fetch(`${controller.httpUrl}/v1/firmware/images?fileName=${encodeURIComponent(fileName)}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
-      body: bytes,
+      body: Buffer.from(bytes),
     });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
+    return { status: res.status, body: (await res.json()) as Body };
   };
   const api = async (path: string, method = 'GET') => {
     const res = await fetch(`${controller.httpUrl}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
     const text = await res.text();
-    return { status: res.status, body: text ? (JSON.parse(text) as Record<string, any>) : null };
+    return { status: res.status, body: text ? (JSON.parse(text) as Body) : null };
   };
 
   it('stores a sysupgrade image once, by its SHA-256, with its metadata', async () => {
