@@ -39,7 +39,8 @@ const fields = {
     default: true,
     description:
       "Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's " +
-      "compat_version major differs from the router's; the agent and its credentials are then gone and must be restored",
+      "compat_version differs from the router's (a major change is refused outright, as sysupgrade does). The " +
+      "agent's files are listed in /etc/sysupgrade.conf: only a kept configuration keeps the agent and its credentials",
   }),
   allowDowngrade: Type.Boolean({ default: false, description: 'Allow an image older than the release a router runs' }),
   window: Type.Optional(MaintenanceWindowSchema),
@@ -63,13 +64,26 @@ export type FirmwareOptions = Static<typeof FirmwareOptionsSchema>;
 export type MaintenanceWindow = Static<typeof MaintenanceWindowSchema>;
 
 /** What a request may send: every field optional (spelled out, see StrategyInputSchema). */
-export const FirmwareOptionsInputSchema = Type.Object(
+const firmwareOptionsInputFields = {
+  keepConfig: Type.Optional(fields.keepConfig),
+  allowDowngrade: Type.Optional(fields.allowDowngrade),
+  window: Type.Optional(MaintenanceWindowSchema),
+  stepTimeoutSeconds: Type.Optional(fields.stepTimeoutSeconds),
+  confirmTimeoutSeconds: Type.Optional(fields.confirmTimeoutSeconds),
+};
+export const FirmwareOptionsInputSchema = Type.Object(firmwareOptionsInputFields, { additionalProperties: false });
+
+/** Lowercase hex SHA-256: how the API names a firmware image. */
+export const SHA256_PATTERN = '^[0-9a-f]{64}$';
+
+/**
+ * A rollout's `firmware`: the image and how to install it. Built with this module's TypeBox: the
+ * optional marks of the fields do not survive a spread into the route's own TypeBox.
+ */
+export const FirmwareRolloutSchema = Type.Object(
   {
-    keepConfig: Type.Optional(fields.keepConfig),
-    allowDowngrade: Type.Optional(fields.allowDowngrade),
-    window: Type.Optional(MaintenanceWindowSchema),
-    stepTimeoutSeconds: Type.Optional(fields.stepTimeoutSeconds),
-    confirmTimeoutSeconds: Type.Optional(fields.confirmTimeoutSeconds),
+    image: Type.String({ pattern: SHA256_PATTERN, description: "The image's SHA-256 (GET /v1/firmware/images)" }),
+    ...firmwareOptionsInputFields,
   },
   { additionalProperties: false },
 );

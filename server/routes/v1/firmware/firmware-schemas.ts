@@ -1,19 +1,9 @@
 import { Type, type Static } from '@fastify/type-provider-typebox';
-import { FirmwareOptionsInputSchema, type FirmwareOptions } from '../../../firmware/firmware-options.js';
+import { FirmwareRolloutSchema, SHA256_PATTERN, type FirmwareOptions } from '../../../firmware/firmware-options.js';
 import { Nullable, Timestamp } from '../../../http/shared-schemas.js';
 
-/** Lowercase hex SHA-256: how the API names a firmware image. */
-export const SHA256_PATTERN = '^[0-9a-f]{64}$';
 export const Sha256Param = Type.Object({ sha256: Type.String({ pattern: SHA256_PATTERN }) });
-
-/** A rollout's `firmware`: the image and how to install it. */
-export const FirmwareRolloutSchema = Type.Object(
-  {
-    image: Type.String({ pattern: SHA256_PATTERN, description: "The image's SHA-256 (GET /v1/firmware/images)" }),
-    ...FirmwareOptionsInputSchema.properties,
-  },
-  { additionalProperties: false },
-);
+export { FirmwareRolloutSchema };
 
 export function firmwareRequestOptions(body: Static<typeof FirmwareRolloutSchema>): Partial<FirmwareOptions> {
   const { image: _image, ...options } = body;

@@ -81,7 +81,7 @@ export const rolloutsPlugin: FastifyPluginAsyncTypebox<RolloutsPluginOptions> = 
         throw new ApiError(400, 'invalid_request', 'give either profile or firmware', [
           { path: profile === undefined ? '/profile' : '/firmware', message: 'exactly one of profile and firmware' },
         ]);
-      if (firmware && (rest.revision !== undefined || rest.skipRefused !== undefined))
+      if (firmware && (rest.revision !== undefined || rest.skipRefused === true))
         throw new ApiError(400, 'invalid_request', 'a firmware rollout takes no revision or skipRefused', [
           { path: rest.revision !== undefined ? '/revision' : '/skipRefused', message: 'only with profile' },
         ]);
