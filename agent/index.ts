@@ -10,3 +10,10 @@ export { tcxHelperBinaryFor } from './datapath/programs.js';
 export { AGENT_ENTRY_FILE, OLD_AGENT_ENTRY_FILE } from './packaging/layout.js';
 export { startSimulatedFleet, stopFleet } from './sim/simulated-fleet.js';
 export { defaultFixturesDir, fixtureModels } from './sim/fixtures.js';
+export {
+  firmwareScriptByRules,
+  type SimulatedFirmwareEnding,
+  type SimulatedFirmwareOptions,
+  type SimulatedFirmwareRule,
+  type SimulatedFirmwareScript,
+} from './sim/simulated-firmware-script.js';
