@@ -31,11 +31,14 @@ export function keepOverSysupgradeScript(prefix = ''): string {
   ].join(' && ');
 }
 
-/** The script that takes them out again (the agent removed): only our exact lines go. */
+/**
+ * The script that takes them out again (the agent removed): only our exact lines go, and a file
+ * left empty goes too (a real router's always keeps its comment lines; an empty one was ours).
+ */
 export function forgetOverSysupgradeScript(prefix = ''): string {
   const conf = shellQuote(`${prefix}${SYSUPGRADE_CONF}`);
   const patterns = sysupgradeKeepPaths(prefix)
     .map((p) => `-e ${shellQuote(p)}`)
     .join(' ');
-  return `[ -f ${conf} ] || exit 0; grep -vxF ${patterns} ${conf} > ${conf}.wf-tmp; mv -f ${conf}.wf-tmp ${conf}`;
+  return `[ -f ${conf} ] || exit 0; grep -vxF ${patterns} ${conf} > ${conf}.wf-tmp; mv -f ${conf}.wf-tmp ${conf}; [ -s ${conf} ] || rm -f ${conf}`;
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -31,9 +31,11 @@ describe("the agent's files in /etc/sysupgrade.conf", () => {
     expect(readFileSync(conf, 'utf8')).toBe('## This file contains files and directories that should\n/etc/dropbear\n');
   });
 
-  it('creates the file when the router has none', () => {
+  it('creates the file when the router has none, and removes it again', () => {
     mkdirSync(join(prefix, 'etc'), { recursive: true });
     execFileSync('sh', ['-c', keepOverSysupgradeScript(prefix)]);
     expect(readFileSync(conf, 'utf8').trim().split('\n')).toEqual(sysupgradeKeepPaths(prefix));
+    execFileSync('sh', ['-c', forgetOverSysupgradeScript(prefix)]);
+    expect(existsSync(conf)).toBe(false);
   });
 });

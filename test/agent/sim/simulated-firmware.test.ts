@@ -11,6 +11,8 @@ import { writeFwtoolImage } from '../../../core/firmware/index.js';
 import { FirmwareProgress_Step as Step } from '../../../agent/firmware/firmware-progress.js';
 import { fixturesDir } from '../../../agent/sim/fixtures.js';
 import { SimulatedRouter } from '../../../agent/sim/simulated-router.js';
+import { startSimulatedFleet, stopFleet } from '../../../agent/sim/simulated-fleet.js';
+import { firmwareScriptByRules } from '../../../agent/sim/simulated-firmware-script.js';
 import type { SimulatedFirmwareScript } from '../../../agent/sim/simulated-firmware-script.js';
 import type { FirmwareUpgrade } from '../../../proto/gen/wrtfleet/agent/v1/firmware.js';
 import { eventually } from '../../support/controller.js';
@@ -141,9 +143,10 @@ describe('simulated router firmware upgrade', () => {
 
   it('refuses an image whose SHA-256 is not the announced one', async () => {
     await start();
-    const wrong = { ...upgrade(good), sha256: sha(good) };
-    controller.firmwareImages.set('0'.repeat(64), good);
-    controller.send(id, { $case: 'firmwareUpgrade', value: { ...wrong, sha256: '0'.repeat(64) } });
+    // The controller serves these bytes under another hash: what arrives is not what was announced.
+    const announced = '0'.repeat(64);
+    controller.firmwareImages.set(announced, good);
+    controller.send(id, { $case: 'firmwareUpgrade', value: { ...upgrade(good), sha256: announced } });
     await ended();
     expect(progress().at(-1)).toMatchObject({ step: Step.STEP_VERIFYING, failed: true });
     expect(progress().at(-1)!.detail).toContain('SHA-256 mismatch');
@@ -194,5 +197,34 @@ describe('simulated router firmware upgrade', () => {
     expect(after.facts!.openwrt!.release).toBe('24.10.0');
     expect(after.applied).toBeUndefined();
     expect(router!.flashes).toMatchObject([{ keepConfig: false, ending: 'config-reset' }]);
+  });
+
+  it('takes its scripts from the fleet, by router name', async () => {
+    const fleet = await startSimulatedFleet({
+      controller: controller.address,
+      fixtureRoots: [ROOT],
+      perModel: 2,
+      firstSerial: 901,
+      reconnect: { jitterWindowMs: 100, initialDelayMs: 50, maxDelayMs: 300 },
+      firmware: { rebootMs: 300 },
+      firmwareScript: firmwareScriptByRules([{ match: /-902$/, ending: 'never-returns' }]),
+    });
+    try {
+      const ids = fleet.map((r) => r.identity);
+      await eventually(async () => ids.every((i) => controller.connected(i)), 10_000, 'the fleet');
+      for (const i of ids)
+        controller.send(i, { $case: 'firmwareUpgrade', value: { ...upgrade(good), upgradeId: 'up-fleet' } });
+      await eventually(async () => fleet.every((r) => r.flashes.length === 1), 10_000, 'both flashes');
+      const [kept, lost] = fleet;
+      await eventually(
+        async () => controller.hellos.filter((h) => h.identity === kept!.identity).length === 2,
+        10_000,
+        'the returning router',
+      );
+      expect(lost!.flashes[0]!.ending).toBe('never-returns');
+      expect(controller.hellos.filter((h) => h.identity === lost!.identity)).toHaveLength(1);
+    } finally {
+      await stopFleet(fleet);
+    }
   });
 });
