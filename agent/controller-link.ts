@@ -24,6 +24,7 @@ import {
   type Hello,
   type Welcome,
 } from '../proto/gen/wrtfleet/agent/v1/agent.js';
+import type { DownloadFirmwareRequest, FirmwareChunk } from '../proto/gen/wrtfleet/agent/v1/firmware.js';
 import { controllerChannelOptions } from './enrollment/controller-server-name.js';
 
 /** What an agent sends up the stream, minus the envelope the link fills in. */
@@ -190,6 +191,17 @@ export class ControllerLink extends EventEmitter {
     this.seq += 1;
     this.stream.write({ seq: this.seq, sentAt: new Date(), body });
     return this.seq;
+  }
+
+  /** DownloadFirmware on the channel the stream uses (its address, its client certificate); cancelled when left early. */
+  async *downloadFirmware(request: DownloadFirmwareRequest, signal?: AbortSignal): AsyncGenerator<FirmwareChunk> {
+    const call = this.clientFor(this.current).downloadFirmware(request);
+    signal?.addEventListener('abort', () => call.cancel(), { once: true });
+    try {
+      for await (const chunk of call) yield chunk as FirmwareChunk;
+    } finally {
+      call.cancel();
+    }
   }
 
   /**

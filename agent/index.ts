@@ -8,5 +8,13 @@ export { AgentCredentials } from './enrollment/agent-credentials.js';
 export { keepRenewed } from './enrollment/certificate-renewal.js';
 export { tcxHelperBinaryFor } from './datapath/programs.js';
 export { AGENT_ENTRY_FILE, OLD_AGENT_ENTRY_FILE } from './packaging/layout.js';
+export { forgetOverSysupgradeScript, keepOverSysupgradeScript } from './packaging/sysupgrade-keep.js';
 export { startSimulatedFleet, stopFleet } from './sim/simulated-fleet.js';
 export { defaultFixturesDir, fixtureModels } from './sim/fixtures.js';
+export {
+  firmwareScriptByRules,
+  type SimulatedFirmwareEnding,
+  type SimulatedFirmwareOptions,
+  type SimulatedFirmwareRule,
+  type SimulatedFirmwareScript,
+} from './sim/simulated-firmware-script.js';

@@ -14,6 +14,9 @@ import { tcxHelperBinaryFor } from './datapath/programs.js';
 import { collectFacts, type RouterFacts } from '../core/facts/index.js';
 import { helloMessage } from './hello.js';
 import { FixtureHost } from './sim/fixture-host.js';
+import { FirmwareUpgrader, type FirmwareUpgraderOptions } from './firmware/firmware-upgrader.js';
+import { waitForRouterReturn, type RouterReturnOptions } from './firmware/router-return.js';
+import type { FirmwareUpgrade } from '../proto/gen/wrtfleet/agent/v1/firmware.js';
 import type { RouterHost } from '../core/host/router-host.js';
 import { deriveRouterIdentity } from '../core/identity.js';
 import type { PlanRouter } from '../core/plan.js';
@@ -50,6 +53,10 @@ export interface RouterAgentOptions {
   telemetryIntervalMs?: number;
   /** Test hooks for every transaction. */
   transaction?: Pick<TransactionOptions, 'afterDatapath'>;
+  /** Firmware upgrades: where the image goes, the transfer's retries; a proxy's wait for its router after the flash. */
+  firmware?: Pick<FirmwareUpgraderOptions, 'imagePath' | 'transfer'> & {
+    routerReturn?: Omit<RouterReturnOptions, 'bootIdBefore' | 'signal' | 'log'>;
+  };
   log?: (message: string) => void;
 }
 
@@ -72,6 +79,10 @@ export class RouterAgent {
   private telemetryTimer: NodeJS.Timeout | undefined;
   private telemetryInFlight: Promise<boolean> | undefined;
   private readonly probeEnabled: boolean;
+  readonly firmware: FirmwareUpgrader;
+  /** A proxy's wait for its router after a flash: the next Hello waits for it. */
+  private routerReturn: Promise<void> | undefined;
+  private readonly stopping = new AbortController();
 
   /** Datapath locations, one object shared with the ApplyManager (a proxy fills in the helper it installs). */
   private readonly paths: DatapathPaths;
@@ -106,6 +117,14 @@ export class RouterAgent {
       log: options.log,
       transaction: options.transaction,
       wanWatch: this.probeEnabled && options.wanWatchMs !== 0 ? { intervalMs: options.wanWatchMs } : undefined,
+    });
+    this.firmware = new FirmwareUpgrader({
+      host: options.host,
+      download: (request, signal) => this.link.downloadFirmware(request, signal),
+      send: (value) => void this.link.send({ $case: 'firmwareProgress', value }),
+      imagePath: options.firmware?.imagePath,
+      transfer: options.firmware?.transfer,
+      log: (message) => this.log(message),
     });
     this.link.on('welcome', (w: { telemetryIntervalSeconds: number }) => {
       void this.manager.onSession();
@@ -145,9 +164,43 @@ export class RouterAgent {
       case 'ack':
         await this.manager.onAck((body.value as { agentSeq: number }).agentSeq);
         break;
+      case 'firmwareUpgrade':
+        await this.upgradeFirmware(body.value as FirmwareUpgrade);
+        break;
       default:
         break;
     }
+  }
+
+  /**
+   * Runs a firmware upgrade. The on-router agent dies with the flash and starts again with the
+   * router. A proxy outlives it: it closes its stream, waits for the router to come back with
+   * another boot id, and says Hello again with the facts collected afresh (new release, kernel).
+   */
+  private async upgradeFirmware(upgrade: FirmwareUpgrade): Promise<void> {
+    const bootIdBefore = this.firmware.active ? null : (await readBootId(this.options.host)).id;
+    const proxy = this.options.placement === 'proxy';
+    await this.firmware.handle(upgrade);
+    if (!proxy || this.firmware.active?.upgradeId !== upgrade.upgradeId || !this.firmware.active.flashing) return;
+    if (this.routerReturn) return;
+    this.routerReturn = waitForRouterReturn(this.options.host, {
+      ...this.options.firmware?.routerReturn,
+      bootIdBefore,
+      signal: this.stopping.signal,
+      log: (message) => this.log(message),
+    })
+      .then(
+        (r) => this.log(`the router is back after ${Math.round(r.waitedMs / 1000)} s (boot id ${r.bootId})`),
+        (err: unknown) => this.log(`after the flash: ${(err as Error).message}`),
+      )
+      .finally(() => {
+        this.routerReturn = undefined;
+        this.firmware.routerReturned();
+        // Another kernel may run now: probe again before the next plan.
+        this.probed = undefined;
+      });
+    // Nothing to say until the router is back: the next stream's Hello waits for it (buildHello).
+    this.link.drop(0);
   }
 
   private async probe(): Promise<void> {
@@ -222,6 +275,7 @@ export class RouterAgent {
 
   private async buildHello() {
     await this.ready;
+    await this.routerReturn;
     const facts = await collectFacts(this.options.host);
     const predicted = predictCapabilities(facts);
     const kernelChanged = this.facts && this.facts.kernel !== facts.kernel;
@@ -310,6 +364,7 @@ export class RouterAgent {
   }
 
   async stop(): Promise<void> {
+    this.stopping.abort();
     this.drift?.stop();
     clearInterval(this.telemetryTimer);
     this.manager.stop();

@@ -32,8 +32,11 @@ export class SimulatedDatapath implements RouterDatapath {
   running: Plan | undefined;
   /** Scripted: the next transaction fails (the plan running before stays). */
   failNext = false;
-  /** One boot for the router's whole life: a simulated reboot keeps what runs. */
-  private readonly boot = randomUUID();
+  /**
+   * The router's boot. A reboot command keeps it and what runs (only the link goes away); a
+   * firmware upgrade boots anew (boot()).
+   */
+  private bootIdNow = randomUUID();
 
   constructor(private readonly options: SimulatedDatapathOptions) {}
 
@@ -123,7 +126,13 @@ export class SimulatedDatapath implements RouterDatapath {
   }
 
   async bootId() {
-    return { id: this.boot };
+    return { id: this.bootIdNow };
+  }
+
+  /** A new boot (after a flash): another boot id, and nothing of wrtfleet in the kernel. */
+  boot(): void {
+    this.bootIdNow = randomUUID();
+    this.run(undefined);
   }
 
   async bpfStatus(): Promise<SectionSource> {

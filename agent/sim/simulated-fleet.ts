@@ -10,6 +10,8 @@ import { FixtureHost } from './fixture-host.js';
 import { SimulatedRouter, type SimulatedOutcome } from './simulated-router.js';
 import type { Command, DesiredState } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import type { SimulatedCommandOutcome } from './simulated-commands.js';
+import type { FirmwareUpgrade } from '../../proto/gen/wrtfleet/agent/v1/firmware.js';
+import type { SimulatedFirmwareOptions, SimulatedFirmwareScript } from './simulated-firmware-script.js';
 
 export interface SimulatedFleetOptions {
   controller: string;
@@ -33,6 +35,13 @@ export interface SimulatedFleetOptions {
   telemetryIntervalMs?: number;
   /** Commit-confirm window override for every router (SimulatedRouterOptions.confirmWindowSeconds). */
   confirmWindowSeconds?: number;
+  /** Firmware upgrades on every router: room, transfer speed, reboot time (SimulatedFirmwareOptions; its `script` is ignored here). */
+  firmware?: Omit<SimulatedFirmwareOptions, 'script'>;
+  /**
+   * How each router's firmware upgrade goes (tests, benchmarks): by identity and name, e.g.
+   * `firmwareScriptByRules([{ share: 0.05, ending: 'never-returns' }])`. Default: all go well.
+   */
+  firmwareScript?: (identity: string, name: string, upgrade: FirmwareUpgrade) => SimulatedFirmwareScript | undefined;
   /** Each router's apply log, its name first. */
   log?: (message: string) => void;
   /**
@@ -150,6 +159,10 @@ function startRouter(
     commandDelayMs: options.commandDelayMs,
     rebootDelayMs: options.rebootDelayMs,
     confirmWindowSeconds: options.confirmWindowSeconds,
+    firmware: {
+      ...options.firmware,
+      script: options.firmwareScript ? (upgrade) => options.firmwareScript!(identity, r.name, upgrade) : undefined,
+    },
     log: options.log ? (message) => options.log!(`${identity}: ${message}`) : undefined,
   });
   if (credentials) keepRenewed(router.link, credentials);

@@ -3,6 +3,7 @@ import type { ReconnectPolicy } from '../reconnect-policy.js';
 import type { RouterFacts } from '../../core/facts/index.js';
 import type { SimulatedCommandOutcome } from './simulated-commands.js';
 import type { SimulatedCounters } from './simulated-counters.js';
+import type { SimulatedFirmwareOptions } from './simulated-firmware-script.js';
 import type { Command, DesiredState } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 
 /** How a simulated router answers a desired state (tests script failures with it). */
@@ -40,4 +41,6 @@ export interface SimulatedRouterOptions {
   log?: (message: string) => void;
   /** The datapath counters telemetry reports; pass one to continue another instance's (a router that moved). */
   counters?: SimulatedCounters;
+  /** Firmware upgrades: room, transfer speed, reboot time and the script of each (simulated-firmware-script.ts). */
+  firmware?: SimulatedFirmwareOptions;
 }

@@ -23,6 +23,14 @@ import {
   type DesiredState,
 } from '../../proto/gen/wrtfleet/agent/v1/agent.js';
 import { simulatedCommandRunner, type SimulatedCommandOutcome } from './simulated-commands.js';
+import { FirmwareUpgrader } from '../firmware/firmware-upgrader.js';
+import type { FirmwareUpgrade } from '../../proto/gen/wrtfleet/agent/v1/firmware.js';
+import { SimulatedFirmwareHost, type SimulatedFlash } from './simulated-firmware-host.js';
+import {
+  kernelForRelease,
+  type SimulatedFirmwareEnding,
+  type SimulatedFirmwareScript,
+} from './simulated-firmware-script.js';
 
 /** What each ApplyResult did, as the tests read a router's history. */
 type HistoryStatus = 'applied' | 'failed' | 'rolled_back' | 'refused';
@@ -67,6 +75,12 @@ export class SimulatedRouter {
   private readonly kinds = new Map<string, Command_Kind>();
   private telemetryTimer: NodeJS.Timeout | undefined;
   private telemetryPaused = false;
+  /** The agent's own firmware upgrader, over a simulated router (simulated-firmware-host.ts). */
+  readonly firmware: FirmwareUpgrader;
+  /** Every flash, in order: what was flashed and how the router came back (tests read it). */
+  readonly flashes: (SimulatedFlash & { upgradeId: string; ending: SimulatedFirmwareEnding })[] = [];
+  private firmwareScript: SimulatedFirmwareScript = {};
+  private flashingUpgrade: FirmwareUpgrade | undefined;
 
   constructor(private readonly options: SimulatedRouterOptions) {
     this.facts = options.facts;
@@ -98,6 +112,18 @@ export class SimulatedRouter {
           this.link.drop(options.rebootDelayMs ?? 3_000);
         },
       }),
+    });
+    this.firmware = new FirmwareUpgrader({
+      host: new SimulatedFirmwareHost({
+        ...options.firmware,
+        facts: () => this.facts,
+        scripted: () => this.firmwareScript,
+        onFlash: (flash) => setTimeout(() => void this.rebootInto(flash), 100).unref(),
+      }),
+      download: (request, signal) => this.link.downloadFirmware(request, signal),
+      send: (value) => void this.link.send({ $case: 'firmwareProgress', value }),
+      onFlashing: (upgrade) => (this.flashingUpgrade = upgrade),
+      log: options.log,
     });
     this.manager.on('result', (value: ApplyResultValue) => this.recordResult(value));
     this.manager.on('confirmed', () => this.confirmations++);
@@ -227,6 +253,11 @@ export class SimulatedRouter {
       this.lastDesired = desired;
       this.applying = this.applying.then(() => this.apply(desired));
     }
+    if (body?.$case === 'firmwareUpgrade') {
+      // A repeated message must not change the script of the upgrade under way.
+      if (!this.firmware.active) this.firmwareScript = this.options.firmware?.script?.(body.value) ?? {};
+      void this.firmware.handle(body.value);
+    }
     if (body?.$case === 'ack') void this.manager.onAck(body.value.agentSeq);
     if (body?.$case === 'confirmApply') void this.manager.onConfirm(body.value);
     if (body?.$case === 'command') {
@@ -236,6 +267,43 @@ export class SimulatedRouter {
       this.kinds.set(body.value.commandId, body.value.kind);
       void this.manager.onCommand(message.seq, body.value);
     }
+  }
+
+  /**
+   * After FLASHING (its message out first): the router goes away for the reboot time and comes
+   * back as its script says (simulated-firmware-script.ts): a new boot, the datapath gone from
+   * the kernel (the manager's reboot check re-applies the plan), the image's release and the
+   * kernel it ships in the facts the next Hello reports. Without the configuration kept, the
+   * agent's applied state is gone too.
+   */
+  private async rebootInto(flash: SimulatedFlash): Promise<void> {
+    const scripted = this.firmwareScript.ending ?? 'returns';
+    const ending = !flash.keepConfig && scripted === 'returns' ? 'config-reset' : scripted;
+    this.flashes.push({ ...flash, upgradeId: this.flashingUpgrade?.upgradeId ?? '', ending });
+    this.options.log?.(`flashing ${flash.release} (${flash.revision}): ${ending}`);
+    clearInterval(this.telemetryTimer);
+    if (ending === 'never-returns') {
+      this.manager.stop();
+      await this.link.stop();
+      return;
+    }
+    this.link.drop(this.options.firmware?.rebootMs ?? 4_000);
+    await this.manager.exclusive(async () => {
+      this.datapath.boot();
+      this.counters.reset();
+      const facts = await this.routerFacts();
+      if (ending !== 'old-release' && facts.openwrt)
+        this.facts = {
+          ...facts,
+          kernel: kernelForRelease(flash.release) ?? facts.kernel,
+          openwrt: { ...facts.openwrt, release: flash.release, revision: flash.revision },
+        };
+    });
+    // The configuration is gone: the agent starts from nothing applied (HeldStateStore loads empty).
+    if (ending === 'config-reset') await this.manager.init();
+    // The agent's start after a reboot: the boot id changed, so the applied plan is put back.
+    else void this.manager.checkDriftAndMaybeReapply();
+    this.firmware.routerReturned();
   }
 
   /**

@@ -1,6 +1,13 @@
 import { execFile } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandResult, type RouterHost, type RunOptions } from './router-host.js';
+import {
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  type CommandResult,
+  type FileSink,
+  type RouterHost,
+  type RunOptions,
+} from './router-host.js';
 
 /** The machine the agent process runs on: the on-router placement, and the test host. */
 export class LocalHost implements RouterHost {
@@ -47,6 +54,33 @@ export class LocalHost implements RouterHost {
 
   async writeFile(path: string, data: string | Buffer, mode?: number): Promise<void> {
     await writeFile(path, data, mode === undefined ? undefined : { mode });
+  }
+
+  async openWrite(path: string, mode?: number): Promise<FileSink> {
+    const stream = createWriteStream(path, mode === undefined ? undefined : { mode });
+    let failure: Error | undefined;
+    stream.on('error', (err) => (failure ??= err));
+    await new Promise<void>((resolve, reject) => {
+      stream.once('open', () => resolve());
+      stream.once('error', reject);
+    });
+    return {
+      write: (chunk) =>
+        new Promise<void>((resolve, reject) => {
+          if (failure) return reject(failure);
+          // Resolved at once unless the stream's buffer is full: then once it drained.
+          if (stream.write(chunk)) resolve();
+          else stream.once('drain', () => (failure ? reject(failure) : resolve()));
+        }),
+      close: () =>
+        new Promise<void>((resolve, reject) => {
+          if (failure) return reject(failure);
+          stream.end(() => (failure ? reject(failure) : resolve()));
+        }),
+      abort: async () => {
+        stream.destroy();
+      },
+    };
   }
 
   async close(): Promise<void> {}

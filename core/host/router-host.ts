@@ -21,6 +21,19 @@ export interface RunOptions {
   input?: string | Buffer;
 }
 
+/**
+ * A file being written on the router a chunk at a time (a firmware image: never held whole in
+ * the agent's memory). Each write resolves once the bytes are accepted, so a slow router
+ * slows the sender down instead of filling the agent's heap.
+ */
+export interface FileSink {
+  write(chunk: Uint8Array): Promise<void>;
+  /** Finishes the file; rejects with what the router said when it could not be written whole. */
+  close(): Promise<void>;
+  /** Stops writing; what was written stays (the caller removes it). Never throws. */
+  abort(): Promise<void>;
+}
+
 export interface RouterHost {
   /** Short human description for logs and errors, e.g. "local", "ssh root@10.0.0.1:22". */
   readonly description: string;
@@ -32,6 +45,8 @@ export interface RouterHost {
   readBinary(path: string): Promise<Buffer | null>;
   /** Writes (creating or replacing) a file. */
   writeFile(path: string, data: string | Buffer, mode?: number): Promise<void>;
+  /** Creates (or replaces) a file and streams into it; absent on hosts that cannot write (fixtures). */
+  openWrite?(path: string, mode?: number): Promise<FileSink>;
   /** Releases connections held by the host (no-op for local hosts). */
   close(): Promise<void>;
 }
@@ -83,6 +98,11 @@ export abstract class WrappedHost implements RouterHost {
 
   writeFile(path: string, data: string | Buffer, mode?: number): Promise<void> {
     return this.inner.writeFile(path, data, mode);
+  }
+
+  openWrite(path: string, mode?: number): Promise<FileSink> {
+    if (!this.inner.openWrite) return Promise.reject(new Error(`${this.description}: cannot stream a file`));
+    return this.inner.openWrite(path, mode);
   }
 
   close(): Promise<void> {

@@ -24,7 +24,14 @@
 import { createHash } from 'node:crypto';
 import { Client, type ClientChannel, type ConnectConfig } from 'ssh2';
 import { dropbearChannelLimit } from './dropbear-channels.js';
-import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandResult, type RouterHost, type RunOptions } from './router-host.js';
+import {
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  type CommandResult,
+  type FileSink,
+  type RouterHost,
+  type RunOptions,
+} from './router-host.js';
+import { channelFileSink, fileSinkCommand } from './ssh-file-sink.js';
 import { classifyConnectError, SshError } from './ssh-error.js';
 import {
   collectChannel,
@@ -325,6 +332,25 @@ export class SshHost implements RouterHost {
     });
     if (r.code !== 0)
       throw new Error(`${this.description}: writing ${path} failed (exit ${r.code}): ${r.stderr.trim()}`);
+  }
+
+  /** Streams a file to the router on one exec channel (ssh-file-sink.ts); holds a channel slot until closed. */
+  async openWrite(path: string, mode?: number): Promise<FileSink> {
+    await this.ensureClient();
+    const release = await this.slot();
+    try {
+      const client = await this.ensureClient();
+      const channel = await openExec(
+        client,
+        fileSinkCommand(path, mode),
+        this.description,
+        () => this.client === client,
+      );
+      return channelFileSink(channel, { description: this.description, path, release });
+    } catch (err) {
+      release();
+      throw err;
+    }
   }
 
   /** Drops the connection but stays usable: the next command reconnects. */

@@ -12,7 +12,13 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { RouterFacts } from '../../core/facts/index.js';
 import { shellQuote as q, type SshHost } from '../../core/host/ssh-host.js';
-import { AGENT_ENTRY_FILE, OLD_AGENT_ENTRY_FILE, tcxHelperBinaryFor } from '../../agent/index.js';
+import {
+  AGENT_ENTRY_FILE,
+  forgetOverSysupgradeScript,
+  keepOverSysupgradeScript,
+  OLD_AGENT_ENTRY_FILE,
+  tcxHelperBinaryFor,
+} from '../../agent/index.js';
 import type { ControllerSecurity } from '../auth/security.js';
 import { StepFailure, type Undo } from './job-failure.js';
 
@@ -88,8 +94,12 @@ export async function installOnRouter(
   const prefix = setup.prefix ?? '';
   const files = routerFiles(prefix);
   const procd = (await ssh.run(['test', '-f', '/etc/rc.common'])).code === 0 && !prefix;
-  undo.push(removal(ssh, files, procd));
+  undo.push(removal(ssh, files, procd, prefix));
   await uploadAgent(ssh, bundle, files, agent.facts);
+  // A firmware upgrade that keeps the configuration keeps the agent, its settings and credentials.
+  const keep = await ssh.run(['sh', '-c', keepOverSysupgradeScript(prefix)]);
+  if (keep.code !== 0)
+    throw new StepFailure(`listing the agent's files in /etc/sysupgrade.conf: ${keep.stderr.trim()}`);
   const trust = await uploadTrust(ssh, files, agent, setup.security);
   await ssh.writeFile(files.config, uciConfig(files, agent, setup.controller, trust), 0o644);
   const initScript = readFileSync(join(bundle, 'openwrt/wrtfleet-agent.init'), 'utf8');
@@ -98,7 +108,7 @@ export async function installOnRouter(
   return { enrollmentTokenFile: trust?.tokenFile };
 }
 
-function removal(ssh: SshHost, files: RouterFiles, procd: boolean): Undo {
+function removal(ssh: SshHost, files: RouterFiles, procd: boolean, prefix: string): Undo {
   return {
     what: `agent service stopped and its files removed (${files.home}, ${files.init}, ${files.config}, ${files.stateDir})`,
     run: async () => {
@@ -117,6 +127,7 @@ function removal(ssh: SshHost, files: RouterFiles, procd: boolean): Undo {
       if (s.code !== 0) throw new Error(`stopping the agent: ${s.stderr.trim() || `exit ${s.code}`}`);
       const rm = await ssh.run(['rm', '-rf', files.home, files.init, files.config, files.stateDir, files.log]);
       if (rm.code !== 0) throw new Error(`removing the agent's files: ${rm.stderr.trim()}`);
+      await ssh.run(['sh', '-c', forgetOverSysupgradeScript(prefix)]);
     },
   };
 }

@@ -5,7 +5,12 @@
  * APPLIED result the way the real controller does. It can be stopped and restarted on the
  * same port to cut agents off.
  */
-import { Server, ServerCredentials, status, type ServerDuplexStream } from '@grpc/grpc-js';
+import { Server, ServerCredentials, status, type ServerDuplexStream, type ServerWritableStream } from '@grpc/grpc-js';
+import type {
+  DownloadFirmwareRequest,
+  FirmwareChunk,
+  FirmwareProgress,
+} from '../../proto/gen/wrtfleet/agent/v1/firmware.js';
 import {
   AgentServiceService,
   ApplyResult_Status,
@@ -41,6 +46,14 @@ export class FakeController {
   /** The Welcome's reconnect spread (0: the agent's own jitter window). */
   reconnectSpreadSeconds = 0;
 
+  /** Firmware images DownloadFirmware serves, by SHA-256 (any client may fetch them here). */
+  readonly firmwareImages = new Map<string, Buffer>();
+  /** Bytes DownloadFirmware has sent, over every call; and each call's offset. */
+  firmwareBytesServed = 0;
+  readonly firmwareRequests: number[] = [];
+  /** Set: the next DownloadFirmware call fails with UNAVAILABLE once it sent this many bytes (a broken stream). */
+  breakNextDownloadAfter: number | undefined;
+
   /** Loopback by default; an address on a veth we created when an agent runs in another namespace. */
   bindHost = '127.0.0.1';
   /** Plaintext by default; TLS (e.g. requiring client certificates, as the real controller does) when set. */
@@ -56,6 +69,8 @@ export class FakeController {
       connect: (stream: ServerDuplexStream<AgentMessage, ControllerMessage>) => this.onStream(stream),
       enroll: (_call: unknown, cb: (err: { code: number; details: string }) => void) =>
         cb({ code: status.UNIMPLEMENTED, details: 'no enrollment here' }),
+      downloadFirmware: (call: ServerWritableStream<DownloadFirmwareRequest, FirmwareChunk>) =>
+        void this.serveFirmware(call),
     });
     this.port = await new Promise<number>((resolve, reject) =>
       server.bindAsync(`${this.bindHost}:${port}`, this.credentials ?? ServerCredentials.createInsecure(), (err, p) =>
@@ -112,6 +127,34 @@ export class FakeController {
     this.seq += 1;
     stream.write({ seq: this.seq, sentAt: new Date(), body });
     return this.seq;
+  }
+
+  /** 64 KiB chunks from the request's offset, as the real controller serves them. */
+  private async serveFirmware(call: ServerWritableStream<DownloadFirmwareRequest, FirmwareChunk>): Promise<void> {
+    const image = this.firmwareImages.get(call.request.sha256);
+    if (!image) {
+      call.emit('error', { code: status.NOT_FOUND, details: 'unknown image' });
+      return;
+    }
+    this.firmwareRequests.push(call.request.offset);
+    const breakAfter = this.breakNextDownloadAfter;
+    this.breakNextDownloadAfter = undefined;
+    let sent = 0;
+    for (let at = call.request.offset; at < image.length && !call.cancelled; at += 64 * 1024) {
+      if (breakAfter !== undefined && sent >= breakAfter) {
+        call.emit('error', { code: status.UNAVAILABLE, details: 'stream broken' });
+        return;
+      }
+      const data = image.subarray(at, Math.min(image.length, at + 64 * 1024));
+      sent += data.length;
+      this.firmwareBytesServed += data.length;
+      if (!call.write({ data })) await new Promise((r) => call.once('drain', r));
+    }
+    call.end();
+  }
+
+  firmwareProgress(identity: string): FirmwareProgress[] {
+    return this.of(identity, 'firmwareProgress') as FirmwareProgress[];
   }
 
   connected(identity: string): boolean {

@@ -63,6 +63,12 @@ export interface SshRouterOptions {
   maxStartups?: number;
   /** Extra sshd_config lines. */
   extraConfig?: string[];
+  /**
+   * Files or directories bind-mounted in the router's mount namespace only (sessions see them,
+   * the machine does not): a boot id file over /proc/sys/kernel/random/boot_id, fake tools over
+   * /usr/local/sbin, an OpenWrt os-release.
+   */
+  binds?: { source: string; target: string }[];
 }
 
 export class SshRouter {
@@ -223,6 +229,7 @@ export class SshRouter {
       'mount -t bpf bpf /sys/fs/bpf',
       `mount --bind ${join(this.dir, 'shadow')} /etc/shadow`,
       `mount --bind ${join(this.dir, 'passwd')} /etc/passwd`,
+      ...(this.options.binds ?? []).map((b) => `mount --bind ${b.source} ${b.target}`),
       `exec /usr/sbin/sshd -D -f ${cfgPath} -h ${this.hostKeyPath} -E ${this.logPath}`,
     ].join('\n');
     this.sshd = spawn('ip', ['netns', 'exec', this.ns.router, 'sh', '-c', script], {
