@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import {
+  Metadata,
   credentials as grpcCredentials,
   status as grpcStatus,
   type ChannelCredentials,
@@ -80,6 +81,7 @@ export class ControllerLink extends EventEmitter {
   private _welcome: Welcome | undefined;
   /** No reconnect before this time (epoch ms): set by drop(). */
   private holdUntil = 0;
+  private identity = '';
   /** Number of streams that reached Welcome; tests and telemetry read it. */
   sessions = 0;
   /** Set while the controller refuses this router for good (cleared by a Welcome). */
@@ -195,7 +197,10 @@ export class ControllerLink extends EventEmitter {
 
   /** DownloadFirmware on the channel the stream uses (its address, its client certificate); cancelled when left early. */
   async *downloadFirmware(request: DownloadFirmwareRequest, signal?: AbortSignal): AsyncGenerator<FirmwareChunk> {
-    const call = this.clientFor(this.current).downloadFirmware(request);
+    // The router the call speaks for (the last Hello's): its certificate must name it.
+    const metadata = new Metadata();
+    metadata.set('wrtfleet-identity', this.identity);
+    const call = this.clientFor(this.current).downloadFirmware(request, metadata);
     signal?.addEventListener('abort', () => call.cancel(), { once: true });
     try {
       for await (const chunk of call) yield chunk as FirmwareChunk;
@@ -240,6 +245,7 @@ export class ControllerLink extends EventEmitter {
     let hello: Hello;
     try {
       hello = await this.options.hello();
+      this.identity = hello.router?.identity ?? '';
     } catch (err) {
       this.emit('error', err);
       this.scheduleReconnect(false);
