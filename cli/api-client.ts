@@ -1,3 +1,4 @@
+import type { ReadStream } from 'node:fs';
 import type { paths } from '../web-admin/src/api/schema.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -22,6 +23,9 @@ export type CommandTargetPage = ResponseOf<'/v1/commands/{id}/targets', 'get'>;
 export type RouterPage = ResponseOf<'/v1/routers', 'get'>;
 export type RouterPlanPreview = ResponseOf<'/v1/routers/{id}/plan', 'get'>;
 export type FleetPlanPreview = ResponseOf<'/v1/plan-preview', 'post'>;
+export type FirmwareImage = ResponseOf<'/v1/firmware/images/{sha256}', 'get'>;
+export type FirmwareImageList = ResponseOf<'/v1/firmware/images', 'get'>;
+export type RolloutTargetPage = ResponseOf<'/v1/rollouts/{id}/targets', 'get'>;
 /** A listing the CLI only prints as a table. */
 export type Rows = { items: Record<string, unknown>[] };
 /** The data of a job's `progress` and `end` server-sent events (server/routes/v1/jobs/index.ts). */
@@ -61,13 +65,35 @@ export class ApiClient {
   }
 
   async raw(method: string, path: string, body?: unknown): Promise<Response> {
+    return this.request(method, path, {
+      headers: this.headers(body !== undefined),
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  }
+
+  /**
+   * Sends a file as the raw body, streamed from disk (an image of tens of megabytes is never
+   * whole in memory). Content-Length is set so the controller can refuse one too large before
+   * reading it.
+   */
+  upload(path: string, file: { stream: ReadStream; sizeBytes: number }): Promise<Response> {
+    return this.request('POST', path, {
+      headers: {
+        ...this.headers(false),
+        'content-type': 'application/octet-stream',
+        'content-length': String(file.sizeBytes),
+      },
+      // fetch streams an async iterable body when told it is half-duplex (Node's undici).
+      body: file.stream as unknown as BodyInit,
+      duplex: 'half',
+    } as RequestInit);
+  }
+
+  /** One call: a transport failure or a non-2xx answer becomes an ApiCallError. */
+  private async request(method: string, path: string, init: RequestInit): Promise<Response> {
     let res: Response;
     try {
-      res = await fetch(`${this.baseUrl}${path}`, {
-        method,
-        headers: this.headers(body !== undefined),
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
+      res = await fetch(`${this.baseUrl}${path}`, { method, ...init });
     } catch (err) {
       throw new ApiCallError(
         0,

@@ -59,6 +59,14 @@ export const CLI_OPTIONS = {
   'max-in-flight': { type: 'string' },
   'expires-in': { type: 'string' },
   role: { type: 'string' },
+  // Firmware images and firmware rollouts (no defaults: absent means the API's default).
+  firmware: { type: 'string' },
+  'keep-config': { type: 'boolean' },
+  'reset-config': { type: 'boolean' },
+  'allow-downgrade': { type: 'boolean' },
+  window: { type: 'string' },
+  'step-timeout': { type: 'string' },
+  'confirm-timeout': { type: 'string' },
 } as const;
 
 export type CliOptions = ReturnType<typeof parseCommandLine>['values'];

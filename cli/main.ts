@@ -13,6 +13,7 @@ import { parseCommandLine, resolveToken, UsageError, warnOldSpelling, type CliCo
 import { accountVerb } from './commands/accounts.js';
 import { auditVerb } from './commands/audit.js';
 import { commandVerb } from './commands/commands.js';
+import { firmwareVerb } from './commands/firmware.js';
 import { onboardVerb } from './commands/onboard.js';
 import { planVerb } from './commands/plan.js';
 import { profilesVerb } from './commands/profiles.js';
@@ -26,6 +27,7 @@ const GROUPS: Record<string, (ctx: CliContext, command: string | undefined) => P
   profiles: profilesVerb,
   plan: planVerb,
   rollouts: rolloutVerb,
+  firmware: firmwareVerb,
   audit: auditVerb,
   commands: commandVerb,
   accounts: accountVerb,
