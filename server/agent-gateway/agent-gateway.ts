@@ -61,6 +61,8 @@ export class AgentGateway {
   private stopping = false;
   /** Serves DownloadFirmware; set by the controller once the image store exists. */
   firmware: FirmwareSource | undefined;
+  /** Bytes of firmware images this replica served (/metrics). */
+  firmwareBytesServed = 0;
 
   constructor(
     private readonly sink: AgentReportSink,
@@ -76,8 +78,9 @@ export class AgentGateway {
       },
       downloadFirmware: (call: ServerWritableStream<DownloadFirmwareRequest, FirmwareChunk>) => {
         this.connections?.callArrived(call.getPeer());
-        answerDownload(call, this.options.security, this.firmware, this.log).catch((err: unknown) =>
-          this.log.error({ err }, 'DownloadFirmware failed'),
+        answerDownload(call, this.options.security, this.firmware, this.log).then(
+          (bytes) => (this.firmwareBytesServed += bytes),
+          (err: unknown) => this.log.error({ err }, 'DownloadFirmware failed'),
         );
       },
     });

@@ -19,23 +19,26 @@ export interface FirmwareSource {
 
 type DownloadCall = ServerWritableStream<DownloadFirmwareRequest, FirmwareChunk>;
 
-function fail(call: DownloadCall, code: GrpcStatus, details: string): void {
+/** Ends the call with a status; nothing was sent. */
+function fail(call: DownloadCall, code: GrpcStatus, details: string): number {
   const error: Partial<ServiceError> = { code, details, message: details };
   call.emit('error', error);
+  return 0;
 }
 
 /**
  * Serves DownloadFirmware: the caller proves its router with its client certificate (as Connect
  * does; an insecure controller takes the identity as said), may only fetch an image an upgrade of
  * that router carries, and gets the bytes from `offset` as the database yields them, waiting for
- * the stream to drain, so a slow router never makes the controller hold the image.
+ * the stream to drain, so a slow router never makes the controller hold the image. Returns the
+ * bytes sent.
  */
 export async function answerDownload(
   call: DownloadCall,
   security: AgentSecurity | undefined,
   source: FirmwareSource | undefined,
   log: Logger,
-): Promise<void> {
+): Promise<number> {
   const identity = String(call.metadata.get(IDENTITY_METADATA)[0] ?? '');
   const { sha256, offset } = call.request;
   if (!source) return fail(call, GrpcStatus.UNIMPLEMENTED, 'this controller serves no firmware');
@@ -56,14 +59,16 @@ export async function answerDownload(
   let sent = 0;
   try {
     for await (const data of source.bytesFrom(image.imageId, start)) {
-      if (call.cancelled) return;
+      if (call.cancelled) return sent;
       sent += data.length;
       if (!call.write({ data })) await new Promise<void>((resolve) => call.once('drain', () => resolve()));
     }
     call.end();
     log.debug({ identity, sha256, offset: start, bytes: sent }, 'firmware image served');
+    return sent;
   } catch (err) {
     log.warn({ err, identity, sha256 }, 'serving a firmware image failed');
     fail(call, GrpcStatus.UNAVAILABLE, 'the image could not be read; try again');
+    return sent;
   }
 }

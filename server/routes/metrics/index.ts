@@ -54,6 +54,15 @@ export class ControllerMetrics {
         for (const [code, n] of gateway.closedStreams) this.inc({ code }, n);
       },
     });
+    new Counter({
+      name: 'wrtfleet_firmware_bytes_served_total',
+      help: 'Bytes of firmware images this replica sent to routers (DownloadFirmware)',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(gateway.firmwareBytesServed);
+      },
+    });
     new Gauge({
       name: 'wrtfleet_agent_hellos_in_progress',
       help: 'Agent Hellos being admitted right now (certificate check, router refresh)',

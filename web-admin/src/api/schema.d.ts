@@ -3461,7 +3461,7 @@ export interface paths {
                                          */
                                         confirmTimeoutSeconds: number;
                                         /**
-                                         * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version major differs from the router's; the agent and its credentials are then gone and must be restored
+                                         * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version differs from the router's (a major change is refused outright, as sysupgrade does). The agent's files are listed in /etc/sysupgrade.conf: only a kept configuration keeps the agent and its credentials
                                          * @default true
                                          */
                                         keepConfig: boolean;
@@ -3575,26 +3575,26 @@ export interface paths {
                              * @description Allow an image older than the release a router runs
                              * @default false
                              */
-                            allowDowngrade: boolean;
+                            allowDowngrade?: boolean;
                             /**
                              * @description A router that started flashing and has not come back (a Hello with a new boot id) within this is `unconfirmed`
                              * @default 900
                              */
-                            confirmTimeoutSeconds: number;
+                            confirmTimeoutSeconds?: number;
                             /** @description The image's SHA-256 (GET /v1/firmware/images) */
                             image: string;
                             /**
-                             * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version major differs from the router's; the agent and its credentials are then gone and must be restored
+                             * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version differs from the router's (a major change is refused outright, as sysupgrade does). The agent's files are listed in /etc/sysupgrade.conf: only a kept configuration keeps the agent and its credentials
                              * @default true
                              */
-                            keepConfig: boolean;
+                            keepConfig?: boolean;
                             /**
                              * @description A router that reports no progress for this long before flashing counts as failed
                              * @default 900
                              */
-                            stepTimeoutSeconds: number;
+                            stepTimeoutSeconds?: number;
                             /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
-                            window: {
+                            window?: {
                                 /** @description Time of day it closes, HH:MM; before `start`: the window spans midnight */
                                 end: string;
                                 /** @description Time of day the window opens, HH:MM */
@@ -3704,7 +3704,7 @@ export interface paths {
                                      */
                                     confirmTimeoutSeconds: number;
                                     /**
-                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version major differs from the router's; the agent and its credentials are then gone and must be restored
+                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version differs from the router's (a major change is refused outright, as sysupgrade does). The agent's files are listed in /etc/sysupgrade.conf: only a kept configuration keeps the agent and its credentials
                                      * @default true
                                      */
                                     keepConfig: boolean;
@@ -3891,7 +3891,7 @@ export interface paths {
                                      */
                                     confirmTimeoutSeconds: number;
                                     /**
-                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version major differs from the router's; the agent and its credentials are then gone and must be restored
+                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version differs from the router's (a major change is refused outright, as sysupgrade does). The agent's files are listed in /etc/sysupgrade.conf: only a kept configuration keeps the agent and its credentials
                                      * @default true
                                      */
                                     keepConfig: boolean;
@@ -4067,7 +4067,7 @@ export interface paths {
                                      */
                                     confirmTimeoutSeconds: number;
                                     /**
-                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version major differs from the router's; the agent and its credentials are then gone and must be restored
+                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version differs from the router's (a major change is refused outright, as sysupgrade does). The agent's files are listed in /etc/sysupgrade.conf: only a kept configuration keeps the agent and its credentials
                                      * @default true
                                      */
                                     keepConfig: boolean;
@@ -4256,7 +4256,7 @@ export interface paths {
                                      */
                                     confirmTimeoutSeconds: number;
                                     /**
-                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version major differs from the router's; the agent and its credentials are then gone and must be restored
+                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version differs from the router's (a major change is refused outright, as sysupgrade does). The agent's files are listed in /etc/sysupgrade.conf: only a kept configuration keeps the agent and its credentials
                                      * @default true
                                      */
                                     keepConfig: boolean;
@@ -4495,7 +4495,7 @@ export interface paths {
                                      */
                                     confirmTimeoutSeconds: number;
                                     /**
-                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version major differs from the router's; the agent and its credentials are then gone and must be restored
+                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version differs from the router's (a major change is refused outright, as sysupgrade does). The agent's files are listed in /etc/sysupgrade.conf: only a kept configuration keeps the agent and its credentials
                                      * @default true
                                      */
                                     keepConfig: boolean;
@@ -4684,7 +4684,7 @@ export interface paths {
                                      */
                                     confirmTimeoutSeconds: number;
                                     /**
-                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version major differs from the router's; the agent and its credentials are then gone and must be restored
+                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version differs from the router's (a major change is refused outright, as sysupgrade does). The agent's files are listed in /etc/sysupgrade.conf: only a kept configuration keeps the agent and its credentials
                                      * @default true
                                      */
                                     keepConfig: boolean;
@@ -4873,7 +4873,7 @@ export interface paths {
                                      */
                                     confirmTimeoutSeconds: number;
                                     /**
-                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version major differs from the router's; the agent and its credentials are then gone and must be restored
+                                     * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version differs from the router's (a major change is refused outright, as sysupgrade does). The agent's files are listed in /etc/sysupgrade.conf: only a kept configuration keeps the agent and its credentials
                                      * @default true
                                      */
                                     keepConfig: boolean;

@@ -42,8 +42,9 @@ export const firmwarePlugin: FastifyPluginAsyncTypebox<FirmwarePluginOptions> = 
   app.post(
     '/v1/firmware/images',
     {
-      // Fastify's own limit (1 MiB by default) would refuse any image: the store enforces this one.
-      bodyLimit: images.maxBytes,
+      // Fastify's own limit would refuse any image: the handler and the store enforce the
+      // configured one (read only when a request comes, so the OpenAPI document needs no store).
+      bodyLimit: Number.MAX_SAFE_INTEGER,
       schema: {
         tags: ['firmware'],
         summary: 'Upload an OpenWrt sysupgrade image (the raw file as application/octet-stream)',
