@@ -42,6 +42,12 @@ export const ROUTES: readonly ConsoleRoute[] = [
     component: lazy(() => import('../pages/rollouts/RolloutPage.js')),
   },
   {
+    id: 'firmware',
+    path: '/firmware',
+    section: '/firmware',
+    component: lazy(() => import('../pages/firmware/FirmwarePage.js')),
+  },
+  {
     id: 'commands',
     path: '/commands',
     section: '/commands',
@@ -68,6 +74,7 @@ export const NAV: readonly { href: string; label: string }[] = [
   { href: '/fleet', label: 'Fleet' },
   { href: '/profiles', label: 'Profiles' },
   { href: '/rollouts', label: 'Rollouts' },
+  { href: '/firmware', label: 'Firmware' },
   { href: '/commands', label: 'Commands' },
   { href: '/audit', label: 'Audit' },
   { href: '/onboarding', label: 'Onboarding' },

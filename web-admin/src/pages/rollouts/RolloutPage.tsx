@@ -12,11 +12,15 @@ import { DataTable } from '../../components/DataTable.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Loading } from '../../components/Loading.js';
 import { Page } from '../../components/Page.js';
-import { batchColumns, routerColumns, STATE_LABELS as LABELS } from './rollout-columns.js';
-import { batchesOf, TARGET_STATES, type TargetRow } from './rollout-progress.js';
+import { describeWindow } from './firmware-fields.js';
+import { batchColumns, routerColumns, StateBadge, STATE_LABELS as LABELS } from './rollout-columns.js';
+import { batchesOf, statesShown, type TargetRow } from './rollout-progress.js';
+import { rolloutSubject } from './rollout-subject.js';
 import { describeSelector, type Selector } from './selector-fields.js';
+import { formatBytes } from '../firmware/firmware-format.js';
 import { StreamBadge } from './StreamBadge.js';
 import '../profiles/panels.css';
+import '../firmware/firmware.css';
 import './rollouts.css';
 
 type Rollout = ApiPaths['/v1/rollouts/{id}']['get']['responses'][200]['content']['application/json'];
@@ -116,6 +120,20 @@ export default function RolloutPage({ params }: PageProps) {
   const acting = action.pending;
   const act = (which: Action) => action.run(which, { onSettled: () => setConfirming(null) });
 
+  // A firmware rollout's image, for its size (the bytes a transfer has done are shown of it).
+  const imageSha = rollout?.firmware?.image ?? null;
+  const image = useApiQuery(
+    queryKeys.firmwareImage(imageSha ?? '', 'size'),
+    () =>
+      unwrap(
+        api.GET('/v1/firmware/images/{sha256}', {
+          params: { path: { sha256: imageSha! }, query: { keepConfig: true, allowDowngrade: false } },
+        }),
+      ),
+    { enabled: imageSha !== null },
+  );
+  const firmware = rollout?.kind === 'firmware' ? rollout.firmware : null;
+  const subject = rollout ? rolloutSubject(rollout) : '';
   const strategy = rollout?.strategy;
   const batches = rollout ? batchesOf(targets, rollout.batchCount, strategy?.canary ?? 0) : [];
   const soakLeft = useSecondsUntil(rollout?.state === 'soaking' ? rollout.soakUntil : null);
@@ -181,11 +199,19 @@ export default function RolloutPage({ params }: PageProps) {
           onConfirm={() => act('cancel')}
           onCancel={() => setConfirming(null)}
         >
-          <p>
-            Nothing more is sent. Routers not yet sent {rollout.profile}@{rollout.revision} keep what they run; routers
-            it was sent to that did not apply it (waiting, failed, rolled back, offline) go back to the revision and
-            assignment they had before. Routers that applied it keep it.
-          </p>
+          {firmware ? (
+            <p>
+              Nothing more is started. Routers whose transfer of {subject} has not finished stop it and keep the
+              firmware they run. Routers already verifying, testing or flashing the image go on to the end (a flash is
+              never interrupted); routers already upgraded keep the new firmware.
+            </p>
+          ) : (
+            <p>
+              Nothing more is sent. Routers not yet sent {subject} keep what they run; routers it was sent to that did
+              not apply it (waiting, failed, rolled back, offline) go back to the revision and assignment they had
+              before. Routers that applied it keep it.
+            </p>
+          )}
         </ConfirmDialog>
       ) : null}
       {confirming === 'promote' && rollout ? (
@@ -197,9 +223,8 @@ export default function RolloutPage({ params }: PageProps) {
           onCancel={() => setConfirming(null)}
         >
           <p>
-            {BatchLabel(rollout.currentBatch)} is sent {rollout.profile}@{rollout.revision} now, and the rollout goes on
-            batch by batch{strategy && strategy.soakSeconds > 0 ? `, soaking ${strategy.soakSeconds} s after each` : ''}
-            .
+            {BatchLabel(rollout.currentBatch)} is sent {subject} now, and the rollout goes on batch by batch
+            {strategy && strategy.soakSeconds > 0 ? `, soaking ${strategy.soakSeconds} s after each` : ''}.
           </p>
         </ConfirmDialog>
       ) : null}
@@ -210,8 +235,39 @@ export default function RolloutPage({ params }: PageProps) {
               <span className={`wf-status wf-status--${rollout.state}`} data-testid="rollout-state">
                 {LABELS[rollout.state] ?? rollout.state}
               </span>{' '}
-              {rollout.profile}@{rollout.revision} to {describeSelector(rollout.selector as Selector)}
+              {subject} to {describeSelector(rollout.selector as Selector)}
             </h2>
+            {firmware ? (
+              <dl className="wf-kv wf-rollout__firmware" aria-label="Firmware image">
+                <dt>Kind</dt>
+                <dd>firmware upgrade</dd>
+                <dt>Image</dt>
+                <dd>
+                  {firmware.fileName}
+                  {firmware.target ? ` · ${firmware.target}` : ''}
+                  {image.data ? ` · ${formatBytes(image.data.sizeBytes)}` : ''}
+                  {firmware.image ? (
+                    <>
+                      {' '}
+                      <code className="wf-sha" title={firmware.image}>
+                        {firmware.image.slice(0, 12)}
+                      </code>
+                    </>
+                  ) : (
+                    ' (removed since)'
+                  )}
+                </dd>
+                <dt>Configuration</dt>
+                <dd>
+                  {firmware.options.keepConfig
+                    ? 'kept'
+                    : 'reset (sysupgrade -n): the agent and its credentials must be restored'}
+                  {firmware.options.allowDowngrade ? ' · downgrade allowed' : ''}
+                </dd>
+                <dt>Window</dt>
+                <dd>{firmware.options.window ? describeWindow(firmware.options.window) : 'any time'}</dd>
+              </dl>
+            ) : null}
             {finished ? null : <StreamBadge state={stream} />}
             {rollout.state === 'paused' && rollout.pauseReason ? (
               <p className="wf-notice wf-notice--warn">Paused: {rollout.pauseReason}</p>
@@ -231,10 +287,10 @@ export default function RolloutPage({ params }: PageProps) {
               <li>
                 <strong>{rollout.finished}</strong>/{rollout.total} finished
               </li>
-              {TARGET_STATES.map((s) => (
-                <li key={s}>
+              {statesShown(rollout.kind, rollout.counts).map((s) => (
+                <li key={s} className={`wf-counts__${s}`}>
                   <strong>{rollout.counts[s] ?? 0}</strong>
-                  {LABELS[s] ?? s}
+                  <StateBadge state={s} />
                 </li>
               ))}
             </ul>
@@ -243,8 +299,10 @@ export default function RolloutPage({ params }: PageProps) {
               {Math.round(rollout.strategy.maxFailureRatio * 1000) / 10}% failed
               {rollout.strategy.soakSeconds > 0 ? `, soak ${rollout.strategy.soakSeconds} s` : ''}
               {rollout.strategy.promote === 'manual' ? ', promote by hand after the first batch' : ''}
-              {rollout.leftOut > 0 ? ` · ${rollout.leftOut} left out (the plan refuses them)` : ''} · started by{' '}
-              {rollout.createdBy}, {new Date(rollout.startAt).toLocaleString()}
+              {rollout.leftOut > 0
+                ? ` · ${rollout.leftOut} left out (${firmware ? 'the image does not fit them' : 'the plan refuses them'})`
+                : ''}{' '}
+              · started by {rollout.createdBy}, {new Date(rollout.startAt).toLocaleString()}
               {rollout.finishedAt ? ` · finished ${new Date(rollout.finishedAt).toLocaleString()}` : ''}
             </p>
           </section>
@@ -252,7 +310,7 @@ export default function RolloutPage({ params }: PageProps) {
             <h2 id="rollout-batches-title">Batches</h2>
             <DataTable
               rows={batches}
-              columns={batchColumns}
+              columns={batchColumns(rollout.kind, rollout.counts)}
               rowKey={(b) => String(b.batch)}
               caption="Batches"
               rowProps={(b) => ({ 'aria-current': b.batch === rollout.currentBatch && !finished ? 'step' : undefined })}
@@ -263,7 +321,7 @@ export default function RolloutPage({ params }: PageProps) {
             <h2 id="rollout-routers-title">Routers</h2>
             <DataTable
               rows={targets}
-              columns={routerColumns(batches)}
+              columns={routerColumns(batches, firmware ? { imageBytes: image.data?.sizeBytes ?? null } : null)}
               rowKey={(t) => t.routerId}
               caption="Routers of the rollout"
               empty={<p className="wf-muted">No router yet.</p>}

@@ -7,6 +7,8 @@ import type { PageProps } from '../../app/page-props.js';
 import { useSignedIn } from '../../app/session.js';
 import { DataTable, type Column } from '../../components/DataTable.js';
 import { Page } from '../../components/Page.js';
+import { releaseLabel } from '../firmware/firmware-format.js';
+import { failedCount, rolloutSubject, succeededCount } from './rollout-subject.js';
 import { RolloutWizard } from './RolloutWizard.js';
 import {
   describeSelector,
@@ -34,19 +36,41 @@ const COLUMNS: Column<RolloutRow>[] = [
     sortValue: (r) => r.state,
     cell: (r) => <span className={`wf-status wf-status--${r.state}`}>{r.state.replace('_', ' ')}</span>,
   },
-  { id: 'profile', header: 'Profile', sortValue: (r) => r.profile, cell: (r) => `${r.profile}@${r.revision}` },
+  {
+    id: 'carries',
+    header: 'Carries',
+    className: 'wf-rollouts__carries',
+    sortValue: (r) => rolloutSubject(r),
+    cell: (r) =>
+      r.kind === 'firmware' && r.firmware ? (
+        <>
+          <span className="wf-badge">firmware</span> {releaseLabel(r.firmware.release, r.firmware.revision)}
+          <div className="wf-muted">{r.firmware.fileName}</div>
+        </>
+      ) : (
+        rolloutSubject(r)
+      ),
+  },
   { id: 'routers', header: 'Routers', cell: (r) => describeSelector(r.selector as Selector) },
   {
     id: 'progress',
     header: 'Progress',
     cell: (r) => `${r.finished}/${r.total} · batch ${Math.min(r.currentBatch + 1, r.batchCount)}/${r.batchCount}`,
   },
-  { id: 'applied', header: 'Applied', sortValue: (r) => r.counts.applied ?? 0, cell: (r) => r.counts.applied ?? 0 },
+  {
+    id: 'applied',
+    header: 'Succeeded',
+    sortValue: (r) => succeededCount(r.counts),
+    cell: (r) => succeededCount(r.counts),
+  },
   {
     id: 'failed',
     header: 'Failed',
-    sortValue: (r) => (r.counts.failed ?? 0) + (r.counts.rolled_back ?? 0),
-    cell: (r) => (r.counts.failed ?? 0) + (r.counts.rolled_back ?? 0),
+    sortValue: (r) => failedCount(r.counts),
+    cell: (r) =>
+      (r.counts.unconfirmed ?? 0) > 0
+        ? `${failedCount(r.counts)} (+${r.counts.unconfirmed} unconfirmed)`
+        : failedCount(r.counts),
   },
   { id: 'by', header: 'Started by', sortValue: (r) => r.createdBy, cell: (r) => r.createdBy },
   {
@@ -107,8 +131,9 @@ export default function RolloutsPage(_props: PageProps) {
             </p>
           ) : null}
           <RolloutWizard
+            initialImage={params.get('image')}
             initialSelector={linked?.ok ? fieldsFromSelector(linked.selector) : EMPTY_SELECTOR_FIELDS}
-            onCancel={() => set({ new: null, selector: null }, false)}
+            onCancel={() => set({ new: null, selector: null, image: null }, false)}
           />
         </>
       ) : null}

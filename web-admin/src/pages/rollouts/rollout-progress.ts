@@ -13,6 +13,25 @@ export interface TargetRow {
   batch: number;
   state: string;
   error: string | null;
+  /** Firmware rollouts: the step the router reported last, what it said, when, bytes on it so far. */
+  firmwareStep?: string | null;
+  stepDetail?: string | null;
+  stepAt?: string | null;
+  bytesDone?: number | null;
+  flashedAt?: string | null;
+}
+
+/** The states only one kind of rollout reaches: a profile's routers apply, a firmware's upgrade. */
+const ONLY_PROFILE: readonly TargetState[] = ['applied', 'rolled_back'];
+const ONLY_FIRMWARE: readonly TargetState[] = ['upgraded', 'unconfirmed'];
+
+/**
+ * The target states worth a column or a count for a rollout of this kind: every state, less
+ * those only the other kind reaches, unless some target is in one anyway.
+ */
+export function statesShown(kind: string, counts: Partial<Record<string, number>> = {}): TargetState[] {
+  const other = kind === 'firmware' ? ONLY_PROFILE : ONLY_FIRMWARE;
+  return TARGET_STATES.filter((s) => !other.includes(s) || (counts[s] ?? 0) > 0);
 }
 
 export interface BatchSummary {
