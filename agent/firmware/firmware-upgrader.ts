@@ -80,6 +80,9 @@ export class FirmwareUpgrader {
       this.log(
         `upgrade ${id}: already ${running.flashing ? 'flashing' : stepName(running.step)}; ignoring the repeated message`,
       );
+      // The controller sends it again to a router that reconnected: the report of the current
+      // step may have been lost with the old stream, so it goes again.
+      this.options.send(firmwareProgress(id, running.step));
       return;
     }
     if (running) {

@@ -47,8 +47,10 @@ const fields = {
   stepTimeoutSeconds: Type.Integer({
     minimum: 30,
     maximum: 86_400,
-    default: 900,
-    description: 'A router that reports no progress for this long before flashing counts as failed',
+    default: 300,
+    description:
+      'A router that reports no progress for this long before flashing counts as failed (a transfer reports its ' +
+      'bytes at least every 10 % of the image)',
   }),
   confirmTimeoutSeconds: Type.Integer({
     minimum: 60,
@@ -91,7 +93,7 @@ export const FirmwareRolloutSchema = Type.Object(
 export const DEFAULT_FIRMWARE_OPTIONS: FirmwareOptions = {
   keepConfig: true,
   allowDowngrade: false,
-  stepTimeoutSeconds: 900,
+  stepTimeoutSeconds: 300,
   confirmTimeoutSeconds: 900,
 };
 

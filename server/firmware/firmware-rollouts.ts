@@ -156,7 +156,8 @@ export class FirmwareRollouts {
           stepAt: now,
           stepDetail: detail,
           bytesDone: progress.bytesDone ? BigInt(progress.bytesDone) : undefined,
-          ...(step === 'flashing' && !progress.failed ? { flashedAt: now } : {}),
+          // The first report of the flash starts the wait for the router's return; a repeat does not move it.
+          ...(step === 'flashing' && !progress.failed && newStep ? { flashedAt: now } : {}),
           ...(progress.failed
             ? { state: 'failed', error: `${step}: ${detail ?? 'the router reported a failure'}`, finishedAt: now }
             : {}),
