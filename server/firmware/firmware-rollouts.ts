@@ -142,6 +142,20 @@ export class FirmwareRollouts {
     const detail = boundChars(progress.detail.replaceAll('\u0000', ''), DETAIL_MAX_CHARS) || null;
     const now = new Date();
     const rolloutId = progress.upgradeId;
+    // Most reports are a transfer's bytes, the step unchanged: a plain conditional UPDATE, outside
+    // the audit's serialized appends (a batch of transfers would otherwise queue behind them and
+    // hold the connections the downloads read the image with).
+    if (!progress.failed) {
+      const { count } = await this.deps.db.rolloutTarget.updateMany({
+        where: { rolloutId, routerId, state: 'sent', firmwareStep: step },
+        data: {
+          stepAt: now,
+          ...(detail ? { stepDetail: detail } : {}),
+          ...(progress.bytesDone ? { bytesDone: BigInt(progress.bytesDone) } : {}),
+        },
+      });
+      if (count > 0) return;
+    }
     const moved = await this.deps.audit.record(async (tx) => {
       const target = await tx.rolloutTarget.findUnique({
         where: { rolloutId_routerId: { rolloutId, routerId } },

@@ -8,6 +8,8 @@ import { FwtoolReader, imageRelease, type FirmwareMetadata } from '../../core/fi
 export const IMAGE_CHUNK_BYTES = 1024 * 1024;
 /** The most bytes of an image one FirmwareChunk message carries (firmware.proto). */
 export const WIRE_CHUNK_BYTES = 64 * 1024;
+/** Stored chunks kept in memory per replica (1 MiB each): a 32 MiB image, or several small ones. */
+const CACHED_CHUNKS = 32;
 /** An upload not finished after this long was left by a replica that died; the next start deletes it. */
 const ABANDONED_UPLOAD_MS = 60 * 60 * 1000;
 
@@ -215,17 +217,39 @@ export class FirmwareImageStore {
     return upgrading > 0 ? { imageId: image.id, sizeBytes: Number(image.sizeBytes) } : ('denied' as const);
   }
 
+  /**
+   * Stored chunks recently read, by image and sequence: a batch downloads one image hundreds of
+   * times, and reading each 1 MiB row from the database for each router cost the most. At most
+   * CACHED_CHUNKS of them (the least recently used go first); an image's chunks never change.
+   */
+  private readonly cache = new Map<string, Buffer>();
+
+  private async chunk(imageId: string, seq: number): Promise<Buffer | null> {
+    const key = `${imageId}:${seq}`;
+    const cached = this.cache.get(key);
+    if (cached) {
+      this.cache.delete(key);
+      this.cache.set(key, cached);
+      return cached;
+    }
+    const row = await this.db.firmwareImageChunk.findUnique({
+      where: { imageId_seq: { imageId, seq } },
+      select: { data: true },
+    });
+    if (!row) return null;
+    const data = Buffer.from(row.data);
+    this.cache.set(key, data);
+    if (this.cache.size > CACHED_CHUNKS) this.cache.delete(this.cache.keys().next().value!);
+    return data;
+  }
+
   /** The image's bytes from `offset`, at most WIRE_CHUNK_BYTES at a time, one stored chunk in memory. */
   async *bytesFrom(imageId: string, offset: number): AsyncGenerator<Buffer> {
     let seq = Math.floor(offset / IMAGE_CHUNK_BYTES);
     let skip = offset - seq * IMAGE_CHUNK_BYTES;
     for (;;) {
-      const chunk = await this.db.firmwareImageChunk.findUnique({
-        where: { imageId_seq: { imageId, seq } },
-        select: { data: true },
-      });
-      if (!chunk) return;
-      const data = Buffer.from(chunk.data);
+      const data = await this.chunk(imageId, seq);
+      if (!data) return;
       for (let at = skip; at < data.length; at += WIRE_CHUNK_BYTES) yield data.subarray(at, at + WIRE_CHUNK_BYTES);
       skip = 0;
       seq += 1;
