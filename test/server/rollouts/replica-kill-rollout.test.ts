@@ -191,6 +191,8 @@ describe('a replica killed mid-rollout (SIGKILL; PostgreSQL + BullMQ on Redis)',
       failed: 0,
       rolled_back: 0,
       skipped: 0,
+      upgraded: 0,
+      unconfirmed: 0,
     });
 
     // Each router runs revision 1, confirmed: none waits to roll back by itself later.
