@@ -257,6 +257,11 @@ async function runFirmwareUpgrade(guest: Guest): Promise<CheckResult> {
       ),
     );
     numbers.fallbackFlashingToFailedMs = eventAt(back, 'firmware.failed') - eventAt(back, 'firmware.flashing');
+    // The proxy's own account of its wait (router-return.ts), to tell its polls from the link's
+    // reconnect in the reboot-to-Hello time: "the router is back after N s", once per upgrade.
+    const backAfter = agentLog.map((l) => /the router is back after (\d+) s/.exec(l)?.[1]).filter(Boolean);
+    numbers.proxySawRouterBackS = Number(backAfter[0] ?? NaN);
+    numbers.fallbackProxySawRouterBackS = Number(backAfter[1] ?? NaN);
     const result = resultOf(steps, numbers);
     return result.ok
       ? result
