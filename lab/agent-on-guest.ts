@@ -67,6 +67,8 @@ export interface LabController {
   /** Port the guest dials at 10.0.2.2 (the controller's own port, relayed). */
   grpcPort: number;
   api<T = unknown>(path: string, init?: { method?: string; body?: unknown }): Promise<{ status: number; body: T }>;
+  /** The admin token api() sends, for requests it cannot make (an image upload's raw body). */
+  apiToken: string;
   /** The agents' streams the controller holds now (the guest's agent: none or one). */
   sessions(): { identity: string }[];
   stop(): Promise<void>;
@@ -119,6 +121,7 @@ export async function startLabController(guest: Guest): Promise<LabController> {
     controller,
     grpcPort,
     api,
+    apiToken: secret,
     sessions: () => [...controller.gateway.sessions.values()],
     async stop() {
       relay.kill('SIGTERM');

@@ -8,12 +8,17 @@
  * 127.0.0.1:<sshPort> from the host. A state file per arch records who owns the running
  * guest: a guest whose owner died is cleaned up at the next start, one whose owner lives is
  * refused (two boots of one arch would share namespace names).
+ *
+ * A reboot in the guest resets the same QEMU (no -no-reboot): the same kernel, initrd and command
+ * line boot again, a new boot id, the same SSH port; what the guest wrote to its flash disk
+ * (lab/guest-flash.ts) survives it. A kernel panic fails the boot at once (panic=-1 would loop).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SshHost } from '../core/host/ssh-host.js';
+import { createBlankFlash, flashPath, flashQemuArgs, removeFlash } from './guest-flash.js';
 import type { CommandResult, RunOptions } from '../core/host/router-host.js';
 import {
   ensureImage,
@@ -193,6 +198,8 @@ export async function startGuest(arch: LabArch, options: GuestOptions = {}): Pro
   const namespaces = await createTopology(name);
   const sshPort = options.sshPort ?? DEFAULT_SSH_PORT[arch] + (options.instance ? 10 : 0);
   const serialLogPath = join(labCacheRoot(), 'logs', `${name}-serial.log`);
+  const flash = flashPath(RUN_DIR, name);
+  await createBlankFlash(flash);
   await mkdir(join(labCacheRoot(), 'logs'), { recursive: true });
 
   const append = [
@@ -206,7 +213,8 @@ export async function startGuest(arch: LabArch, options: GuestOptions = {}): Pro
   const qemuArgs = [
     QEMU_BINARY[arch],
     ...['-M', 'malta', '-cpu', '24Kc', '-m', String(options.memoryMiB ?? 256)],
-    ...['-nographic', '-monitor', 'none', '-vga', 'none', '-no-reboot'],
+    ...['-nographic', '-monitor', 'none', '-vga', 'none'],
+    ...flashQemuArgs(flash),
     ...['-kernel', image.vmlinux, '-initrd', image.initrd, '-append', append],
     ...NICS.flatMap((nic) => [
       '-netdev',
@@ -242,6 +250,7 @@ export async function startGuest(arch: LabArch, options: GuestOptions = {}): Pro
     await destroyTopology(name);
     await new Promise<void>((r) => serialLog.end(r));
     await rm(statePath(name), { force: true });
+    await removeFlash(flash);
     running.delete(name);
   };
 
@@ -276,6 +285,7 @@ export async function startGuest(arch: LabArch, options: GuestOptions = {}): Pro
     const fingerprint = await new Promise<string>((resolve, reject) => {
       let partial = '';
       let hostKey: string | undefined;
+      let ready = false;
       const fail = (why: string) => {
         clearTimeout(timer);
         reject(
@@ -298,7 +308,10 @@ export async function startGuest(arch: LabArch, options: GuestOptions = {}): Pro
           const key = /LAB-HOSTKEY (SHA256:\S+)/.exec(line);
           if (key) hostKey = key[1];
           if (line.includes('LAB-FAILED')) fail(line.slice(line.indexOf('LAB-FAILED')));
+          if (line.includes('Kernel panic')) fail(line.slice(line.indexOf('Kernel panic')));
+          if (line.includes('LAB-READY') && ready) log(`lab: ${name} rebooted and is ready again`);
           if (line.includes('LAB-READY')) {
+            ready = true;
             clearTimeout(timer);
             if (hostKey) resolve(hostKey);
             else fail('LAB-READY came without a LAB-HOSTKEY line');

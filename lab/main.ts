@@ -2,17 +2,19 @@
  * The router lab's command line (`npm run lab -- <command> <arch>`):
  *   build <arch>            build (or find in the cache) the guest image; prints its directory
  *   boot <arch> [--jit 0|1] boot it and stay up until Ctrl-C, printing how to log in
- *   check <arch> [--json]   boot it, run the checks of lab/checks/index.ts, exit 0 only if all hold
+ *   check <arch> [--json] [--only name,...]
+ *                           boot it, run the checks of lab/checks/index.ts (or only those named),
+ *                           exit 0 only if all hold
  * Needs root (namespaces, taps) and the host tools the image scripts install or name.
  */
 import { startGuest, type Guest, type GuestOptions } from './guest.js';
 import { ensureImage, isLabArch, LAB_ARCHES, type LabArch } from './image-cache.js';
-import { runChecks, type CheckReport } from './checks/index.js';
+import { LAB_CHECKS, runChecks, type CheckReport } from './checks/index.js';
 import { buildBpfObjects } from './bpf-objects.js';
 
 const USAGE = `usage: npm run lab -- build <arch>
        npm run lab -- boot <arch> [--jit 0|1] [--memory MiB]
-       npm run lab -- check <arch> [--json] [--jit 0|1]
+       npm run lab -- check <arch> [--json] [--jit 0|1] [--only name,...]
 arch: ${LAB_ARCHES.join(' | ')}`;
 
 function fail(message: string): never {
@@ -20,20 +22,33 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-function parseArgs(argv: string[]): { command: string; arch: LabArch; json: boolean; guest: GuestOptions } {
+interface LabArgs {
+  command: string;
+  arch: LabArch;
+  json: boolean;
+  guest: GuestOptions;
+  /** Check names to run; all of the arch's when absent. */
+  only?: string[];
+}
+
+function parseArgs(argv: string[]): LabArgs {
   const [command, arch, ...rest] = argv;
   if (!command || !arch || !['build', 'boot', 'check'].includes(command)) fail(USAGE);
   if (!isLabArch(arch)) fail(`unknown arch ${arch}\n${USAGE}`);
   const guest: GuestOptions = {};
   let json = false;
+  let only: string[] | undefined;
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i];
     if (flag === '--json') json = true;
     else if (flag === '--jit' && (rest[i + 1] === '0' || rest[i + 1] === '1')) guest.jit = rest[++i] === '1';
     else if (flag === '--memory' && Number(rest[i + 1]) > 0) guest.memoryMiB = Number(rest[++i]);
+    else if (flag === '--only' && rest[i + 1]) only = rest[++i]!.split(',');
     else fail(`unknown option ${flag}\n${USAGE}`);
   }
-  return { command, arch, json, guest };
+  const unknown = only?.filter((name) => !LAB_CHECKS.some((c) => c.name === name && c.arches.includes(arch)));
+  if (unknown?.length) fail(`no ${arch} check named ${unknown.join(', ')}\n${USAGE}`);
+  return { command, arch, json, guest, only };
 }
 
 function printLogin(guest: Guest): void {
@@ -74,7 +89,7 @@ function printTable(reports: CheckReport[]): void {
 }
 
 async function main(): Promise<void> {
-  const { command, arch, json, guest: guestOptions } = parseArgs(process.argv.slice(2));
+  const { command, arch, json, guest: guestOptions, only } = parseArgs(process.argv.slice(2));
   if (command === 'build') {
     const image = await ensureImage(arch);
     process.stdout.write(`${image.dir}\n`);
@@ -97,7 +112,8 @@ async function main(): Promise<void> {
   let reports: CheckReport[];
   try {
     // A check takes minutes on an emulated CPU: say each one's outcome as it comes.
-    reports = await runChecks(guest, undefined, (r) =>
+    const checks = only ? LAB_CHECKS.filter((c) => only.includes(c.name)) : undefined;
+    reports = await runChecks(guest, checks, (r) =>
       process.stderr.write(`lab: ${r.name} ${r.ok ? 'ok' : 'FAILED'} in ${r.seconds} s\n`),
     );
   } finally {

@@ -9,6 +9,7 @@ import { datapathNftCheck } from './datapath-nft.js';
 import { datapathTestRunCheck } from './datapath-testrun.js';
 import { datapathCheck } from './datapath.js';
 import { routerFacts } from './facts.js';
+import { firmwareUpgradeCheck } from './firmware-upgrade.js';
 import { flowOffloadCheck } from './flow-offload.js';
 import { guestBasics } from './guest-basics.js';
 import type { CheckReport, CheckResult, LabCheck } from './lab-check.js';
@@ -22,6 +23,8 @@ export const LAB_CHECKS: LabCheck[] = [
   datapathTestRunCheck,
   datapathNftCheck,
   flowOffloadCheck,
+  // Reboots the guest (twice) and leaves it as built, but for a fresh boot.
+  firmwareUpgradeCheck,
   agentOnRouter,
 ];
 

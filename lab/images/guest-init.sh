@@ -6,6 +6,9 @@
 # the host side (lab/guest.ts) waits for. Settings come from the kernel command line:
 #   wf.key=<base64 ed25519 public key blob>  root's authorized key
 #   wf.jit=0|1                               net.core.bpf_jit_enable
+# A guest's root is this initramfs, so nothing written to it survives a reboot but what is on
+# the lab's "flash" (/dev/vda, a disk lab/guest.ts attaches blank at each lab start): a tar
+# laid over / at boot, before dropbear, so it may hold the host key and release files.
 # shellcheck shell=sh
 set -eu
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -118,6 +121,19 @@ ip addr add 10.0.2.15/24 dev eth2
 ip route add default via 203.0.113.1 dev eth1
 ip -6 route add default via 2001:db8:1::1 dev eth1
 
+# virtio_blk's probe may finish after its insmod returned: give /dev/vda a moment to appear.
+if [ -d /sys/module/virtio_blk ]; then
+  tries=0
+  until [ -b /dev/vda ] || [ $tries -ge 20 ]; do
+    tries=$((tries + 1))
+    sleep 0.1
+  done
+fi
+if [ -b /dev/vda ] && [ "$(dd if=/dev/vda bs=1 skip=257 count=5 2>/dev/null)" = ustar ]; then
+  tar -xf /dev/vda -C / || fail "cannot unpack the flash (/dev/vda)"
+  say "laid $(tar -tf /dev/vda | wc -l) files from the flash (/dev/vda) over the initramfs"
+fi
+
 mkdir -p /root/.ssh /etc/dropbear
 chmod 700 /root /root/.ssh
 if [ -n "$key" ]; then
@@ -127,7 +143,8 @@ else
   say "no wf.key on the kernel command line: nobody can log in over SSH"
 fi
 hostkey=/etc/dropbear/dropbear_ed25519_host_key
-dropbearkey -t ed25519 -f "$hostkey" >/dev/null 2>&1 || fail "dropbearkey"
+# A host key from the flash is kept: the proxy that pinned it must still reach this router.
+[ -s "$hostkey" ] || dropbearkey -t ed25519 -f "$hostkey" >/dev/null 2>&1 || fail "dropbearkey"
 blob=$(dropbearkey -y -f "$hostkey" | sed -n 's/^ssh-ed25519 \([^ ]*\).*/\1/p')
 fingerprint=$(echo "$blob" | base64 -d | sha256sum | cut -c1-64 | xxd -r -p | base64 | tr -d '=')
 # -s: keys only; -R would make a key at first connection, too late to announce it.

@@ -14,12 +14,13 @@ ROOTS=(busybox dropbear-bin iproute2 nftables bpftool iperf3 nodejs tcpdump etht
 # Packages a minimal initramfs does without: package management, debconf, perl, python,
 # init systems, PAM and login machinery, certificates. Their dependencies are not followed.
 SKIP_RE='^(debconf|debconf-2\.0|cdebconf|adduser|dpkg|install-info|passwd|login|perl|perl-base|perl-modules-.*|libperl.*|python3.*|libpython3.*|init-system-helpers|systemd.*|sysvinit.*|lsb-base|tar|ca-certificates|openssl|mailcap|media-types|mime-support|readline-common|libdebian-installer.*|libnewt.*|libslang2|libtextwrap1|libpam.*|libsemanage.*|libsepol.*|libaudit.*|libdb5\.3|libcap2-bin|libelogind0|gcc-12-base|sensible-utils|debianutils|coreutils|base-files|nodejs-doc)$'
-# Kernel modules loaded at boot (with their dependencies): the NICs, tc/BPF attach points,
+# Kernel modules loaded at boot (with their dependencies): the NICs, the flash disk
+# (virtio_blk: the one place a reboot does not wipe, guest-init.sh), tc/BPF attach points,
 # the VLAN, and the nftables pieces fw4 and the agent's nftables fallback (agent/datapath/nft.ts) use.
 # crc32c_generic is libcrc32c's soft dependency (nf_tables needs it), which modules.dep omits.
 # sch_cake, ifb, act_mirred, cls_matchall: SQM as sqm-scripts sets it up (cake on the WAN and on
 # an ifb fed from the WAN's ingress), to check that offloaded flows bypass it.
-MODULES=(virtio_pci virtio_net veth 8021q sch_ingress cls_bpf act_bpf crc32c_generic
+MODULES=(virtio_pci virtio_net virtio_blk veth 8021q sch_ingress cls_bpf act_bpf crc32c_generic
   sch_cake ifb act_mirred cls_matchall
   nf_tables nf_conntrack nf_nat nft_ct nft_nat nft_masq nft_chain_nat nft_redir nft_reject nft_reject_inet
   nft_fib_inet nft_limit nft_log nft_quota nft_hash nft_numgen nf_flow_table nf_flow_table_inet nft_flow_offload)
