@@ -3466,8 +3466,8 @@ export interface paths {
                                          */
                                         keepConfig: boolean;
                                         /**
-                                         * @description A router that reports no progress for this long before flashing counts as failed
-                                         * @default 900
+                                         * @description A router that reports no progress for this long before flashing counts as failed (a transfer reports its bytes at least every 10 % of the image)
+                                         * @default 300
                                          */
                                         stepTimeoutSeconds: number;
                                         /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
@@ -3589,8 +3589,8 @@ export interface paths {
                              */
                             keepConfig?: boolean;
                             /**
-                             * @description A router that reports no progress for this long before flashing counts as failed
-                             * @default 900
+                             * @description A router that reports no progress for this long before flashing counts as failed (a transfer reports its bytes at least every 10 % of the image)
+                             * @default 300
                              */
                             stepTimeoutSeconds?: number;
                             /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
@@ -3709,8 +3709,8 @@ export interface paths {
                                      */
                                     keepConfig: boolean;
                                     /**
-                                     * @description A router that reports no progress for this long before flashing counts as failed
-                                     * @default 900
+                                     * @description A router that reports no progress for this long before flashing counts as failed (a transfer reports its bytes at least every 10 % of the image)
+                                     * @default 300
                                      */
                                     stepTimeoutSeconds: number;
                                     /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
@@ -3896,8 +3896,8 @@ export interface paths {
                                      */
                                     keepConfig: boolean;
                                     /**
-                                     * @description A router that reports no progress for this long before flashing counts as failed
-                                     * @default 900
+                                     * @description A router that reports no progress for this long before flashing counts as failed (a transfer reports its bytes at least every 10 % of the image)
+                                     * @default 300
                                      */
                                     stepTimeoutSeconds: number;
                                     /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
@@ -4072,8 +4072,8 @@ export interface paths {
                                      */
                                     keepConfig: boolean;
                                     /**
-                                     * @description A router that reports no progress for this long before flashing counts as failed
-                                     * @default 900
+                                     * @description A router that reports no progress for this long before flashing counts as failed (a transfer reports its bytes at least every 10 % of the image)
+                                     * @default 300
                                      */
                                     stepTimeoutSeconds: number;
                                     /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
@@ -4261,8 +4261,8 @@ export interface paths {
                                      */
                                     keepConfig: boolean;
                                     /**
-                                     * @description A router that reports no progress for this long before flashing counts as failed
-                                     * @default 900
+                                     * @description A router that reports no progress for this long before flashing counts as failed (a transfer reports its bytes at least every 10 % of the image)
+                                     * @default 300
                                      */
                                     stepTimeoutSeconds: number;
                                     /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
@@ -4500,8 +4500,8 @@ export interface paths {
                                      */
                                     keepConfig: boolean;
                                     /**
-                                     * @description A router that reports no progress for this long before flashing counts as failed
-                                     * @default 900
+                                     * @description A router that reports no progress for this long before flashing counts as failed (a transfer reports its bytes at least every 10 % of the image)
+                                     * @default 300
                                      */
                                     stepTimeoutSeconds: number;
                                     /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
@@ -4689,8 +4689,8 @@ export interface paths {
                                      */
                                     keepConfig: boolean;
                                     /**
-                                     * @description A router that reports no progress for this long before flashing counts as failed
-                                     * @default 900
+                                     * @description A router that reports no progress for this long before flashing counts as failed (a transfer reports its bytes at least every 10 % of the image)
+                                     * @default 300
                                      */
                                     stepTimeoutSeconds: number;
                                     /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
@@ -4878,8 +4878,8 @@ export interface paths {
                                      */
                                     keepConfig: boolean;
                                     /**
-                                     * @description A router that reports no progress for this long before flashing counts as failed
-                                     * @default 900
+                                     * @description A router that reports no progress for this long before flashing counts as failed (a transfer reports its bytes at least every 10 % of the image)
+                                     * @default 300
                                      */
                                     stepTimeoutSeconds: number;
                                     /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
