@@ -140,12 +140,14 @@ describe('firmware rollouts, routers scripted over gRPC (PGlite)', () => {
   });
 
   it('sends the upgrade again to a router that reconnects without a reboot, and pauses on a failed canary', async () => {
-    const flaky = await router('fw-flaky');
-    const later = await router('fw-later');
-    const r = await rollout([await idOf('fw-flaky'), await idOf('fw-later')], {
+    const first = await router('fw-first');
+    const second = await router('fw-second');
+    const r = await rollout([await idOf('fw-first'), await idOf('fw-second')], {
       strategy: { canary: 1, maxFailureRatio: 0 },
     });
-    await flaky.waitFor('firmwareUpgrade');
+    // The canary is whichever of the two the rollout put first: that one reconnects and fails.
+    await eventually(async () => first.upgrades().length + second.upgrades().length > 0);
+    const [flaky, later] = first.upgrades().length > 0 ? [first, second] : [second, first];
     flaky.progress(r.id, FirmwareProgress_Step.STEP_CHECKING);
     flaky.drop();
     const seen = flaky.received.length;
@@ -158,13 +160,13 @@ describe('firmware rollouts, routers scripted over gRPC (PGlite)', () => {
     await eventually(async () =>
       expect((await api(`/v1/rollouts/${r.id}`)).body).toMatchObject({ state: 'paused', counts: { failed: 1 } }),
     );
-    expect((await target(r.id, 'fw-flaky')).error).toBe(
+    expect((await target(r.id, flaky.identity)).error).toBe(
       'testing: Device tplink,archer-c7-v2 not supported by this image',
     );
     expect(later.upgrades()).toHaveLength(0);
     // Cancelled: the router never sent anything stays as it is.
     expect((await api(`/v1/rollouts/${r.id}/cancel`, { method: 'POST' })).status).toBe(200);
-    expect((await target(r.id, 'fw-later')).state).toBe('skipped');
+    expect((await target(r.id, later.identity)).state).toBe('skipped');
     expect(later.upgrades()).toHaveLength(0);
   });
 
