@@ -1,7 +1,6 @@
 import { canonicalSelector, selectorWhere, type Selector } from '../fleet/selector.js';
-import { RolloutRefused, type RolloutStore } from '../rollouts/rollout-create.js';
-import { insertTargets } from '../rollouts/rollout-targets.js';
-import { batchCountFor, batchOf, DEFAULT_STRATEGY, type Strategy } from '../rollouts/rollout-strategy.js';
+import { RolloutRefused, storeRollout, type RolloutStore } from '../rollouts/rollout-create.js';
+import { DEFAULT_STRATEGY, type Strategy } from '../rollouts/rollout-strategy.js';
 import { DEFAULT_FIRMWARE_OPTIONS, knownTimeZone, type FirmwareOptions } from './firmware-options.js';
 import { judgeRouters } from './fleet-fit.js';
 import type { FirmwareMetadata } from '../../core/firmware/index.js';
@@ -52,49 +51,23 @@ export async function createFirmwareRollout(
     throw new RolloutRefused(
       `the image fits none of the ${leftOut.length} routers the selector matches: ${leftOut[0]!.reason}`,
     );
-  const startAt = request.startAt ?? new Date();
-  const scheduled = startAt.getTime() > Date.now();
-  const rollout = await engine.audit.record(async (tx) => {
-    const created = await tx.rollout.create({
-      data: {
-        firmwareImageId: image.id,
-        firmwareOptions: options as object,
-        selector: selector as object,
-        strategy: strategy as object,
-        state: scheduled ? 'scheduled' : 'running',
-        batchCount: batchCountFor(routers.length, strategy),
-        startAt,
-        createdBy: ctx.actor,
-      },
-    });
-    await insertTargets(
-      tx,
-      created.id,
-      routers.map((r, i) => ({ routerId: r.id, batch: batchOf(i, strategy) })),
-      leftOut,
-      'the image does not fit it',
-    );
-    return {
-      result: created,
-      event: {
-        actor: ctx.actor,
-        action: 'rollout.created',
-        targetType: 'rollout',
-        targetId: created.id,
-        after: {
-          firmware: { image: image.sha256, fileName: image.fileName, release: image.release, revision: image.revision },
-          options,
-          selector,
-          strategy,
-          targets: routers.length,
-          leftOut: leftOut.length,
-          ...(configReset ? { configReset } : {}),
-          startAt,
-        },
-        requestId: ctx.requestId,
-      },
-    };
+  return storeRollout(engine, {
+    carries: { firmwareImageId: image.id, firmwareOptions: options as object },
+    selector,
+    strategy,
+    routers,
+    leftOut,
+    leftOutBecause: 'the image does not fit it',
+    startAt: request.startAt,
+    ctx,
+    after: {
+      firmware: { image: image.sha256, fileName: image.fileName, release: image.release, revision: image.revision },
+      options,
+      selector,
+      strategy,
+      targets: routers.length,
+      leftOut: leftOut.length,
+      ...(configReset ? { configReset } : {}),
+    },
   });
-  await engine.kick(rollout.id, scheduled ? startAt.getTime() - Date.now() : undefined);
-  return rollout;
 }

@@ -62,45 +62,78 @@ export async function createRollout(
     throw new RolloutRefused(
       `the plan refuses every router the selector matches (${matched.length}): nothing to roll out`,
     );
-  const startAt = request.startAt ?? new Date();
+  return storeRollout(engine, {
+    carries: { revisionId: revision.id },
+    selector,
+    strategy,
+    routers,
+    leftOut,
+    startAt: request.startAt,
+    ctx,
+    after: {
+      profile: request.profile,
+      revision: number,
+      selector: selector,
+      strategy,
+      targets: routers.length,
+      ...(request.skipRefused ? { skipRefused: true, leftOut: leftOut.length } : {}),
+    },
+  });
+}
+
+/** What a new rollout is stored with, whatever it carries (a profile revision, or a firmware image). */
+export interface RolloutToStore {
+  carries: { revisionId: string } | { firmwareImageId: string; firmwareOptions: object };
+  selector: Selector;
+  strategy: Strategy;
+  /** The routers to target, in batch order. */
+  routers: { id: string }[];
+  /** Routers left out from the start (skipped in batch -1), with why. */
+  leftOut: { routerId: string; reason: string }[];
+  /** Why routers are left out, before each one's reason (insertTargets). */
+  leftOutBecause?: string;
+  startAt?: Date;
+  ctx: { actor: string; requestId?: string };
+  /** The rollout.created event's `after`, less `startAt`. */
+  after: Record<string, unknown>;
+}
+
+/**
+ * Stores a rollout, its targets and its rollout.created event together, then queues its first
+ * step (at its start time when scheduled): a sweep that saw the rollout before all its targets
+ * were stored would find early batches empty and move past them.
+ */
+export async function storeRollout(engine: RolloutStore, r: RolloutToStore) {
+  const startAt = r.startAt ?? new Date();
   const scheduled = startAt.getTime() > Date.now();
-  // The rollout, its targets and its rollout.created event commit together: a sweep that saw the
-  // rollout before all its targets were stored would find early batches empty and move past them.
   const rollout = await engine.audit.record(async (tx) => {
     const created = await tx.rollout.create({
       data: {
-        revisionId: revision.id,
-        selector: selector as object,
-        strategy: strategy as object,
+        ...r.carries,
+        selector: r.selector as object,
+        strategy: r.strategy as object,
         state: scheduled ? 'scheduled' : 'running',
-        batchCount: batchCountFor(routers.length, strategy),
+        batchCount: batchCountFor(r.routers.length, r.strategy),
         startAt,
-        createdBy: ctx.actor,
+        createdBy: r.ctx.actor,
       },
     });
     await insertTargets(
       tx,
       created.id,
-      routers.map((r, i) => ({ routerId: r.id, batch: batchOf(i, strategy) })),
-      leftOut,
+      r.routers.map((router, i) => ({ routerId: router.id, batch: batchOf(i, r.strategy) })),
+      r.leftOut,
+      r.leftOutBecause,
     );
     return {
       result: created,
       event: {
-        actor: ctx.actor,
+        actor: r.ctx.actor,
         action: 'rollout.created',
         targetType: 'rollout',
         targetId: created.id,
-        after: {
-          profile: request.profile,
-          revision: number,
-          selector: selector,
-          strategy,
-          targets: routers.length,
-          ...(request.skipRefused ? { skipRefused: true, leftOut: leftOut.length } : {}),
-          startAt,
-        },
-        requestId: ctx.requestId,
+        after: { ...r.after, startAt },
+        requestId: r.ctx.requestId,
       },
     };
   });
