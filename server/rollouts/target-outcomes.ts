@@ -78,6 +78,18 @@ export async function recoverMissedResults(db: PrismaClient, rolloutId: string, 
     orderBy: { startedAt: 'desc' },
     select: { routerId: true, status: true, error: true, startedAt: true },
   });
+  // An APPLIED result the router undid before saying Hello again (rolled back while cut off)
+  // is stored as history but never made the router's state: it counts only for a router still
+  // running that revision. Taken as the outcome, it completed a rollout whose router runs the
+  // old revision, in the moment before the rollback's own result arrived.
+  const running = new Set(
+    (
+      await db.router.findMany({
+        where: { id: { in: waiting.map((w) => w.routerId) }, appliedRevisionId: revisionId },
+        select: { id: true },
+      })
+    ).map((r) => r.id),
+  );
   // Each router's results, newest first.
   const byRouter = new Map<string, typeof results>();
   for (const r of results) {
@@ -93,6 +105,7 @@ export async function recoverMissedResults(db: PrismaClient, rolloutId: string, 
     const since = target.sentAt?.getTime() ?? Infinity;
     const result = byRouter.get(target.routerId)?.find((r) => r.startedAt.getTime() >= since);
     if (!result || result.status === 'pending') continue;
+    if (result.status === 'applied' && !running.has(target.routerId)) continue;
     outcomes.push({ routerId: target.routerId, revisionId, status: result.status, error: result.error });
   }
   await finishTargets(db, outcomes);
