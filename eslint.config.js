@@ -36,7 +36,7 @@ export default tseslint.config(
       'prisma/generated/',
       'web-admin/dist/',
       'web-admin/.dist-*/',
-      'web-admin/src/api/schema.d.ts',
+      'client/src/schema.d.ts',
       'web-admin/src/pages/profiles/spec-validator.generated.js',
       'test-results/',
       // Scratch trees, e.g. another commit's console built by bench/console-baseline.ts.
@@ -76,8 +76,9 @@ export default tseslint.config(
   {
     // Dependencies point one way (docs/ARCHITECTURE.md, "Where each concern lives"): core is the
     // shared domain; the agent and the controller build on it; the CLI and the console are clients
-    // of the REST API; inside the controller, domain modules sit under the HTTP layer. Import
-    // cycles, type-only ones included, are checked by test/repo/import-cycles.unit.test.ts.
+    // of the REST API through @wrtfleet/client (client/), which imports none of them; inside the
+    // controller, domain modules sit under the HTTP layer. Import cycles, type-only ones included,
+    // are checked by test/repo/import-cycles.unit.test.ts.
     files: ['**/*.{ts,tsx,mts,mjs,js}'],
     plugins: { 'import-x': importX },
     settings: {
@@ -118,7 +119,13 @@ export default tseslint.config(
             {
               target: 'cli',
               from: ['server', 'agent', 'lab'],
-              message: 'The CLI is a client of the REST API: types from the generated OpenAPI types, no server code.',
+              message: 'The CLI is a client of the REST API: requests and types from @wrtfleet/client, no server code.',
+            },
+            {
+              target: 'client',
+              from: ['server', 'agent', 'core', 'cli', 'web-admin', 'lab', 'bench', 'test', 'prisma', 'proto'],
+              message:
+                'The client package reaches the controller only through its REST API, in Node.js and browsers alike.',
             },
             {
               target: 'web-admin/src',

@@ -67,6 +67,27 @@ export const CLI_OPTIONS = {
   window: { type: 'string' },
   'step-timeout': { type: 'string' },
   'confirm-timeout': { type: 'string' },
+  // Notification channels (--from is shared with audit's, there an instant, here a sender).
+  webhook: { type: 'string' },
+  slack: { type: 'string' },
+  email: { type: 'string' },
+  smtp: { type: 'string' },
+  'smtp-user': { type: 'string' },
+  'smtp-password-stdin': { type: 'boolean', default: false },
+  starttls: { type: 'boolean', default: false },
+  tls: { type: 'boolean', default: false },
+  'no-tls': { type: 'boolean', default: false },
+  'min-severity': { type: 'string' },
+  rule: { type: 'string', multiple: true },
+  // Alerts and silences (--rule is the channels' one, repeatable; alerts take one).
+  severity: { type: 'string' },
+  note: { type: 'string' },
+  for: { type: 'string' },
+  comment: { type: 'string' },
+  // The fleet as code: plan, apply, export.
+  prune: { type: 'boolean' },
+  source: { type: 'string' },
+  plan: { type: 'string' },
 } as const;
 
 export type CliOptions = ReturnType<typeof parseCommandLine>['values'];

@@ -9,11 +9,21 @@
  * This file only dispatches: each verb group lives in cli/commands/.
  */
 import { ApiCallError, ApiClient } from './api-client.js';
-import { parseCommandLine, resolveToken, UsageError, warnOldSpelling, type CliContext } from './cli-context.js';
+import {
+  parseCommandLine,
+  resolveToken,
+  unknownCommand,
+  UsageError,
+  warnOldSpelling,
+  type CliContext,
+} from './cli-context.js';
 import { accountVerb } from './commands/accounts.js';
+import { alertsVerb } from './commands/alerts.js';
 import { auditVerb } from './commands/audit.js';
+import { channelsVerb } from './commands/channels.js';
 import { commandVerb } from './commands/commands.js';
 import { firmwareVerb } from './commands/firmware.js';
+import { fleetApply, fleetExport } from './commands/intent.js';
 import { onboardVerb } from './commands/onboard.js';
 import { planVerb } from './commands/plan.js';
 import { profilesVerb } from './commands/profiles.js';
@@ -31,6 +41,11 @@ const GROUPS: Record<string, (ctx: CliContext, command: string | undefined) => P
   audit: auditVerb,
   commands: commandVerb,
   accounts: accountVerb,
+  alerts: alertsVerb,
+  channels: channelsVerb,
+  apply: (ctx, command) => (command === undefined ? fleetApply(ctx) : Promise.reject(unknownCommand('apply', command))),
+  export: (ctx, command) =>
+    command === undefined ? fleetExport(ctx) : Promise.reject(unknownCommand('export', command)),
 };
 /** 0.1's singular groups, accepted with a warning until 0.3. */
 const OLD_GROUPS: Record<string, string> = { rollout: 'rollouts', command: 'commands', account: 'accounts' };

@@ -8,6 +8,11 @@ export const USAGE = `usage: wrtfleet [--url URL] [--token TOKEN] [--json] <comm
   profiles ls
   profiles show NAME [--revision N]
   profiles apply -f FILE.yaml|json [--name NAME]     create or add a revision (no-op if unchanged)
+  plan -f DIR [--prune] [-o PLAN.json]               the fleet as code: what applying DIR's YAML would change;
+                                                     exit 0 no changes, 2 changes, 1 error
+  apply -f DIR [--prune] [--source COMMIT]           apply DIR (all or nothing); rollouts through the named policies
+  apply --plan PLAN.json [--source COMMIT]           apply a saved plan; refused if the fleet changed since
+  export -o DIR                                      today's profiles, policies and assignments as YAML files
   plan preview --router ID [--profile NAME [--revision N]]
   plan preview --profile NAME [--revision N] SELECTOR
   rollouts create --profile NAME [--revision N] SELECTOR [--canary N] [--batch M] [--max-failure-ratio R]
@@ -26,6 +31,14 @@ export const USAGE = `usage: wrtfleet [--url URL] [--token TOKEN] [--json] <comm
            [--timeout S] [--deadline S] [--max-in-flight N] [--watch]   exit 3 unless every router succeeded
   commands ls
   commands status|watch|cancel ID
+  alerts ls [--status active|firing|acknowledged|silenced|resolved|all] [--severity info|warning|critical]
+            [--rule NAME] [--router NAME_OR_ID] [--limit N]   newest first; active (unresolved) by default
+  alerts ack ID [--note TEXT]                        someone is on it: its group stops announcing it
+  alerts silence (--router NAME_OR_ID | --tags TAG... | --rule NAME) --for DURATION --comment TEXT
+                                                     hold back notifications; prints the silence's id and end
+  alerts silences                                    the silences running or waiting
+  alerts unsilence ID                                end a silence now
+  alerts rules                                       the alert rules: kind, severity, for, group by, firing
   audit ls [--router ID] [--profile NAME] [--rollout ID] [--actor A] [--from ISO] [--to ISO] [--limit N]
   audit verify
   audit export [-o FILE] [filters as for ls]
@@ -35,11 +48,18 @@ export const USAGE = `usage: wrtfleet [--url URL] [--token TOKEN] [--json] <comm
   accounts disable|enable NAME
   accounts reset-password NAME [--password-file F]
   accounts rm NAME
+  channels add NAME --webhook URL | --slack URL|- | --email ADDR[,ADDR] --smtp HOST[:PORT] --from ADDR
+                [--smtp-user U [--smtp-password-stdin]] [--starttls|--tls|--no-tls]
+                [--min-severity info|warning|critical] [--rule NAME]...   a webhook's secret is printed once
+  channels ls
+  channels test NAME                                 send a test notification now; exit 1 unless delivered
+  channels rm NAME
   onboard --host H [--port P] [--user U] (--password-file F | --key-file F) [--fingerprint SHA256:..] [--tags T]... [--placement auto|on_router|proxy] [--install]
   onboard --inventory FILE.csv|yaml [--concurrency N]   many routers; prints a summary
 
 SELECTOR: --all | --ids ID... --soc SOC... --release VER... --tags TAG...   (each flag repeatable)
 IMAGE: a firmware image's SHA-256, a unique prefix of it (8 hex characters or more), or its unique file name.
+DURATION: a number and a unit, s m h d or w, e.g. 30m, 2h, 1d12h.
 --window: the times of day an upgrade may start (UTC unless @TZ, e.g. 02:00-05:00@Europe/Paris).
 
 Spellings of 0.1 still work until 0.3, with a warning: rollout, command, account (now plural),

@@ -1,3 +1,4 @@
+import type { AlertsConfig } from './alerts/alerts-config.js';
 import path from 'node:path';
 import {
   DEFAULT_ADMISSION_RATE,
@@ -82,6 +83,10 @@ export interface ControllerConfig {
   telemetry?: Partial<TelemetryConfig>;
   /** What /metrics exposes beyond the fleet-wide series; absent fields take DEFAULT_METRICS. */
   metrics?: Partial<MetricsConfig>;
+  /** This replica's name in its dependency alerts (WRTFLEET_REPLICA_NAME; default "<hostname>:<HTTP port>"). */
+  replicaName?: string;
+  /** Alert evaluation and notification delivery (server/alerts/); absent fields take DEFAULT_ALERTS. */
+  alerts?: Partial<AlertsConfig>;
   /** The name the console shows in its header (WRTFLEET_FLEET_NAME, default "wrtfleet"). */
   fleetName?: string;
   /** The operator's console served at /. */
@@ -278,6 +283,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ControllerC
     ...taskPlacement(env),
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    replicaName: env.WRTFLEET_REPLICA_NAME || undefined,
     redisPrefix: redisPrefix(env.WRTFLEET_REDIS_PREFIX),
     dataDir: env.WRTFLEET_DATA_DIR || './data',
     httpHost: env.WRTFLEET_HTTP_HOST || '127.0.0.1',

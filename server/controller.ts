@@ -17,6 +17,7 @@ import type { TaskQueue } from './cluster/task-queue.js';
 import { PlanPreview } from './fleet/plan-preview.js';
 import { ProfileStore } from './profiles/profile-store.js';
 import { ControllerMetrics } from './routes/metrics/index.js';
+import { Alerting } from './alerts/alerting.js';
 import { DesiredStateDelivery } from './rollouts/desired-state.js';
 import { RolloutEngine, SWEEP_TASK } from './rollouts/rollout-engine.js';
 import { openDatabase, type Database } from './storage/index.js';
@@ -57,6 +58,7 @@ export interface Controller {
   onboarding: OnboardingService;
   /** Telemetry history: the batch writer, the rollup and retention job, the series reads. */
   telemetry: TelemetryHistory;
+  alerting: Alerting;
   /** Set on the first start of an empty database: where the bootstrap admin token was written. */
   adminTokenFile: string | null;
   /** http://host:port of the REST API as actually bound (port 0 picks a free one; "" when started not to listen). */
@@ -245,13 +247,14 @@ export async function startController(
   registry.onApplyResult(async (results) => {
     for (const r of results) metrics.observeApply(r.status, r.durationSeconds);
   });
-  // The address agents are told: the enrollment API's answer, what onboarding installs.
-  let agentAddress = config.agentAddress ?? '';
-  // The data key again (startSecurity keeps its SecretBox private): seals onboarding secrets in the job queue.
+  // The data key again (startSecurity keeps its SecretBox private): onboarding's and alert channels' secrets.
   const box = new SecretBox(
     await loadDataKey({ dataDir: config.dataDir, dataKey: security.settings.dataKey }),
     SecretBox.fromBase64(security.settings.previousDataKeys),
   );
+  const alerting = await Alerting.open(db, audit, box, logger.child({ component: 'alerts' }), config);
+  // The address agents are told: the enrollment API's answer, what onboarding installs.
+  let agentAddress = config.agentAddress ?? '';
   const onboarding = new OnboardingService({
     db: db.prisma,
     audit,
@@ -284,6 +287,7 @@ export async function startController(
     gateway,
     metrics,
     telemetry,
+    alerting,
     db: db.prisma,
     logger: logger.child({ component: 'http' }),
     limits: config.http,
@@ -298,6 +302,8 @@ export async function startController(
     await tasks.every(SWEEP_TASK, sweepMs);
     await tasks.every(COMMAND_SWEEP_TASK, sweepMs);
     await telemetry.schedule(tasks);
+    if (config.runTasks !== false) alerting.start();
+    alerting.watchDependencies();
     // The API's plugins and route schemas compile first: seconds of CPU that, with the agent
     // port already open, let a returning fleet's connections overflow the accept queue. The
     // API then answers before the agent port opens: with the fleet's handshakes holding the
@@ -312,6 +318,7 @@ export async function startController(
     grpcPort = config.serveAgents === false || !listen ? 0 : await gateway.start();
   } catch (err) {
     await gateway.stop().catch(() => {});
+    await alerting.stop().catch(() => {});
     await telemetry.close().catch(() => {});
     await http.close().catch(() => {});
     await tasks.close().catch(() => {});
@@ -322,17 +329,7 @@ export async function startController(
 
   // Agents that vanish without closing their stream (power cut, a crashed replica) are
   // marked offline once they have been silent for the allowed number of heartbeats.
-  const silenceMs = config.heartbeatIntervalSeconds * 1000 * config.missedHeartbeatsBeforeOffline;
-  const sweeper = setInterval(
-    () => {
-      registry
-        .markSilentRoutersOffline(new Date(Date.now() - silenceMs))
-        .then((count) => count > 0 && logger.info({ count }, 'marked silent routers offline'))
-        .catch((err: unknown) => logger.warn({ err }, 'offline sweep failed'));
-    },
-    Math.min(silenceMs, 10_000),
-  );
-  sweeper.unref();
+  registry.sweepSilentRouters(config.heartbeatIntervalSeconds * 1000 * config.missedHeartbeatsBeforeOffline);
 
   const httpUrl = listen ? `http://${config.httpHost}:${(http.server.address() as { port: number }).port}` : '';
   const grpcAddress = grpcPort ? `${config.grpcHost}:${grpcPort}` : '';
@@ -373,13 +370,14 @@ export async function startController(
     tasks,
     onboarding,
     telemetry,
+    alerting,
     adminTokenFile,
     httpUrl,
     grpcAddress,
     close() {
       closing ??= (async () => {
-        clearInterval(sweeper);
         security.stop();
+        await alerting.stop();
         await onboarding.close();
         await gateway.stop();
         await registry.close();

@@ -31,9 +31,15 @@ import { metricsPlugin, type ControllerMetrics } from './routes/metrics/index.js
 import { profilesPlugin } from './routes/v1/profiles/index.js';
 import { rolloutsPlugin } from './routes/v1/rollouts/index.js';
 import { firmwarePlugin } from './routes/v1/firmware/index.js';
+import { alertsPlugin } from './routes/v1/alerts/index.js';
+import { alertRulesPlugin } from './routes/v1/alert-rules/index.js';
+import { silencesPlugin } from './routes/v1/silences/index.js';
+import type { Alerting } from './alerts/alerting.js';
+import { channelsPlugin } from './routes/v1/channels/index.js';
 import type { FirmwareImageStore } from './firmware/image-store.js';
 import { routerRoutes } from './routes/v1/routers/index.js';
 import { planPreviewPlugin } from './routes/v1/plan-preview/index.js';
+import { intentPlugin } from './routes/v1/intent/index.js';
 import { tokensPlugin } from './routes/v1/tokens/index.js';
 import { enrollmentPlugin } from './routes/v1/enrollment-tokens/index.js';
 import { certificatesPlugin } from './routes/v1/certificates/index.js';
@@ -70,6 +76,8 @@ export interface HttpApiDeps {
   metrics: ControllerMetrics;
   /** Telemetry history (series of routers and of the fleet). */
   telemetry: TelemetryHistory;
+  /** Alert rules, alerts, silences and their evaluator. */
+  alerting: Alerting;
   /** Onboarding over SSH and its jobs. */
   onboarding?: OnboardingService;
   logger: Logger;
@@ -150,6 +158,10 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
         { name: 'profiles', description: 'Profiles and their immutable revisions' },
         { name: 'rollouts', description: 'Pushing a revision to many routers, batch by batch' },
         {
+          name: 'intent',
+          description: 'The fleet as code: plan and apply directories of documents, export today’s intent',
+        },
+        {
           name: 'commands',
           description: 'Acting on routers now: re-probe, re-apply, rollback, detach, check drift, reboot, diagnostics',
         },
@@ -180,11 +192,17 @@ export async function createHttpApi(deps: HttpApiDeps): Promise<FastifyInstance>
   });
   await app.register(profilesPlugin, { profiles: deps.profiles });
   await app.register(planPreviewPlugin, { previews: deps.previews, db });
+  await app.register(intentPlugin, { db, audit, rollouts: deps.rollouts });
   await app.register(rolloutsPlugin, { rollouts: deps.rollouts, db, streamMaxSeconds });
   await app.register(firmwarePlugin, { images: deps.images, db });
   await app.register(commandsPlugin, { commands: deps.commands, db, streamMaxSeconds });
   await app.register(auditPlugin, { db, streamMaxSeconds });
   await app.register(telemetryPlugin, { telemetry: deps.telemetry });
+  const { alerts, rules, silences, evaluator, channels, notifications } = deps.alerting;
+  await app.register(alertsPlugin, { alerts, evaluator });
+  await app.register(alertRulesPlugin, { rules, evaluator });
+  await app.register(silencesPlugin, { silences, evaluator });
+  await app.register(channelsPlugin, { channels, notifications, db });
   if (security) {
     await app.register(tokensPlugin, { tokens: security.tokens });
     await app.register(enrollmentPlugin, {

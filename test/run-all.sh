@@ -57,9 +57,17 @@ echo "== tests"
 report=$(mktemp)
 status=0
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
-# One plain closing line that any CI reader understands.
+# One plain closing line that any CI reader understands, and the failed tests by name: they are
+# printed again at the very end, since a CI log is often read from its tail.
+main_summary=$(mktemp)
 node -e 'const r=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));
-  console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));' "$report" || true
+  const lines=[`main tier: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : "")];
+  for (const f of r.testResults) {
+    const failed=f.assertionResults.filter((a)=>a.status==="failed");
+    if (f.status==="failed" && failed.length===0) lines.push(`  FAIL ${f.name.replace(process.cwd()+"/","")}: ${(f.message||"").split("\n")[0]}`);
+    for (const a of failed) lines.push(`  FAIL ${f.name.replace(process.cwd()+"/","")} > ${a.fullName}: ${(a.failureMessages[0]||"").split("\n")[0].slice(0,300)}`);
+  }
+  console.log(lines.join("\n"));' "$report" | tee "$main_summary" || echo "main tier: no report (vitest exit $status)" | tee "$main_summary"
 rm -f "$report"
 
 # The other supported Node lines (test/compat/run.sh) and the router lab (docs/LAB.md: real
@@ -89,4 +97,9 @@ wait "$lab_tier" || lab=$?
 cat "$lab_tier_log"
 rm -f "$lab_tier_log"
 if [ "$status" = 0 ]; then status=$lab; fi
+echo "== summary"
+cat "$main_summary"
+echo "compatibility tier: exit $compat"
+echo "router lab tier: exit $lab"
+rm -f "$main_summary"
 exit "$status"

@@ -2,11 +2,15 @@
 import type * as Api from '../api-client.js';
 import { intOpt, print, query, selectorFromOpts, UsageError, unknownCommand, type CliContext } from '../cli-context.js';
 import { table } from '../output.js';
+import { fleetPlan } from './intent.js';
 // The console's router page shows the same text: one renderer for both clients of the API.
 import { planPreviewText, type PlanTextInput } from '../../core/plan/plan-text.js';
 
-export async function planVerb({ opts, api }: CliContext, command: string | undefined): Promise<number> {
+export async function planVerb(ctx: CliContext, command: string | undefined): Promise<number> {
+  // `plan -f DIR`: the fleet as code; `plan preview`: one profile revision against routers.
+  if (command === undefined && ctx.opts.file) return fleetPlan(ctx);
   if (command !== 'preview') throw unknownCommand('plan', command);
+  const { opts, api } = ctx;
   if (opts.router) {
     const r = await api.get<Api.RouterPlanPreview>(
       `/v1/routers/${encodeURIComponent(opts.router)}/plan${query({ profile: opts.profile, revision: intOpt('revision', opts.revision) })}`,

@@ -265,7 +265,23 @@ export class RouterRegistry implements AgentReportSink {
 
   async close(): Promise<void> {
     clearTimeout(this.seenTimer);
+    clearInterval(this.sweeper);
     await this.flushSeen();
+  }
+
+  private sweeper: NodeJS.Timeout | undefined;
+
+  /** Marks routers offline once silent for `silenceMs`, every `silenceMs` (at most every 10 s), until close. */
+  sweepSilentRouters(silenceMs: number): void {
+    this.sweeper = setInterval(
+      () => {
+        this.markSilentRoutersOffline(new Date(Date.now() - silenceMs))
+          .then((count) => count > 0 && this.log.info({ count }, 'marked silent routers offline'))
+          .catch((err: unknown) => this.log.warn({ err }, 'offline sweep failed'));
+      },
+      Math.min(silenceMs, 10_000),
+    );
+    this.sweeper.unref();
   }
 
   async markDisconnected(routerId: string, sessionStartedAt: Date): Promise<void> {

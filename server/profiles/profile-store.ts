@@ -3,6 +3,7 @@ import type { PrismaClient } from '../../prisma/generated/client/client.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { jsonDiff } from '../audit/json-diff.js';
 import { canonicalJson } from '../../core/canonical-json.js';
+import { managedView } from '../intent/managed-view.js';
 
 export const PROFILE_NAME_PATTERN = '^[a-z0-9][a-z0-9._-]{0,62}$';
 const PROFILE_NAME = new RegExp(PROFILE_NAME_PATTERN);
@@ -144,12 +145,19 @@ export class ProfileStore {
 
   async list(limit: number, after?: string) {
     const rows = await this.db.profile.findMany({
-      where: after ? { name: { gt: after } } : {},
+      // A profile pruned from the files is archived: its revisions stay, it leaves the list.
+      where: { archivedAt: null, ...(after ? { name: { gt: after } } : {}) },
       orderBy: { name: 'asc' },
       take: limit + 1,
     });
     const items = rows.slice(0, limit);
     return { items, nextCursor: rows.length > limit ? (items[items.length - 1]?.name ?? null) : null };
+  }
+
+  /** Which of these profiles the fleet's files manage (ManagedResource), by name. */
+  async managedMarks(names: string[]) {
+    const rows = await this.db.managedResource.findMany({ where: { kind: 'Profile', name: { in: names } } });
+    return new Map(rows.map((m) => [m.name, managedView(m)]));
   }
 
   async revision(name: string, number?: number) {

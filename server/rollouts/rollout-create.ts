@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
-import type { AuditLog } from '../audit/audit-log.js';
+import type { AuditEntry, AuditLog, AuditTransaction } from '../audit/audit-log.js';
 import { canonicalSelector, selectorWhere, type Selector } from '../fleet/selector.js';
 import { planVerdicts } from './plan-verdicts.js';
 import { insertTargets } from './rollout-targets.js';
@@ -104,39 +104,53 @@ export interface RolloutToStore {
  * were stored would find early batches empty and move past them.
  */
 export async function storeRollout(engine: RolloutStore, r: RolloutToStore) {
+  const rollout = await engine.audit.record(async (tx) => {
+    const { rollout: created, event } = await insertRollout(tx, r);
+    return { result: created, event };
+  });
+  await kickRollout(engine, rollout);
+  return rollout;
+}
+
+/**
+ * Writes a rollout and its targets through the caller's transaction and returns the event that
+ * records it, for a change that starts rollouts among its other writes (an intent apply); the
+ * caller queues each with kickRollout once committed.
+ */
+export async function insertRollout(tx: AuditTransaction, r: RolloutToStore) {
   const startAt = r.startAt ?? new Date();
   const scheduled = startAt.getTime() > Date.now();
-  const rollout = await engine.audit.record(async (tx) => {
-    const created = await tx.rollout.create({
-      data: {
-        ...r.carries,
-        selector: r.selector as object,
-        strategy: r.strategy as object,
-        state: scheduled ? 'scheduled' : 'running',
-        batchCount: batchCountFor(r.routers.length, r.strategy),
-        startAt,
-        createdBy: r.ctx.actor,
-      },
-    });
-    await insertTargets(
-      tx,
-      created.id,
-      r.routers.map((router, i) => ({ routerId: router.id, batch: batchOf(i, r.strategy) })),
-      r.leftOut,
-      r.leftOutBecause,
-    );
-    return {
-      result: created,
-      event: {
-        actor: r.ctx.actor,
-        action: 'rollout.created',
-        targetType: 'rollout',
-        targetId: created.id,
-        after: { ...r.after, startAt },
-        requestId: r.ctx.requestId,
-      },
-    };
+  const created = await tx.rollout.create({
+    data: {
+      ...r.carries,
+      selector: r.selector as object,
+      strategy: r.strategy as object,
+      state: scheduled ? 'scheduled' : 'running',
+      batchCount: batchCountFor(r.routers.length, r.strategy),
+      startAt,
+      createdBy: r.ctx.actor,
+    },
   });
-  await engine.kick(rollout.id, scheduled ? startAt.getTime() - Date.now() : undefined);
-  return rollout;
+  await insertTargets(
+    tx,
+    created.id,
+    r.routers.map((router, i) => ({ routerId: router.id, batch: batchOf(i, r.strategy) })),
+    r.leftOut,
+    r.leftOutBecause,
+  );
+  const event: AuditEntry = {
+    actor: r.ctx.actor,
+    action: 'rollout.created',
+    targetType: 'rollout',
+    targetId: created.id,
+    after: { ...r.after, startAt },
+    requestId: r.ctx.requestId,
+  };
+  return { rollout: created, event };
+}
+
+/** Queues a stored rollout's first step: now, or at its start time when scheduled. */
+export async function kickRollout(engine: Pick<RolloutStore, 'kick'>, rollout: { id: string; startAt: Date }) {
+  const wait = rollout.startAt.getTime() - Date.now();
+  await engine.kick(rollout.id, wait > 0 ? wait : undefined);
 }

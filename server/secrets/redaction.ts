@@ -16,6 +16,9 @@ const SECRET_FIELDS = [
   'databaseUrl',
   'secretCiphertext',
   'tokenHash',
+  // Alert channels: the sealed column, and the secret a webhook receiver verifies with.
+  'sealedSecret',
+  'signingSecret',
 ];
 
 /**

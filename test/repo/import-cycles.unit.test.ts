@@ -20,6 +20,7 @@ describe('import cycles', () => {
           'agent/**/*.ts',
           'core/**/*.ts',
           'cli/**/*.ts',
+          'client/src/**/*.ts',
           'lab/**/*.ts',
           'web-admin/src/**/*.{ts,tsx}',
         ],

@@ -21,7 +21,7 @@ const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclud
       f &&
       !f.startsWith('proto/gen/') &&
       !f.startsWith('prisma/generated/') &&
-      f !== 'web-admin/src/api/schema.d.ts' &&
+      f !== 'client/src/schema.d.ts' &&
       f !== 'web-admin/src/pages/profiles/spec-validator.generated.js' &&
       !f.startsWith('web-admin/dist/'),
   )

@@ -57,3 +57,56 @@ export async function jobEvents(baseUrl: string, token: string, id: string, time
   }
   return frames;
 }
+
+/**
+ * A job's event stream read as it arrives: `until` resolves once a frame matching it came (so a
+ * test can wait for the watcher to have seen a state before moving on), `done` with every frame
+ * once the stream ends. A state that lasts less than the stream's poll (500 ms) may never be
+ * seen by a watcher that connected late; tests that assert on it wait for it first.
+ */
+export function watchJobEvents(baseUrl: string, token: string, id: string, timeoutMs = 60_000) {
+  const frames: SseFrame[] = [];
+  const waiters: { match: (f: SseFrame) => boolean; resolve: () => void }[] = [];
+  const done = (async () => {
+    const res = await fetch(`${baseUrl}/v1/commands/${id}/events`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    if (!/text\/event-stream/.test(res.headers.get('content-type') ?? ''))
+      throw new Error(`events of ${id}: ${res.status} ${await res.text()}`);
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let cut: number;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const raw = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        const event = /^event: (.+)$/m.exec(raw)?.[1];
+        const data = /^data: (.+)$/m.exec(raw)?.[1];
+        if (!event || !data) continue;
+        const frame = { event, data: JSON.parse(data) as unknown };
+        frames.push(frame);
+        for (const w of waiters.filter((x) => x.match(frame))) w.resolve();
+      }
+    }
+    return frames;
+  })();
+  // Awaited by the test later; marked handled now so a stream that fails early is not reported
+  // as an unhandled rejection before then.
+  void done.catch(() => undefined);
+  const until = (match: (f: SseFrame) => boolean, ms = 20_000) =>
+    frames.some(match)
+      ? Promise.resolve()
+      : new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`no such event of ${id} within ${ms} ms`)), ms);
+          waiters.push({
+            match,
+            resolve: () => {
+              clearTimeout(timer);
+              resolve();
+            },
+          });
+        });
+  return { done, until };
+}

@@ -1,18 +1,21 @@
 /**
- * `npm run web:api`: writes what the console takes from the controller's own OpenAPI document
- * (built in-process, nothing listens): web-admin/src/api/schema.d.ts, the console client's
- * types, the profile spec's compiled schema check (spec-validator.ts) and the run-time lists of
- * its named enums (api-enums.ts).
+ * `npm run web:api`: writes what the clients take from the controller's own OpenAPI document
+ * (built in-process, nothing listens): client/src/schema.d.ts, the types of @wrtfleet/client
+ * (which the console and the CLI use), and for the console the profile spec's compiled schema
+ * check (spec-validator.ts) and the run-time lists of its named enums (api-enums.ts); and the
+ * JSON Schema of the fleet documents (docs/fleet-as-code/fleet.schema.json) for editors.
  * `npm run web:api:check` (in `npm test`): exits 1 when a committed file is stale.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { buildOpenApiDocument } from '../../server/openapi-document.js';
+import { intentJsonSchema } from '../../server/intent/intent-documents.js';
 import { API_ENUMS_FILE, apiEnumsCode } from './api-enums.js';
 import { SPEC_VALIDATOR_FILE, specValidatorCode } from './spec-validator.js';
 
 const webAdmin = path.resolve(import.meta.dirname, '..');
+const clientPackage = path.resolve(webAdmin, '../client');
 
 const HEADER = `/**
  * The controller's REST API as TypeScript types, generated from its OpenAPI document by
@@ -25,9 +28,14 @@ async function generate(): Promise<Map<string, string>> {
   const document = await buildOpenApiDocument();
   const ast = await openapiTS(document as unknown as Parameters<typeof openapiTS>[0], { alphabetize: true });
   return new Map([
-    [path.join(webAdmin, 'src/api/schema.d.ts'), HEADER + astToString(ast)],
+    [path.join(clientPackage, 'src/schema.d.ts'), HEADER + astToString(ast)],
     [path.join(webAdmin, SPEC_VALIDATOR_FILE), specValidatorCode(document)],
     [path.join(webAdmin, API_ENUMS_FILE), apiEnumsCode(document)],
+    // The fleet documents' JSON Schema, from the same TypeBox schemas as the API's, for editors.
+    [
+      path.resolve(webAdmin, '../docs/fleet-as-code/fleet.schema.json'),
+      `${JSON.stringify(intentJsonSchema(), null, 2)}\n`,
+    ],
   ]);
 }
 

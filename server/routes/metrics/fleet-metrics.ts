@@ -4,6 +4,7 @@ import type { PrismaClient } from '../../../prisma/generated/client/client.js';
 import { PROGRAM_NAMES } from '../../../core/programs.js';
 import { COMMAND_KINDS, OUTCOME_STATES } from '../../commands/command-kinds.js';
 import type { MetricsConfig } from '../../config.js';
+import { unresolvedAlertCounts } from '../../alerts/alert-store.js';
 import { CONNECTION_STATUSES } from '../../fleet/router-filter.js';
 import { COUNTER_COLUMNS, modeName, programOfKey } from '../../telemetry/series-layout.js';
 
@@ -44,6 +45,9 @@ interface FleetSnapshot {
   byRelease: Count[];
   byRevision: Count[];
   rolloutOutcomes: Count[];
+  byDrift: Count[];
+  /** Unresolved alerts by status (firing, acknowledged, silenced) and severity. */
+  alerts: { status: string; severity: string; count: number }[];
   commandOutcomes: { kind: string; outcome: string; count: number }[];
   /** null: not asked for; 'suppressed': the fleet is larger than perRouterMax. */
   perRouter: RouterSeries[] | 'suppressed' | null;
@@ -155,6 +159,18 @@ export class FleetMetrics {
       counts('outcome', (s) => s.rolloutOutcomes),
     );
     gauge(
+      'wrtfleet_routers_by_drift',
+      'Routers by their last drift report: drifted, clean, or unreported (none yet)',
+      ['drift'],
+      counts('drift', (s) => s.byDrift),
+    );
+    gauge(
+      'wrtfleet_alerts',
+      "The controller's unresolved alerts by status (firing, acknowledged, silenced) and severity",
+      ['status', 'severity'],
+      (g, s) => s.alerts.forEach((a) => g.set({ status: a.status, severity: a.severity }, a.count)),
+    );
+    gauge(
       'wrtfleet_command_target_outcomes',
       'Routers of every command by command kind and how they ended (offline: the command ended first)',
       ['kind', 'outcome'],
@@ -221,7 +237,7 @@ export class FleetMetrics {
   private async read(): Promise<FleetSnapshot> {
     const db = this.db;
     const active = { decommissionedAt: null };
-    const [totals, flows, status, decommissioned, socs, releases, revisions, outcomes, commandOutcomes] =
+    const [totals, flows, status, decommissioned, socs, releases, revisions, outcomes, commandOutcomes, drift, alerts] =
       await Promise.all([
         db.fleetTelemetryTotal.findMany(),
         db.$queryRaw<{ software: number; hardware: number }[]>`
@@ -244,6 +260,8 @@ export class FleetMetrics {
           FROM "CommandTarget" t JOIN "Command" j ON j.id = t."commandId"
          WHERE t.state::text <> 'offline' OR j.state::text <> 'running'
          GROUP BY 1, 2`,
+        db.router.groupBy({ by: ['drifted'], where: active, _count: { _all: true } }),
+        unresolvedAlertCounts(db),
       ]);
     const revisionNames = new Map(
       (
@@ -282,6 +300,19 @@ export class FleetMetrics {
         value,
         count: outcomes.find((o) => o.state === value)?._count._all ?? 0,
       })),
+      byDrift: [
+        { value: 'drifted', count: drift.find((d) => d.drifted === true)?._count._all ?? 0 },
+        { value: 'clean', count: drift.find((d) => d.drifted === false)?._count._all ?? 0 },
+        { value: 'unreported', count: drift.find((d) => d.drifted === null)?._count._all ?? 0 },
+      ],
+      // Every status and severity, zero included, so an alert rule over them never misses a series.
+      alerts: ['firing', 'acknowledged', 'silenced'].flatMap((st) =>
+        ['info', 'warning', 'critical'].map((severity) => ({
+          status: st,
+          severity,
+          count: alerts.find((a) => a.status === st && a.severity === severity)?.count ?? 0,
+        })),
+      ),
       // Every kind and outcome, zero included, so a rate() over them never starts from a missing series.
       commandOutcomes: COMMAND_KINDS.flatMap((kind) =>
         COMMAND_OUTCOMES.map((outcome) => ({

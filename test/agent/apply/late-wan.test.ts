@@ -148,8 +148,9 @@ describe('a WAN that comes up late (eBPF datapath, drift policy report)', () => 
     const seen = wanReports().length;
     const t0 = Date.now();
     await topo.addDefaultRoute();
-    await eventually(() => chainRuns(), 5_000, 'the four rewrites attached on wan0');
-    expect(Date.now() - t0).toBeLessThan(5_000);
+    await eventually(() => chainRuns(), 15_000, 'the four rewrites attached on wan0');
+    // About a second on a quiet machine; 15 s leaves room for CI's kernel build beside the suite.
+    expect(Date.now() - t0).toBeLessThan(15_000);
     expect(await attached()).toEqual({ wan0: [...PROGRAM_NAMES] });
 
     const rep = await nextWanReport(seen, 'WAN report');
@@ -259,7 +260,7 @@ describe('a WAN that comes up late (eBPF datapath, drift policy report)', () => 
   it('the default route goes away: the programs are detached and that is reported', async () => {
     const seen = wanReports().length;
     await topo.delDefaultRoute();
-    await eventually(async () => (await tcxProgIds()).length === 0, 5_000, 'TCX programs gone from wan0');
+    await eventually(async () => (await tcxProgIds()).length === 0, 15_000, 'TCX programs gone from wan0');
     const rep = await nextWanReport(seen, 'WAN report');
     expect(rep.status, rep.error).toBe(ApplyResult_Status.STATUS_APPLIED);
     expect(evidenceOf(rep).summary).toBe('wan changed: detached from wan0; no eligible WAN interface now');
@@ -282,7 +283,7 @@ describe('a WAN that comes up late (nftables datapath)', () => {
     await topo.addDefaultRoute();
     await eventually(
       async () => /oifname "wan0" ip ttl != 128 ip ttl set 128 counter/.test(await table()),
-      5_000,
+      15_000,
       'nft rules for wan0',
     );
     const rep = await nextWanReport(seen, 'WAN report');
@@ -293,7 +294,7 @@ describe('a WAN that comes up late (nftables datapath)', () => {
 
     const seen2 = wanReports().length;
     await topo.delDefaultRoute();
-    await eventually(async () => !/oifname/.test(await table()), 5_000, 'nft rules gone');
+    await eventually(async () => !/oifname/.test(await table()), 15_000, 'nft rules gone');
     expect(evidenceOf(await nextWanReport(seen2, 'WAN report')).summary).toBe(
       'wan changed: detached from wan0; no eligible WAN interface now',
     );

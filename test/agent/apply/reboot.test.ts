@@ -145,7 +145,7 @@ describe('a router reboot under an applied plan (reboot simulated: this kernel c
   it('eBPF datapath, drift policy report: the four rewrites are attached again within seconds, reported with trigger reboot, and the wire shows it', async () => {
     const r = await push({ l3Rewrite: { ttl: { value: TTL } }, drift: { policy: 'report' } });
     expect(r.status, r.error).toBe(ApplyResult_Status.STATUS_APPLIED);
-    await eventually(async () => agent!.manager.current.pending === null, 5_000, 'confirmed');
+    await eventually(async () => agent!.manager.current.pending === null, 15_000, 'confirmed');
     expect(await fourRewritesRunOnWan()).toBe(true);
     const applied = savedState().applied!;
     expect(applied.plan.drift.policy).toBe('report');
@@ -156,8 +156,9 @@ describe('a router reboot under an applied plan (reboot simulated: this kernel c
     const bootId = await reboot();
     const t0 = Date.now();
     await startAgent();
-    await eventually(() => fourRewritesRunOnWan(), 5_000, 'the four rewrites attached on wan0 again');
-    expect(Date.now() - t0).toBeLessThan(5_000);
+    await eventually(() => fourRewritesRunOnWan(), 15_000, 'the four rewrites attached on wan0 again');
+    // About a second on a quiet machine; 15 s leaves room for CI's kernel build beside the suite.
+    expect(Date.now() - t0).toBeLessThan(15_000);
 
     const rep = await eventually(async () => rebootReports()[0], 10_000, 'ApplyResult with trigger reboot');
     expect(rep.status, rep.error).toBe(ApplyResult_Status.STATUS_APPLIED);
@@ -194,7 +195,7 @@ describe('a router reboot under an applied plan (reboot simulated: this kernel c
     const r = await push({ l3Rewrite: { ebpf: 'off', ttl: { value: TTL } }, drift: { policy: 'report' } });
     expect(r.status, r.error).toBe(ApplyResult_Status.STATUS_APPLIED);
     expect(agent!.manager.current.applied?.plan.datapath.mode).toBe('nftables');
-    await eventually(async () => agent!.manager.current.pending === null, 5_000, 'confirmed');
+    await eventually(async () => agent!.manager.current.pending === null, 15_000, 'confirmed');
     const rule = /oifname "wan0" ip ttl != 128 ip ttl set 128 counter/;
     expect((await nftTable()).stdout).toMatch(rule);
 
@@ -202,7 +203,7 @@ describe('a router reboot under an applied plan (reboot simulated: this kernel c
     const bootId = await reboot();
     const reports = rebootReports().length;
     await startAgent();
-    await eventually(async () => rule.test((await nftTable()).stdout), 5_000, 'our nft table with the wan0 rules');
+    await eventually(async () => rule.test((await nftTable()).stdout), 15_000, 'our nft table with the wan0 rules');
     const rep = await eventually(async () => rebootReports()[reports], 10_000, 'ApplyResult with trigger reboot');
     expect(rep.status, rep.error).toBe(ApplyResult_Status.STATUS_APPLIED);
     expect(rep).toMatchObject({ revision: r.revision, planHash: r.planHash });
@@ -217,7 +218,7 @@ describe('a router reboot under an applied plan (reboot simulated: this kernel c
     await startAgent({ driftIntervalMs: 700 });
     const r = await push({ l3Rewrite: { ttl: { value: TTL } }, drift: { policy: 'report' } });
     expect(r.status, r.error).toBe(ApplyResult_Status.STATUS_APPLIED);
-    await eventually(async () => agent!.manager.current.pending === null, 5_000, 'confirmed');
+    await eventually(async () => agent!.manager.current.pending === null, 15_000, 'confirmed');
     const drifts = controller.driftReports(ID).length;
     const reports = rebootReports().length;
     // The agent is not restarted. Flush and new boot id in one step, as a real reboot: a drift check
@@ -243,7 +244,7 @@ describe('a router reboot under an applied plan (reboot simulated: this kernel c
   it('a failed re-apply is reported as FAILED and keeps the applied record and the old boot id; the next start tries again', async () => {
     const r = await push({ l3Rewrite: { ttl: { value: TTL } }, drift: { policy: 'report' } });
     expect(r.status, r.error).toBe(ApplyResult_Status.STATUS_APPLIED);
-    await eventually(async () => agent!.manager.current.pending === null, 5_000, 'confirmed');
+    await eventually(async () => agent!.manager.current.pending === null, 15_000, 'confirmed');
     const before = savedState();
     await stopAgent();
     const bootId = await reboot();
@@ -270,7 +271,7 @@ describe('a router reboot under an applied plan (reboot simulated: this kernel c
 
     await stopAgent();
     await startAgent();
-    await eventually(() => fourRewritesRunOnWan(), 5_000, 'the four rewrites attached on wan0 on the next start');
+    await eventually(() => fourRewritesRunOnWan(), 15_000, 'the four rewrites attached on wan0 on the next start');
     const again = await eventually(
       async () => rebootReports()[reports + 1],
       10_000,

@@ -17,7 +17,7 @@ const { router, controller, newAgent, desired, push, state, tcxPrograms } = e;
 beforeAll(async () => {
   const r = await push(desired(SPEC));
   expect(r.status).toBe(ApplyResult_Status.STATUS_APPLIED);
-  await eventually(async () => e.agent.manager.current.pending === null, 5_000, 'ConfirmApply processed');
+  await eventually(async () => e.agent.manager.current.pending === null, 15_000, 'ConfirmApply processed');
 }, 60_000);
 
 describe('commit-confirmed over SSH', () => {
@@ -104,7 +104,7 @@ describe('drift and commands over SSH', () => {
     );
     await eventually(
       async () => controller.commandResults(ID).find((c) => c.commandSeq === seq),
-      5_000,
+      15_000,
       'CommandResult',
     );
     expect(controller.commandResults(ID).find((c) => c.commandSeq === seq)).toMatchObject({ ok: true, error: '' });
@@ -148,7 +148,7 @@ describe('drift and commands over SSH', () => {
     await eventually(async () => controller.connected(ID), 10_000, 'connected');
     const r = await push(desired({ ...SPEC, drift: { policy: 'reapply' } }));
     expect(r.status).toBe(ApplyResult_Status.STATUS_APPLIED);
-    await eventually(async () => e.agent.manager.current.pending === null, 5_000, 'confirmed');
+    await eventually(async () => e.agent.manager.current.pending === null, 15_000, 'confirmed');
     const reportsBefore = controller.driftReports(ID).length;
     const chainDir = (
       await router.inside.run(['sh', '-c', 'ls -d /sys/fs/bpf/wrtfleet/wan0/wf_chain-*'])

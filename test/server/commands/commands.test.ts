@@ -13,7 +13,7 @@ import {
 } from '../../../core/bounded-text.js';
 import type { CommandView, CommandTargetView } from '../../../server/commands/command-view.js';
 import type { Controller } from '../../../server/controller.js';
-import { jobEvents, targetsOf, waitForJob } from '../../support/commands.js';
+import { targetsOf, waitForJob, watchJobEvents } from '../../support/commands.js';
 import { authedFetch, eventually, operatorApi, startTestController } from '../../support/controller.js';
 import { createPostgresDatabase, type TestDatabase } from '../../support/databases.js';
 
@@ -183,7 +183,7 @@ describe('commands to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
       body: { kind: 'reprobe', selector: { all: true }, deadlineSeconds: 120, maxInFlight: 2 },
     });
     expect(created.status).toBe(201);
-    const watching = jobEvents(controller.httpUrl, adminToken, created.body.id);
+    const watching = watchJobEvents(controller.httpUrl, adminToken, created.body.id);
     const waiting = await waitForJob(
       writer,
       created.body.id,
@@ -194,6 +194,14 @@ describe('commands to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
     const offline = (await targetsOf(writer, created.body.id)).get(idOf(away))!;
     expect(offline).toMatchObject({ state: 'offline', reason: expect.stringMatching(/^offline: gets the command/) });
 
+    // The watcher has seen it offline (its stream polls every 500 ms: a router back sooner than
+    // that would go from offline to succeeded between two looks).
+    await watching.until(
+      (f) =>
+        f.event === 'target' &&
+        (f.data as CommandTargetView).routerId === idOf(away) &&
+        (f.data as CommandTargetView).state === 'offline',
+    );
     // The router comes back (same identity, new process) before the deadline and gets the command.
     const back = new SimulatedRouter({
       root: away['options'].root,
@@ -216,7 +224,7 @@ describe('commands to a simulated fleet over real gRPC (PostgreSQL + BullMQ on R
     });
     expect(back.commands.map((c) => c.commandId)).toEqual([done.id]);
 
-    const frames = await watching;
+    const frames = await watching.done;
     const perRouter = (routerId: string) =>
       frames
         .filter((f) => f.event === 'target' && (f.data as CommandTargetView).routerId === routerId)

@@ -113,6 +113,7 @@ describe('Prometheus metrics of a fleet (simulated routers, PostgreSQL)', () => 
     expect([...labelNames(text)].sort()).toEqual(
       [
         'applied_revision',
+        'drift',
         'kind',
         'le',
         'mode',
@@ -120,6 +121,7 @@ describe('Prometheus metrics of a fleet (simulated routers, PostgreSQL)', () => 
         'outcome',
         'program',
         'release',
+        'severity',
         'soc',
         'state',
         'status',

@@ -3,6 +3,9 @@
  * web-admin/scripts/api-enums.ts. Do not edit: run `npm run web:api` after changing a route.
  */
 export const API_ENUMS = {
+  AlertKind: ["router_offline","drift_detected","apply_failed","rollout_paused","certificate_expiring","audit_chain_broken","dependency_unreachable"],
+  AlertSeverity: ["info","warning","critical"],
+  AlertStatus: ["firing","acknowledged","silenced","resolved"],
   ApplyResultFilter: ["applied","failed","rolled_back","pending","none"],
   ApplyStatus: ["pending","applied","failed","rolled_back"],
   CapabilityState: ["yes","probed","predicted","no","unknown"],
@@ -14,8 +17,11 @@ export const API_ENUMS = {
   Decommissioned: ["exclude","include","only"],
   DriftState: ["drifted","clean","unreported"],
   FirmwareStep: ["checking","transferring","verifying","testing","flashing"],
+  IntentAction: ["create","update","adopt","delete","unchanged","orphan"],
+  IntentKind: ["Profile","RolloutPolicy","Assignment","FirmwarePolicy"],
   OffloadMode: ["hardware","software","off","unsupported","unknown"],
   Placement: ["on_router","proxy","unknown"],
+  ReachVerdict: ["change","revision","retry","unchanged","refused"],
   RevisionState: ["in_sync","pending"],
   Role: ["read","write","admin"],
   RolloutKind: ["profile","firmware"],

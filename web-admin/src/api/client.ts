@@ -1,6 +1,5 @@
-import createClient, { type Middleware } from 'openapi-fetch';
+import { createWrtfleetClient, WrtfleetError, type Middleware, type paths } from '@wrtfleet/client';
 import { failureFrom, networkFailure } from './api-error.js';
-import type { paths } from './schema.js';
 
 export type ApiPaths = paths;
 
@@ -17,16 +16,16 @@ export interface ClientAuth {
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
 /**
- * The console's typed REST client: openapi-fetch over the types generated from the
- * controller's OpenAPI document (schema.d.ts), same-origin only. Pages call it as
- * `unwrap(api.GET('/v1/routers', { params: { query } }))`.
+ * The console's typed REST client: @wrtfleet/client (openapi-fetch over the types generated
+ * from the controller's OpenAPI document), same-origin only: the base URL is the page's own and
+ * fetch's default `same-origin` credentials send the session cookie. On top of the package's
+ * bearer token, the console adds the session's CSRF header and notices a session that ended.
+ * Pages call it as `unwrap(api.GET('/v1/routers', { params: { query } }))`.
  */
 export function createApiClient(auth: ClientAuth) {
-  const client = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
-  const middleware: Middleware = {
+  const client = createWrtfleetClient({ baseUrl: '', token: () => auth.bearerToken() });
+  const session: Middleware = {
     onRequest({ request }) {
-      const bearer = auth.bearerToken();
-      if (bearer) request.headers.set('authorization', `Bearer ${bearer}`);
       const csrf = auth.csrfToken();
       if (csrf && !SAFE_METHODS.has(request.method)) request.headers.set('x-csrf-token', csrf);
       return request;
@@ -37,7 +36,7 @@ export function createApiClient(auth: ClientAuth) {
       return undefined;
     },
   };
-  client.use(middleware);
+  client.use(session);
   return client;
 }
 
@@ -49,13 +48,17 @@ interface CallResult<T> {
   response: Response;
 }
 
-/** The data of a successful call; throws an ApiFailure with the controller's message otherwise. */
+/**
+ * The data of a successful call; throws an ApiFailure with the controller's message otherwise.
+ * The console keeps its own failure class (what its error notices show, `unauthenticated`).
+ */
 export async function unwrap<T>(call: Promise<CallResult<T>>): Promise<T> {
   let result: CallResult<T>;
   try {
     result = await call;
   } catch (error) {
-    throw networkFailure(error);
+    // The package reports an unreachable controller as a status-0 WrtfleetError; say why fetch failed.
+    throw networkFailure(error instanceof WrtfleetError && error.status === 0 ? (error.cause ?? error) : error);
   }
   if (result.response.ok) return result.data as T;
   throw failureFrom(result.response.status, result.response.statusText, result.error);

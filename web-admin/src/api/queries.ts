@@ -83,7 +83,7 @@ export interface Paged<Item> {
 export function useApiPages<Item>(
   key: QueryKey,
   loadPage: (cursor: string | null) => Promise<KeysetPage<Item>>,
-  options: { enabled?: boolean } = {},
+  options: { enabled?: boolean; keepPrevious?: boolean; refetchEvery?: number } = {},
 ): Paged<Item> {
   const query = useInfiniteQuery<
     KeysetPage<Item>,
@@ -97,6 +97,9 @@ export function useApiPages<Item>(
     initialPageParam: null,
     getNextPageParam: (last) => last.nextCursor,
     enabled: options.enabled ?? true,
+    placeholderData: options.keepPrevious ? keepPreviousData : undefined,
+    // Every loaded page is read again: a live list (alerts) stays whole.
+    refetchInterval: options.refetchEvery,
   });
   const items = useMemo(() => query.data?.pages.flatMap((p) => p.items) ?? [], [query.data]);
   const { fetchNextPage, refetch } = query;

@@ -25,6 +25,17 @@ export const queryKeys = {
   apiTokens: ['api-tokens'] as const,
   enrollmentTokens: ['enrollment-tokens'] as const,
   onboarding: ['onboarding'] as const,
+  // Alerts, their summary (the navigation's badge), rules and silences are one family: an
+  // acknowledgement or a silence changes what each of them shows.
+  alerts: ['alerts'] as const,
+  alertList: (query: unknown) => ['alerts', 'list', query] as const,
+  alertSummary: ['alerts', 'summary'] as const,
+  alertRules: ['alerts', 'rules'] as const,
+  silences: ['alerts', 'silences'] as const,
+  // The fleet as code's rollout policies, assignments and firmware policies, one list per kind
+  // (its path under /v1), read on the Fleet intent page.
+  intent: ['intent'] as const,
+  intentList: (path: string) => ['intent', 'list', path] as const,
 };
 
 export type QueryKey = readonly unknown[];

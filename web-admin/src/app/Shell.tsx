@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { AlertsNavBadge } from './AlertsNavBadge.js';
 import { Link, useLocation } from './navigation.js';
 import { NAV } from './routes.js';
 import { useSession } from './session.js';
@@ -35,6 +36,7 @@ export function Shell({ section, children }: { section: string | null; children:
             <li key={entry.href}>
               <Link to={entry.href} aria-current={isWithin(current, entry.href) ? 'page' : undefined}>
                 {entry.label}
+                {entry.badge === 'alerts' ? <AlertsNavBadge /> : null}
               </Link>
             </li>
           ))}

@@ -24,6 +24,12 @@ export const ROUTES: readonly ConsoleRoute[] = [
     component: lazy(() => import('../pages/router/RouterPage.js')),
   },
   {
+    id: 'alerts',
+    path: '/alerts',
+    section: '/alerts',
+    component: lazy(() => import('../pages/alerts/AlertsPage.js')),
+  },
+  {
     id: 'profiles',
     path: '/profiles',
     section: '/profiles',
@@ -40,6 +46,12 @@ export const ROUTES: readonly ConsoleRoute[] = [
     path: '/rollouts/:id',
     section: '/rollouts',
     component: lazy(() => import('../pages/rollouts/RolloutPage.js')),
+  },
+  {
+    id: 'intent',
+    path: '/intent',
+    section: '/intent',
+    component: lazy(() => import('../pages/intent/IntentPage.js')),
   },
   {
     id: 'firmware',
@@ -69,11 +81,18 @@ export const ROUTES: readonly ConsoleRoute[] = [
   { id: 'access', path: '/access', section: '/access', component: lazy(() => import('../pages/access/AccessPage.js')) },
 ];
 
-/** The main navigation. A router's page has no entry of its own: it is reached from the fleet. */
-export const NAV: readonly { href: string; label: string }[] = [
+/**
+ * The main navigation. A router's page has no entry of its own: it is reached from the fleet.
+ * `badge`: a live count beside the label (Shell.tsx draws it).
+ */
+export const NAV: readonly { href: string; label: string; badge?: 'alerts' }[] = [
   { href: '/fleet', label: 'Fleet' },
+  { href: '/alerts', label: 'Alerts', badge: 'alerts' },
   { href: '/profiles', label: 'Profiles' },
   { href: '/rollouts', label: 'Rollouts' },
+  // "Intent", not the page's title "Fleet intent": the Fleet entry stays the only one whose
+  // name starts with "Fleet", so it is found by its name (by tests, by a screen reader's typing).
+  { href: '/intent', label: 'Intent' },
   { href: '/firmware', label: 'Firmware' },
   { href: '/commands', label: 'Commands' },
   { href: '/audit', label: 'Audit' },

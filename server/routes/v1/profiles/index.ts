@@ -8,6 +8,7 @@ import {
 } from '../../../profiles/profile-store.js';
 import { ApiError, errorBodySchema } from '../../../http/api-error.js';
 import { auditContext } from '../../../http/request-context.js';
+import { ManagedSchema } from '../intent/intent-schemas.js';
 import { INT32_MAX, Page, PageLimit, RevisionNumber, Timestamp } from '../../../http/shared-schemas.js';
 
 const NameParam = Type.Object({ name: Type.String({ pattern: PROFILE_NAME_PATTERN }) });
@@ -60,6 +61,7 @@ export const profilesPlugin: FastifyPluginAsyncTypebox<ProfilesPluginOptions> = 
               latestRevision: Type.Integer(),
               createdAt: Type.String(),
               updatedAt: Type.String(),
+              managed: ManagedSchema,
             }),
           ),
         },
@@ -67,12 +69,14 @@ export const profilesPlugin: FastifyPluginAsyncTypebox<ProfilesPluginOptions> = 
     },
     async (request) => {
       const page = await profiles.list(request.query.limit, request.query.cursor);
+      const managed = await profiles.managedMarks(page.items.map((p) => p.name));
       return {
         items: page.items.map((p) => ({
           name: p.name,
           latestRevision: p.latestRevision,
           createdAt: p.createdAt.toISOString(),
           updatedAt: p.updatedAt.toISOString(),
+          managed: managed.get(p.name) ?? null,
         })),
         nextCursor: page.nextCursor,
       };
@@ -147,13 +151,17 @@ export const profilesPlugin: FastifyPluginAsyncTypebox<ProfilesPluginOptions> = 
         tags: ['profiles'],
         summary: 'The latest revision of a profile',
         params: NameParam,
-        response: { 200: RevisionView, 404: errorBodySchema },
+        response: {
+          200: Type.Object({ ...RevisionView.properties, managed: ManagedSchema }),
+          404: errorBodySchema,
+        },
       },
     },
     async (request) => {
       const r = await profiles.revision(request.params.name);
       if (!r) throw new ApiError(404, 'not_found', `no profile named ${request.params.name}`);
-      return revisionView(r, request.params.name);
+      const managed = await profiles.managedMarks([request.params.name]);
+      return { ...revisionView(r, request.params.name), managed: managed.get(request.params.name) ?? null };
     },
   );
 

@@ -19,6 +19,11 @@ export function ProfileDetail({ name, schema }: { name: string; schema: JsonSche
   const revisions = useApiQuery(queryKeys.profile(name, 'revisions'), () =>
     unwrap(api.GET('/v1/profiles/{name}/revisions', { params: { path: { name }, query: { limit: 500 } } })),
   );
+  // Whether the fleet's files manage it: the latest revision's view carries the mark (the
+  // revisions do not), and a save invalidates the family, so the mark is read again with them.
+  const current = useApiQuery(queryKeys.profile(name, 'latest'), () =>
+    unwrap(api.GET('/v1/profiles/{name}', { params: { path: { name } } })),
+  );
   const items = revisions.data?.items ?? [];
   const latest = items[0];
   return (
@@ -39,6 +44,7 @@ export function ProfileDetail({ name, schema }: { name: string; schema: JsonSche
             baseRevision={latest.revision}
             initialText={specText(latest.spec)}
             schema={schema}
+            managed={current.data?.managed ?? null}
             onSaved={(_name, revision, changed) => {
               if (!changed) return;
               setSaved(`Saved revision ${revision} of ${name}.`);

@@ -5,6 +5,8 @@ import { queryKeys } from '../../api/query-keys.js';
 import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Field } from '../../components/Field.js';
+import type { Managed } from '../../components/ManagedMark.js';
+import { ManagedNotice } from './ManagedNotice.js';
 import type { JsonSchema } from './schema-check.js';
 import { fillDefaults, specText } from './spec-defaults.js';
 import { formBlocker, withoutValue, withValue } from './spec-form.js';
@@ -64,6 +66,7 @@ export function ProfileEditorPanel({
   baseRevision,
   initialText,
   schema,
+  managed = null,
   onSaved,
 }: {
   /** null for a new profile: the operator names it. */
@@ -71,6 +74,8 @@ export function ProfileEditorPanel({
   baseRevision: number;
   initialText: string;
   schema: JsonSchema | null;
+  /** Set when the fleet's files manage this profile: saving stays possible, the notice says what it means. */
+  managed?: Managed | null;
   onSaved(name: string, revision: number, changed: boolean): void;
 }) {
   const { api, can } = useSignedIn();
@@ -147,6 +152,7 @@ export function ProfileEditorPanel({
           Editing from revision {baseRevision}; saving adds revision {baseRevision + 1}.
         </p>
       )}
+      {managed ? <ManagedNotice managed={managed} /> : null}
       <div className="wf-spec-editing">
         <SpecForm
           schema={schema}

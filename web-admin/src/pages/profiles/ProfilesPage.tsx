@@ -6,6 +6,7 @@ import type { PageProps } from '../../app/page-props.js';
 import { useSignedIn } from '../../app/session.js';
 import { DataTable, type Column } from '../../components/DataTable.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
+import { ManagedMark } from '../../components/ManagedMark.js';
 import { Page } from '../../components/Page.js';
 import { ProfileDetail } from './ProfileDetail.js';
 import { NEW_SPEC_TEXT, ProfileEditorPanel } from './ProfileEditorPanel.js';
@@ -67,6 +68,11 @@ export default function ProfilesPage(_props: PageProps) {
             rowKey={(p) => p.name}
             caption="Profiles"
             rowProps={(p) => ({ 'aria-current': p.name === selected ? 'true' : undefined })}
+            // The mark on a line of its own under the profile's row: beside the name it would
+            // widen this narrow list past its revision and date columns.
+            detail={(p) =>
+              p.managed ? { id: `managed-${p.name}`, content: <ManagedMark managed={p.managed} /> } : null
+            }
             empty={<p className="wf-muted">No profile yet.</p>}
             failure={list.failure}
             onRetry={list.retry}

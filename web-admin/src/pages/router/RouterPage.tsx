@@ -10,6 +10,7 @@ import { useSignedIn } from '../../app/session.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { Loading } from '../../components/Loading.js';
 import { Page } from '../../components/Page.js';
+import { AlertsPanel } from './AlertsPanel.js';
 import { ApplyHistoryPanel } from './ApplyHistoryPanel.js';
 import { CapabilitiesPanel } from './CapabilitiesPanel.js';
 import { DriftPanel } from './DriftPanel.js';
@@ -23,7 +24,7 @@ import './router.css';
 /** The router's status and last contact are polled this often; the charts refresh on their own. */
 const STATUS_REFRESH_MS = 15_000;
 
-/** One router: facts, capabilities, plan, revisions, apply history, drift, live counters, actions. */
+/** One router: its active alerts, facts, capabilities, plan, revisions, apply history, drift, live counters, actions. */
 export default function RouterPage({ params }: PageProps) {
   const { api, auth } = useSignedIn();
   const client = useQueryClient();
@@ -68,6 +69,7 @@ export default function RouterPage({ params }: PageProps) {
               {data.lastSeenAt ? `seen ${new Date(data.lastSeenAt).toLocaleString()}` : 'never seen'}
             </span>
           </p>
+          <AlertsPanel id={data.id} name={data.name} />
           <div className="wf-router-grid">
             <FactsPanel router={data} />
             <RevisionsPanel id={data.id} />

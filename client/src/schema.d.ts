@@ -771,6 +771,1336 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/alert-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Alert rules (the shipped defaults and the admins’ own) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                enabled: boolean;
+                                /** @description Its alerts unresolved now */
+                                firing: number;
+                                forSeconds: number;
+                                groupBy: string | null;
+                                groupIntervalSeconds: number;
+                                groupWaitSeconds: number;
+                                /**
+                                 * AlertKind
+                                 * @description What the rule watches
+                                 * @enum {string}
+                                 */
+                                kind: "router_offline" | "drift_detected" | "apply_failed" | "rollout_paused" | "certificate_expiring" | "audit_chain_broken" | "dependency_unreachable";
+                                name: string;
+                                params: {
+                                    days?: number;
+                                    intervalSeconds?: number;
+                                };
+                                selector: unknown | (never | null);
+                                /**
+                                 * AlertSeverity
+                                 * @description info, warning or critical
+                                 * @enum {string}
+                                 */
+                                severity: "info" | "warning" | "critical";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create an alert rule */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        enabled?: boolean;
+                        /** @description How long the condition must hold before the alert fires; a flap inside it fires nothing */
+                        forSeconds?: number;
+                        /** @description Router kinds: group alerts by the tag with this prefix ("site" groups site:ams apart from site:fra); null: one group */
+                        groupBy?: string | null;
+                        /** @description A group's later changes are sent at most this often */
+                        groupIntervalSeconds?: number;
+                        /** @description A group's first notification waits this long after its first alert for the ones that follow */
+                        groupWaitSeconds?: number;
+                        /**
+                         * AlertKind
+                         * @description What the rule watches
+                         * @enum {string}
+                         */
+                        kind: "router_offline" | "drift_detected" | "apply_failed" | "rollout_paused" | "certificate_expiring" | "audit_chain_broken" | "dependency_unreachable";
+                        /** @description Lower-case letters, digits and dashes */
+                        name: string;
+                        params?: {
+                            /** @description certificate_expiring: within how many days */
+                            days?: number;
+                            /** @description audit_chain_broken: how often the chain is verified */
+                            intervalSeconds?: number;
+                        };
+                        /** @description Which routers the rule covers (router kinds only); null: every router */
+                        selector?: {
+                            /**
+                             * @description Every router (must be said explicitly)
+                             * @enum {boolean}
+                             */
+                            all?: true;
+                            /** @description Router ids */
+                            ids?: string[];
+                            /**
+                             * @deprecated
+                             * @description Old spelling of `release`, accepted until 0.3. OpenWrt releases or release prefixes: "23.05" matches 23.05.x
+                             */
+                            openwrt?: string[];
+                            /** @description OpenWrt releases or release prefixes: "23.05" matches 23.05.x */
+                            release?: string[];
+                            /** @description SoCs, e.g. MT7621 */
+                            soc?: string[];
+                            /** @description Tags the router must all carry */
+                            tags?: string[];
+                        } | null;
+                        /**
+                         * AlertSeverity
+                         * @description info, warning or critical
+                         * @enum {string}
+                         */
+                        severity: "info" | "warning" | "critical";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            enabled: boolean;
+                            /** @description Its alerts unresolved now */
+                            firing: number;
+                            forSeconds: number;
+                            groupBy: string | null;
+                            groupIntervalSeconds: number;
+                            groupWaitSeconds: number;
+                            /**
+                             * AlertKind
+                             * @description What the rule watches
+                             * @enum {string}
+                             */
+                            kind: "router_offline" | "drift_detected" | "apply_failed" | "rollout_paused" | "certificate_expiring" | "audit_chain_broken" | "dependency_unreachable";
+                            name: string;
+                            params: {
+                                days?: number;
+                                intervalSeconds?: number;
+                            };
+                            selector: unknown | (never | null);
+                            /**
+                             * AlertSeverity
+                             * @description info, warning or critical
+                             * @enum {string}
+                             */
+                            severity: "info" | "warning" | "critical";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alert-rules/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One alert rule */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            enabled: boolean;
+                            /** @description Its alerts unresolved now */
+                            firing: number;
+                            forSeconds: number;
+                            groupBy: string | null;
+                            groupIntervalSeconds: number;
+                            groupWaitSeconds: number;
+                            /**
+                             * AlertKind
+                             * @description What the rule watches
+                             * @enum {string}
+                             */
+                            kind: "router_offline" | "drift_detected" | "apply_failed" | "rollout_paused" | "certificate_expiring" | "audit_chain_broken" | "dependency_unreachable";
+                            name: string;
+                            params: {
+                                days?: number;
+                                intervalSeconds?: number;
+                            };
+                            selector: unknown | (never | null);
+                            /**
+                             * AlertSeverity
+                             * @description info, warning or critical
+                             * @enum {string}
+                             */
+                            severity: "info" | "warning" | "critical";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Remove an alert rule and its alerts */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change an alert rule (the fields given) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        enabled?: boolean;
+                        /** @description How long the condition must hold before the alert fires; a flap inside it fires nothing */
+                        forSeconds?: number;
+                        /** @description Router kinds: group alerts by the tag with this prefix ("site" groups site:ams apart from site:fra); null: one group */
+                        groupBy?: string | null;
+                        /** @description A group's later changes are sent at most this often */
+                        groupIntervalSeconds?: number;
+                        /** @description A group's first notification waits this long after its first alert for the ones that follow */
+                        groupWaitSeconds?: number;
+                        params?: {
+                            /** @description certificate_expiring: within how many days */
+                            days?: number;
+                            /** @description audit_chain_broken: how often the chain is verified */
+                            intervalSeconds?: number;
+                        };
+                        /** @description Which routers the rule covers (router kinds only); null: every router */
+                        selector?: {
+                            /**
+                             * @description Every router (must be said explicitly)
+                             * @enum {boolean}
+                             */
+                            all?: true;
+                            /** @description Router ids */
+                            ids?: string[];
+                            /**
+                             * @deprecated
+                             * @description Old spelling of `release`, accepted until 0.3. OpenWrt releases or release prefixes: "23.05" matches 23.05.x
+                             */
+                            openwrt?: string[];
+                            /** @description OpenWrt releases or release prefixes: "23.05" matches 23.05.x */
+                            release?: string[];
+                            /** @description SoCs, e.g. MT7621 */
+                            soc?: string[];
+                            /** @description Tags the router must all carry */
+                            tags?: string[];
+                        } | null;
+                        /**
+                         * AlertSeverity
+                         * @description info, warning or critical
+                         * @enum {string}
+                         */
+                        severity?: "info" | "warning" | "critical";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            enabled: boolean;
+                            /** @description Its alerts unresolved now */
+                            firing: number;
+                            forSeconds: number;
+                            groupBy: string | null;
+                            groupIntervalSeconds: number;
+                            groupWaitSeconds: number;
+                            /**
+                             * AlertKind
+                             * @description What the rule watches
+                             * @enum {string}
+                             */
+                            kind: "router_offline" | "drift_detected" | "apply_failed" | "rollout_paused" | "certificate_expiring" | "audit_chain_broken" | "dependency_unreachable";
+                            name: string;
+                            params: {
+                                days?: number;
+                                intervalSeconds?: number;
+                            };
+                            selector: unknown | (never | null);
+                            /**
+                             * AlertSeverity
+                             * @description info, warning or critical
+                             * @enum {string}
+                             */
+                            severity: "info" | "warning" | "critical";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Alerts, newest first, with keyset pagination */
+        get: {
+            parameters: {
+                query: {
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                    limit: number;
+                    /** @description A router's id: its alerts only */
+                    router?: string;
+                    /** @description The rule's name */
+                    rule?: string;
+                    /** @description info, warning or critical */
+                    severity?: "info" | "warning" | "critical";
+                    /** @description `active`: every unresolved alert (firing, acknowledged or silenced) */
+                    status?: "firing" | "acknowledged" | "silenced" | "resolved" | "active";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                acknowledged: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    by: string;
+                                    note: string | null;
+                                } | null;
+                                /** Format: date-time */
+                                firedAt: string;
+                                /** @description The notification group, e.g. site:ams */
+                                group: string;
+                                id: string;
+                                /** Format: date-time */
+                                resolvedAt: string | null;
+                                rule: {
+                                    /**
+                                     * AlertKind
+                                     * @description What the rule watches
+                                     * @enum {string}
+                                     */
+                                    kind: "router_offline" | "drift_detected" | "apply_failed" | "rollout_paused" | "certificate_expiring" | "audit_chain_broken" | "dependency_unreachable";
+                                    name: string;
+                                };
+                                /**
+                                 * AlertSeverity
+                                 * @description info, warning or critical
+                                 * @enum {string}
+                                 */
+                                severity: "info" | "warning" | "critical";
+                                silence: {
+                                    /** Format: date-time */
+                                    endsAt: string;
+                                    id: string;
+                                } | null;
+                                /** Format: date-time */
+                                since: string;
+                                /**
+                                 * AlertStatus
+                                 * @description firing; acknowledged (an operator is on it); silenced (a silence holds its notifications back); resolved (the condition cleared)
+                                 * @enum {string}
+                                 */
+                                status: "firing" | "acknowledged" | "silenced" | "resolved";
+                                subject: {
+                                    id: string;
+                                    /** @description router, rollout, audit or replica */
+                                    kind: string;
+                                    name: string;
+                                };
+                                summary: string;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alerts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One alert */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            acknowledged: {
+                                /** Format: date-time */
+                                at: string;
+                                by: string;
+                                note: string | null;
+                            } | null;
+                            /** Format: date-time */
+                            firedAt: string;
+                            /** @description The notification group, e.g. site:ams */
+                            group: string;
+                            id: string;
+                            /** Format: date-time */
+                            resolvedAt: string | null;
+                            rule: {
+                                /**
+                                 * AlertKind
+                                 * @description What the rule watches
+                                 * @enum {string}
+                                 */
+                                kind: "router_offline" | "drift_detected" | "apply_failed" | "rollout_paused" | "certificate_expiring" | "audit_chain_broken" | "dependency_unreachable";
+                                name: string;
+                            };
+                            /**
+                             * AlertSeverity
+                             * @description info, warning or critical
+                             * @enum {string}
+                             */
+                            severity: "info" | "warning" | "critical";
+                            silence: {
+                                /** Format: date-time */
+                                endsAt: string;
+                                id: string;
+                            } | null;
+                            /** Format: date-time */
+                            since: string;
+                            /**
+                             * AlertStatus
+                             * @description firing; acknowledged (an operator is on it); silenced (a silence holds its notifications back); resolved (the condition cleared)
+                             * @enum {string}
+                             */
+                            status: "firing" | "acknowledged" | "silenced" | "resolved";
+                            subject: {
+                                id: string;
+                                /** @description router, rollout, audit or replica */
+                                kind: string;
+                                name: string;
+                            };
+                            summary: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alerts/{id}/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Acknowledge a firing alert: an operator is on it (its group stops announcing it) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description What the operator is doing about it */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        note?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            acknowledged: {
+                                /** Format: date-time */
+                                at: string;
+                                by: string;
+                                note: string | null;
+                            } | null;
+                            /** Format: date-time */
+                            firedAt: string;
+                            /** @description The notification group, e.g. site:ams */
+                            group: string;
+                            id: string;
+                            /** Format: date-time */
+                            resolvedAt: string | null;
+                            rule: {
+                                /**
+                                 * AlertKind
+                                 * @description What the rule watches
+                                 * @enum {string}
+                                 */
+                                kind: "router_offline" | "drift_detected" | "apply_failed" | "rollout_paused" | "certificate_expiring" | "audit_chain_broken" | "dependency_unreachable";
+                                name: string;
+                            };
+                            /**
+                             * AlertSeverity
+                             * @description info, warning or critical
+                             * @enum {string}
+                             */
+                            severity: "info" | "warning" | "critical";
+                            silence: {
+                                /** Format: date-time */
+                                endsAt: string;
+                                id: string;
+                            } | null;
+                            /** Format: date-time */
+                            since: string;
+                            /**
+                             * AlertStatus
+                             * @description firing; acknowledged (an operator is on it); silenced (a silence holds its notifications back); resolved (the condition cleared)
+                             * @enum {string}
+                             */
+                            status: "firing" | "acknowledged" | "silenced" | "resolved";
+                            subject: {
+                                id: string;
+                                /** @description router, rollout, audit or replica */
+                                kind: string;
+                                name: string;
+                            };
+                            summary: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alerts/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many alerts are unresolved, by status and severity (the console badge) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            acknowledged: number;
+                            /** @description The firing ones by severity */
+                            bySeverity: {
+                                critical: number;
+                                info: number;
+                                warning: number;
+                            };
+                            /** @description Unresolved, neither acknowledged nor silenced */
+                            firing: number;
+                            silenced: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply these documents: the plan’s changes and rollouts, in one transaction
+         * @description Writes what POST /v1/plan shows for the same documents, marks every resource they name as managed from files, and starts a rollout (through the named RolloutPolicy) for each Assignment or FirmwarePolicy with routers to move. With `expectState` (a saved plan’s `state`) it is refused with 409 `stale_plan` if any resource moved since, naming which; nothing is written then, nor when any document is refused. Applying the same documents again changes nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The documents of a fleet directory, in file order. An error names one as `/documents/{index}/...` so a client can point at its file and line. The JSON Schema of a document: GET /v1/intent/schema */
+                        documents: {
+                            [key: string]: unknown;
+                        }[];
+                        expectState?: {
+                            [key: string]: number;
+                        };
+                        /**
+                         * @description Remove what the files managed and no longer name
+                         * @default false
+                         */
+                        prune?: boolean;
+                        /** @description The commit or label the files came from, recorded in the audit with every change */
+                        source?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            plan: {
+                                /** @description Resource changes and rollouts the apply would make; 0: nothing */
+                                changes: number;
+                                prune: boolean;
+                                resources: {
+                                    /**
+                                     * IntentAction
+                                     * @description `update` of a profile writes a new revision; `adopt`: same spec, to be marked managed from files (again); `orphan`: managed from files that no longer name it, kept (apply with prune removes it)
+                                     * @enum {string}
+                                     */
+                                    action: "create" | "update" | "adopt" | "delete" | "unchanged" | "orphan";
+                                    diff: {
+                                        after?: unknown;
+                                        before?: unknown;
+                                        op: string;
+                                        path: string;
+                                    }[];
+                                    /** @description Its document's index; null when the files no longer name it */
+                                    document: number | null;
+                                    /** @description Set when it was changed outside the files since they last wrote it */
+                                    drift: string | null;
+                                    /**
+                                     * IntentKind
+                                     * @description A kind of the fleet as code (docs/FLEET-AS-CODE.md)
+                                     * @enum {string}
+                                     */
+                                    kind: "Profile" | "RolloutPolicy" | "Assignment" | "FirmwarePolicy";
+                                    /** @description Managed from files: by which apply; null for a resource only the console and API manage */
+                                    managed: {
+                                        /** Format: date-time */
+                                        appliedAt: string;
+                                        appliedBy: string;
+                                        /** @description The commit or label the apply was given (--source) */
+                                        source: string | null;
+                                        /** @description The version the files last wrote */
+                                        version: number;
+                                    } | null;
+                                    name: string;
+                                    /** @description Assignments and firmware policies: the routers they select and what the apply does to each */
+                                    reach: {
+                                        counts: {
+                                            change: number;
+                                            refused: number;
+                                            retry: number;
+                                            revision: number;
+                                            unchanged: number;
+                                        };
+                                        matched: number;
+                                        /** @description The rollout the apply starts; null when every router is there */
+                                        rollout: {
+                                            policy: string | null;
+                                            routers: number;
+                                        } | null;
+                                        /** @description The first 100 by name; counts cover all */
+                                        routers: {
+                                            /** @description What it is set to run now: profile@revision, or its release */
+                                            from: string | null;
+                                            id: string;
+                                            name: string;
+                                            reason: string | null;
+                                            /**
+                                             * ReachVerdict
+                                             * @description `change`: its plan changes; `revision`: a new revision with the same plan; `retry`: set to run the revision but not running it (its apply failed or never came) and no rollout bringing it, so the apply sends it again, `reason` says what it runs; `unchanged`: already there or on its way in a running rollout; `refused`: the plan (or the image) is refused on it, `reason` says why, and the rollout leaves it out
+                                             * @enum {string}
+                                             */
+                                            verdict: "change" | "revision" | "retry" | "unchanged" | "refused";
+                                        }[];
+                                        target: string;
+                                    } | null;
+                                    version: {
+                                        live: number | null;
+                                        planned: number | null;
+                                    };
+                                }[];
+                                /** @description The version of every resource the plan read ("Profile/home": 3); send it back as `expectState` */
+                                state: {
+                                    [key: string]: number;
+                                };
+                            };
+                            rollouts: {
+                                id: string;
+                                /**
+                                 * IntentKind
+                                 * @description A kind of the fleet as code (docs/FLEET-AS-CODE.md)
+                                 * @enum {string}
+                                 */
+                                kind: "Profile" | "RolloutPolicy" | "Assignment" | "FirmwarePolicy";
+                                name: string;
+                                routers: number;
+                                /** Format: date-time */
+                                startAt: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/assignments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Assignment resources by name */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                /** @description Managed from files: by which apply; null for a resource only the console and API manage */
+                                managed: {
+                                    /** Format: date-time */
+                                    appliedAt: string;
+                                    appliedBy: string;
+                                    /** @description The commit or label the apply was given (--source) */
+                                    source: string | null;
+                                    /** @description The version the files last wrote */
+                                    version: number;
+                                } | null;
+                                name: string;
+                                /** @description As stored: every default filled in */
+                                spec: unknown;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                version: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/assignments/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One Assignment */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Managed from files: by which apply; null for a resource only the console and API manage */
+                            managed: {
+                                /** Format: date-time */
+                                appliedAt: string;
+                                appliedBy: string;
+                                /** @description The commit or label the apply was given (--source) */
+                                source: string | null;
+                                /** @description The version the files last wrote */
+                                version: number;
+                            } | null;
+                            name: string;
+                            /** @description As stored: every default filled in */
+                            spec: unknown;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            version: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Create a Assignment or change it (idempotent when the spec is unchanged)
+         * @description Send `baseVersion` (the version you read) to change one that exists; otherwise 409.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        baseVersion?: number;
+                        /** @description Routers the selector matches run the profile */
+                        spec: {
+                            /** @description The profile the routers run */
+                            profile: string;
+                            /** @description Pin this revision; without it the profile's latest revision */
+                            revision?: number;
+                            /** @description The RolloutPolicy of the rollouts this assignment starts; default strategy without */
+                            rolloutPolicy?: string;
+                            selector: {
+                                /**
+                                 * @description Every router (must be said explicitly)
+                                 * @enum {boolean}
+                                 */
+                                all?: true;
+                                /** @description Router ids */
+                                ids?: string[];
+                                /**
+                                 * @deprecated
+                                 * @description Old spelling of `release`, accepted until 0.3. OpenWrt releases or release prefixes: "23.05" matches 23.05.x
+                                 */
+                                openwrt?: string[];
+                                /** @description OpenWrt releases or release prefixes: "23.05" matches 23.05.x */
+                                release?: string[];
+                                /** @description SoCs, e.g. MT7621 */
+                                soc?: string[];
+                                /** @description Tags the router must all carry */
+                                tags?: string[];
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            changed: boolean;
+                            version: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove a Assignment (routers keep what they run) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/audit": {
         parameters: {
             query?: never;
@@ -1010,6 +2340,794 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Notification channels, by name */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                createdBy: string;
+                                email?: {
+                                    from: string;
+                                    host: string;
+                                    passwordSet: boolean;
+                                    port: number;
+                                    /**
+                                     * @description implicit: TLS from the first byte (port 465); starttls: STARTTLS required (port 587, the default); none: no TLS, for a relay on this host (a password is then refused unless the host is a loopback address)
+                                     * @enum {string}
+                                     */
+                                    tls: "implicit" | "starttls" | "none";
+                                    to: string[];
+                                    user?: string;
+                                };
+                                id: string;
+                                /** @enum {string} */
+                                kind: "webhook" | "slack" | "email";
+                                /** @enum {string} */
+                                minSeverity: "info" | "warning" | "critical";
+                                name: string;
+                                rules: string[];
+                                slack?: {
+                                    /** @description Only the scheme and host: the URL is a secret */
+                                    url: string;
+                                };
+                                webhook?: {
+                                    url: string;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a channel; a webhook's signing secret is in this answer only
+         * @description Give the settings of exactly one kind: webhook { url }, slack { url } or email { host, port?, tls?, user?, password?, from, to }. Secrets (the signing secret, the Slack URL, the SMTP password) are sealed at rest and never returned afterwards.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description A channel: give the settings of exactly one kind (webhook, slack, email) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description E-mail through an SMTP server */
+                        email?: {
+                            /** Format: email */
+                            from: string;
+                            /** @description SMTP server */
+                            host: string;
+                            /** @description Sealed; never shown again */
+                            password?: string;
+                            /** @description Default: 465, 587 or 25 by tls */
+                            port?: number;
+                            /**
+                             * @description implicit: TLS from the first byte (port 465); starttls: STARTTLS required (port 587, the default); none: no TLS, for a relay on this host (a password is then refused unless the host is a loopback address)
+                             * @enum {string}
+                             */
+                            tls?: "implicit" | "starttls" | "none";
+                            to: string[];
+                            user?: string;
+                        };
+                        /**
+                         * @description Only alerts of this severity or above (default info)
+                         * @enum {string}
+                         */
+                        minSeverity?: "info" | "warning" | "critical";
+                        /** @description The channel's name */
+                        name: string;
+                        /** @description Only these rules' alerts, by name (default: every rule) */
+                        rules?: string[];
+                        /** @description A Slack incoming webhook (or one that takes the same message) */
+                        slack?: {
+                            /** @description The incoming-webhook URL (Slack, Mattermost, Rocket.Chat): a secret, never shown again */
+                            url: string;
+                        };
+                        /** @description A webhook: the notification as JSON, signed with HMAC-SHA256 */
+                        webhook?: {
+                            /** @description Where the signed JSON is POSTed */
+                            url: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: string;
+                            email?: {
+                                from: string;
+                                host: string;
+                                passwordSet: boolean;
+                                port: number;
+                                /**
+                                 * @description implicit: TLS from the first byte (port 465); starttls: STARTTLS required (port 587, the default); none: no TLS, for a relay on this host (a password is then refused unless the host is a loopback address)
+                                 * @enum {string}
+                                 */
+                                tls: "implicit" | "starttls" | "none";
+                                to: string[];
+                                user?: string;
+                            };
+                            id: string;
+                            /** @enum {string} */
+                            kind: "webhook" | "slack" | "email";
+                            /** @enum {string} */
+                            minSeverity: "info" | "warning" | "critical";
+                            name: string;
+                            rules: string[];
+                            /** @description A webhook's signing secret (whsec_...): shown in this answer only; receivers verify with it */
+                            secret?: string;
+                            slack?: {
+                                /** @description Only the scheme and host: the URL is a secret */
+                                url: string;
+                            };
+                            webhook?: {
+                                url: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A notification channel (never its secret) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The channel's name */
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: string;
+                            email?: {
+                                from: string;
+                                host: string;
+                                passwordSet: boolean;
+                                port: number;
+                                /**
+                                 * @description implicit: TLS from the first byte (port 465); starttls: STARTTLS required (port 587, the default); none: no TLS, for a relay on this host (a password is then refused unless the host is a loopback address)
+                                 * @enum {string}
+                                 */
+                                tls: "implicit" | "starttls" | "none";
+                                to: string[];
+                                user?: string;
+                            };
+                            id: string;
+                            /** @enum {string} */
+                            kind: "webhook" | "slack" | "email";
+                            /** @enum {string} */
+                            minSeverity: "info" | "warning" | "critical";
+                            name: string;
+                            rules: string[];
+                            slack?: {
+                                /** @description Only the scheme and host: the URL is a secret */
+                                url: string;
+                            };
+                            webhook?: {
+                                url: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Remove a channel; its notifications not yet sent fail, its name is free again */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The channel's name */
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{name}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A channel's delivery log: its notifications, newest first, with every attempt */
+        get: {
+            parameters: {
+                query: {
+                    limit: number;
+                };
+                header?: never;
+                path: {
+                    /** @description The channel's name */
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Notifications to the channel, newest first */
+                            items: {
+                                attempts: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                deliveredAt: string | null;
+                                /** @description Each attempt, the first first */
+                                deliveries: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    attempt: number;
+                                    durationMs: number;
+                                    error: string | null;
+                                    /** @enum {string} */
+                                    outcome: "delivered" | "retry" | "failed";
+                                    statusCode: number | null;
+                                }[];
+                                /** Format: date-time */
+                                nextAttemptAt: string | null;
+                                notificationId: string;
+                                /** @enum {string} */
+                                state: "pending" | "delivered" | "failed";
+                                test: boolean;
+                                title: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{name}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a test notification now and answer with the outcome (it is in the delivery log too) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The channel's name */
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            durationMs: number;
+                            error: string | null;
+                            notificationId: string;
+                            /** @enum {string} */
+                            outcome: "delivered" | "retry" | "failed";
+                            /** @description The HTTP status, or the SMTP reply code */
+                            statusCode: number | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
                 };
                 /** @description Default Response */
                 401: {
@@ -1951,6 +4069,353 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Today’s fleet intent as documents (profiles, rollout policies, assignments, firmware policies) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            documents: {
+                                apiVersion: string;
+                                /**
+                                 * IntentKind
+                                 * @description A kind of the fleet as code (docs/FLEET-AS-CODE.md)
+                                 * @enum {string}
+                                 */
+                                kind: "Profile" | "RolloutPolicy" | "Assignment" | "FirmwarePolicy";
+                                metadata: {
+                                    name: string;
+                                };
+                                spec: unknown;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/firmware-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List FirmwarePolicy resources by name */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                /** @description Managed from files: by which apply; null for a resource only the console and API manage */
+                                managed: {
+                                    /** Format: date-time */
+                                    appliedAt: string;
+                                    appliedBy: string;
+                                    /** @description The commit or label the apply was given (--source) */
+                                    source: string | null;
+                                    /** @description The version the files last wrote */
+                                    version: number;
+                                } | null;
+                                name: string;
+                                /** @description As stored: every default filled in */
+                                spec: unknown;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                version: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/firmware-policies/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One FirmwarePolicy */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Managed from files: by which apply; null for a resource only the console and API manage */
+                            managed: {
+                                /** Format: date-time */
+                                appliedAt: string;
+                                appliedBy: string;
+                                /** @description The commit or label the apply was given (--source) */
+                                source: string | null;
+                                /** @description The version the files last wrote */
+                                version: number;
+                            } | null;
+                            name: string;
+                            /** @description As stored: every default filled in */
+                            spec: unknown;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            version: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Create a FirmwarePolicy or change it (idempotent when the spec is unchanged)
+         * @description Send `baseVersion` (the version you read) to change one that exists; otherwise 409.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        baseVersion?: number;
+                        /** @description Routers the selector matches run the firmware image */
+                        spec: {
+                            /** @description The image's SHA-256, as uploaded (wrtfleet firmware upload; GET /v1/firmware/images) */
+                            image: string;
+                            options?: {
+                                /**
+                                 * @description Allow an image older than the release a router runs
+                                 * @default false
+                                 */
+                                allowDowngrade?: boolean;
+                                /**
+                                 * @description A router that started flashing and has not come back (a Hello with a new boot id) within this is `unconfirmed`
+                                 * @default 900
+                                 */
+                                confirmTimeoutSeconds?: number;
+                                /**
+                                 * @description Keep the router's configuration (sysupgrade without -n). false: `sysupgrade -n`, needed when the image's compat_version differs from the router's (a major change is refused outright, as sysupgrade does). The agent's files are listed in /etc/sysupgrade.conf: only a kept configuration keeps the agent and its credentials
+                                 * @default true
+                                 */
+                                keepConfig?: boolean;
+                                /**
+                                 * @description A router that reports no progress for this long before flashing counts as failed (a transfer reports its bytes at least every 10 % of the image)
+                                 * @default 300
+                                 */
+                                stepTimeoutSeconds?: number;
+                                /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
+                                window?: {
+                                    /** @description Time of day it closes, HH:MM; before `start`: the window spans midnight */
+                                    end: string;
+                                    /** @description Time of day the window opens, HH:MM */
+                                    start: string;
+                                    /**
+                                     * @description IANA time zone of start and end, e.g. Europe/Paris
+                                     * @default UTC
+                                     */
+                                    timeZone: string;
+                                };
+                            };
+                            /** @description The RolloutPolicy of the upgrades this policy starts; default strategy without */
+                            rolloutPolicy?: string;
+                            selector: {
+                                /**
+                                 * @description Every router (must be said explicitly)
+                                 * @enum {boolean}
+                                 */
+                                all?: true;
+                                /** @description Router ids */
+                                ids?: string[];
+                                /**
+                                 * @deprecated
+                                 * @description Old spelling of `release`, accepted until 0.3. OpenWrt releases or release prefixes: "23.05" matches 23.05.x
+                                 */
+                                openwrt?: string[];
+                                /** @description OpenWrt releases or release prefixes: "23.05" matches 23.05.x */
+                                release?: string[];
+                                /** @description SoCs, e.g. MT7621 */
+                                soc?: string[];
+                                /** @description Tags the router must all carry */
+                                tags?: string[];
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            changed: boolean;
+                            version: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove a FirmwarePolicy (routers keep what they run) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/firmware/images": {
         parameters: {
             query?: never;
@@ -2407,6 +4872,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/intent/schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The JSON Schema of a fleet document, for editors and CI linters */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs/{id}": {
         parameters: {
             query?: never;
@@ -2840,6 +5341,155 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What applying these documents would change, and which routers each change reaches
+         * @description Read-only. Each resource with its action and spec diff; each Assignment and FirmwarePolicy with the routers it selects and what the apply would do to each, with the plan preview’s reasons. `changes` 0: nothing to apply. Keep `state` to apply exactly this plan later (`expectState`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The documents of a fleet directory, in file order. An error names one as `/documents/{index}/...` so a client can point at its file and line. The JSON Schema of a document: GET /v1/intent/schema */
+                        documents: {
+                            [key: string]: unknown;
+                        }[];
+                        /**
+                         * @description Remove what the files managed and no longer name
+                         * @default false
+                         */
+                        prune?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Resource changes and rollouts the apply would make; 0: nothing */
+                            changes: number;
+                            prune: boolean;
+                            resources: {
+                                /**
+                                 * IntentAction
+                                 * @description `update` of a profile writes a new revision; `adopt`: same spec, to be marked managed from files (again); `orphan`: managed from files that no longer name it, kept (apply with prune removes it)
+                                 * @enum {string}
+                                 */
+                                action: "create" | "update" | "adopt" | "delete" | "unchanged" | "orphan";
+                                diff: {
+                                    after?: unknown;
+                                    before?: unknown;
+                                    op: string;
+                                    path: string;
+                                }[];
+                                /** @description Its document's index; null when the files no longer name it */
+                                document: number | null;
+                                /** @description Set when it was changed outside the files since they last wrote it */
+                                drift: string | null;
+                                /**
+                                 * IntentKind
+                                 * @description A kind of the fleet as code (docs/FLEET-AS-CODE.md)
+                                 * @enum {string}
+                                 */
+                                kind: "Profile" | "RolloutPolicy" | "Assignment" | "FirmwarePolicy";
+                                /** @description Managed from files: by which apply; null for a resource only the console and API manage */
+                                managed: {
+                                    /** Format: date-time */
+                                    appliedAt: string;
+                                    appliedBy: string;
+                                    /** @description The commit or label the apply was given (--source) */
+                                    source: string | null;
+                                    /** @description The version the files last wrote */
+                                    version: number;
+                                } | null;
+                                name: string;
+                                /** @description Assignments and firmware policies: the routers they select and what the apply does to each */
+                                reach: {
+                                    counts: {
+                                        change: number;
+                                        refused: number;
+                                        retry: number;
+                                        revision: number;
+                                        unchanged: number;
+                                    };
+                                    matched: number;
+                                    /** @description The rollout the apply starts; null when every router is there */
+                                    rollout: {
+                                        policy: string | null;
+                                        routers: number;
+                                    } | null;
+                                    /** @description The first 100 by name; counts cover all */
+                                    routers: {
+                                        /** @description What it is set to run now: profile@revision, or its release */
+                                        from: string | null;
+                                        id: string;
+                                        name: string;
+                                        reason: string | null;
+                                        /**
+                                         * ReachVerdict
+                                         * @description `change`: its plan changes; `revision`: a new revision with the same plan; `retry`: set to run the revision but not running it (its apply failed or never came) and no rollout bringing it, so the apply sends it again, `reason` says what it runs; `unchanged`: already there or on its way in a running rollout; `refused`: the plan (or the image) is refused on it, `reason` says why, and the rollout leaves it out
+                                         * @enum {string}
+                                         */
+                                        verdict: "change" | "revision" | "retry" | "unchanged" | "refused";
+                                    }[];
+                                    target: string;
+                                } | null;
+                                version: {
+                                    live: number | null;
+                                    planned: number | null;
+                                };
+                            }[];
+                            /** @description The version of every resource the plan read ("Profile/home": 3); send it back as `expectState` */
+                            state: {
+                                [key: string]: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/plan-preview": {
         parameters: {
             query?: never;
@@ -2988,6 +5638,16 @@ export interface paths {
                             items: {
                                 createdAt: string;
                                 latestRevision: number;
+                                /** @description Managed from files: by which apply; null for a resource only the console and API manage */
+                                managed: {
+                                    /** Format: date-time */
+                                    appliedAt: string;
+                                    appliedBy: string;
+                                    /** @description The commit or label the apply was given (--source) */
+                                    source: string | null;
+                                    /** @description The version the files last wrote */
+                                    version: number;
+                                } | null;
                                 name: string;
                                 updatedAt: string;
                             }[];
@@ -3034,6 +5694,16 @@ export interface paths {
                             /** Format: date-time */
                             createdAt: string;
                             createdBy: string;
+                            /** @description Managed from files: by which apply; null for a resource only the console and API manage */
+                            managed: {
+                                /** Format: date-time */
+                                appliedAt: string;
+                                appliedBy: string;
+                                /** @description The commit or label the apply was given (--source) */
+                                source: string | null;
+                                /** @description The version the files last wrote */
+                                version: number;
+                            } | null;
                             profile: string;
                             revision: number;
                             /** @description The revision's spec as stored, and as routers apply it before any per-router overrides: every field present. Each field the saving request left out holds the profile spec schema's `default` of the time it was saved (a spec that only turns on `l3Rewrite.ttl` is stored with `ipid`, `tcpts` and `tcpwin.enabled` on as well), so a later change of a default never changes what a revision means. */
@@ -3402,6 +6072,287 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rollout-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List RolloutPolicy resources by name */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                /** @description Managed from files: by which apply; null for a resource only the console and API manage */
+                                managed: {
+                                    /** Format: date-time */
+                                    appliedAt: string;
+                                    appliedBy: string;
+                                    /** @description The commit or label the apply was given (--source) */
+                                    source: string | null;
+                                    /** @description The version the files last wrote */
+                                    version: number;
+                                } | null;
+                                name: string;
+                                /** @description As stored: every default filled in */
+                                spec: unknown;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                version: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rollout-policies/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One RolloutPolicy */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Managed from files: by which apply; null for a resource only the console and API manage */
+                            managed: {
+                                /** Format: date-time */
+                                appliedAt: string;
+                                appliedBy: string;
+                                /** @description The commit or label the apply was given (--source) */
+                                source: string | null;
+                                /** @description The version the files last wrote */
+                                version: number;
+                            } | null;
+                            name: string;
+                            /** @description As stored: every default filled in */
+                            spec: unknown;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            version: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Create a RolloutPolicy or change it (idempotent when the spec is unchanged)
+         * @description Send `baseVersion` (the version you read) to change one that exists; otherwise 409.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        baseVersion?: number;
+                        /** @description How the rollouts an apply starts go: canary, batch size, failure threshold, soak, promotion (as POST /v1/rollouts' `strategy`), and a maintenance window: a firmware upgrade starts only inside it; a profile rollout starts at its next opening */
+                        spec: {
+                            /**
+                             * @description Routers per batch after the canary
+                             * @default 50
+                             */
+                            batchSize?: number;
+                            /**
+                             * @description Routers in the first batch; 0 skips the canary
+                             * @default 1
+                             */
+                            canary?: number;
+                            /**
+                             * @description Pause when (failed + rolled back) / finished exceeds this after a batch; 0 pauses on the first failure
+                             * @default 0
+                             */
+                            maxFailureRatio?: number;
+                            /**
+                             * @description `manual`: after the first batch (the canary) and its soak and gates, the rollout waits in state `awaiting_approval` until POST /v1/rollouts/{id}/promote; `auto` goes on by itself
+                             * @default auto
+                             */
+                            promote?: "auto" | "manual";
+                            /**
+                             * @description A sent router with no result after this long counts as failed
+                             * @default 180
+                             */
+                            resultTimeoutSeconds?: number;
+                            /**
+                             * @description Wait this long after each batch before the next (state `soaking`), then judge the health gates on the batch's routers: no drift reported during the soak, no failed or rolled-back apply since they applied, and telemetry counters moving (a sample arrived during the soak and, where the plan counts packets, its counters grew). A gate that fails pauses the rollout with the reason. Longer than the telemetry interval (4 heartbeats, 60 s by default) plus the flush (5 s), or the telemetry gate cannot see a sample. 0: no soak, and no gates unless `promote` is `manual`
+                             * @default 0
+                             */
+                            soakSeconds?: number;
+                            /** @description A router's upgrade starts only inside the window; one started before it closes runs to its end. A batch whose window is closed waits for the next opening. */
+                            window?: {
+                                /** @description Time of day it closes, HH:MM; before `start`: the window spans midnight */
+                                end: string;
+                                /** @description Time of day the window opens, HH:MM */
+                                start: string;
+                                /**
+                                 * @description IANA time zone of start and end, e.g. Europe/Paris
+                                 * @default UTC
+                                 */
+                                timeZone: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            changed: boolean;
+                            version: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove a RolloutPolicy (routers keep what they run) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -7503,6 +10454,198 @@ export interface paths {
         };
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/silences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Silences not yet ended (all of them with ended=include) */
+        get: {
+            parameters: {
+                query?: {
+                    ended?: "exclude" | "include";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                active: boolean;
+                                comment: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                createdBy: string;
+                                /** Format: date-time */
+                                endsAt: string;
+                                id: string;
+                                /** @description The rule's name; null: every rule */
+                                rule: string | null;
+                                selector: unknown | (never | null);
+                                /** Format: date-time */
+                                startsAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Silence the alerts of a rule, of some routers, or both, for a time window */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        comment: string;
+                        /** Format: date-time */
+                        endsAt: string;
+                        /** @description A rule's name */
+                        rule?: string;
+                        selector?: {
+                            /**
+                             * @description Every router (must be said explicitly)
+                             * @enum {boolean}
+                             */
+                            all?: true;
+                            /** @description Router ids */
+                            ids?: string[];
+                            /**
+                             * @deprecated
+                             * @description Old spelling of `release`, accepted until 0.3. OpenWrt releases or release prefixes: "23.05" matches 23.05.x
+                             */
+                            openwrt?: string[];
+                            /** @description OpenWrt releases or release prefixes: "23.05" matches 23.05.x */
+                            release?: string[];
+                            /** @description SoCs, e.g. MT7621 */
+                            soc?: string[];
+                            /** @description Tags the router must all carry */
+                            tags?: string[];
+                        };
+                        /** Format: date-time */
+                        startsAt?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            active: boolean;
+                            comment: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: string;
+                            /** Format: date-time */
+                            endsAt: string;
+                            id: string;
+                            /** @description The rule's name; null: every rule */
+                            rule: string | null;
+                            selector: unknown | (never | null);
+                            /** Format: date-time */
+                            startsAt: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/silences/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End a silence now */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            details?: {
+                                in?: string;
+                                message?: string;
+                                path?: string;
+                            }[];
+                            error: string;
+                            message: string;
+                            requestId?: string;
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
