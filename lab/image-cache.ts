@@ -9,9 +9,9 @@
  * The cache also holds the lab's SSH key pair (root's authorized key in every guest).
  */
 import { spawn, execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -289,18 +289,33 @@ export interface LabKeyPair {
   publicKeyBlob: string;
 }
 
-/** The lab's ed25519 key pair, made once per cache. */
+/**
+ * The lab's ed25519 key pair, made once per cache. The two lab files boot their guests at the
+ * same moment: on a cold cache both make a key, and the first to link its file wins; the other
+ * uses the winner's. The public half is derived from the private file, so a guest's command line
+ * and every later reader of the file (the proxy agent's SshHost) hold the same key.
+ */
 export async function labKeyPair(): Promise<LabKeyPair> {
   const dir = join(labCacheRoot(), 'ssh');
   const privateKeyPath = join(dir, 'id_ed25519');
-  if (!existsSync(privateKeyPath) || !existsSync(`${privateKeyPath}.pub`)) {
+  if (!existsSync(privateKeyPath)) {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment: 'wrtfleet-lab' });
-    await writeFile(`${privateKeyPath}.pub`, `${pair.public}\n`, { mode: 0o644 });
-    await writeFile(privateKeyPath, pair.private, { mode: 0o600 });
+    const mine = `${privateKeyPath}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    await writeFile(mine, pair.private, { mode: 0o600 });
+    try {
+      await link(mine, privateKeyPath);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    } finally {
+      await rm(mine, { force: true });
+    }
   }
-  const publicLine = (await readFile(`${privateKeyPath}.pub`, 'utf8')).trim();
-  const publicKeyBlob = publicLine.split(/\s+/)[1];
-  if (!publicKeyBlob) throw new Error(`malformed public key ${privateKeyPath}.pub`);
-  return { privateKeyPath, privateKey: await readFile(privateKeyPath, 'utf8'), publicKeyBlob };
+  const privateKey = await readFile(privateKeyPath, 'utf8');
+  const parsed = ssh2.utils.parseKey(privateKey);
+  if (parsed instanceof Error) throw new Error(`malformed lab key ${privateKeyPath}: ${parsed.message}`);
+  const publicKeyBlob = (Array.isArray(parsed) ? parsed[0]! : parsed).getPublicSSH().toString('base64');
+  // For a person's `ssh -i`: written from the private key, so it always matches it.
+  await writeFile(`${privateKeyPath}.pub`, `ssh-ed25519 ${publicKeyBlob} wrtfleet-lab\n`, { mode: 0o644 });
+  return { privateKeyPath, privateKey, publicKeyBlob };
 }
