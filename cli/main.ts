@@ -73,7 +73,12 @@ async function main(): Promise<number> {
   if (group !== given) warnOldSpelling(given!, group!);
   if (group === 'onboard') return onboardVerb({ opts, api, args: positionals.slice(1) });
   const verb = GROUPS[group!];
-  if (!verb) throw new UsageError(`unknown command "${`${group} ${command ?? ''}`.trim()}"`);
+  if (!verb) {
+    // Every group is spelled in the plural ("alerts", "channels"): say so to whoever types "alert".
+    const plural = GROUPS[`${group}s`] ? `${group}s ${command ?? ''}`.trim() : null;
+    const hint = plural ? `: the groups are plural, as in "wrtfleet ${plural}"` : '';
+    throw new UsageError(`unknown command "${`${group} ${command ?? ''}`.trim()}"${hint}`);
+  }
   return verb({ opts, api, args }, command);
 }
 

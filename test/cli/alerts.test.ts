@@ -226,6 +226,11 @@ describe('wrtfleet alerts against a live controller', () => {
     await usage(['alerts', 'ls', '--severity', 'loud'], /--severity must be one of info, warning, critical/);
     await usage(['alerts', 'ack'], /alerts ack needs an alert id/);
     await usage(['alerts', 'frobnicate'], /unknown command "alerts frobnicate"/);
+    await usage(['alert', 'ls'], /unknown command "alert ls": the groups are plural, as in "wrtfleet alerts ls"/);
+    await usage(
+      ['channel', 'add'],
+      /unknown command "channel add": the groups are plural, as in "wrtfleet channels add"/,
+    );
 
     const noRouter = await cli('alerts', 'ls', '--router', 'no-such-router');
     expect(noRouter.code).toBe(1);
